@@ -1,0 +1,1 @@
+"""Adapters that turn other tools' benchmark output into kernelindex records, through the SDK's public API."""

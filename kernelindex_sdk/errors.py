@@ -1,0 +1,142 @@
+"""Problems and the exceptions that carry them.
+
+Every failure the SDK reports, from a stray byte to a quantile out of order, becomes
+one :class:`Problem`: *where* (file, line, column, RFC 6901 pointer) and *what*
+(a one-line message and a stable code). Reporters only ever format problems, so
+schema errors, model errors, intake errors and semantic checks all print alike:
+``file[:line[:col]]: <pointer>: message``.
+
+Failures that stop reading a document raise a subclass of :class:`IntakeError`,
+one precise type per cause (as python-jsonschema/referencing does), each holding
+its problem.
+"""
+
+from __future__ import annotations
+
+import attrs
+
+
+@attrs.frozen
+class Problem:
+    """One thing wrong with one input, located as precisely as we can."""
+
+    message: str
+    #: Stable machine-readable cause, e.g. ``duplicate-key`` or ``schema``.
+    code: str = "invalid"
+    #: RFC 6901 JSON pointer into the document ("" is the whole document).
+    pointer: str = ""
+    #: The file (or ``<stdin>``) the problem was found in.
+    source: str | None = None
+    #: 1-based line, where known (JSON Lines: the line of the record).
+    line: int | None = None
+    #: 1-based column, where known.
+    column: int | None = None
+
+    def located(self) -> str:
+        """``file:line:col`` (as much of it as is known)."""
+        where = self.source or "<input>"
+        if self.line is not None:
+            where += f":{self.line}"
+            if self.column is not None:
+                where += f":{self.column}"
+        return where
+
+    def __str__(self) -> str:
+        return f"{self.located()}: {self.pointer or '/'}: {self.message}" if self.pointer else (
+            f"{self.located()}: {self.message}"
+        )
+
+
+class KernelIndexError(Exception):
+    """Base of every exception the SDK raises on purpose."""
+
+
+class IntakeError(KernelIndexError):
+    """A document could not be read as strict JSON. Carries its :class:`Problem`."""
+
+    code = "unreadable"
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        source: str | None = None,
+        line: int | None = None,
+        column: int | None = None,
+        pointer: str = "",
+    ) -> None:
+        self.problem = Problem(
+            message=message,
+            code=self.code,
+            pointer=pointer,
+            source=source,
+            line=line,
+            column=column,
+        )
+        super().__init__(str(self.problem))
+
+
+class UnreadableFile(IntakeError):
+    """The file cannot be opened or read (missing, a directory, permissions)."""
+
+    code = "unreadable-file"
+
+
+class EmptyDocument(IntakeError):
+    """The input holds no JSON value at all (empty or whitespace only)."""
+
+    code = "empty-document"
+
+
+class MalformedJSON(IntakeError):
+    """The text is not JSON (syntax error, trailing data, ...)."""
+
+    code = "malformed-json"
+
+
+class InvalidEncoding(IntakeError):
+    """The bytes are not UTF-8, or a string holds a lone surrogate."""
+
+    code = "invalid-encoding"
+
+
+class ByteOrderMark(IntakeError):
+    """The input starts with a byte-order mark, which RFC 8259 forbids in JSON text."""
+
+    code = "byte-order-mark"
+
+
+class DuplicateKey(IntakeError):
+    """An object names the same key twice: two parsers would read two different records."""
+
+    code = "duplicate-key"
+
+
+class NonFiniteNumber(IntakeError):
+    """NaN, Infinity or -Infinity: not JSON, and not representable in JCS."""
+
+    code = "non-finite-number"
+
+
+class NumberOutOfRange(IntakeError):
+    """An integer beyond ±(2**53 - 1), or a number no IEEE double represents exactly."""
+
+    code = "number-out-of-range"
+
+
+class NestingTooDeep(IntakeError):
+    """Arrays and objects nested deeper than the fixed limit."""
+
+    code = "nesting-too-deep"
+
+
+class UnknownKind(KernelIndexError):
+    """No schema is registered for a record's ``apiVersion`` + ``kind``."""
+
+    def __init__(self, api_version: object, kind: object, known: list[str]) -> None:
+        self.api_version = api_version
+        self.kind = kind
+        self.known = known
+        super().__init__(
+            f"unknown apiVersion/kind {api_version!r}/{kind!r}; known: {', '.join(known)}"
+        )
