@@ -42,8 +42,10 @@ class Problem:
         return where
 
     def __str__(self) -> str:
-        return f"{self.located()}: {self.pointer or '/'}: {self.message}" if self.pointer else (
-            f"{self.located()}: {self.message}"
+        return (
+            f"{self.located()}: {self.pointer or '/'}: {self.message}"
+            if self.pointer
+            else (f"{self.located()}: {self.message}")
         )
 
 
@@ -137,6 +139,9 @@ class UnknownKind(KernelIndexError):
         self.api_version = api_version
         self.kind = kind
         self.known = known
-        super().__init__(
-            f"unknown apiVersion/kind {api_version!r}/{kind!r}; known: {', '.join(known)}"
-        )
+        by_version: dict[str, list[str]] = {}
+        for pair in known:
+            version, _, name = pair.rpartition("/")
+            by_version.setdefault(version, []).append(name)
+        listed = "; ".join(f"{v}: {', '.join(names)}" for v, names in by_version.items())
+        super().__init__(f"unknown apiVersion/kind {api_version!r}/{kind!r} (known: {listed})")

@@ -10,6 +10,7 @@ same directory changes nothing.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import tempfile
 from pathlib import Path
@@ -32,9 +33,7 @@ def atomic_write_bytes(path: str | os.PathLike[str], data: bytes) -> bool:
             os.fsync(tmp.fileno())
         os.replace(tmp_name, target)
     except BaseException:
-        try:
+        with contextlib.suppress(OSError):
             os.unlink(tmp_name)
-        except OSError:
-            pass
         raise
     return True

@@ -1,0 +1,173 @@
+"""Rules of kernelindex.dev/v1alpha1 that the schemas cannot express.
+
+- Statistics are ordered: min ≤ p5 ≤ … ≤ p20 ≤ median ≤ p80 ≤ … ≤ max, across the
+  result summary and the measurements (converted to one unit first).
+- Units fit the metric (latency in time units, peak memory in byte units), and the
+  measurements measure what the run's result is (a timing run carries latencies).
+- The primary statistic is present in the result summary.
+- ``observedAt`` is not in the future (a little clock skew is forgiven).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from datetime import datetime, timedelta
+from itertools import pairwise
+from typing import Any
+
+from kernelindex_sdk.errors import Problem
+
+#: Bundle member → (kind it must be, the run spec field that references it).
+REFERENCES: Mapping[str, tuple[str, str]] = {
+    "protocol": ("BenchmarkProtocol", "protocolDigest"),
+    "workload": ("Workload", "workloadDigest"),
+    "environment": ("ExecutionEnvironment", "environmentDigest"),
+    "implementation": ("Implementation", "implementationDigest"),
+}
+
+#: Unit → (metric, factor to the metric's base unit).
+UNITS: Mapping[str, tuple[str, int]] = {
+    "ns": ("latency", 1),
+    "us": ("latency", 1_000),
+    "ms": ("latency", 1_000_000),
+    "s": ("latency", 1_000_000_000),
+    "bytes": ("peak_memory", 1),
+    "KiB": ("peak_memory", 1 << 10),
+    "MiB": ("peak_memory", 1 << 20),
+    "GiB": ("peak_memory", 1 << 30),
+}
+
+#: Statistics in the order their values must not decrease.
+ORDER: tuple[str, ...] = (
+    "min", "p5", "p10", "p20", "p25", "median", "p75", "p80", "p90", "p95", "p99", "max",
+)  # fmt: skip
+_RANK = {name: i for i, name in enumerate(ORDER)}
+
+#: How far in the future an ``observedAt`` may lie before it is an error (clock skew).
+CLOCK_SKEW = timedelta(minutes=5)
+
+
+def check_record(record: Mapping[str, Any], pointer: str, now: datetime) -> list[Problem]:
+    """Semantic problems of one schema-valid record (only runs have any in v1alpha1)."""
+    if record.get("kind") != "BenchmarkRun":
+        return []
+    return check_run_spec(record["spec"], f"{pointer}/spec", now)
+
+
+def check_run_spec(spec: Mapping[str, Any], at: str, now: datetime) -> list[Problem]:
+    """Every semantic problem of a run's spec; ``at`` is the spec's pointer."""
+    problems: list[Problem] = []
+    observed = _parse_timestamp(spec["observedAt"])
+    if observed is not None and observed > now + CLOCK_SKEW:
+        problems.append(
+            _problem(f"observedAt {spec['observedAt']} is in the future", f"{at}/observedAt")
+        )
+
+    result_metric: str | None = None
+    # (value in base unit, statistic, pointer) for every figure the run carries.
+    figures: list[tuple[float, str, str]] = []
+    for field, metric, summary_key in (
+        ("timing", "latency", "latencyNs"),
+        ("memory", "peak_memory", "peakBytes"),
+    ):
+        result = spec.get(field)
+        if result is None:
+            continue
+        result_metric = metric
+        summary = result[summary_key]
+        primary = result["primaryStatistic"]
+        if primary not in summary:
+            problems.append(
+                _problem(
+                    f"primaryStatistic {primary!r} has no value in {summary_key}",
+                    f"{at}/{field}/primaryStatistic",
+                )
+            )
+        for statistic, value in summary.items():
+            figures.append((value, statistic, f"{at}/{field}/{summary_key}/{statistic}"))
+
+    seen: dict[tuple[str, str], str] = {}
+    for index, measurement in enumerate(spec.get("measurements", ())):
+        here = f"{at}/measurements/{index}"
+        metric, unit, statistic = (
+            measurement["metric"],
+            measurement["unit"],
+            measurement["statistic"],
+        )
+        unit_metric, factor = UNITS[unit]
+        if unit_metric != metric:
+            problems.append(
+                _problem(f"unit {unit!r} does not measure {metric}", f"{here}/unit", "units")
+            )
+            continue
+        if result_metric is not None and metric != result_metric:
+            problems.append(
+                _problem(
+                    f"a {metric} measurement on a run whose result is {result_metric}",
+                    f"{here}/metric",
+                    "units",
+                )
+            )
+            continue
+        key = (metric, "median" if statistic == "p50" else statistic)
+        if key in seen:
+            problems.append(
+                _problem(f"{statistic} of {metric} is given twice (also at {seen[key]})", here)
+            )
+            continue
+        seen[key] = here
+        figures.append((measurement["value"] * factor, statistic, f"{here}/value"))
+
+    problems.extend(_order_problems(figures))
+    return problems
+
+
+def _order_problems(figures: list[tuple[float, str, str]]) -> list[Problem]:
+    """Adjacent ranked statistics must not decrease (p20 ≤ median ≤ p80, ...)."""
+    ranked = sorted(
+        (_RANK[stat], value, stat, where) for value, stat, where in figures if stat in _RANK
+    )
+    problems: list[Problem] = []
+    for (_, low, low_stat, _), (_, high, high_stat, where) in pairwise(ranked):
+        if low > high:
+            problems.append(
+                _problem(
+                    f"statistics out of order: {low_stat} ({_num(low)}) > {high_stat}"
+                    f" ({_num(high)}); {low_stat} <= {high_stat} must hold",
+                    where,
+                    "statistics-order",
+                )
+            )
+    return problems
+
+
+def _num(value: float) -> str:
+    return f"{value:g}" if isinstance(value, float) else str(value)
+
+
+_TIMESTAMP = re.compile(
+    r"(\d{4}-\d{2}-\d{2})[Tt ](\d{2}:\d{2}:\d{2})(?:\.(\d+))?([Zz]|[+-]\d{2}:\d{2})"
+)
+
+
+def _parse_timestamp(text: str) -> datetime | None:
+    """An RFC 3339 timestamp as an aware datetime (any fraction length, ``Z`` or offset).
+
+    Written out rather than ``datetime.fromisoformat`` because Python 3.10's accepts
+    neither ``Z`` nor fractions other than 3 or 6 digits.
+    """
+    m = _TIMESTAMP.fullmatch(text)
+    if m is None:
+        return None
+    date, time, fraction, offset = m.groups()
+    fraction = ((fraction or "") + "000000")[:6]
+    offset = "+00:00" if offset in ("Z", "z") else offset
+    try:
+        return datetime.fromisoformat(f"{date}T{time}.{fraction}{offset}")
+    except ValueError:  # e.g. a leap second, 23:59:60
+        return None
+
+
+def _problem(message: str, pointer: str, code: str = "semantic") -> Problem:
+    return Problem(message=message, code=code, pointer=pointer)

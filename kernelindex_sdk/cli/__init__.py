@@ -1,0 +1,1 @@
+"""The ``kernelindex`` command line: options parsed into plain objects, reporters by name."""

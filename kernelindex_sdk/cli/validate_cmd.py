@@ -1,0 +1,86 @@
+"""``kernelindex validate PATH...``."""
+
+from __future__ import annotations
+
+import sys
+
+import attrs
+import click
+
+from kernelindex_sdk.cli.inputs import read_documents
+from kernelindex_sdk.cli.reporters import REPORTERS, Tally
+from kernelindex_sdk.errors import IntakeError
+
+
+@attrs.frozen
+class ValidateOptions:
+    """Everything ``validate`` was asked to do, as plain data."""
+
+    paths: tuple[str, ...]
+    format: str = "text"
+    strict_refs: bool = False
+    verbose: bool = False
+
+
+def run_validate(options: ValidateOptions) -> int:
+    """Validate every document under ``options.paths``; return the exit status."""
+    from kernelindex_sdk.validation import ValidationSession
+
+    reporter = REPORTERS[options.format](verbose=options.verbose)
+    session = ValidationSession(strict_refs=options.strict_refs)
+    tally = Tally()
+    files: set[str] = set()
+    for path, document in read_documents(options.paths):
+        files.add(path)
+        if isinstance(document, IntakeError):
+            items = [session.unreadable(document)]
+            tally.unreadable += 1
+        else:
+            items = session.check_document(
+                document.value, source=document.source, line=document.line
+            )
+        for item in items:
+            if item.valid:
+                tally.valid += 1
+            else:
+                tally.invalid += 1
+            reporter.item(item)
+    late = session.finish()
+    if late:
+        reporter.problems(late)
+        # A run whose reference does not resolve was counted valid above; it is not.
+        tally.invalid += session.invalidated
+        tally.valid -= session.invalidated
+    tally.files = len(files)
+    reporter.finish(tally)
+    if tally.unreadable:
+        return 2
+    return 1 if tally.invalid else 0
+
+
+@click.command("validate")
+@click.argument("paths", nargs=-1, required=True)
+@click.option(
+    "--format",
+    "format_",
+    type=click.Choice(sorted(REPORTERS)),
+    default="text",
+    show_default=True,
+    help="How to report: text lines for people, one JSON object for machines.",
+)
+@click.option(
+    "--strict-refs",
+    is_flag=True,
+    help="Report run references to records not given in this invocation.",
+)
+@click.option("-v", "--verbose", is_flag=True, help="Also print a line for each valid item.")
+def validate_command(
+    paths: tuple[str, ...], format_: str, strict_refs: bool, verbose: bool
+) -> None:
+    """Validate records, bundles, arrays of them, JSON Lines, directories, or - (stdin).
+
+    Every problem is reported as FILE[:LINE]: POINTER: MESSAGE, then a summary line.
+    Exit status: 0 all valid, 1 any invalid, 2 usage error or unreadable input.
+    """
+    options = ValidateOptions(paths, format_, strict_refs, verbose)
+    sys.exit(run_validate(options))

@@ -1,0 +1,156 @@
+"""The validation engine: a schema id and an instance in, problems out.
+
+The rest of the SDK sees only :class:`ValidationEngine`, so a compiled validator
+(jsonschema-rs, generated code, ...) can be swapped in for speed without touching
+routing, semantic checks or reporting. :class:`JsonschemaEngine` is the reference:
+python-jsonschema, one compiled validator per schema, built on first use and reused.
+
+Schema errors become :class:`~kernelindex_sdk.errors.Problem` objects with an RFC 6901
+pointer and a short message that never dumps a whole record back at the user.
+"""
+
+from __future__ import annotations
+
+import reprlib
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any, Protocol
+
+from jsonschema import Draft202012Validator
+from jsonschema.exceptions import ValidationError
+
+from kernelindex_sdk.errors import Problem
+from kernelindex_sdk.registry import SchemaRegistry
+
+
+class ValidationEngine(Protocol):
+    """Checks instances against schemas of one registry."""
+
+    def is_valid(self, schema_id: str, instance: Any) -> bool:
+        """True when the instance satisfies the schema (the fast path)."""
+        ...
+
+    def problems(self, schema_id: str, instance: Any, pointer: str = "") -> list[Problem]:
+        """Every schema violation, each located by a pointer under ``pointer``."""
+        ...
+
+
+def escape_token(token: str | int) -> str:
+    """One RFC 6901 reference token: ``~`` → ``~0``, ``/`` → ``~1``."""
+    return str(token).replace("~", "~0").replace("/", "~1")
+
+
+def pointer_of(path: Iterable[str | int], base: str = "") -> str:
+    """An RFC 6901 pointer for a path of keys and indices, under ``base``."""
+    return base + "".join("/" + escape_token(p) for p in path)
+
+
+_short = reprlib.Repr()
+_short.maxstring = 60
+_short.maxother = 60
+_short.maxdict = 3
+_short.maxlist = 3
+
+
+def short_repr(value: Any) -> str:
+    """A bounded repr, so a message never echoes a whole record."""
+    return _short.repr(value)
+
+
+class JsonschemaEngine:
+    """The reference engine: python-jsonschema Draft 2020-12 with format checking."""
+
+    def __init__(self, registry: SchemaRegistry) -> None:
+        self._registry = registry
+        self._validators: dict[str, Draft202012Validator] = {}
+
+    def _validator(self, schema_id: str) -> Draft202012Validator:
+        validator = self._validators.get(schema_id)
+        if validator is None:
+            schema = self._registry.resources.contents(schema_id)
+            validator = Draft202012Validator(
+                schema,
+                registry=self._registry.resources,
+                format_checker=Draft202012Validator.FORMAT_CHECKER,
+            )
+            self._validators[schema_id] = validator
+        return validator
+
+    def is_valid(self, schema_id: str, instance: Any) -> bool:
+        return bool(self._validator(schema_id).is_valid(instance))
+
+    def problems(self, schema_id: str, instance: Any, pointer: str = "") -> list[Problem]:
+        errors = self._validator(schema_id).iter_errors(instance)
+        found = [_problem(error, pointer) for error in errors]
+        found.sort(key=lambda p: p.pointer)
+        return found
+
+
+def _problem(error: ValidationError, base: str) -> Problem:
+    """Turn a jsonschema error into a located one-line problem."""
+    path: list[str | int] = list(error.absolute_path)
+    message = _message(error, path)
+    return Problem(message=message, code="schema", pointer=pointer_of(path, base))
+
+
+def _message(error: ValidationError, path: list[str | int]) -> str:
+    """A short message per keyword; the schema's own description for combinators."""
+    keyword = error.validator
+    value: Any = error.validator_value
+    instance = error.instance
+    if keyword == "required":
+        missing = [name for name in value if isinstance(instance, dict) and name not in instance]
+        return f"missing required field {', '.join(repr(m) for m in missing)}"
+    if keyword == "additionalProperties" and isinstance(instance, dict):
+        schema = error.schema if isinstance(error.schema, Mapping) else {}
+        allowed = set(schema.get("properties", {}))
+        extra = sorted(k for k in instance if k not in allowed)
+        if extra:
+            # Point at the first unknown key itself: that is what the user must delete.
+            path.append(extra[0])
+            more = f" (and {', '.join(repr(e) for e in extra[1:])})" if extra[1:] else ""
+            return f"unknown field {extra[0]!r}{more}"
+    if keyword == "type":
+        expected = value if isinstance(value, str) else " or ".join(value)
+        return f"expected {expected}, got {_json_type(instance)} {short_repr(instance)}"
+    if keyword == "enum":
+        return f"{short_repr(instance)} is not one of {', '.join(repr(v) for v in value)}"
+    if keyword == "const":
+        return f"expected {value!r}, got {short_repr(instance)}"
+    if keyword == "pattern":
+        return f"{short_repr(instance)} does not match {value!r}"
+    if keyword == "format":
+        return f"{short_repr(instance)} is not a valid {value}"
+    if keyword in ("oneOf", "anyOf", "not", "if", "then", "else"):
+        schema = error.schema
+        description = schema.get("description") if isinstance(schema, Mapping) else None
+        if description:
+            return str(description)
+        best = _deepest(error.context or [])
+        if best is not None:
+            return _message(best, list(best.absolute_path))
+    if keyword == "propertyNames":
+        return f"invalid key: {error.message}"
+    return _trim(error.message)
+
+
+def _deepest(errors: Sequence[ValidationError]) -> ValidationError | None:
+    return max(errors, key=lambda e: len(e.absolute_path), default=None)
+
+
+def _trim(message: str) -> str:
+    message = " ".join(message.split())
+    return message if len(message) <= 200 else message[:197] + "..."
+
+
+def _json_type(value: Any) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, int | float):
+        return "number"
+    if isinstance(value, str):
+        return "string"
+    if isinstance(value, list):
+        return "array"
+    return "object"

@@ -1,0 +1,210 @@
+"""The cattrs converter between wire JSON and the models.
+
+Wire names are camelCase (``latency_ns`` ↔ ``latencyNs``; ``pass_`` ↔ ``pass``),
+unknown keys are errors, ``None`` fields are left out, and primitives are strict: a
+string is never coerced into an int, nor an int into a string. Structuring errors
+come back as the same :class:`~kernelindex_sdk.errors.Problem` objects schema errors
+do (pointer + message), via :class:`ModelError`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from functools import cache
+from types import UnionType
+from typing import Any, Literal, TypeVar, Union, get_args, get_origin
+
+import attrs
+import cattrs
+from cattrs.errors import ClassValidationError, ForbiddenExtraKeysError, IterableValidationError
+from cattrs.gen import make_dict_structure_fn, make_dict_unstructure_fn, override
+
+from kernelindex_sdk.engine import pointer_of
+from kernelindex_sdk.errors import KernelIndexError, Problem
+
+T = TypeVar("T")
+
+
+def wire_name(attribute: str) -> str:
+    """``primary_statistic`` → ``primaryStatistic``; ``pass_`` → ``pass``."""
+    head, *rest = attribute.rstrip("_").split("_")
+    return head + "".join(part[:1].upper() + part[1:] for part in rest)
+
+
+class ModelError(KernelIndexError):
+    """Wire data does not fit the model; ``problems`` holds every reason, located."""
+
+    def __init__(self, problems: list[Problem]) -> None:
+        self.problems = problems
+        super().__init__("; ".join(f"{p.pointer or '/'}: {p.message}" for p in problems))
+
+
+def _strict(kind: type[Any], name: str) -> Any:
+    def structure(value: Any, _: Any) -> Any:
+        # bool is an int in Python but not a number on the wire.
+        if isinstance(value, bool) and kind is not bool:
+            raise TypeError(f"expected {name}, got boolean")
+        if not isinstance(value, kind):
+            raise TypeError(f"expected {name}, got {_json_type(value)}")
+        return value
+
+    return structure
+
+
+def _json_type(value: Any) -> str:
+    if value is None:
+        return "null"
+    return {
+        bool: "boolean", int: "number", float: "number", str: "string", list: "array",
+        dict: "object",
+    }.get(type(value), type(value).__name__)  # fmt: skip
+
+
+_SCALARS: dict[type[Any], str] = {int: "number", float: "number", str: "string", bool: "boolean"}
+
+
+def _is_scalar_union(tp: Any) -> bool:
+    """``int | float``, ``int | float | str | bool``, ... (``None`` allowed among them)."""
+    args = get_args(tp)
+    return (
+        getattr(tp, "__origin__", None) in (Union, UnionType) or isinstance(tp, UnionType)
+    ) and all(a in _SCALARS or a is type(None) for a in args)
+
+
+def _scalar_union(value: Any, tp: Any) -> Any:
+    """Check a value against a union of scalars without converting it."""
+    args = get_args(tp)
+    if value is None and type(None) in args:
+        return None
+    if isinstance(value, bool):
+        if bool in args:
+            return value
+    elif any(isinstance(value, a) for a in args if a in _SCALARS and a is not bool):
+        return value
+    wanted = " or ".join(dict.fromkeys(_SCALARS[a] for a in args if a in _SCALARS))
+    raise TypeError(f"expected {wanted}, got {_json_type(value)}")
+
+
+class MapEntryError(Exception):
+    """A value inside an open map failed: carries the key so the pointer can name it."""
+
+    def __init__(self, key: str, error: BaseException) -> None:
+        self.key = key
+        self.error = error
+        super().__init__(f"{key}: {error}")
+
+
+def _mapping_hook(conv: cattrs.Converter) -> Any:
+    def structure(value: Any, tp: Any) -> Any:
+        if not isinstance(value, dict):
+            raise TypeError(f"expected object, got {_json_type(value)}")
+        args = get_args(tp)
+        if not args or args[1] is Any:
+            return value
+        key_type, value_type = args
+        out = {}
+        for key, item in value.items():
+            try:
+                out[conv.structure(key, key_type)] = conv.structure(item, value_type)
+            except Exception as error:
+                raise MapEntryError(key, error) from None
+        return out
+
+    return structure
+
+
+def _is_literal(tp: Any) -> bool:
+    return get_origin(tp) is Literal
+
+
+def _literal(value: Any, tp: Any) -> Any:
+    allowed = get_args(tp)
+    if isinstance(value, str) and value in allowed:
+        return value
+    shown = value if isinstance(value, str) else _json_type(value)
+    raise ValueError(f"{shown!r} is not one of {', '.join(repr(a) for a in allowed)}")
+
+
+@cache
+def converter() -> cattrs.Converter:
+    """The one converter of the SDK (built once)."""
+    conv = cattrs.Converter(forbid_extra_keys=True)
+    conv.register_structure_hook(str, _strict(str, "string"))
+    conv.register_structure_hook(bool, _strict(bool, "boolean"))
+    conv.register_structure_hook(int, _strict(int, "integer"))
+    conv.register_structure_hook(float, _strict((int, float), "number"))  # type: ignore[arg-type]
+    conv.register_structure_hook_func(_is_scalar_union, _scalar_union)
+    conv.register_structure_hook_func(_is_literal, _literal)
+    conv.register_structure_hook_func(_is_open_mapping, _mapping_hook(conv))
+    conv.register_unstructure_hook_func(_is_open_mapping, lambda value: dict(value))
+
+    def structure_factory(cls: type[Any]) -> Any:
+        overrides: dict[str, Any] = {
+            a.name: override(rename=wire_name(a.name)) for a in attrs.fields(cls)
+        }
+        return make_dict_structure_fn(cls, conv, **overrides)
+
+    def unstructure_factory(cls: type[Any]) -> Any:
+        overrides: dict[str, Any] = {
+            a.name: override(rename=wire_name(a.name), omit_if_default=a.default is None)
+            for a in attrs.fields(cls)
+        }
+        return make_dict_unstructure_fn(cls, conv, **overrides)
+
+    conv.register_structure_hook_factory(attrs.has, structure_factory)
+    conv.register_unstructure_hook_factory(attrs.has, unstructure_factory)
+    return conv
+
+
+def _is_open_mapping(tp: Any) -> bool:
+    """``Mapping[K, V]`` fields are open maps: kept as plain dicts, checked by the schema."""
+    origin = getattr(tp, "__origin__", None)
+    return origin is Mapping or (origin is dict and bool(get_args(tp)))
+
+
+def structure(data: Any, cls: type[T]) -> T:
+    """Build a model from wire JSON; :class:`ModelError` lists every mismatch."""
+    try:
+        return converter().structure(data, cls)
+    except (ClassValidationError, IterableValidationError) as group:
+        raise ModelError(list(_problems(group, []))) from None
+    except (TypeError, ValueError) as error:
+        raise ModelError([Problem(str(error), code="model")]) from None
+
+
+def unstructure(model: Any) -> Any:
+    """The wire JSON of a model (camelCase, ``None`` fields left out)."""
+    return converter().unstructure(model)
+
+
+def _problems(error: BaseException, path: list[str | int]) -> list[Problem]:
+    """Flatten a cattrs error tree into located problems (cattrs' ``message @ path``)."""
+    if isinstance(error, ClassValidationError | IterableValidationError):
+        found: list[Problem] = []
+        noted, others = error.group_exceptions()
+        for inner, note in noted:
+            step: str | int
+            if isinstance(error, IterableValidationError):
+                step = getattr(note, "index", 0)
+            else:
+                step = wire_name(getattr(note, "name", "?"))
+            found.extend(_problems(inner, [*path, step]))
+        for inner in others:
+            found.extend(_problems(inner, path))
+        return found
+    if isinstance(error, ForbiddenExtraKeysError):
+        return [
+            Problem(f"unknown field {key!r}", code="model", pointer=pointer_of([*path, key]))
+            for key in sorted(error.extra_fields)
+        ]
+    if isinstance(error, KeyError):
+        return [
+            Problem(
+                f"missing required field {path[-1]!r}",
+                code="model",
+                pointer=pointer_of(path[:-1]),
+            )
+        ]
+    if isinstance(error, MapEntryError):
+        return _problems(error.error, [*path, error.key])
+    return [Problem(str(error), code="model", pointer=pointer_of(path))]

@@ -1,0 +1,144 @@
+"""The offline schema registry: packaged schema files, addressed by ``$id``.
+
+Every schema file under ``schemas/<group>/<version>/`` is loaded into one
+:class:`referencing.Registry`, so ``$ref`` between files resolves by ``$id`` and
+nothing is ever fetched over the network (a ``$ref`` to an unknown URI fails with
+:class:`referencing.exceptions.Unresolvable` instead).
+
+Routing is derived from the files, not written in code: the directory names give the
+``apiVersion`` (``kernelindex.dev/v1alpha1``), each kind schema states its kind as
+``properties.kind.const``, and ``bundle.schema.json`` is the version's bundle. Adding
+``v1alpha2`` beside ``v1alpha1`` therefore needs only new schema files.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterator, Mapping
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import attrs
+from referencing import Registry, Resource
+from referencing.jsonschema import DRAFT202012
+
+from kernelindex_sdk.errors import UnknownKind
+
+BUNDLE_FILE = "bundle.schema.json"
+#: The name bundles go by in ``schema list`` / ``schema show``.
+BUNDLE_KIND = "Bundle"
+
+
+def packaged_schema_root() -> Path:
+    """Where the schema tree lives: inside the installed package, else the checkout."""
+    here = Path(__file__).resolve().parent
+    for candidate in (here / "schemas", here.parent / "schemas"):
+        if candidate.is_dir():
+            return candidate
+    raise FileNotFoundError(f"kernelindex schemas not found next to {here}")
+
+
+@attrs.frozen
+class SchemaEntry:
+    """One schema file: what it describes and where it came from."""
+
+    api_version: str
+    kind: str
+    id: str
+    path: Path
+    contents: Mapping[str, Any] = attrs.field(repr=False, eq=False)
+
+
+@attrs.frozen
+class SchemaRegistry:
+    """All schemas of all versions, routed by (apiVersion, kind)."""
+
+    entries: tuple[SchemaEntry, ...]
+    #: Shared definitions and any other schema file that is not a kind.
+    support: tuple[SchemaEntry, ...]
+    resources: Registry[Any] = attrs.field(repr=False, eq=False)
+    _routes: Mapping[tuple[str, str], SchemaEntry] = attrs.field(repr=False, eq=False)
+
+    @classmethod
+    def from_directory(cls, root: Path) -> SchemaRegistry:
+        """Load every ``*.schema.json`` below ``root/<group>/<version>/``."""
+        entries: list[SchemaEntry] = []
+        support: list[SchemaEntry] = []
+        pairs: list[tuple[str, Resource[Any]]] = []
+        for path in sorted(root.glob("*/*/*.schema.json")):
+            contents = json.loads(path.read_text(encoding="utf-8"))
+            resource = Resource.from_contents(contents, default_specification=DRAFT202012)
+            schema_id = resource.id()
+            if schema_id is None:
+                raise ValueError(f"{path}: schema has no $id")
+            pairs.append((schema_id, resource))
+            api_version = f"{path.parent.parent.name}/{path.parent.name}"
+            kind = _kind_of(path, contents)
+            entry = SchemaEntry(api_version, kind or path.name, schema_id, path, contents)
+            (entries if kind else support).append(entry)
+        routes = {(e.api_version, e.kind): e for e in entries}
+        return cls(tuple(entries), tuple(support), Registry().with_resources(pairs).crawl(), routes)
+
+    def route(self, api_version: object, kind: object) -> SchemaEntry:
+        """The schema for a record; :class:`UnknownKind` lists the known pairs otherwise."""
+        if isinstance(api_version, str) and isinstance(kind, str):
+            entry = self._routes.get((api_version, kind))
+            if entry is not None:
+                return entry
+        raise UnknownKind(api_version, kind, self.known())
+
+    def bundle(self, api_version: object) -> SchemaEntry:
+        """The bundle schema of an ``apiVersion`` (a bundle is routed by its run)."""
+        return self.route(api_version, BUNDLE_KIND)
+
+    def known(self) -> list[str]:
+        """``apiVersion/Kind`` for every record kind (bundles aside), sorted."""
+        return sorted(f"{v}/{k}" for v, k in self._routes if k != BUNDLE_KIND)
+
+    def api_versions(self) -> list[str]:
+        """Every apiVersion with schemas, sorted."""
+        return sorted({e.api_version for e in self.entries})
+
+    def find(self, kind: str, api_version: str | None = None) -> SchemaEntry:
+        """A kind's schema by name (case-insensitive), newest version unless one is given."""
+        matches = [
+            e
+            for e in self.entries
+            if e.kind.lower() == kind.lower()
+            and (
+                api_version is None or api_version in (e.api_version, e.api_version.split("/")[-1])
+            )
+        ]
+        if not matches:
+            raise UnknownKind(api_version or "*", kind, self.known())
+        return max(matches, key=lambda e: _version_key(e.api_version))
+
+    def __iter__(self) -> Iterator[SchemaEntry]:
+        return iter(self.entries)
+
+
+def _kind_of(path: Path, contents: Mapping[str, Any]) -> str | None:
+    """The kind a schema file describes, read off the schema itself."""
+    if path.name == BUNDLE_FILE:
+        return BUNDLE_KIND
+    kind = contents.get("properties", {}).get("kind", {})
+    const = kind.get("const") if isinstance(kind, dict) else None
+    return const if isinstance(const, str) else None
+
+
+def _version_key(api_version: str) -> tuple[int, int, int]:
+    """Order Kubernetes-style versions: v1alpha1 < v1alpha2 < v1beta1 < v1."""
+    version = api_version.rsplit("/", 1)[-1]
+    m = re.fullmatch(r"v(\d+)(?:(alpha|beta)(\d+))?", version)
+    if not m:
+        return (0, 0, 0)
+    stage = {"alpha": 0, "beta": 1, None: 2}[m.group(2)]
+    return (int(m.group(1)), stage, int(m.group(3) or 0))
+
+
+@cache
+def default_registry() -> SchemaRegistry:
+    """The registry of the schemas shipped with this package (loaded once)."""
+    return SchemaRegistry.from_directory(packaged_schema_root())

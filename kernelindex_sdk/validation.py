@@ -1,0 +1,293 @@
+"""Validating documents: routing, schema, bundle references, semantic checks.
+
+A *document* is one parsed JSON value: a record, a bundle (``{"run": ..., ...}``), or
+an array of them. Each record or bundle in it is an :class:`Item`, validated on its
+own and reported with every problem it has.
+
+A :class:`ValidationSession` spans one invocation: records given together resolve
+each other's references. With ``strict_refs`` it remembers what each run references
+and, at :meth:`ValidationSession.finish`, reports references to records never given
+(or given with the wrong kind); without it, it keeps nothing between documents, so
+memory stays flat on a stream of any length.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from datetime import datetime, timezone
+from typing import Any
+
+import attrs
+
+from kernelindex_sdk import checks
+from kernelindex_sdk.canonical import digest
+from kernelindex_sdk.engine import JsonschemaEngine, ValidationEngine, escape_token
+from kernelindex_sdk.errors import IntakeError, Problem, UnknownKind
+from kernelindex_sdk.registry import BUNDLE_KIND, SchemaRegistry, default_registry
+
+BUNDLE_MEMBERS = ("run", "protocol", "workload", "environment", "implementation")
+
+
+@attrs.frozen
+class RecordRef:
+    """A record found in a document, with its digest (None when it has no spec)."""
+
+    kind: str
+    name: str | None
+    digest: str | None
+    pointer: str
+
+
+@attrs.frozen
+class Item:
+    """One validated record or bundle and everything wrong with it."""
+
+    source: str
+    line: int | None
+    pointer: str
+    kind: str | None
+    name: str | None
+    problems: tuple[Problem, ...] = ()
+    records: tuple[RecordRef, ...] = ()
+
+    @property
+    def valid(self) -> bool:
+        return not self.problems
+
+
+@attrs.frozen
+class _Pending:
+    """A run's reference remembered for ``--strict-refs``."""
+
+    digest: str
+    kind: str
+    field: str
+    problem_at: Problem
+    #: The item (source, line, pointer) and whether it was valid before references.
+    item: tuple[str, int | None, str]
+    item_valid: bool
+
+
+def split_document(value: Any, pointer: str = "") -> Iterator[tuple[str, Any]]:
+    """The items of a document: itself, or each element of a top-level array."""
+    if isinstance(value, list):
+        for index, element in enumerate(value):
+            yield f"{pointer}/{index}", element
+    else:
+        yield pointer, value
+
+
+def is_bundle(value: Any) -> bool:
+    """A bundle is an object with a ``run`` member and no ``kind`` of its own."""
+    return isinstance(value, dict) and "run" in value and "kind" not in value
+
+
+def records_of(value: Any, pointer: str = "") -> Iterator[tuple[str, Mapping[str, Any]]]:
+    """Every record in an item: the record itself, or a bundle's members in order."""
+    if is_bundle(value):
+        for member in BUNDLE_MEMBERS:
+            record = value.get(member)
+            if isinstance(record, dict):
+                yield f"{pointer}/{member}", record
+    elif isinstance(value, dict):
+        yield pointer, value
+
+
+def safe_digest(record: Mapping[str, Any]) -> str | None:
+    """The record's digest, or None when it lacks apiVersion, kind or spec."""
+    if not all(key in record for key in ("apiVersion", "kind", "spec")):
+        return None
+    try:
+        return digest(record)
+    except (TypeError, ValueError):
+        return None
+
+
+def _name_of(record: Any) -> str | None:
+    metadata = record.get("metadata") if isinstance(record, dict) else None
+    name = metadata.get("name") if isinstance(metadata, dict) else None
+    return name if isinstance(name, str) else None
+
+
+class ValidationSession:
+    """Validates items one by one; see the module docstring for references."""
+
+    def __init__(
+        self,
+        *,
+        registry: SchemaRegistry | None = None,
+        engine: ValidationEngine | None = None,
+        strict_refs: bool = False,
+        now: datetime | None = None,
+    ) -> None:
+        self.registry = registry or default_registry()
+        self.engine = engine or JsonschemaEngine(self.registry)
+        self.strict_refs = strict_refs
+        self._now = now
+        self._known: dict[str, str] = {}
+        #: Items that passed on their own but failed reference resolution in finish().
+        self.invalidated = 0
+        self._pending: list[_Pending] = []
+
+    @property
+    def now(self) -> datetime:
+        return self._now or datetime.now(timezone.utc)
+
+    def check_document(
+        self, value: Any, *, source: str = "<input>", line: int | None = None
+    ) -> list[Item]:
+        """Validate every item of one parsed document."""
+        return [
+            self.check_item(element, pointer=pointer, source=source, line=line)
+            for pointer, element in split_document(value)
+        ]
+
+    def unreadable(self, error: IntakeError) -> Item:
+        """The item an unreadable document stands for: invalid, with its intake problem."""
+        problem = error.problem
+        return Item(problem.source or "<input>", problem.line, "", None, None, (problem,))
+
+    def check_item(
+        self, value: Any, *, pointer: str = "", source: str = "<input>", line: int | None = None
+    ) -> Item:
+        """Validate one record or bundle."""
+        problems: list[Problem] = []
+        bundle = is_bundle(value)
+        head = value.get("run") if bundle else value
+        kind: str | None = BUNDLE_KIND if bundle else None
+        name = _name_of(head)
+        if not isinstance(value, dict):
+            problems.append(
+                Problem(
+                    "not a kernelindex record: expected an object with apiVersion and kind,"
+                    " or a bundle with a 'run'",
+                    code="not-a-record",
+                    pointer=pointer,
+                )
+            )
+        else:
+            api_version = head.get("apiVersion") if isinstance(head, dict) else None
+            record_kind = head.get("kind") if isinstance(head, dict) else None
+            try:
+                entry = (
+                    self.registry.bundle(api_version)
+                    if bundle
+                    else self.registry.route(api_version, record_kind)
+                )
+            except UnknownKind as error:
+                at = f"{pointer}/run" if bundle else pointer
+                problems.append(Problem(str(error), code="unknown-kind", pointer=at))
+            else:
+                kind = entry.kind
+                if not self.engine.is_valid(entry.id, value):
+                    problems.extend(self.engine.problems(entry.id, value, pointer))
+                else:
+                    problems.extend(self._semantics(value, pointer, entry.api_version))
+                    if bundle:
+                        refs = self._refs(value, pointer)
+                        problems.extend(self._bundle_references(value, refs, pointer))
+        refs = self._refs(value, pointer)
+        located = tuple(attrs.evolve(p, source=source, line=line) for p in problems)
+        if self.strict_refs:
+            self._remember(value, refs, source, line, pointer, not located)
+        return Item(source, line, pointer, kind, name, located, refs)
+
+    @staticmethod
+    def _refs(value: Any, pointer: str) -> tuple[RecordRef, ...]:
+        return tuple(
+            RecordRef(str(record.get("kind")), _name_of(record), safe_digest(record), at)
+            for at, record in records_of(value, pointer)
+        )
+
+    def _semantics(self, value: Any, pointer: str, api_version: str) -> list[Problem]:
+        module = checks.for_version(api_version)
+        if module is None:
+            return []
+        found: list[Problem] = []
+        for at, record in records_of(value, pointer):
+            found.extend(module.check_record(record, at, self.now))
+        return found
+
+    def _bundle_references(
+        self, bundle: Mapping[str, Any], refs: tuple[RecordRef, ...], pointer: str
+    ) -> list[Problem]:
+        """A bundle's run must reference exactly the records embedded beside it."""
+        module = checks.for_version(bundle["run"]["apiVersion"])
+        references: Mapping[str, tuple[str, str]] = getattr(module, "REFERENCES", {})
+        digests = {ref.pointer.rsplit("/", 1)[-1]: ref.digest for ref in refs}
+        spec = bundle["run"]["spec"]
+        problems = []
+        for member, (_, field) in references.items():
+            embedded = digests.get(member)
+            if embedded is not None and spec.get(field) != embedded:
+                problems.append(
+                    Problem(
+                        f"{field} {spec.get(field)} does not match the embedded {member}"
+                        f" (its digest is {embedded})",
+                        code="digest-mismatch",
+                        pointer=f"{pointer}/run/spec/{escape_token(field)}",
+                    )
+                )
+        return problems
+
+    def _remember(
+        self,
+        value: Any,
+        refs: tuple[RecordRef, ...],
+        source: str,
+        line: int | None,
+        pointer: str,
+        valid: bool,
+    ) -> None:
+        for ref in refs:
+            if ref.digest is not None:
+                self._known.setdefault(ref.digest, ref.kind)
+        run = value.get("run") if is_bundle(value) else value
+        if not (isinstance(run, dict) and run.get("kind") == "BenchmarkRun"):
+            return
+        module = checks.for_version(str(run.get("apiVersion")))
+        references: Mapping[str, tuple[str, str]] = getattr(module, "REFERENCES", {})
+        spec = run.get("spec")
+        if not isinstance(spec, dict):
+            return
+        run_at = f"{pointer}/run" if is_bundle(value) else pointer
+        for ref_kind, field in references.values():
+            target = spec.get(field)
+            if isinstance(target, str):
+                where = Problem(
+                    "", code="unresolved-reference", pointer=f"{run_at}/spec/{field}",
+                    source=source, line=line,
+                )  # fmt: skip
+                item = (source, line, pointer)
+                self._pending.append(_Pending(target, ref_kind, field, where, item, valid))
+
+    def finish(self) -> list[Problem]:
+        """Reference problems found once every record has been seen (``strict_refs``).
+
+        :attr:`invalidated` then counts the items that had passed until now.
+        """
+        problems = []
+        newly_invalid: set[tuple[str, int | None, str]] = set()
+        for pending in self._pending:
+            found = self._known.get(pending.digest)
+            if found is None:
+                message = f"{pending.field} {pending.digest} refers to no {pending.kind} given"
+            elif found != pending.kind:
+                message = (
+                    f"{pending.field} {pending.digest} refers to a {found}, not a {pending.kind}"
+                )
+            else:
+                continue
+            problems.append(attrs.evolve(pending.problem_at, message=message))
+            if pending.item_valid:
+                newly_invalid.add(pending.item)
+        self._pending.clear()
+        self.invalidated = len(newly_invalid)
+        return problems
+
+
+def validate(value: Any, *, source: str = "<input>", strict_refs: bool = False) -> list[Problem]:
+    """Every problem of one parsed document (record, bundle or array); [] when valid."""
+    session = ValidationSession(strict_refs=strict_refs)
+    problems = [p for item in session.check_document(value, source=source) for p in item.problems]
+    return problems + session.finish()
