@@ -121,8 +121,8 @@ def _message(error: ValidationError, path: list[str | int]) -> str:
     if keyword == "format":
         return f"{short_repr(instance)} is not a valid {value}"
     if keyword in ("oneOf", "anyOf", "not", "if", "then", "else"):
-        schema = error.schema
-        description = schema.get("description") if isinstance(schema, Mapping) else None
+        combinator = error.schema
+        description = combinator.get("description") if isinstance(combinator, Mapping) else None
         if description:
             return str(description)
         best = _deepest(error.context or [])
