@@ -1,0 +1,71 @@
+"""Validation sessions: routing, bundles, references across documents."""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+from kernelindex_sdk.canonical import digest
+from kernelindex_sdk.validation import ValidationSession, validate
+
+
+def test_bundle_reference_mismatch(seed_bundle: dict[str, Any]) -> None:
+    seed_bundle["environment"]["spec"]["hardware"]["architecture"] = "sm_89"
+    (problem,) = validate(seed_bundle, source="b.json")
+    assert problem.pointer == "/run/spec/environmentDigest"
+    assert problem.code == "digest-mismatch"
+    assert digest(seed_bundle["environment"]) in problem.message
+
+
+def test_metadata_does_not_break_bundle_references(seed_bundle: dict[str, Any]) -> None:
+    seed_bundle["protocol"]["metadata"]["title"] = "renamed"
+    assert validate(seed_bundle) == []
+
+
+def test_array_items_are_located(seed_bundle: dict[str, Any]) -> None:
+    bad = copy.deepcopy(seed_bundle)
+    bad["run"]["spec"]["status"] = "exploded"
+    found = validate([seed_bundle, bad, 7])
+    pointers = sorted(p.pointer for p in found)
+    assert pointers == ["/1/run/spec/status", "/2"]
+
+
+def test_unknown_kind_lists_known(seed_bundle: dict[str, Any]) -> None:
+    record = seed_bundle["protocol"]
+    record["kind"] = "BenchmarkPotato"
+    (problem,) = validate(record)
+    assert problem.code == "unknown-kind"
+    assert "BenchmarkProtocol" in problem.message and "BenchmarkRun" in problem.message
+
+
+def test_references_resolve_across_documents(seed_bundle: dict[str, Any]) -> None:
+    run, protocol, environment = (seed_bundle[k] for k in ("run", "protocol", "environment"))
+    session = ValidationSession(strict_refs=True)
+    items = [
+        *session.check_document(protocol, source="p.json"),
+        *session.check_document(environment, source="e.json"),
+        *session.check_document(run, source="r.jsonl", line=3),
+    ]
+    assert all(item.valid for item in items)
+    late = session.finish()
+    # Workload and implementation were never given.
+    assert sorted(p.pointer for p in late) == ["/spec/implementationDigest", "/spec/workloadDigest"]
+    assert all(p.source == "r.jsonl" and p.line == 3 for p in late)
+    assert session.invalidated == 1
+
+
+def test_reference_to_wrong_kind(seed_bundle: dict[str, Any]) -> None:
+    run, protocol = seed_bundle["run"], seed_bundle["protocol"]
+    run["spec"]["environmentDigest"] = digest(protocol)
+    session = ValidationSession(strict_refs=True)
+    session.check_document([protocol, run])
+    messages = [p.message for p in session.finish()]
+    assert any("refers to a BenchmarkProtocol, not a ExecutionEnvironment" in m for m in messages)
+
+
+def test_without_strict_refs_nothing_is_kept(seed_bundle: dict[str, Any]) -> None:
+    session = ValidationSession()
+    for _ in range(3):
+        session.check_document(seed_bundle["run"])
+    assert session.finish() == []
+    assert session._pending == [] and session._known == {}
