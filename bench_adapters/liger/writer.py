@@ -1,0 +1,151 @@
+"""Writing imported records to a directory: one bundle per run, or one JSON Lines stream.
+
+Both layouts are deterministic — the same records give the same bytes, whatever order
+the rows came in — and every file goes through the SDK's ``atomic_write_bytes``: it
+is whole or absent, never torn, and a file that would not change is not touched, so
+importing again into the same directory modifies nothing.
+
+* ``bundles``: ``DIR/<run name>-<first 16 hex digits of the run digest>.json``, the
+  seeds' bundle shape (run, protocol, environment) plus workload and implementation,
+  pretty-printed with a trailing newline. Run names are cut at 100 characters and so
+  are not unique; the digest prefix makes the file name unique and stable.
+* ``jsonl``: ``DIR/liger.jsonl``, one compact record per line: protocols, workloads,
+  environments, implementations (each sorted by name, then digest), then the runs
+  (likewise), so every record a run references comes before it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Callable, Iterable, Mapping
+from pathlib import Path
+from typing import Any, Literal
+
+import attrs
+
+from bench_adapters.liger.mapper import MappedRun
+from kernelindex_sdk.errors import KernelIndexError
+from kernelindex_sdk.fileio import atomic_write_bytes
+
+Layout = Literal["bundles", "jsonl"]
+LAYOUTS: tuple[Layout, ...] = ("bundles", "jsonl")
+JSONL_NAME = "liger.jsonl"
+#: Kinds in the order a stream lists them: referenced records before runs.
+STREAM_ORDER = ("BenchmarkProtocol", "Workload", "ExecutionEnvironment", "Implementation")
+DIGEST_PREFIX_LENGTH = 16
+
+
+class OutputError(KernelIndexError):
+    """A file could not be written (permissions, disk full, DIR is a file)."""
+
+    def __init__(self, path: str, reason: str) -> None:
+        self.path = path
+        self.reason = reason
+        super().__init__(f"{path}: cannot write: {reason}")
+
+
+@attrs.define
+class WriteResult:
+    """What a write did: files whose content changed, and files already identical."""
+
+    written: list[Path] = attrs.field(factory=list)
+    unchanged: list[Path] = attrs.field(factory=list)
+
+
+def bundle_file_name(run: Mapping[str, Any], run_digest: str) -> str:
+    """``<run metadata.name>-<16 hex>.json``: unique (digest) and readable (name)."""
+    hex_digits = run_digest.partition(":")[2][:DIGEST_PREFIX_LENGTH]
+    return f"{run['metadata']['name']}-{hex_digits}.json"
+
+
+def write_records(
+    runs: Iterable[MappedRun],
+    records: Mapping[str, dict[str, Any]],
+    out_dir: str | os.PathLike[str],
+    layout: Layout,
+    *,
+    advance: Callable[[int], None] | None = None,
+) -> WriteResult:
+    """Write ``runs`` (and the ``records`` they reference, by digest) under ``out_dir``."""
+    directory = Path(out_dir)
+    if layout == "bundles":
+        files = _bundle_files(runs, records)
+    elif layout == "jsonl":
+        files = [(JSONL_NAME, _stream(runs, records))]
+    else:
+        raise ValueError(f"unknown layout {layout!r} (known: {', '.join(LAYOUTS)})")
+    result = WriteResult()
+    for name, data in files:
+        path = directory / name
+        try:
+            changed = atomic_write_bytes(path, data)
+        except OSError as error:
+            raise OutputError(str(path), error.strerror or str(error)) from None
+        (result.written if changed else result.unchanged).append(path)
+        if advance is not None:
+            advance(1)
+    return result
+
+
+def _bundle_files(
+    runs: Iterable[MappedRun], records: Mapping[str, dict[str, Any]]
+) -> list[tuple[str, bytes]]:
+    # A few hundred referenced records recur across thousands of bundles: render each
+    # once, at the bundle's member depth, and splice it in.
+    rendered: dict[str, str] = {}
+    files = []
+    for mapped in runs:
+        members = []
+        for member, value in zip(_REF_MEMBERS, mapped.refs, strict=True):
+            text = rendered.get(value)
+            if text is None:
+                text = rendered[value] = pretty(records[value], _MEMBER_INDENT)
+            members.append(f'{_MEMBER_INDENT}"{member}": {text}')
+        run = f'{_MEMBER_INDENT}"run": {pretty(mapped.run, _MEMBER_INDENT)}'
+        text = "{\n" + ",\n".join([run, *members]) + "\n}\n"
+        files.append((bundle_file_name(mapped.run, mapped.digest), text.encode("utf-8")))
+    files.sort(key=lambda item: item[0])
+    return files
+
+
+_REF_MEMBERS = ("protocol", "workload", "environment", "implementation")
+_MEMBER_INDENT = "  "
+_ENCODER = json.JSONEncoder(ensure_ascii=False, separators=(",", ": "))
+
+
+def pretty(value: Any, indent: str = "") -> str:
+    """``json.dumps(value, indent=2, ensure_ascii=False)``, nested at ``indent``, faster.
+
+    The standard library drops to its pure-Python encoder whenever it indents; this
+    walks only the containers in Python and leaves every scalar to the C encoder.
+    """
+    if isinstance(value, dict) and value:
+        inner = indent + "  "
+        encode = _ENCODER.encode
+        items = ",\n".join(f"{inner}{encode(k)}: {pretty(v, inner)}" for k, v in value.items())
+        return "{\n" + items + "\n" + indent + "}"
+    if isinstance(value, list) and value:
+        inner = indent + "  "
+        items = ",\n".join(inner + pretty(v, inner) for v in value)
+        return "[\n" + items + "\n" + indent + "]"
+    return _ENCODER.encode(value)
+
+
+def _stream(runs: Iterable[MappedRun], records: Mapping[str, dict[str, Any]]) -> bytes:
+    def order(item: tuple[str, dict[str, Any]]) -> tuple[str, str]:
+        return item[1]["metadata"]["name"], item[0]
+
+    lines: list[str] = []
+    by_kind: dict[str, list[tuple[str, dict[str, Any]]]] = {kind: [] for kind in STREAM_ORDER}
+    for value, record in records.items():
+        by_kind.setdefault(record["kind"], []).append((value, record))
+    for kind in by_kind:
+        lines.extend(_compact(record) for _, record in sorted(by_kind[kind], key=order))
+    run_items = sorted(((m.digest, m.run) for m in runs), key=order)
+    lines.extend(_compact(run) for _, run in run_items)
+    return "".join(line + "\n" for line in lines).encode("utf-8")
+
+
+def _compact(record: Mapping[str, Any]) -> str:
+    return json.dumps(record, separators=(",", ":"), ensure_ascii=False)
