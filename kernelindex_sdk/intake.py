@@ -1,0 +1,913 @@
+"""Strict JSON intake: the lowest layer of the SDK.
+
+Everything the SDK reads passes through here first, so that every later layer
+(schemas, models, digests) can assume the value is *unambiguous* JSON: the same
+bytes mean the same record to every conforming parser, and JCS (RFC 8785) can
+canonicalise it without changing it. Concretely we reject, each with its own
+:class:`~kernelindex_sdk.errors.IntakeError` subclass and a precise location:
+
+* syntax errors and trailing data (:class:`MalformedJSON`);
+* empty or whitespace-only input (:class:`EmptyDocument`);
+* a byte-order mark, UTF-8 or UTF-16/32 (:class:`ByteOrderMark`, RFC 8259 §8.1);
+* bytes that are not UTF-8, and lone surrogates, raw or ``\\ud800``-escaped,
+  which no UTF-8 encoder can write back (:class:`InvalidEncoding`);
+* duplicate object keys: parsers disagree on which value wins (:class:`DuplicateKey`);
+* ``NaN``/``Infinity``: Python accepts them, JSON does not (:class:`NonFiniteNumber`);
+* integers beyond ±(2**53 - 1) and numbers no IEEE double holds exactly, because
+  JCS would silently rewrite them and change the digest (:class:`NumberOutOfRange`);
+* nesting deeper than :data:`MAX_DEPTH`, before it reaches a recursive parser
+  (:class:`NestingTooDeep`).
+
+Speed is a requirement (thousands of small files per CLI run, ~100k JSONL records
+per second), so the design has two passes:
+
+1. **Fast path.** :func:`json.JSONDecoder` (the C scanner) with cheap hooks:
+   ``object_pairs_hook`` compares ``len(dict(pairs))`` with ``len(pairs)``,
+   ``parse_constant`` refuses ``NaN``/``Infinity``, ``parse_int``/``parse_float``
+   only look closely at long literals, and a regex pre-check on the raw text decides
+   whether strings need a surrogate walk at all. A hook that spots a problem raises
+   an internal marker; it does not work out *where* (that would slow every call).
+2. **Locating pass.** Only when something is wrong, :class:`_Locator`, a small
+   iterative (never recursive) pure-Python parser, re-reads the text tracking
+   positions and the RFC 6901 pointer, and raises the *first* problem in document
+   order with its line, column and pointer.
+
+Lines are counted by ``\\n`` (so ``\\r\\n`` files work) and columns are 1-based
+code points, not bytes.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import sys
+import typing
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from decimal import Decimal
+from itertools import accumulate, chain
+from typing import Any, NoReturn
+
+import attrs
+
+from kernelindex_sdk.errors import (
+    ByteOrderMark,
+    DuplicateKey,
+    EmptyDocument,
+    IntakeError,
+    InvalidEncoding,
+    MalformedJSON,
+    NestingTooDeep,
+    NonFiniteNumber,
+    NumberOutOfRange,
+    UnreadableFile,
+)
+
+__all__ = [
+    "MAX_DEPTH",
+    "MAX_SAFE_INTEGER",
+    "Document",
+    "iter_documents",
+    "iter_jsonl",
+    "load_file",
+    "loads",
+]
+
+#: Deepest nesting of arrays/objects accepted. Real records are < 10 deep; the limit
+#: exists so hostile input cannot exhaust the stack of a recursive parser.
+MAX_DEPTH: int = 256
+
+#: Largest integer an IEEE double (and so JCS, I-JSON, JavaScript) holds exactly.
+MAX_SAFE_INTEGER = 2**53 - 1
+
+#: File suffixes read as JSON Lines by :func:`iter_documents` when ``jsonl`` is None.
+JSONL_SUFFIXES = (".jsonl", ".ndjson")
+
+_MIN_NORMAL = sys.float_info.min  # below this, doubles lose precision (subnormals)
+_MAX_FLOAT = sys.float_info.max
+_WHITESPACE = " \t\n\r"  # the only whitespace RFC 8259 (and the json module) allow
+_WS_BYTES = frozenset(b" \t\n\r")
+_WS_RE = re.compile(r"[ \t\n\r]*")
+_NUMBER_RE = re.compile(r"(-?(?:0|[1-9][0-9]*))(\.[0-9]+)?([eE][-+]?[0-9]+)?")
+_WORD_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+# A JSON string, escapes included (unrolled loop: fast on long strings).
+_STRING_RE = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"', re.DOTALL)
+_NON_BRACKET_RE = re.compile(r"[^\[\]{}]+")
+_BRACKET_DELTA = {"[": 1, "{": 1, "]": -1, "}": -1}
+# Any \uD800-\uDFFF escape. May fire on "\\ud800" (an escaped backslash): that only
+# costs a walk of the parsed value, which then finds nothing.
+_SURROGATE_ESCAPE_RE = re.compile(r"\\u[dD][89a-fA-F]")
+_SURROGATE_CHAR_RE = re.compile("[\ud800-\udfff]")
+# Inside a raw string body: an escape (\uXXXX or \x) or a raw surrogate code point.
+_STRING_ATOM_RE = re.compile(r"\\u([0-9a-fA-F]{4})|\\.|[\ud800-\udfff]", re.DOTALL)
+
+_UTF8_BOM = b"\xef\xbb\xbf"
+# Longest first: the UTF-32-LE mark starts with the UTF-16-LE one.
+_OTHER_BOMS = (
+    (b"\xff\xfe\x00\x00", "UTF-32 (little-endian)"),
+    (b"\x00\x00\xfe\xff", "UTF-32 (big-endian)"),
+    (b"\xff\xfe", "UTF-16 (little-endian)"),
+    (b"\xfe\xff", "UTF-16 (big-endian)"),
+)
+_BOM_FIRST_BYTES = (b"\xef", b"\xff", b"\xfe", b"\x00")
+_BOM_MESSAGE = (
+    "byte-order mark at start of {where}: JSON text must not start with one "
+    "(RFC 8259 §8.1); save as UTF-8 without BOM"
+)
+_WIDE_BOM_MESSAGE = (
+    "{name} byte-order mark at start of {where}: JSON text must be UTF-8 without a "
+    "byte-order mark (RFC 8259 §8.1); re-save it as UTF-8"
+)
+
+
+@attrs.frozen
+class Document:
+    """One parsed top-level JSON document and where it came from.
+
+    ``line`` is the line of a JSON Lines record, ``None`` for a whole-file document,
+    so reporters can say ``file:line`` for records and just ``file`` otherwise.
+    """
+
+    source: str
+    line: int | None
+    value: Any
+
+
+# --------------------------------------------------------------------------- checks
+# Shared by the fast hooks and the locating pass, so both agree on what is wrong.
+
+
+def _abbrev(literal: str, limit: int = 40) -> str:
+    """Shorten a huge literal for a one-line message."""
+    return literal if len(literal) <= limit else literal[: limit - 11] + "…" + literal[-10:]
+
+
+def _int_problem(literal: str) -> str | None:
+    """Why an integer literal is unacceptable, or None.
+
+    JSON forbids leading zeros, so a literal of more than 16 digits is at least
+    10**16 > 2**53 - 1 without converting it (which also avoids Python's
+    4300-digit ``int()`` limit on hostile input).
+    """
+    digits = len(literal) - (literal[0] == "-")
+    if digits > 16 or abs(int(literal)) > MAX_SAFE_INTEGER:
+        return (
+            f"integer {_abbrev(literal)} is outside ±(2**53 - 1): an IEEE double cannot hold "
+            "it exactly, so JCS (RFC 8785) would change it; write it as a string"
+        )
+    return None
+
+
+def _float_problem(literal: str, value: float) -> str | None:
+    """Why a number literal with a fraction or exponent is unacceptable, or None.
+
+    JCS writes a number as the shortest repr of its double. The literal is only safe
+    if that repr has the same decimal value. Literals with <= 15 significant digits
+    always do in the normal range, so the exact :class:`Decimal` comparison is only
+    made for long literals and subnormals (which have fewer bits of precision).
+    """
+    if value in (float("inf"), float("-inf")):
+        return (
+            f"number {_abbrev(literal)} overflows an IEEE double (it would read as "
+            "infinity); JCS (RFC 8785) cannot represent it"
+        )
+    if value == 0.0:
+        mantissa = literal.lower().partition("e")[0]
+        if mantissa.strip("-.0"):
+            return (
+                f"number {_abbrev(literal)} underflows an IEEE double (it would read as 0); "
+                "JCS (RFC 8785) cannot represent it"
+            )
+        return None
+    if Decimal(literal) != Decimal(repr(value)):
+        return (
+            f"number {_abbrev(literal)} has no exact IEEE double: it reads as {value!r}, "
+            "so JCS (RFC 8785) would rewrite it; write the shortest form of the value you mean"
+        )
+    return None
+
+
+def _constant_message(name: str) -> str:
+    return f"{name} is not valid JSON: RFC 8259 numbers are finite (and JCS cannot write it)"
+
+
+# ------------------------------------------------------------------------ fast path
+
+
+class _Reject(Exception):
+    """Raised by a fast-path hook: something is wrong, the locating pass says what."""
+
+
+# The hooks run once per object/number of every document: locals bound as default
+# arguments and no work beyond a length test on the common path.
+
+
+def _pairs_hook(
+    pairs: list[tuple[str, Any]], _dict: type[dict[str, Any]] = dict, _len: Any = len
+) -> dict[str, Any]:
+    obj = _dict(pairs)
+    if _len(obj) != _len(pairs):
+        raise _Reject
+    return obj
+
+
+def _parse_constant(name: str) -> Any:
+    raise _Reject
+
+
+def _parse_int(literal: str, _int: type[int] = int, _len: Any = len) -> int:
+    # 2**53 - 1 has 16 digits: shorter literals cannot exceed it and skip the check.
+    if _len(literal) >= 16 and _int_problem(literal) is not None:
+        raise _Reject
+    return _int(literal)
+
+
+def _parse_float(
+    literal: str,
+    _float: type[float] = float,
+    _len: Any = len,
+    _repr: Any = repr,
+    _lo: float = _MIN_NORMAL,
+    _hi: float = _MAX_FLOAT,
+) -> float:
+    value = _float(literal)
+    # A literal with >= 16 significant digits has >= 17 characters (a '.' or 'e' too),
+    # and one written by Python (or any shortest-repr printer) equals repr(value).
+    if _lo <= abs(value) <= _hi and (_len(literal) <= 16 or literal == _repr(value)):
+        return value
+    if _float_problem(literal, value) is not None:
+        raise _Reject
+    return value
+
+
+_DECODER = json.JSONDecoder(
+    object_pairs_hook=_pairs_hook,
+    parse_float=_parse_float,
+    parse_int=_parse_int,
+    parse_constant=_parse_constant,
+    strict=True,
+)
+# The C scanner itself: decode() would add a Python frame and two regex matches.
+_scan_once: Callable[[str, int], tuple[Any, int]] = _DECODER.scan_once  # type: ignore[attr-defined]
+
+
+def _ws_end(text: str, pos: int) -> int:
+    """Position of the first non-whitespace character at or after ``pos``."""
+    match = _WS_RE.match(text, pos)
+    return match.end() if match else pos  # the pattern matches even the empty string
+
+
+def _too_deep(text: str) -> bool:
+    """Whether brackets outside strings nest deeper than :data:`MAX_DEPTH`.
+
+    Exact for any prefix the C parser would accept, so it always runs before the
+    C parser can recurse too far. Costs two C-level regex passes.
+    """
+    brackets = _NON_BRACKET_RE.sub("", _STRING_RE.sub("", text))
+    return max(accumulate(map(_BRACKET_DELTA.__getitem__, brackets)), default=0) > MAX_DEPTH
+
+
+def _has_raw_surrogate(text: str) -> bool:
+    """Whether str input holds a surrogate code point (e.g. from ``surrogateescape``).
+
+    Encoding is C-fast; a regex search over non-ASCII text is about 5x slower.
+    """
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return True
+    return False
+
+
+def _has_surrogate(value: Any) -> bool:
+    """Whether any key or string in a parsed value holds a surrogate code point.
+
+    The json module joins escaped *pairs* into one character, so whatever surrogate
+    survives parsing is a lone one. Iterative: depth is already bounded, but no need
+    to spend the stack.
+    """
+    search = _SURROGATE_CHAR_RE.search
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            if search(item):
+                return True
+        elif isinstance(item, dict):
+            for key in item:
+                if search(key):
+                    return True
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+    return False
+
+
+def _parse_text(
+    text: str, source: str | None, first_line: int, raw_surrogates: bool, where: str
+) -> Any:
+    """Strictly parse decoded text: fast path, then the locating pass on failure."""
+    if (text.count("[") + text.count("{") > MAX_DEPTH and _too_deep(text)) or (
+        raw_surrogates and _has_raw_surrogate(text)
+    ):
+        _Locator(text, source, first_line, where).run()
+        raise _fallback(text, source, first_line, None)  # pragma: no cover - defensive
+    try:
+        start = 0
+        if text[:1] in _WHITESPACE:  # "" in "..." is True: the empty text goes here too
+            start = _ws_end(text, 0)
+        value, end = _scan_once(text, start)
+        if end != len(text) and _ws_end(text, end) != len(text):
+            raise _Reject
+    except (_Reject, StopIteration, ValueError, RecursionError) as exc:
+        # ValueError covers json.JSONDecodeError and int()'s digit limit.
+        _Locator(text, source, first_line, where).run()
+        raise _fallback(text, source, first_line, exc) from exc
+    if _SURROGATE_ESCAPE_RE.search(text) and _has_surrogate(value):
+        _Locator(text, source, first_line, where).run()
+        raise _fallback(text, source, first_line, None)  # pragma: no cover - defensive
+    return value
+
+
+def _fallback(
+    text: str, source: str | None, first_line: int, exc: BaseException | None
+) -> IntakeError:
+    """An error for when the locating pass disagrees with the fast path (a bug).
+
+    Never expected; it keeps a disagreement from turning into silent acceptance.
+    """
+    if isinstance(exc, json.JSONDecodeError):
+        return MalformedJSON(
+            exc.msg, source=source, line=exc.lineno + first_line - 1, column=exc.colno
+        )
+    if isinstance(exc, RecursionError):
+        return NestingTooDeep("nesting too deep for the parser", source=source, line=first_line)
+    return MalformedJSON(
+        f"rejected by the strict parser ({type(exc).__name__})", source=source, line=first_line
+    )
+
+
+# ------------------------------------------------------------------- locating pass
+
+
+def _pointer(path: Sequence[str]) -> str:
+    return "".join("/" + token for token in path)
+
+
+def _token(key: str) -> str:
+    """RFC 6901 escaping of one reference token."""
+    if "~" in key or "/" in key:
+        return key.replace("~", "~0").replace("/", "~1")
+    return key
+
+
+def _quote(key: str) -> str:
+    """A key as it would appear in JSON, one line, shortened if huge."""
+    return _abbrev(json.dumps(key, ensure_ascii=False), 60)
+
+
+class _Frame:
+    """One open array or object in the locating pass."""
+
+    __slots__ = ("index", "is_object", "seen")
+
+    def __init__(self, is_object: bool) -> None:
+        self.is_object = is_object
+        self.index = 0
+        self.seen: dict[str, int] = {}
+
+
+class _Locator:
+    """Re-parse text that the fast path rejected and raise its first problem, located.
+
+    An explicit stack instead of recursion keeps it safe at any depth (it stops at
+    :data:`MAX_DEPTH` anyway). Strings are decoded by the json module's own
+    ``scanstring`` so string syntax agrees exactly with the fast path.
+    """
+
+    def __init__(
+        self, text: str, source: str | None, first_line: int, where: str = "input"
+    ) -> None:
+        self.text = text
+        self.source = source
+        self.first_line = first_line
+        self.where_name = where  # "input", or "line" for a JSON Lines record
+
+    # -- reporting
+
+    def where(self, pos: int) -> tuple[int, int]:
+        """1-based (line, column) of a code-point offset."""
+        line = self.text.count("\n", 0, pos) + self.first_line
+        column = pos - self.text.rfind("\n", 0, pos)
+        return line, column
+
+    def fail(
+        self,
+        cls: type[IntakeError],
+        message: str,
+        pos: int,
+        path: Sequence[str] = (),
+        up: bool = False,
+    ) -> NoReturn:
+        """Raise ``cls`` at ``pos``; the pointer is ``path`` (less its last token if ``up``).
+
+        The pointer is built only here: building one per value slowed the pass by ~60%.
+        """
+        pointer = _pointer(path[:-1] if up else path)
+        if pos >= len(self.text):  # "end of input": point just after the last content,
+            pos = len(self.text.rstrip(_WHITESPACE))  # not at a final newline's next line
+        line, column = self.where(pos)
+        raise cls(message, source=self.source, line=line, column=column, pointer=pointer)
+
+    def found(self, pos: int) -> str:
+        """What sits at ``pos``, for 'expected X, found Y' messages."""
+        if pos >= len(self.text):
+            return "end of input"
+        word = _WORD_RE.match(self.text, pos)
+        if word:
+            return repr(_abbrev(word.group(), 20))
+        return repr(self.text[pos])
+
+    # -- lexing
+
+    def skip(self, pos: int) -> int:
+        return _ws_end(self.text, pos)
+
+    def string(self, pos: int, path: list[str], what: str, up: bool) -> tuple[str, int]:
+        """Decode the string starting at the quote at ``pos``; returns (value, end)."""
+        try:
+            value, end = json.decoder.scanstring(self.text, pos + 1, True)  # type: ignore[attr-defined]
+        except json.JSONDecodeError as exc:
+            at = exc.pos - (self.text[exc.pos - 1 : exc.pos + 1] == "\\u")  # at the backslash
+            self.fail(MalformedJSON, self.string_error(exc, what), at, path, up)
+        if _SURROGATE_CHAR_RE.search(value):
+            self.lone_surrogate(pos + 1, end - 1, path, up, what)
+        return value, end
+
+    def string_error(self, exc: json.JSONDecodeError, what: str) -> str:
+        if exc.msg.startswith("Unterminated"):
+            return f"unterminated {what}: no closing double quote"
+        if exc.msg.startswith("Invalid control"):
+            return (
+                f"unescaped control character U+{ord(self.text[exc.pos]):04X} in {what}: "
+                "write it as a \\u escape"
+            )
+        if exc.msg.startswith("Invalid \\uXXXX"):
+            return f"invalid \\u escape in {what}: \\u needs exactly four hex digits"
+        if exc.msg.startswith("Invalid \\escape"):
+            return (
+                f"invalid escape {self.text[exc.pos : exc.pos + 2]} in {what}: JSON allows "
+                '\\" \\\\ \\/ \\b \\f \\n \\r \\t and \\uXXXX'
+            )
+        return f"{exc.msg} in {what}"  # pragma: no cover - json has no other messages
+
+    def lone_surrogate(
+        self, start: int, stop: int, path: list[str], up: bool, what: str
+    ) -> NoReturn:
+        """Find and report the first lone surrogate in the raw string body [start, stop)."""
+        atoms = list(_STRING_ATOM_RE.finditer(self.text, start, stop))
+        i = 0
+        while i < len(atoms):
+            atom = atoms[i]
+            hex_digits = atom.group(1)
+            i += 1
+            if hex_digits is None:
+                if atom.group()[0] == "\\":
+                    continue  # a simple escape such as \\ or \n
+                self.fail(  # a raw surrogate code point (str input, or undecodable bytes)
+                    InvalidEncoding,
+                    f"lone surrogate U+{ord(atom.group()):04X} in {what}: not a Unicode "
+                    "character, so it cannot be written as UTF-8",
+                    atom.start(),
+                    path,
+                    up,
+                )
+            code = int(hex_digits, 16)
+            if 0xD800 <= code <= 0xDBFF and i < len(atoms):
+                low = atoms[i].group(1)  # json pairs a high escape with the very next one
+                if atoms[i].start() == atom.end() and low and 0xDC00 <= int(low, 16) <= 0xDFFF:
+                    i += 1
+                    continue
+            if 0xD800 <= code <= 0xDFFF:
+                self.fail(
+                    InvalidEncoding,
+                    f"lone surrogate escape {atom.group()} in {what}: a high \\uD800-\\uDBFF "
+                    "escape must be followed by a low \\uDC00-\\uDFFF one; alone it is not a "
+                    "Unicode character",
+                    atom.start(),
+                    path,
+                    up,
+                )
+        raise AssertionError("no lone surrogate found")  # pragma: no cover
+
+    # -- parsing
+
+    def run(self) -> None:
+        """Parse the whole text; raise the first problem found (return if there is none)."""
+        text = self.text
+        n = len(text)
+        pos = self.skip(0)
+        if pos >= n:
+            raise EmptyDocument(
+                "empty document: no JSON value (the input is empty or whitespace only)",
+                source=self.source,
+                line=self.first_line,
+            )
+        stack: list[_Frame] = []
+        path: list[str] = []  # escaped tokens leading to the value being parsed
+        while True:
+            # ---- one value at pos (whitespace already skipped)
+            char = text[pos] if pos < n else ""
+            if char in ("[", "{"):
+                if len(stack) >= MAX_DEPTH:
+                    self.fail(
+                        NestingTooDeep,
+                        f"arrays/objects nested deeper than {MAX_DEPTH} levels",
+                        pos,
+                        path,
+                    )
+                frame = _Frame(char == "{")
+                pos = self.skip(pos + 1)
+                if pos < n and text[pos] == ("}" if frame.is_object else "]"):
+                    pos += 1  # empty container: a complete value
+                else:
+                    stack.append(frame)
+                    if frame.is_object:
+                        path.append("")
+                        pos = self.member_key(frame, pos, path)
+                    else:
+                        path.append("0")
+                    continue
+            elif char == '"':
+                _, pos = self.string(pos, path, "string", False)
+            elif char and char in "-0123456789":
+                pos = self.number(pos, path)
+            elif text.startswith("true", pos):
+                pos += 4
+            elif text.startswith("false", pos):
+                pos += 5
+            elif text.startswith("null", pos):
+                pos += 4
+            elif text.startswith(("NaN", "Infinity"), pos):
+                name = "NaN" if char == "N" else "Infinity"
+                self.fail(NonFiniteNumber, _constant_message(name), pos, path)
+            else:
+                self.fail(
+                    MalformedJSON, f"expected a JSON value, found {self.found(pos)}", pos, path
+                )
+            # ---- a value is complete: commas, closing brackets, end of input
+            while True:
+                pos = self.skip(pos)
+                if not stack:
+                    if pos < n:
+                        hint = (
+                            "JSON Lines holds one document per line"
+                            if self.where_name == "line"
+                            else "a JSON file holds one document; use JSON Lines for several"
+                        )
+                        self.fail(
+                            MalformedJSON,
+                            f"trailing data after the JSON value: found {self.found(pos)} ({hint})",
+                            pos,
+                        )
+                    return
+                frame = stack[-1]
+                closer = "}" if frame.is_object else "]"
+                char = text[pos] if pos < n else ""
+                if char == ",":
+                    pos = self.skip(pos + 1)
+                    if frame.is_object:
+                        pos = self.member_key(frame, pos, path)
+                    else:
+                        frame.index += 1
+                        path[-1] = str(frame.index)
+                    break
+                if char == closer:
+                    stack.pop()
+                    path.pop()
+                    pos += 1
+                    continue
+                container = "object member" if frame.is_object else "array element"
+                self.fail(
+                    MalformedJSON,
+                    f"expected ',' or '{closer}' after {container}, found {self.found(pos)}",
+                    pos,
+                    path,
+                    up=True,
+                )
+
+    def member_key(self, frame: _Frame, pos: int, path: list[str]) -> int:
+        """Parse ``"key" :`` at pos; sets the path's last token; returns the value's pos."""
+        if pos >= len(self.text) or self.text[pos] != '"':
+            self.fail(
+                MalformedJSON,
+                f"expected a double-quoted object key, found {self.found(pos)}",
+                pos,
+                path,
+                up=True,
+            )
+        key, end = self.string(pos, path, "object key", True)
+        first = frame.seen.get(key)
+        if first is not None:
+            line, column = self.where(first)
+            self.fail(
+                DuplicateKey,
+                f"duplicate key {_quote(key)} (first at line {line}, column {column}): "
+                "parsers disagree on which value wins",
+                pos,
+                path,
+                up=True,
+            )
+        frame.seen[key] = pos
+        path[-1] = _token(key)
+        colon = self.skip(end)
+        if colon >= len(self.text) or self.text[colon] != ":":
+            self.fail(
+                MalformedJSON,
+                f"expected ':' after object key {_quote(key)}, found {self.found(colon)}",
+                colon,
+                path,
+                up=True,
+            )
+        return self.skip(colon + 1)
+
+    def number(self, pos: int, path: list[str]) -> int:
+        """Check the number at pos; returns the position after it."""
+        text = self.text
+        match = _NUMBER_RE.match(text, pos)
+        if match is None:
+            if text.startswith("-Infinity", pos):
+                self.fail(NonFiniteNumber, _constant_message("-Infinity"), pos, path)
+            self.fail(MalformedJSON, f"invalid number: {self.found(pos)}", pos, path)
+        literal = match.group()
+        end = match.end()
+        following = text[end : end + 1]
+        if following and following in "0123456789" and match.group(1).lstrip("-") == "0":
+            self.fail(MalformedJSON, "invalid number: leading zeros are not allowed", pos, path)
+        if following and following in ".eE":
+            self.fail(
+                MalformedJSON,
+                "invalid number: digits must follow the decimal point and the exponent",
+                pos,
+                path,
+            )
+        if match.group(2) or match.group(3):
+            message = _float_problem(literal, float(literal))
+        elif len(literal) >= 16:
+            message = _int_problem(literal)
+        else:
+            message = None
+        if message is not None:
+            self.fail(NumberOutOfRange, message, pos, path)
+        return end
+
+
+# ---------------------------------------------------------------------- public API
+
+
+def _check_bom(data: bytes, source: str | None, first_line: int, where: str) -> None:
+    """Reject byte-order marks and UTF-16/32 text (RFC 8259 §8.1 wants plain UTF-8)."""
+    if data.startswith(_UTF8_BOM):
+        raise ByteOrderMark(
+            _BOM_MESSAGE.format(where=where), source=source, line=first_line, column=1
+        )
+    for mark, name in _OTHER_BOMS:
+        if data.startswith(mark):
+            raise ByteOrderMark(
+                _WIDE_BOM_MESSAGE.format(name=name, where=where),
+                source=source,
+                line=first_line,
+                column=1,
+            )
+    if b"\x00" in data[:2]:
+        raise InvalidEncoding(
+            "NUL byte at start of input: this looks like UTF-16 or UTF-32 text; JSON text "
+            "must be UTF-8 (RFC 8259 §8.1)",
+            source=source,
+            line=first_line,
+            column=1 + (data[:1] != b"\x00"),
+        )
+
+
+def _decode(data: bytes, source: str | None, first_line: int, where: str) -> str:
+    """Strict UTF-8 decoding; a bad byte is reported at its line and column."""
+    if data[:1] in _BOM_FIRST_BYTES or data[1:2] == b"\x00":
+        _check_bom(data, source, first_line, where)
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        bad, reason = exc.start, exc.reason
+    line_start = data.rfind(b"\n", 0, bad) + 1
+    line = data.count(b"\n", 0, bad) + first_line
+    column = len(data[line_start:bad].decode("utf-8")) + 1
+    # The pointer, if the locating pass (on text with the bad bytes escaped) stops there.
+    pointer = ""
+    try:
+        _Locator(data.decode("utf-8", "surrogateescape"), source, first_line).run()
+    except IntakeError as located:
+        if (located.problem.line, located.problem.column) == (line, column):
+            pointer = located.problem.pointer
+    raise InvalidEncoding(
+        f"invalid UTF-8: byte 0x{data[bad]:02X} ({reason}); JSON text must be UTF-8",
+        source=source,
+        line=line,
+        column=column,
+        pointer=pointer,
+    )
+
+
+def _loads(data: bytes | str, source: str | None, first_line: int, where: str) -> Any:
+    if isinstance(data, str):
+        if data[:1] == "\ufeff":
+            raise ByteOrderMark(
+                _BOM_MESSAGE.format(where=where), source=source, line=first_line, column=1
+            )
+        return _parse_text(data, source, first_line, not data.isascii(), where)
+    if not isinstance(data, bytes):
+        data = bytes(data)  # bytearray, memoryview
+    text = _decode(data, source, first_line, where)
+    return _parse_text(text, source, first_line, False, where)
+
+
+def loads(data: bytes | str, *, source: str | None = None, first_line: int = 1) -> Any:
+    """Parse one JSON document strictly (see the module docstring for what is refused).
+
+    ``source`` names the input in problems; ``first_line`` is the line number of the
+    first line of ``data`` (a JSON Lines record passes its own line number), so
+    reported lines point into the real file.
+
+    Raises a subclass of :class:`~kernelindex_sdk.errors.IntakeError`.
+    """
+    return _loads(data, source, first_line, "input")
+
+
+def _unreadable(path: str, exc: OSError) -> UnreadableFile:
+    """A one-line, traceback-free reason a file could not be read."""
+    if isinstance(exc, IsADirectoryError):
+        reason = "is a directory, not a file"
+    elif isinstance(exc, FileNotFoundError):
+        reason = "no such file"
+    elif isinstance(exc, PermissionError):
+        reason = "permission denied"
+    else:
+        reason = f"cannot read: {exc.strerror or exc}"
+    return UnreadableFile(reason, source=path)
+
+
+def load_file(path: str | os.PathLike[str]) -> Any:
+    """Read a whole file and :func:`loads` it, with ``source=str(path)``.
+
+    Raises :class:`~kernelindex_sdk.errors.UnreadableFile` (not a bare OSError) when
+    the file cannot be read, so callers handle every input failure as an IntakeError.
+    """
+    name = str(path)
+    try:
+        with open(path, "rb") as handle:
+            data = handle.read()
+    except OSError as exc:
+        raise _unreadable(name, exc) from exc
+    return _loads(data, name, 1, "input")
+
+
+def _is_blank(raw: bytes) -> bool:
+    # Most records start with "{": only lines starting with whitespace pay for strip().
+    return not raw or (raw[0] in _WS_BYTES and not raw.strip(b" \t\r\n"))
+
+
+def _jsonl_records(
+    lines: Iterable[bytes], source: str, first_lineno: int, seen_any: bool
+) -> Iterator[Document | IntakeError]:
+    """The JSON Lines loop, shared by :func:`iter_jsonl` and stdin sniffing."""
+    lineno = first_lineno - 1
+    try:
+        for lineno, raw in enumerate(lines, first_lineno):
+            if _is_blank(raw):
+                continue
+            seen_any = True
+            try:
+                value = _loads(raw, source, lineno, "line")
+            except IntakeError as exc:
+                yield exc
+                if isinstance(exc, ByteOrderMark) and lineno == 1 and not raw.startswith(_UTF8_BOM):
+                    return  # UTF-16/32: every later "line" would be garbage too
+                continue
+            yield Document(source, lineno, value)
+    except OSError as exc:
+        yield UnreadableFile(
+            f"read failed after line {lineno}: {exc.strerror or exc}", source=source
+        )
+        return
+    if not seen_any:
+        yield EmptyDocument("empty JSON Lines input: no documents, only blank lines", source=source)
+
+
+def iter_jsonl(stream: typing.BinaryIO, *, source: str) -> Iterator[Document | IntakeError]:
+    """Read JSON Lines: one strict JSON document per ``\\n``- or ``\\r\\n``-ended line.
+
+    Streams line by line, so memory stays flat on multi-GB inputs. A bad line yields
+    its :class:`IntakeError` (located at that line) and reading goes on, so one run
+    reports every bad record. Lines holding only whitespace are skipped (a trailing
+    blank line is common and harmless); a stream with no document at all yields one
+    :class:`EmptyDocument`. A UTF-8 BOM on line 1 is reported like any bad line; a
+    UTF-16/32 BOM stops the stream, since no later line can be read either.
+    """
+    return _jsonl_records(stream, source, 1, False)
+
+
+def _whole(data: bytes, source: str) -> Document | IntakeError:
+    try:
+        return Document(source, None, _loads(data, source, 1, "input"))
+    except IntakeError as exc:
+        return exc
+
+
+def _sniff(stream: typing.BinaryIO, source: str) -> Iterator[Document | IntakeError]:
+    """Stdin of unknown format: JSON Lines if, and only if, it cannot be one document.
+
+    Rule: read up to the first non-blank line. If that line on its own is a complete
+    JSON text (it parses, or fails for a reason other than syntax or encoding: a
+    duplicate key, a number, ...) *and* another non-blank line follows, the input
+    cannot be a single document (that would be trailing data), so it is read as
+    JSON Lines, streaming. Otherwise (a pretty-printed document, or a single line)
+    the whole input is read and parsed as one document.
+    """
+    lines = iter(stream)
+    head: list[bytes] = []
+    try:
+        for raw in lines:
+            head.append(raw)
+            if not _is_blank(raw):
+                break
+        else:
+            yield EmptyDocument(
+                "empty document: no JSON value (the input is empty or whitespace only)",
+                source=source,
+                line=1,
+            )
+            return
+        first_lineno = len(head)
+        try:
+            first: Document | IntakeError = Document(
+                source, first_lineno, _loads(head[-1], source, first_lineno, "input")
+            )
+        except (MalformedJSON, InvalidEncoding, ByteOrderMark):
+            yield _whole(b"".join(head) + b"".join(lines), source)
+            return
+        except IntakeError as exc:
+            first = exc
+        for raw in lines:
+            head.append(raw)
+            if not _is_blank(raw):
+                break
+        else:  # a single document on one line, perhaps with blank lines around it
+            yield attrs.evolve(first, line=None) if isinstance(first, Document) else first
+            return
+    except OSError as exc:
+        yield UnreadableFile(f"cannot read: {exc.strerror or exc}", source=source)
+        return
+    yield first
+    yield from _jsonl_records(chain([head[-1]], lines), source, len(head), True)
+
+
+def iter_documents(
+    path: str, *, jsonl: bool | None = None, stdin: typing.BinaryIO | None = None
+) -> Iterator[Document | IntakeError]:
+    """Every top-level document of a file (or of stdin for ``"-"``), or why not.
+
+    ``jsonl=None`` decides by suffix (``.jsonl``/``.ndjson``, any case, are JSON
+    Lines). Stdin has no suffix, so it is sniffed (:func:`_sniff`): JSON Lines when
+    its first non-blank line is a complete JSON text and more non-blank lines
+    follow (as one document that would be trailing data), else one document.
+    A whole-file document yields one :class:`Document` with ``line=None``.
+    Problems are yielded, not raised, so a caller checking many inputs keeps going.
+    """
+    if path == "-":
+        stream = stdin if stdin is not None else sys.stdin.buffer
+        source = "<stdin>"
+        if jsonl is None:
+            yield from _sniff(stream, source)
+        elif jsonl:
+            yield from iter_jsonl(stream, source=source)
+        else:
+            try:
+                data = stream.read()
+            except OSError as exc:
+                yield UnreadableFile(f"cannot read: {exc.strerror or exc}", source=source)
+                return
+            yield _whole(data, source)
+        return
+    if jsonl is None:
+        jsonl = path.lower().endswith(JSONL_SUFFIXES)
+    if not jsonl:
+        try:
+            yield Document(path, None, load_file(path))
+        except IntakeError as exc:
+            yield exc
+        return
+    try:
+        handle = open(path, "rb")  # noqa: SIM115 - closed below, after streaming
+    except OSError as exc:
+        yield _unreadable(path, exc)
+        return
+    with handle:
+        yield from iter_jsonl(handle, source=path)

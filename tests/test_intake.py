@@ -1,0 +1,568 @@
+"""Strict JSON intake: every rejection rule, its location, and the happy path."""
+
+from __future__ import annotations
+
+import io
+import itertools
+import json
+import math
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any, BinaryIO, cast
+from unittest import mock
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from kernelindex_sdk import intake
+from kernelindex_sdk.errors import (
+    ByteOrderMark,
+    DuplicateKey,
+    EmptyDocument,
+    IntakeError,
+    InvalidEncoding,
+    MalformedJSON,
+    NestingTooDeep,
+    NonFiniteNumber,
+    NumberOutOfRange,
+    UnreadableFile,
+)
+from kernelindex_sdk.intake import (
+    MAX_DEPTH,
+    MAX_SAFE_INTEGER,
+    Document,
+    _Locator,
+    iter_documents,
+    iter_jsonl,
+    load_file,
+    loads,
+)
+
+EXAMPLES = Path(__file__).parent / "examples" / "intake"
+SEEDS = Path("/work/shared/seeds")
+
+
+def raises(data: bytes | str, **kwargs: Any) -> IntakeError:
+    """The IntakeError that ``loads`` raises for ``data`` (fails if it parses)."""
+    with pytest.raises(IntakeError) as info:
+        loads(data, **kwargs)
+    return info.value
+
+
+# ------------------------------------------------------------- one example per rule
+
+# file, exception, line, column, pointer, message fragment
+EXAMPLE_CASES = [
+    ("duplicate-key.json", DuplicateKey, 5, 5, "/spec", 'duplicate key "status"'),
+    ("nan.json", NonFiniteNumber, 4, 17, "/spec/measurements/0/value", "NaN is not valid JSON"),
+    ("big-int.json", NumberOutOfRange, 2, 16, "/latencyNs", "outside ±(2**53 - 1)"),
+    ("inexact-float.json", NumberOutOfRange, 2, 12, "/ratio", "reads as 0.1"),
+    ("bad-utf8.json", InvalidEncoding, 2, 16, "/title", "invalid UTF-8: byte 0xE9"),
+    ("lone-surrogate.json", InvalidEncoding, 2, 13, "/name", "lone surrogate escape \\ud800"),
+    ("bom.json", ByteOrderMark, 1, 1, "", "byte-order mark at start of input"),
+    ("empty.json", EmptyDocument, 1, None, "", "empty document"),
+    ("malformed.json", MalformedJSON, 3, 14, "/b/2", "expected a JSON value, found ']'"),
+    ("trailing-data.json", MalformedJSON, 2, 1, "", "trailing data after the JSON value"),
+]
+
+
+@pytest.mark.parametrize(
+    ("name", "error", "line", "column", "pointer", "fragment"),
+    EXAMPLE_CASES,
+    ids=[case[0] for case in EXAMPLE_CASES],
+)
+def test_example_file_is_rejected_precisely(
+    name: str,
+    error: type[IntakeError],
+    line: int,
+    column: int | None,
+    pointer: str,
+    fragment: str,
+) -> None:
+    path = EXAMPLES / name
+    with pytest.raises(error) as info:
+        load_file(path)
+    problem = info.value.problem
+    assert problem.source == str(path)
+    assert (problem.line, problem.column, problem.pointer) == (line, column, pointer)
+    assert fragment in problem.message
+    assert problem.code == error.code
+    assert "\n" not in str(info.value)  # one line
+    assert str(info.value).startswith(f"{path}:{line}")
+
+
+def test_every_example_file_is_covered() -> None:
+    bad = {p.name for p in EXAMPLES.glob("*.json")} - {"valid.json"}
+    assert bad == {case[0] for case in EXAMPLE_CASES}
+
+
+def test_duplicate_key_names_both_occurrences() -> None:
+    error = raises(b'{"a": {"k": 1,\n "k": 2}}', source="d.json")
+    assert isinstance(error, DuplicateKey)
+    assert error.problem.pointer == "/a"
+    assert (error.problem.line, error.problem.column) == (2, 2)
+    assert "first at line 1, column 8" in error.problem.message
+
+
+def test_duplicate_keys_in_different_objects_are_fine() -> None:
+    assert loads(b'[{"a": 1}, {"a": 2}, {"b": {"a": 3}, "a": 4}]') == [
+        {"a": 1},
+        {"a": 2},
+        {"b": {"a": 3}, "a": 4},
+    ]
+
+
+def test_pointer_tokens_are_escaped() -> None:
+    error = raises(b'{"a/b": {"c~d": [0, NaN]}}')
+    assert error.problem.pointer == "/a~1b/c~0d/1"
+
+
+@pytest.mark.parametrize(
+    ("text", "column", "fragment"),
+    [
+        ("[NaN]", 2, "NaN"),
+        ("[1, Infinity]", 5, "Infinity"),
+        ('{"x": -Infinity}', 7, "-Infinity"),
+    ],
+)
+def test_non_finite_numbers(text: str, column: int, fragment: str) -> None:
+    error = raises(text)
+    assert isinstance(error, NonFiniteNumber)
+    assert error.problem.column == column
+    assert error.problem.message.startswith(fragment + " is not valid JSON")
+
+
+@pytest.mark.parametrize(
+    "literal",
+    [
+        str(MAX_SAFE_INTEGER + 1),
+        str(-MAX_SAFE_INTEGER - 1),
+        "1" * 5000,  # beyond Python's int() digit limit: must still be a clean error
+        "1e400",
+        "-1e400",
+        "1e-400",
+        "0.10000000000000001",
+        "9007199254740993.0",
+        "2.5e-324",  # subnormal: reads as 5e-324
+    ],
+)
+def test_numbers_jcs_cannot_keep(literal: str) -> None:
+    error = raises(f'{{"n": [{literal}]}}')
+    assert isinstance(error, NumberOutOfRange)
+    assert (error.problem.line, error.problem.column, error.problem.pointer) == (1, 8, "/n/0")
+    assert len(error.problem.message) < 300  # huge literals are abbreviated
+
+
+@pytest.mark.parametrize(
+    ("literal", "value"),
+    [
+        (str(MAX_SAFE_INTEGER), MAX_SAFE_INTEGER),
+        (str(-MAX_SAFE_INTEGER), -MAX_SAFE_INTEGER),
+        ("1.10", 1.1),
+        ("1.100000000000000000000", 1.1),  # long, but the same decimal value
+        ("0.30000000000000004", 0.30000000000000004),
+        ("70.51395416259766", 70.51395416259766),
+        ("1e20", 1e20),
+        ("1E+2", 100.0),
+        ("5e-324", 5e-324),
+        ("0e999", 0.0),
+        ("-0.0", -0.0),
+        ("-0", 0),
+        ("2.2250738585072014e-308", 2.2250738585072014e-308),
+        ("1.7976931348623157e308", 1.7976931348623157e308),
+    ],
+)
+def test_numbers_jcs_keeps(literal: str, value: float) -> None:
+    parsed = loads(literal)
+    assert parsed == value
+    assert type(parsed) is type(value)
+    assert math.copysign(1, parsed) == math.copysign(1, value)
+
+
+def test_lone_surrogate_in_key_points_at_the_object() -> None:
+    error = raises(b'{"ok": {"\\udc00": 1}}')
+    assert isinstance(error, InvalidEncoding)
+    assert (error.problem.column, error.problem.pointer) == (10, "/ok")
+    assert "object key" in error.problem.message
+
+
+@pytest.mark.parametrize(
+    ("text", "column"),
+    [
+        ('"\\ud800"', 2),
+        ('"\\udfff"', 2),
+        ('"\\ud83d\\ud83d\\ude00"', 2),  # the first high escape is the lone one
+        ('"\\ud83d\\ude00\\ude00"', 14),  # the second low escape is
+        ('"\\ud83dx"', 2),
+        ('"\\\\\\ud800"', 4),  # an escaped backslash, then a real escape
+    ],
+)
+def test_lone_surrogate_escapes(text: str, column: int) -> None:
+    error = raises(text)
+    assert isinstance(error, InvalidEncoding)
+    assert error.problem.column == column
+
+
+def test_paired_and_literal_surrogate_escapes_are_fine() -> None:
+    assert loads('["\\ud83d\\ude00", "\\uD83D\\uDE00"]') == ["😀", "😀"]
+    assert loads('"\\\\ud800"') == "\\ud800"  # a backslash and the text "ud800"
+
+
+def test_raw_surrogate_in_str_input() -> None:
+    error = raises('["fine", "bad \udcff"]')
+    assert isinstance(error, InvalidEncoding)
+    assert (error.problem.column, error.problem.pointer) == (15, "/1")
+
+
+def test_bad_utf8_column_counts_characters_not_bytes() -> None:
+    error = raises('{"é": "ü\n  \xff"}'.encode("latin-1").replace(b"\xe9", "é".encode()))
+    assert isinstance(error, InvalidEncoding)
+    assert (error.problem.line, error.problem.column) == (1, 8)
+
+
+def test_truncated_utf8_sequence() -> None:
+    error = raises(b'"ok \xe2\x82"')
+    assert isinstance(error, InvalidEncoding)
+    assert error.problem.column == 5
+
+
+@pytest.mark.parametrize(
+    ("data", "fragment"),
+    [
+        (b"\xef\xbb\xbf{}", "byte-order mark at start of input"),
+        ("\ufeff{}", "byte-order mark at start of input"),
+        ("{}".encode("utf-16"), "UTF-16"),
+        ("{}".encode("utf-32"), "UTF-32"),
+        (b"\xfe\xff\x00{\x00}", "UTF-16 (big-endian)"),
+        (b"\x00\x00\xfe\xff", "UTF-32 (big-endian)"),
+    ],
+)
+def test_byte_order_marks(data: bytes | str, fragment: str) -> None:
+    error = raises(data)
+    assert isinstance(error, ByteOrderMark)
+    assert (error.problem.line, error.problem.column) == (1, 1)
+    assert fragment in error.problem.message
+    assert "RFC 8259 §8.1" in error.problem.message
+
+
+def test_utf16_without_bom_is_an_encoding_error() -> None:
+    error = raises("{}".encode("utf-16-le"))
+    assert isinstance(error, InvalidEncoding)
+    assert "UTF-16 or UTF-32" in error.problem.message
+
+
+@pytest.mark.parametrize("data", [b"", b"   ", b" \n\t\r\n", ""])
+def test_empty_documents(data: bytes | str) -> None:
+    assert isinstance(raises(data), EmptyDocument)
+
+
+@pytest.mark.parametrize(
+    ("text", "line", "column", "fragment"),
+    [
+        ("[1, 2", 1, 6, "expected ',' or ']' after array element, found end of input"),
+        ('{"a" 1}', 1, 6, "expected ':' after object key"),
+        ('{"a": 1,}', 1, 9, "expected a double-quoted object key, found '}'"),
+        ("{'a': 1}", 1, 2, "expected a double-quoted object key"),
+        ("[True]", 1, 2, "found 'True'"),
+        ("[01]", 1, 2, "leading zeros"),
+        ("[1.]", 1, 2, "digits must follow"),
+        ("[-]", 1, 2, "invalid number"),
+        ('"abc', 1, 1, "unterminated string"),
+        ('"a\tb"', 1, 3, "control character U+0009"),
+        ('"a\\xb"', 1, 3, "invalid escape \\x"),
+        ('"\\u12"', 1, 2, "\\u needs exactly four hex digits"),
+        ("{}\n\n  x", 3, 3, "trailing data"),
+        ("1 2", 1, 3, "trailing data"),
+    ],
+)
+def test_malformed(text: str, line: int, column: int, fragment: str) -> None:
+    error = raises(text)
+    assert isinstance(error, MalformedJSON)
+    assert (error.problem.line, error.problem.column) == (line, column)
+    assert fragment in error.problem.message
+
+
+def test_first_line_offsets_reported_lines() -> None:
+    error = raises(b'{"a": 1,\n "a": 2}', source="x.jsonl", first_line=41)
+    assert (error.problem.source, error.problem.line, error.problem.column) == ("x.jsonl", 42, 2)
+
+
+def test_first_problem_in_document_order_wins() -> None:
+    error = raises('{"a": 1, "a": 2, "b": NaN, "c": [}')
+    assert isinstance(error, DuplicateKey)
+
+
+# ----------------------------------------------------------------------- nesting
+
+
+def test_nesting_at_the_limit_is_fine() -> None:
+    text = "[" * MAX_DEPTH + "]" * MAX_DEPTH
+    assert loads(text) is not None
+
+
+def test_nesting_one_past_the_limit() -> None:
+    error = raises("[" * (MAX_DEPTH + 1) + "]" * (MAX_DEPTH + 1))
+    assert isinstance(error, NestingTooDeep)
+    assert (error.problem.line, error.problem.column) == (1, MAX_DEPTH + 1)
+    assert error.problem.pointer == "/0" * MAX_DEPTH
+
+
+@pytest.mark.parametrize("closed", [True, False])
+def test_hundred_thousand_deep_array(closed: bool) -> None:
+    depth = 100_000
+    text = "[" * depth + ("]" * depth if closed else "")
+    assert isinstance(raises(text), NestingTooDeep)
+
+
+def test_hundred_thousand_deep_object() -> None:
+    depth = 100_000
+    error = raises('{"a":' * depth + "1" + "}" * depth)
+    assert isinstance(error, NestingTooDeep)
+    assert error.problem.pointer == "/a" * MAX_DEPTH
+
+
+def test_brackets_inside_strings_do_not_count() -> None:
+    deep_string = json.dumps("[" * 10_000 + '\\"{' * 1000)
+    assert loads(f"[{deep_string}, {{}}]") == [json.loads(deep_string), {}]
+
+
+# ------------------------------------------------------------------- valid inputs
+
+
+def test_valid_fixture() -> None:
+    value = load_file(EXAMPLES / "valid.json")
+    assert value["metadata"]["name"] == "café-run"
+    assert value["spec"]["escapes"].endswith("emoji😀 literal-backslash-u \\ud800")
+    assert value["spec"]["numbers"][-1] == 0.30000000000000004
+
+
+@pytest.mark.skipif(not SEEDS.is_dir(), reason="/work/shared/seeds is not available")
+@pytest.mark.parametrize("path", sorted(SEEDS.glob("*.json")) if SEEDS.is_dir() else [])
+def test_seed_loads(path: Path) -> None:
+    data = path.read_bytes()
+    assert load_file(path) == json.loads(data)
+    assert loads(data.decode()) == json.loads(data)
+
+
+def test_bytearray_and_memoryview() -> None:
+    assert loads(bytearray(b'{"a": [1]}')) == {"a": [1]}  # type: ignore[arg-type]
+    assert loads(memoryview(b"[true]")) == [True]  # type: ignore[arg-type]
+
+
+# Hypothesis: anything json.dumps writes from JCS-safe values reads back unchanged.
+_text = st.text(alphabet=st.characters(codec="utf-8"), max_size=20)  # no surrogates
+_scalars = (
+    st.none()
+    | st.booleans()
+    | st.integers(-MAX_SAFE_INTEGER, MAX_SAFE_INTEGER)
+    | st.floats(allow_nan=False, allow_infinity=False)
+    | _text
+)
+_json_values = st.recursive(
+    _scalars,
+    lambda children: st.lists(children, max_size=5) | st.dictionaries(_text, children, max_size=5),
+    max_leaves=40,
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(_json_values, st.sampled_from([None, 1]), st.booleans())
+def test_dumps_roundtrip(value: Any, indent: int | None, ensure_ascii: bool) -> None:
+    text = json.dumps(value, indent=indent, ensure_ascii=ensure_ascii)
+    assert loads(text) == value
+    assert loads(text.encode()) == value
+    # The locating pass must agree that nothing is wrong (it runs only on failures,
+    # and must never invent a problem the fast path did not see).
+    _Locator(text, None, 1).run()
+
+
+_NOISE = st.sampled_from([*'[]{}",:0123456789-+.eE \\\n\tuNaIfityrlsx', "\ud800", "é"])
+
+
+@settings(max_examples=200, deadline=None)
+@given(_json_values, st.lists(st.tuples(st.integers(0, 10_000), _NOISE), max_size=3), st.data())
+def test_mutated_input_is_accepted_or_located(
+    value: Any, edits: list[tuple[int, str]], data: st.DataObject
+) -> None:
+    """Fuzz: damaged JSON either parses (then json agrees) or raises a located IntakeError.
+
+    The fast path and the locating pass must agree: a disagreement would surface as
+    the defensive ``_fallback`` error, which this test forbids.
+    """
+    text = json.dumps(value, indent=data.draw(st.sampled_from([None, 1])))
+    for where, noise in edits:
+        at = where % (len(text) + 1)
+        if data.draw(st.booleans()):
+            text = text[:at] + noise + text[at + 1 :]
+        else:
+            text = text[:at] + noise + text[at:]
+    disagreement = AssertionError("the locating pass found no problem")
+    try:
+        with mock.patch.object(intake, "_fallback", side_effect=disagreement):
+            parsed = loads(text)
+    except IntakeError as error:
+        assert error.problem.line is not None
+        return
+    assert parsed == json.loads(text)
+
+
+# ------------------------------------------------------------------------ files
+
+
+def test_load_file_missing(tmp_path: Path) -> None:
+    with pytest.raises(UnreadableFile) as info:
+        load_file(tmp_path / "nope.json")
+    assert info.value.problem.message == "no such file"
+    assert info.value.problem.source == str(tmp_path / "nope.json")
+
+
+def test_load_file_directory(tmp_path: Path) -> None:
+    with pytest.raises(UnreadableFile) as info:
+        load_file(tmp_path)
+    assert "directory" in info.value.problem.message
+
+
+# ------------------------------------------------------------------- JSON Lines
+
+
+def jsonl(data: bytes, source: str = "r.jsonl") -> list[Document | IntakeError]:
+    return list(iter_jsonl(io.BytesIO(data), source=source))
+
+
+def test_jsonl_bad_line_in_the_middle() -> None:
+    results = jsonl(b'{"n": 1}\n{"n": 2\n{"n": 3}\n{"n": NaN}\n{"n": 5}\n')
+    assert [r.value["n"] for r in results if isinstance(r, Document)] == [1, 3, 5]
+    assert [r.line for r in results if isinstance(r, Document)] == [1, 3, 5]
+    errors = [r for r in results if isinstance(r, IntakeError)]
+    assert [(type(e), e.problem.line) for e in errors] == [
+        (MalformedJSON, 2),
+        (NonFiniteNumber, 4),
+    ]
+    assert str(errors[1]).startswith("r.jsonl:4:7: /n: NaN")
+
+
+def test_jsonl_crlf_and_blank_lines() -> None:
+    results = jsonl(b'\r\n{"n": 1}\r\n  \r\n\t\n{"n": 2}\r\n\r\n')
+    assert results == [Document("r.jsonl", 2, {"n": 1}), Document("r.jsonl", 5, {"n": 2})]
+
+
+def test_jsonl_last_line_without_newline() -> None:
+    assert jsonl(b'{"n": 1}\n{"n": 2}') == [
+        Document("r.jsonl", 1, {"n": 1}),
+        Document("r.jsonl", 2, {"n": 2}),
+    ]
+
+
+@pytest.mark.parametrize("data", [b"", b"\n\n", b" \r\n"])
+def test_jsonl_empty_stream(data: bytes) -> None:
+    results = jsonl(data)
+    assert len(results) == 1
+    assert isinstance(results[0], EmptyDocument)
+    assert results[0].problem.source == "r.jsonl"
+
+
+def test_jsonl_utf8_bom_is_reported_and_reading_goes_on() -> None:
+    results = jsonl(b'\xef\xbb\xbf{"n": 1}\n{"n": 2}\n')
+    assert isinstance(results[0], ByteOrderMark)
+    assert results[0].problem.line == 1
+    assert results[1] == Document("r.jsonl", 2, {"n": 2})
+
+
+def test_jsonl_utf16_stops_at_the_bom() -> None:
+    results = jsonl('{"n": 1}\n{"n": 2}\n'.encode("utf-16"))
+    assert len(results) == 1
+    assert isinstance(results[0], ByteOrderMark)
+
+
+def test_jsonl_trailing_data_hint() -> None:
+    (error,) = jsonl(b'{"n": 1} {"n": 2}\n')
+    assert isinstance(error, MalformedJSON)
+    assert "one document per line" in error.problem.message
+
+
+class _LinesOnly:
+    """A stream that can only be iterated: reading it whole fails the test."""
+
+    def __init__(self, lines: Iterator[bytes]) -> None:
+        self._lines = lines
+
+    def __iter__(self) -> Iterator[bytes]:
+        return self._lines
+
+    def read(self, size: int = -1) -> bytes:
+        raise AssertionError("iter_jsonl must not read the whole stream")
+
+
+def test_jsonl_streams_line_by_line() -> None:
+    endless = (b'{"n": %d}\n' % i for i in itertools.count(1))
+    stream = cast(BinaryIO, _LinesOnly(endless))
+    first = list(itertools.islice(iter_jsonl(stream, source="s"), 3))
+    assert [d.value["n"] for d in first if isinstance(d, Document)] == [1, 2, 3]
+
+
+def test_iter_documents_by_suffix() -> None:
+    results = list(iter_documents(str(EXAMPLES / "records.jsonl")))
+    assert [type(r).__name__ for r in results] == ["Document", "DuplicateKey", "Document"]
+    assert [r.line if isinstance(r, Document) else r.problem.line for r in results] == [1, 3, 4]
+    (whole,) = iter_documents(str(EXAMPLES / "valid.json"))
+    assert isinstance(whole, Document)
+    assert whole.line is None
+
+
+def test_iter_documents_forced_modes(tmp_path: Path) -> None:
+    path = tmp_path / "data.txt"
+    path.write_bytes(b'{"n": 1}\n{"n": 2}\n')
+    assert len(list(iter_documents(str(path), jsonl=True))) == 2
+    (error,) = iter_documents(str(path))
+    assert isinstance(error, MalformedJSON)
+
+
+def test_iter_documents_unreadable(tmp_path: Path) -> None:
+    (missing,) = iter_documents(str(tmp_path / "gone.jsonl"))
+    assert isinstance(missing, UnreadableFile)
+    (directory,) = iter_documents(str(tmp_path))
+    assert isinstance(directory, UnreadableFile)
+
+
+def stdin(data: bytes, **kwargs: Any) -> list[Document | IntakeError]:
+    return list(iter_documents("-", stdin=io.BytesIO(data), **kwargs))
+
+
+def test_stdin_pretty_document() -> None:
+    results = stdin(b'\n{\n  "a": [1,\n 2]\n}\n')
+    assert results == [Document("<stdin>", None, {"a": [1, 2]})]
+
+
+def test_stdin_single_line_document() -> None:
+    assert stdin(b'\n{"a": 1}\n\n') == [Document("<stdin>", None, {"a": 1})]
+
+
+def test_stdin_sniffs_json_lines() -> None:
+    results = stdin(b'{"n": 1}\n\n{"n": 2}\n{bad\n{"n": 4}\n')
+    assert [r.line if isinstance(r, Document) else r.problem.line for r in results] == [1, 3, 4, 5]
+    assert all(r.problem.source == "<stdin>" for r in results if isinstance(r, IntakeError))
+    assert isinstance(results[2], MalformedJSON)
+
+
+def test_stdin_first_line_with_a_non_syntax_problem_is_still_json_lines() -> None:
+    results = stdin(b'{"n": 1, "n": 1}\n{"n": 2}\n')
+    assert isinstance(results[0], DuplicateKey)
+    assert results[1] == Document("<stdin>", 2, {"n": 2})
+
+
+def test_stdin_malformed_document_is_read_whole() -> None:
+    (error,) = stdin(b"{\n  \"a\": 1,\n  'b': 2\n}\n")
+    assert isinstance(error, MalformedJSON)
+    assert (error.problem.source, error.problem.line, error.problem.column) == ("<stdin>", 3, 3)
+
+
+def test_stdin_empty() -> None:
+    (error,) = stdin(b"  \n")
+    assert isinstance(error, EmptyDocument)
+
+
+def test_stdin_forced_modes() -> None:
+    assert stdin(b'{"n": 1}\n{"n": 2}\n', jsonl=False)[0].__class__ is MalformedJSON
+    assert stdin(b"[1,\n2]\n", jsonl=False) == [Document("<stdin>", None, [1, 2])]
+    assert len(stdin(b"[1]\n", jsonl=True)) == 1
