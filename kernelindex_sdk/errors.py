@@ -42,11 +42,10 @@ class Problem:
         return where
 
     def __str__(self) -> str:
-        return (
-            f"{self.located()}: {self.pointer or '/'}: {self.message}"
-            if self.pointer
-            else (f"{self.located()}: {self.message}")
-        )
+        """``file[:line[:col]]: <pointer>: message``; the pointer is left out for the root."""
+        if self.pointer:
+            return f"{self.located()}: {self.pointer}: {self.message}"
+        return f"{self.located()}: {self.message}"
 
 
 class KernelIndexError(Exception):
