@@ -2,27 +2,393 @@
 
 ``digest(record) = "sha256:" + hex(sha256(JCS({apiVersion, kind, spec})))``: metadata
 is left out, so renaming or retitling a record never changes its identity.
+
+Speed without a second definition of JCS
+----------------------------------------
+The reference implementation (the ``rfc8785`` package) is the definition of the
+bytes. :func:`canonicalize` first runs one cheap pass over the value (:func:`_scan`)
+that decides whether a C encoder (``orjson`` when installed, else the stdlib
+``json`` C encoder with ``sort_keys=True, separators=(",", ":"),
+ensure_ascii=False``) provably writes the same bytes; if not, or if the encoder
+refuses the value, it calls ``rfc8785.dumps`` — so every value outside the fast
+path gets the reference's bytes *or the reference's exception*.
+
+The fast path is taken only when every part of the value is one of:
+
+* ``dict`` / ``list`` (exact types: subclasses may override ``items``/``__iter__``,
+  which the C encoders and the reference consult differently) with ``str`` keys
+  (exact type: a subclass may override ``__lt__``/``encode``, used for sorting);
+* ``str`` (exact). Escaping is identical: both write ``\\" \\\\ \\b \\t \\n \\f \\r``
+  short forms, every other char below U+0020 as ``\\u00xx`` (lowercase hex), and
+  everything else, U+007F, U+2028/9 and non-BMP included, as raw UTF-8 (checked for
+  every code point in the tests). A lone surrogate makes ``str.encode`` (stdlib) or
+  orjson fail, and the reference then raises its own error;
+* ``bool``, ``None``;
+* ``int`` (exact) with ``|n| <= 2**53 - 1``: decimal digits in all three; larger
+  ints make the reference raise, so they go to it;
+* ``float`` (exact) that is finite, not integral and ``1e-4 <= |x| < 1e16``.
+  For those, ``repr(x)`` has no exponent and does not end in ``.0``, and the
+  reference (ECMAScript Number::toString) writes exactly ``repr(x)``: the
+  reference splits ``str(x)`` at ``e`` and ``.``, and only rewrites an exponent or a
+  ``.0`` fraction. ``repr`` uses an exponent iff its shortest digits put the decimal
+  point at ``decpt <= -4`` or ``decpt > 16``, i.e. iff ``|x| < 1e-4`` (the double
+  nearest 10**-4 prints as ``0.0001``; every double below it prints below 10**-4)
+  or ``|x| >= 1e16`` (> 2**53: integral). ``x.is_integer()`` catches ``0.0``,
+  ``-0.0`` (JCS ``0``) and ``100.0`` (JCS ``100``); NaN and infinities fail the
+  range test. The stdlib encoder writes ``float.__repr__(x)``; orjson's output
+  for the value's floats is compared with ``float.__repr__`` at run time.
+
+With orjson, two of these checks are left to orjson, which raises on them (and is
+verified to at import, else the full scan is used): keys that are not exact ``str``,
+and ints beyond ±(2**53 - 1) (``OPT_STRICT_INTEGER``). orjson also raises on lone
+surrogates (verified at import, else orjson is not used).
+
+Key order: JCS sorts by UTF-16 code units, both encoders by code points. The two
+orders agree unless, at the first differing position of two keys, one has a
+non-BMP char and the other a char in U+D800–U+FFFF. Such a char shows in UTF-8 as
+a lead byte 0xEE–0xF4; only when the output contains one are the keys of every
+object compared under both orders (:func:`_key_orders_agree`), and if any differ
+the reference is used.
 """
 
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Mapping
-from typing import Any
+import json
+import re
+from collections.abc import Callable, Mapping
+from typing import Any, Final
 
 import rfc8785
 
 DIGEST_PREFIX = "sha256:"
 
+#: Largest integer magnitude JCS (an IEEE-754 double) represents exactly.
+_MAX_SAFE_INT: Final = 2**53 - 1
+
+#: UTF-8 lead bytes of U+E000..U+FFFF (0xEE, 0xEF) and of non-BMP chars (0xF0..0xF4).
+#: (U+D800..U+DFFF would be 0xED 0xA0.., but lone surrogates never reach the output.)
+_HIGH_LEAD: Final = re.compile(rb"[\xee-\xf4]")
+
+
+def _reject(obj: Any) -> Any:
+    raise TypeError(f"not JSON: {type(obj).__name__}")
+
+
+# ---------------------------------------------------------------------------
+# Eligibility scan
+# ---------------------------------------------------------------------------
+
+
+def _scan_container(obj: Any, floats: list[float]) -> bool:
+    """True if ``obj`` (an exact dict or list) holds only fast-path values.
+
+    Appends every float it meets to ``floats`` (checked afterwards, in one go).
+    """
+    if type(obj) is dict:
+        for key, val in obj.items():
+            if type(key) is not str:
+                return False
+            t = type(val)
+            if t is str:
+                continue
+            if t is dict or t is list:
+                if not _scan_container(val, floats):
+                    return False
+            elif t is int:
+                if not -9007199254740991 <= val <= 9007199254740991:
+                    return False
+            elif t is float:
+                floats.append(val)
+            elif t is not bool and val is not None:
+                return False
+        return True
+    for val in obj:
+        t = type(val)
+        if t is str:
+            continue
+        if t is dict or t is list:
+            if not _scan_container(val, floats):
+                return False
+        elif t is int:
+            if not -9007199254740991 <= val <= 9007199254740991:
+                return False
+        elif t is float:
+            floats.append(val)
+        elif t is not bool and val is not None:
+            return False
+    return True
+
+
+def _scan_values(obj: Any, floats: list[float]) -> bool:
+    """:func:`_scan_container` less two checks that orjson makes itself (with
+    ``OPT_STRICT_INTEGER``, raising): that keys are exact ``str`` and that ints are
+    within ±(2**53 - 1). Used only if orjson refuses all of ``_KEYS_AND_INTS``."""
+    if type(obj) is dict:
+        obj = obj.values()
+    for val in obj:
+        t = type(val)
+        if t is str or t is int:
+            continue
+        if t is dict or t is list:
+            if not _scan_values(val, floats):
+                return False
+        elif t is float:
+            floats.append(val)
+        elif t is not bool and val is not None:
+            return False
+    return True
+
+
+def _scan(
+    value: Any, scan_container: Callable[[Any, list[float]], bool] = _scan_container
+) -> list[float] | None:
+    """The floats in ``value`` if its structure, keys, ints and types allow the
+    fast path (floats not yet judged), else ``None``."""
+    t = type(value)
+    if t is dict or t is list:
+        floats: list[float] = []
+        try:
+            ok = scan_container(value, floats)
+        except RecursionError:  # too deep (or cyclic): the reference decides
+            return None
+        return floats if ok else None
+    if t is str or t is bool or value is None:
+        return []
+    if t is int:
+        return [] if -_MAX_SAFE_INT <= value <= _MAX_SAFE_INT else None
+    if t is float:
+        return [value]
+    return None
+
+
+def _floats_print_as_repr(floats: list[float]) -> bool:
+    """True if JCS writes each float exactly as ``float.__repr__`` does."""
+    return all(not x.is_integer() and 1e-4 <= abs(x) < 1e16 for x in floats)
+
+
+def _utf16_units(key: str) -> bytes:
+    return key.encode("utf-16-be")
+
+
+def _key_orders_agree(value: Any) -> bool:
+    """True if in every object of ``value`` (already scanned) sorting the keys by
+    code point gives the same order as sorting them by UTF-16 code units."""
+    stack = [value]
+    while stack:
+        obj = stack.pop()
+        if type(obj) is dict:
+            keys = list(obj)
+            if sorted(keys) != sorted(keys, key=_utf16_units):
+                return False
+            stack.extend(obj.values())
+        elif type(obj) is list:
+            stack.extend(obj)
+    return True
+
+
+# ---------------------------------------------------------------------------
+# Encoders
+# ---------------------------------------------------------------------------
+
+_json_encoder = json.JSONEncoder(
+    ensure_ascii=False,
+    check_circular=False,  # the scan refuses cycles (RecursionError)
+    allow_nan=False,
+    sort_keys=True,
+    separators=(",", ":"),
+    default=_reject,
+)
+
+
+def _c_json_encode() -> Callable[[Any], str] | None:
+    """``_json_encoder.encode`` with its C encoder built once instead of per call
+    (``json.encoder.c_make_encoder`` is private: used only if it passes the probe)."""
+    from json import encoder as json_encoder
+
+    make = getattr(json_encoder, "c_make_encoder", None)
+    if make is None:  # pragma: no cover - CPython always has _json
+        return None
+    try:
+        c_encode = make(
+            None,  # markers: no circular check
+            _reject,  # default
+            json_encoder.encode_basestring,  # ensure_ascii=False (its C fast path)
+            None,  # indent
+            ":",  # key separator
+            ",",  # item separator
+            True,  # sort_keys
+            False,  # skipkeys
+            False,  # allow_nan
+        )
+    except Exception:  # pragma: no cover - a Python whose private API changed
+        return None
+
+    def encode(value: Any) -> str:
+        return "".join(c_encode(value, 0))
+
+    return encode
+
+
+_json_encode: Callable[[Any], str] = _json_encoder.encode
+
+
+def _canonicalize_json(value: Any) -> bytes | None:
+    """The JCS bytes via the stdlib C encoder, or ``None`` if not provably equal."""
+    floats = _scan(value)
+    if floats is None or (floats and not _floats_print_as_repr(floats)):
+        return None
+    try:
+        text = _json_encode(value)
+        out = text.encode()
+    except (UnicodeEncodeError, RecursionError):  # lone surrogate; too deep: reference decides
+        return None
+    if not text.isascii() and _HIGH_LEAD.search(out) and not _key_orders_agree(value):
+        return None
+    return out
+
+
+_orjson_dumps: Callable[..., bytes] | None
+try:
+    import orjson
+
+    _orjson_dumps = orjson.dumps
+    _ORJSON_OPTIONS: Final = orjson.OPT_SORT_KEYS | orjson.OPT_STRICT_INTEGER
+except ImportError:  # pragma: no cover - depends on the environment
+    _orjson_dumps = None
+
+
+def _canonicalize_orjson(value: Any) -> bytes | None:
+    """The JCS bytes via orjson, or ``None`` if not provably equal (or no orjson)."""
+    if _orjson_dumps is None:
+        return None
+    floats = _scan(value, _orjson_scan)
+    if floats is None:
+        return None
+    if floats:
+        if len(floats) > 1:
+            floats = list(set(floats))  # equal floats print alike; NaN is refused below
+        if not _floats_print_as_repr(floats):
+            return None
+        # orjson formats floats itself: use it only where it writes what repr writes.
+        reprs = ",".join(map(float.__repr__, floats))
+        if _orjson_dumps(floats) != b"[" + reprs.encode() + b"]":
+            return None
+    try:
+        out = _orjson_dumps(value, option=_ORJSON_OPTIONS)
+    except TypeError:  # orjson.JSONEncodeError: non-str key, big int, lone surrogate, depth
+        return None
+    if not out.isascii() and _HIGH_LEAD.search(out) and not _key_orders_agree(value):
+        return None
+    return out
+
+
+class _StrKey(str):
+    __slots__ = ()
+
+
+def _orjson_refuses(values: list[Any]) -> bool:
+    """True if orjson (with our options) raises on every one of ``values``."""
+    if _orjson_dumps is None:  # pragma: no cover
+        return False
+    for value in values:
+        try:
+            _orjson_dumps(value, option=_ORJSON_OPTIONS)
+        except TypeError:  # orjson.JSONEncodeError
+            continue
+        return False  # pragma: no cover - an orjson that changed
+    return True
+
+
+#: What the orjson path relies on orjson to refuse: lone surrogates (the reference
+#: raises on them; no scan looks inside strings)...
+_SURROGATES: Final[list[Any]] = ["\ud800", ["a\udfff"], {"\ud83d": 0}, {"k": "x\udc00y"}]
+#: ...and, for :func:`_scan_values`, keys that are not exact ``str`` (a subclass may
+#: sort differently) and ints the reference refuses.
+_KEYS_AND_INTS: Final[list[Any]] = [
+    {_StrKey("k"): 0},
+    {1: 0},
+    {None: 0},
+    [2**53],
+    [-(2**53)],
+    {"k": 2**64},
+]
+
+
+_orjson_scan: Callable[[Any, list[float]], bool] = _scan_container
+
+
+def _never(value: Any) -> bytes | None:  # pragma: no cover - only if both probes fail
+    return None
+
+
+# A fast-path value touching every rule above. An encoder that does not give the
+# reference's bytes for it is not used at all: a guard against a changed orjson or
+# a changed private json API (the tests check the rules themselves exhaustively).
+_PROBE: Final[Any] = {
+    "z": [None, True, False, 0, -1, 9007199254740991, -9007199254740991, 0.5, -2.25],
+    "a": {"\U0001f600": 1, "\ud7ff": {"\ue000": 2, "\uffff": 0}, "é": 3, "e": "", "": {}},
+    "s": "".join(map(chr, range(0x80))) + '\u2028\u2029\ufeff\U0010ffff é\\"/',
+    "f": [70.51395416259766, 0.1, 1e-4, -123456789012345.67, 4503599627370495.5],
+    "10": [[], {}, [{"B": 1, "a": 2, "A": 3, "b": 4}]],
+    "1": "\u00b7",
+}
+
+
+def _passes_probe(fast: Callable[[Any], bytes | None]) -> bool:
+    try:
+        return fast(_PROBE) == rfc8785.dumps(_PROBE)
+    except Exception:  # pragma: no cover
+        return False
+
+
+_c_encode = _c_json_encode()
+if _c_encode is not None:
+    _json_encode = _c_encode
+    if not _passes_probe(_canonicalize_json):  # pragma: no cover
+        _json_encode = _json_encoder.encode
+if _orjson_dumps is not None:
+    if _orjson_refuses(_KEYS_AND_INTS):
+        _orjson_scan = _scan_values
+    if not (_orjson_refuses(_SURROGATES) and _passes_probe(_canonicalize_orjson)):
+        _orjson_dumps = None  # pragma: no cover
+
+_fast: Callable[[Any], bytes | None]
+if _orjson_dumps is not None:
+    _fast = _canonicalize_orjson
+elif _passes_probe(_canonicalize_json):
+    _fast = _canonicalize_json
+else:  # pragma: no cover
+    _fast = _never
+
+#: Which encoder the fast path uses: ``"orjson"``, ``"json"`` (stdlib) or ``"none"``.
+BACKEND: Final[str] = {_canonicalize_orjson: "orjson", _canonicalize_json: "json"}.get(
+    _fast, "none"
+)
+
+
+# ---------------------------------------------------------------------------
+# Public API
+# ---------------------------------------------------------------------------
+
 
 def canonicalize(value: Any) -> bytes:
-    """The RFC 8785 bytes of any JSON value."""
-    return rfc8785.dumps(value)
+    """The RFC 8785 bytes of any JSON value (exactly ``rfc8785.dumps(value)``,
+    including the exceptions it raises for values JCS cannot represent)."""
+    out = _fast(value)
+    if out is None:
+        return rfc8785.dumps(value)
+    return out
 
 
 def identity(record: Mapping[str, Any]) -> dict[str, Any]:
     """The part of a record its digest covers: ``apiVersion``, ``kind`` and ``spec``."""
     return {"apiVersion": record["apiVersion"], "kind": record["kind"], "spec": record["spec"]}
+
+
+def digest_bytes(canonical: bytes) -> str:
+    """``sha256:<hex>`` of bytes that are already canonical (e.g. from :func:`canonicalize`)."""
+    return DIGEST_PREFIX + hashlib.sha256(canonical).hexdigest()
 
 
 def digest(record: Mapping[str, Any]) -> str:

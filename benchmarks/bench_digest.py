@@ -1,0 +1,324 @@
+"""Digests per second: ``kernelindex_sdk.canonical.digest`` vs the rfc8785 reference.
+
+    python benchmarks/bench_digest.py [--seeds DIR] [--records N] [--repeats R] [--json]
+
+The corpus is seed-like records (BenchmarkRun / BenchmarkProtocol /
+ExecutionEnvironment, in equal parts) made in-process from the published seeds
+(``shared/seeds`` beside the repository, or ``--seeds``) or, without them, from a
+built-in copy of seed 000. Each record is varied: its integers, its float metrics
+(float32 values widened to double, as the Liger CSV gives them), its ids, hex digests,
+timestamps, notes, and the number of its measurements, so the corpus is not a few
+records repeated. Every digest is checked against the reference before timing.
+
+One core, in-process: each repeat digests the whole corpus once; the figures are the
+median of the repeats' records/s (and min-max), by this thread's CPU time and by wall
+clock, and the ratio of medians to the reference. On a shared machine the CPU-time
+figures are the steadier ones; both are printed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import copy
+import hashlib
+import json
+import platform
+import random
+import statistics
+import struct
+import sys
+import time
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+if str(ROOT) not in sys.path:  # run from a checkout without installing
+    sys.path.insert(0, str(ROOT))
+
+import rfc8785  # noqa: E402
+
+from kernelindex_sdk import canonical  # noqa: E402
+from kernelindex_sdk.canonical import DIGEST_PREFIX, canonicalize, digest, identity  # noqa: E402
+
+#: Seed 000 (``shared/seeds/000_0dade080a6775df8.json``), used when the seeds are absent.
+BUILTIN_BUNDLE: dict[str, Any] = {
+    "run": {
+        "apiVersion": "kernelindex.dev/v1alpha1",
+        "kind": "BenchmarkRun",
+        "metadata": {
+            "name": "liger-geglu-backward-liger-nvidia-a100-sxm4-80gb-batch8-hidden4096-"
+            "intermediate11008-seq4096-bf16-20",
+            "title": "GeGLU MLP · liger · backward",
+            "labels": {"liger_version": "0.2.1"},
+        },
+        "spec": {
+            "status": "passed",
+            "timing": {"latencyNs": {"median": 70513954}, "primaryStatistic": "median"},
+            "observedAt": "2024-09-03T15:38:37.000Z",
+            "measurements": [
+                {"unit": "ns", "value": 70513954, "metric": "latency", "statistic": "p20"},
+                {"unit": "ns", "value": 70513954, "metric": "latency", "statistic": "p80"},
+            ],
+            "sourceNative": {
+                "source": "liger-kernel-bench",
+                "metrics": {
+                    "ms_20": 70.51395416259766,
+                    "ms_50": 70.51395416259766,
+                    "ms_80": 70.51395416259766,
+                },
+                "benchmark": "geglu/backward",
+                "externalId": "geglu/backward/liger/nvidia-a100-sxm4-80gb/batch8-hidden4096-"
+                "intermediate11008-seq4096-bf16/2024-09-03-15-38-37",
+            },
+            "protocolDigest": "sha256:"
+            "080e6e66e4ec75a131aa0c9121c74b8e8eed64e7b6d621d567c6a28f79548be8",
+            "workloadDigest": "sha256:"
+            "18cec8f600e47ab4ad675d7ea9559ea1b3ac4f1b081be637d787ef626817c37b",
+            "environmentDigest": "sha256:"
+            "90c9e2764222f592477cfccf3373519add5a1b881563956ad058c4f99e41b6b9",
+            "implementationDigest": "sha256:"
+            "273de05b950c7c7353e9e2b0d88f29cab729451b9b3034c01494e1d02bac3c46",
+        },
+    },
+    "protocol": {
+        "apiVersion": "kernelindex.dev/v1alpha1",
+        "kind": "BenchmarkProtocol",
+        "metadata": {
+            "name": "liger-bench-do-bench-backward",
+            "title": "Liger benchmark harness · backward pass",
+        },
+        "spec": {
+            "harness": {
+                "name": "Liger-Kernel benchmark scripts",
+                "repository": "https://github.com/linkedin/Liger-Kernel",
+            },
+            "measurement": {"timer": "cuda_events", "primaryStatistic": "median"},
+            "comparability": {
+                "notes": "Timed: the backward pass of the module output given a random "
+                "upstream gradient, via triton.testing.do_bench with quantiles 0.5/0.2/0.8 "
+                "(median with p20/p80 spread). The upstream CSV records no CUDA, driver, or "
+                "torch version; the Liger release rides each run's labels. Comparable only "
+                "within one kernel, workload, timed pass, and GPU.",
+                "family": "liger_kernel_bench",
+            },
+        },
+    },
+    "environment": {
+        "apiVersion": "kernelindex.dev/v1alpha1",
+        "kind": "ExecutionEnvironment",
+        "metadata": {
+            "name": "liger-bench-nvidia-a100-sxm4-80gb",
+            "title": "Liger benchmark host · A100-SXM4-80GB",
+        },
+        "spec": {
+            "hardware": {
+                "vendor": "nvidia",
+                "product": "NVIDIA A100",
+                "formFactor": "SXM4-80GB",
+                "architecture": "sm_80",
+            },
+            "software": {},
+        },
+    },
+}
+
+MEMBERS = ("run", "protocol", "environment")
+STATISTICS = ("min", "max", "mean", "stddev", *(f"p{q}" for q in range(1, 100, 2)))
+KERNELS = ("geglu", "swiglu", "rms_norm", "llama4_rope", "fused_linear_cross_entropy", "kl_div")
+WORDS = ("the of timed pass kernel median spread warmup cuda graph stream reduce tile").split()  # noqa: SIM905
+
+
+def load_bundles(seeds: Path | None) -> tuple[list[dict[str, Any]], str]:
+    candidates = [seeds] if seeds else [ROOT.parent / "shared" / "seeds", ROOT / "shared" / "seeds"]
+    for folder in candidates:
+        files = sorted(folder.glob("*.json")) if folder and folder.is_dir() else []
+        if files:
+            return [json.loads(f.read_text(encoding="utf-8")) for f in files], str(folder)
+    return [BUILTIN_BUNDLE], "built-in copy of seed 000"
+
+
+def _ms(rng: random.Random) -> float:
+    """A latency in ms as the Liger CSV has it: a float32 widened to double."""
+    value = rng.uniform(0.01, 500.0)
+    widened: float = struct.unpack("<f", struct.pack("<f", value))[0]
+    return widened
+
+
+def _hex_digest(rng: random.Random) -> str:
+    return "sha256:" + rng.getrandbits(256).to_bytes(32, "big").hex()
+
+
+def vary(
+    member: str, record: Mapping[str, Any], rng: random.Random, measurements: tuple[int, int]
+) -> dict[str, Any]:
+    """A copy of a seed record with new values where a real corpus would differ."""
+    rec: dict[str, Any] = copy.deepcopy(dict(record))
+    spec = rec["spec"]
+    stamp = f"2025-{rng.randint(1, 12):02d}-{rng.randint(1, 28):02d}T{rng.randint(0, 23):02d}"
+    if member == "run":
+        kernel = rng.choice(KERNELS)
+        ms = sorted(_ms(rng) for _ in range(3))
+        spec["timing"]["latencyNs"]["median"] = round(ms[1] * 1e6)
+        spec["observedAt"] = f"{stamp}:{rng.randint(0, 59):02d}:{rng.randint(0, 59):02d}.000Z"
+        stats = rng.sample(STATISTICS, rng.randint(*measurements))
+        spec["measurements"] = [
+            {
+                "unit": "ns",
+                "value": rng.randint(10_000, 500_000_000),
+                "metric": "latency",
+                "statistic": s,
+            }
+            for s in stats
+        ]
+        native = spec["sourceNative"]
+        native["metrics"] = {"ms_20": ms[0], "ms_50": ms[1], "ms_80": ms[2]}
+        native["benchmark"] = f"{kernel}/{rng.choice(['forward', 'backward', 'full'])}"
+        native["externalId"] = f"{native['benchmark']}/liger/gpu-{rng.randint(0, 99)}/{stamp}"
+        for key in (
+            "protocolDigest",
+            "workloadDigest",
+            "environmentDigest",
+            "implementationDigest",
+        ):
+            spec[key] = _hex_digest(rng)
+    elif member == "protocol":
+        comparability = spec.setdefault("comparability", {})
+        extra = " ".join(rng.choice(WORDS) for _ in range(rng.randint(5, 40)))
+        comparability["notes"] = str(comparability.get("notes", "")) + " " + extra
+    else:
+        hardware = spec.setdefault("hardware", {})
+        hardware["product"] = f"NVIDIA {rng.choice(['A100', 'H100', 'H200', 'B200', 'L40S'])}"
+        hardware["architecture"] = f"sm_{rng.choice([80, 86, 89, 90, 100])}"
+        if rng.random() < 0.5:
+            spec["software"] = {
+                "cuda": f"12.{rng.randint(0, 8)}",
+                "torch": f"2.{rng.randint(3, 8)}.0",
+            }
+    rec["metadata"] = dict(rec.get("metadata", {}), name=f"{member}-{rng.getrandbits(32):08x}")
+    return rec
+
+
+def make_corpus(
+    bundles: list[dict[str, Any]], n: int, seed: int, measurements: tuple[int, int] = (2, 8)
+) -> list[dict[str, Any]]:
+    """``n`` records, runs/protocols/environments in turn; runs get between
+    ``measurements[0]`` and ``measurements[1]`` measurements (the seeds have 2)."""
+    rng = random.Random(seed)
+    return [
+        vary(member, bundles[i % len(bundles)][member], rng, measurements)
+        for i in range(n)
+        for member in [MEMBERS[i % len(MEMBERS)]]
+    ]
+
+
+def reference_digest(record: Mapping[str, Any]) -> str:
+    return DIGEST_PREFIX + hashlib.sha256(rfc8785.dumps(identity(record))).hexdigest()
+
+
+def stdlib_digest(record: Mapping[str, Any]) -> str:
+    """Our digest with the stdlib ``json`` fast path (what runs without orjson)."""
+    ident = identity(record)
+    out = canonical._canonicalize_json(ident)
+    return DIGEST_PREFIX + hashlib.sha256(rfc8785.dumps(ident) if out is None else out).hexdigest()
+
+
+def rates(
+    fn: Callable[[Mapping[str, Any]], str], corpus: list[dict[str, Any]], repeats: int
+) -> dict[str, list[float]]:
+    """records/s of each repeat, by wall clock and by this thread's CPU time (the
+    latter is what one core does, less what other processes on the machine take)."""
+    for record in corpus[:200]:  # warm-up
+        fn(record)
+    out: dict[str, list[float]] = {"wall": [], "cpu": []}
+    for _ in range(repeats):
+        wall, cpu = time.perf_counter(), time.thread_time()
+        for record in corpus:
+            fn(record)
+        cpu, wall = time.thread_time() - cpu, time.perf_counter() - wall
+        out["wall"].append(len(corpus) / wall)
+        out["cpu"].append(len(corpus) / cpu)
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
+    parser.add_argument("--seeds", type=Path, help="folder of seed bundles (*.json)")
+    parser.add_argument("--records", type=int, default=3000, help="corpus size (default 3000)")
+    parser.add_argument("--repeats", type=int, default=7, help="timed passes (>= 5, default 7)")
+    parser.add_argument("--seed", type=int, default=8785, help="corpus RNG seed")
+    parser.add_argument(
+        "--large",
+        action="store_true",
+        help="runs with 18-30 measurements (2-3 KB canonical) instead of 2-8",
+    )
+    parser.add_argument("--json", action="store_true", help="print the figures as JSON")
+    args = parser.parse_args(argv)
+    if args.repeats < 5:
+        parser.error("--repeats must be at least 5")
+
+    bundles, source = load_bundles(args.seeds)
+    corpus = make_corpus(bundles, args.records, args.seed, (18, 30) if args.large else (2, 8))
+    sizes = [len(canonicalize(identity(r))) for r in corpus]
+    for record in corpus:  # never time a wrong answer
+        expected = reference_digest(record)
+        assert digest(record) == expected, record
+        assert stdlib_digest(record) == expected, record
+    taken = sum(canonical._fast(identity(r)) is not None for r in corpus)
+
+    contenders: dict[str, Callable[[Mapping[str, Any]], str]] = {
+        f"kernelindex digest ({canonical.BACKEND})": digest,
+    }
+    if canonical.BACKEND != "json":
+        contenders["kernelindex digest (stdlib json path)"] = stdlib_digest
+    contenders["rfc8785 reference"] = reference_digest
+
+    results = {name: rates(fn, corpus, args.repeats) for name, fn in contenders.items()}
+    ref_name = "rfc8785 reference"
+    figures: dict[str, dict[str, dict[str, float]]] = {}
+    for name, per_clock in results.items():
+        figures[name] = {}
+        for clock, values in per_clock.items():
+            median = statistics.median(values)
+            ref = statistics.median(results[ref_name][clock])
+            figures[name][clock] = {
+                "median": round(median),
+                "min": round(min(values)),
+                "max": round(max(values)),
+                "ratio": round(median / ref, 2),
+            }
+    report: dict[str, Any] = {
+        "python": platform.python_version(),
+        "backend": canonical.BACKEND,
+        "corpus": {
+            "from": source,
+            "records": len(corpus),
+            "bytes_mean": round(statistics.mean(sizes)),
+            "bytes_min": min(sizes),
+            "bytes_max": max(sizes),
+            "fast_path_taken": taken,
+        },
+        "repeats": args.repeats,
+        "records_per_s": figures,
+    }
+    if args.json:
+        print(json.dumps(report, indent=2))
+        return 0
+    print(f"python {report['python']}, fast path: {report['backend']}")
+    print(
+        f"corpus: {len(corpus)} records from {source}; canonical identity "
+        f"{statistics.mean(sizes):.0f} B mean ({min(sizes)}-{max(sizes)}); "
+        f"fast path taken for {taken}"
+    )
+    print(f"records/s, median of {args.repeats} repeats (min-max), ratio to the reference:")
+    for clock, label in (("cpu", "per CPU-second (thread time)"), ("wall", "per wall-second")):
+        print(f"  {label}")
+        for name, by_clock in figures.items():
+            f = by_clock[clock]
+            spread = f"({f['min']:,.0f}-{f['max']:,.0f})"
+            print(f"    {name:38s} {f['median']:10,.0f} {spread:>22s} {f['ratio']:6.2f}x")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

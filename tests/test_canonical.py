@@ -1,0 +1,586 @@
+"""kernelindex_sdk.canonical: byte-identical to the rfc8785 reference, but fast.
+
+Every fast path (stdlib ``json`` C encoder, and orjson when installed) is checked
+against ``rfc8785.dumps``: differentially on generated JSON, exhaustively on every
+code point for string escaping and key order, and on floats around every boundary
+the fast path relies on. A fast path may decline (``None``), never differ.
+"""
+
+from __future__ import annotations
+
+import enum
+import hashlib
+import json
+import math
+import random
+import struct
+import subprocess
+import sys
+from collections import OrderedDict
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+import rfc8785
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from kernelindex_sdk import canonical
+from kernelindex_sdk.canonical import DIGEST_PREFIX, canonicalize, digest, digest_bytes, identity
+
+MAX_SAFE = 2**53 - 1
+
+FastFn = Callable[[Any], "bytes | None"]
+
+#: Every fast path present here: the stdlib one always, orjson's when installed.
+FAST_PATHS: list[Any] = [pytest.param(canonical._canonicalize_json, id="json")]
+
+
+def _orjson_with_full_scan(value: Any) -> bytes | None:
+    """The orjson path with the stdlib path's full scan (what an orjson that stopped
+    refusing str-subclass keys or unsafe ints would get)."""
+    saved = canonical._orjson_scan
+    canonical._orjson_scan = canonical._scan_container
+    try:
+        return canonical._canonicalize_orjson(value)
+    finally:
+        canonical._orjson_scan = saved
+
+
+if canonical._orjson_dumps is not None:
+    FAST_PATHS.append(pytest.param(canonical._canonicalize_orjson, id="orjson"))
+    FAST_PATHS.append(pytest.param(_orjson_with_full_scan, id="orjson-full-scan"))
+
+
+def _outcome(fn: Callable[[Any], bytes], value: Any) -> tuple[str, Any]:
+    try:
+        return ("ok", fn(value))
+    except Exception as exc:  # the exception's type is what must match
+        return ("raised", type(exc))
+
+
+# ---------------------------------------------------------------------------
+# Strategies
+# ---------------------------------------------------------------------------
+
+EDGE_FLOATS = [
+    1e21,
+    1e-7,
+    5e-324,
+    1.7976931348623157e308,
+    -0.0,
+    0.0,
+    0.1,
+    100.0,
+    1e16,
+    123456789012345680.0,
+    1e-4,
+    math.nextafter(1e-4, 0.0),
+    math.nextafter(1e-4, 1.0),
+    1e-5,
+    1e-6,
+    2.5e-5,
+    0.000123,
+    1e15 + 0.5,
+    4503599627370495.5,
+    9007199254740991.0,
+    9007199254740992.0,
+    math.nextafter(1e16, 0.0),
+    1e20,
+    1e22,
+    70.51395416259766,
+    2.0**-1074,
+    2.0**-1022,
+]
+EDGE_FLOATS += [-x for x in EDGE_FLOATS]
+
+#: Characters where the encoders' escaping or ordering could plausibly differ.
+SPECIAL_CHARS = (
+    "\x00\x01\x07\x08\t\n\x0b\x0c\r\x0e\x1f \"'\\/\x7f\x80\x9f\xa0\xb7\xff"
+    "\u0100\u2028\u2029\ud7ff\ue000\uf8ff\ufeff\uffee\ufffd\uffff"
+    "\U00010000\U0001f600\U0001f680\U0010ffff"
+)
+
+json_floats = st.floats(allow_nan=False, allow_infinity=False) | st.sampled_from(EDGE_FLOATS)
+json_ints = st.integers(-MAX_SAFE, MAX_SAFE) | st.sampled_from(
+    [0, 1, -1, MAX_SAFE, -MAX_SAFE, 10**15, 2**31, -(2**63) // 2**11]
+)
+json_chars = st.characters(codec="utf-8") | st.sampled_from(SPECIAL_CHARS)
+json_text = st.text(json_chars, max_size=12)
+# Small alphabets make keys that share prefixes and differ right at a BMP-high /
+# non-BMP char, where UTF-16 and code-point order part ways.
+KEY_CHARS = "aAbZ_0é\ud7ff\ue000\uffff\U00010000\U0001f600"
+json_keys = st.text(st.sampled_from(KEY_CHARS), max_size=4) | json_text
+json_scalars = st.none() | st.booleans() | json_ints | json_floats | json_text
+
+
+def _containers(children: st.SearchStrategy[Any]) -> st.SearchStrategy[Any]:
+    return st.lists(children, max_size=5) | st.dictionaries(json_keys, children, max_size=6)
+
+
+json_values = st.recursive(json_scalars, _containers, max_leaves=40)
+
+# The fast path's own domain: it must be taken there (not decline) and be exact.
+fast_floats = st.floats(min_value=1e-4, max_value=1e15).filter(lambda x: not x.is_integer())
+fast_floats = fast_floats | fast_floats.map(lambda x: -x)
+fast_keys = st.text(
+    st.characters(codec="utf-8", max_codepoint=0xD7FF)
+    | st.sampled_from("\U00010000\U0001f600\U0010ffff"),
+    max_size=8,
+)
+fast_values = st.recursive(
+    st.none() | st.booleans() | st.integers(-MAX_SAFE, MAX_SAFE) | fast_floats | json_text,
+    lambda ch: st.lists(ch, max_size=5) | st.dictionaries(fast_keys, ch, max_size=6),
+    max_leaves=40,
+)
+
+
+class Color(str, enum.Enum):
+    RED = "red"
+
+
+class Level(enum.IntEnum):
+    HIGH = 3
+
+
+class LyingDict(dict):  # type: ignore[type-arg]
+    def items(self) -> Any:
+        return [("lie", 1)]
+
+
+class LyingList(list):  # type: ignore[type-arg]
+    def __iter__(self) -> Any:
+        return iter(["lie"])
+
+
+class LoudStr(str):
+    def __lt__(self, other: object) -> bool:
+        return False
+
+
+class HalfFloat(float):
+    pass
+
+
+# Values a strict JSON reader never yields: the reference either handles them or
+# raises, and canonicalize must do exactly the same.
+odd_scalars = (
+    st.sampled_from(
+        [
+            float("nan"),
+            float("inf"),
+            float("-inf"),
+            2**53,
+            -(2**53),
+            2**64,
+            "\ud800",
+            "a\udfffb",
+            b"bytes",
+            Color.RED,
+            Level.HIGH,
+            HalfFloat(0.5),
+            HalfFloat(3.0),
+            LoudStr("x"),
+            object(),
+            {1, 2},
+            1 + 2j,
+        ]
+    )
+    | st.integers()
+)
+odd_keys = json_keys | st.sampled_from([1, None, 2.5, b"k", "\ud800", LoudStr("b"), Color.RED])
+
+
+def _odd_containers(children: st.SearchStrategy[Any]) -> st.SearchStrategy[Any]:
+    return (
+        st.lists(children, max_size=4)
+        | st.lists(children, max_size=4).map(tuple)
+        | st.lists(children, max_size=4).map(LyingList)
+        | st.dictionaries(odd_keys, children, max_size=4)
+        | st.dictionaries(json_keys, children, max_size=4).map(OrderedDict)
+        | st.dictionaries(json_keys, children, max_size=4).map(LyingDict)
+    )
+
+
+odd_values = st.recursive(json_scalars | odd_scalars, _odd_containers, max_leaves=20)
+
+
+# ---------------------------------------------------------------------------
+# Differential properties
+# ---------------------------------------------------------------------------
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(json_values)
+def test_canonicalize_equals_reference(value: Any) -> None:
+    assert canonicalize(value) == rfc8785.dumps(value)
+
+
+@pytest.mark.parametrize("fast", FAST_PATHS)
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(value=json_values)
+def test_each_fast_path_declines_or_equals_reference(fast: FastFn, value: Any) -> None:
+    out = fast(value)
+    assert out is None or out == rfc8785.dumps(value)
+
+
+@pytest.mark.parametrize("fast", FAST_PATHS)
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(value=fast_values)
+def test_each_fast_path_is_taken_and_exact_on_its_domain(fast: FastFn, value: Any) -> None:
+    assert fast(value) == rfc8785.dumps(value)
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(odd_values)
+def test_non_json_values_behave_like_reference(value: Any) -> None:
+    assert _outcome(canonicalize, value) == _outcome(rfc8785.dumps, value)
+
+
+@pytest.mark.parametrize("fast", FAST_PATHS)
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(value=odd_values)
+def test_each_fast_path_declines_non_json_or_equals_reference(fast: FastFn, value: Any) -> None:
+    out = fast(value)
+    if out is not None:
+        assert out == rfc8785.dumps(value)
+
+
+@pytest.mark.skipif(canonical._orjson_dumps is None, reason="orjson not installed")
+def test_orjson_refuses_what_the_short_scan_leaves_to_it() -> None:
+    assert canonical._orjson_refuses(canonical._KEYS_AND_INTS)
+    assert canonical._orjson_refuses(canonical._SURROGATES)
+    assert canonical._orjson_scan is canonical._scan_values
+    for value in ({LoudStr("k"): 1}, {Color.RED: 1}, {1: 1}, [2**53], {"a": [-(2**53)]}):
+        assert canonical._canonicalize_orjson(value) is None
+        assert _outcome(canonicalize, value) == _outcome(rfc8785.dumps, value)
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        float("nan"),
+        float("inf"),
+        -float("inf"),
+        2**53,
+        -(2**53),
+        "\ud83d",
+        {"\udc00": 1},
+        {1: 2},
+        {"a": {None: 1}},
+        [b"x"],
+        {1.5},
+        object(),
+    ],
+    ids=repr,
+)
+def test_rejected_like_reference(value: Any) -> None:
+    with pytest.raises(Exception) as ours:
+        canonicalize(value)
+    with pytest.raises(Exception) as ref:
+        rfc8785.dumps(value)
+    assert type(ours.value) is type(ref.value)
+    assert isinstance(ours.value, ValueError)  # CanonicalizationError, UnicodeEncodeError
+
+
+@pytest.mark.parametrize(
+    ("value", "expected"),
+    [
+        (1.0, b"1"),
+        (100.0, b"100"),
+        (-0.0, b"0"),
+        (0.0, b"0"),
+        (1e16, b"10000000000000000"),
+        (123456789012345680.0, b"123456789012345680"),
+        (1e21, b"1e+21"),
+        (1e-7, b"1e-7"),
+        (1e-6, b"0.000001"),
+        (5e-324, b"5e-324"),
+        (1.7976931348623157e308, b"1.7976931348623157e+308"),
+        (0.1, b"0.1"),
+        (MAX_SAFE, b"9007199254740991"),
+        (True, b"true"),
+        (None, b"null"),
+        ([1, True, 1.5], b"[1,true,1.5]"),
+        ('\x7f\u2028\x1f\t"\\', b'"\x7f\xe2\x80\xa8\\u001f\\t\\"\\\\"'),
+        ({"\ue000": 1, "\U00010000": 2}, b'{"\xf0\x90\x80\x80":2,"\xee\x80\x80":1}'),
+        ({"b": [], "a": {}, "": 0}, b'{"":0,"a":{},"b":[]}'),
+        (Level.HIGH, b"3"),
+        (Color.RED, b'"red"'),
+        ((1, "x"), b'[1,"x"]'),
+        (OrderedDict([("b", 1), ("a", 2)]), b'{"a":2,"b":1}'),
+    ],
+    ids=repr,
+)
+def test_known_bytes(value: Any, expected: bytes) -> None:
+    assert rfc8785.dumps(value) == expected  # the fixture itself is right
+    assert canonicalize(value) == expected
+
+
+def test_subclasses_that_lie_get_the_reference_bytes() -> None:
+    value: Any = {"d": LyingDict(x=1), "l": LyingList([1, 2]), LoudStr("k"): LoudStr("v"), "a": 0}
+    assert canonicalize(value) == rfc8785.dumps(value)
+    for fast in (canonical._canonicalize_json, canonical._canonicalize_orjson):
+        assert fast(value) is None
+    assert _orjson_with_full_scan(value) is None
+
+
+def test_nesting_beyond_the_recursion_limit_behaves_like_reference() -> None:
+    value: Any = 0
+    for _ in range(300):  # deeper than orjson's 255: must fall back, still exact
+        value = [value]
+    assert canonicalize(value) == rfc8785.dumps(value) == b"[" * 300 + b"0" + b"]" * 300
+    for _ in range(sys.getrecursionlimit() * 2):
+        value = {"k": value}
+    assert _outcome(canonicalize, value) == _outcome(rfc8785.dumps, value)
+
+
+def test_cycles_behave_like_reference() -> None:
+    value: list[Any] = [1]
+    value.append(value)
+    assert _outcome(canonicalize, value) == _outcome(rfc8785.dumps, value)
+
+
+# ---------------------------------------------------------------------------
+# Exhaustive checks of the rules the fast paths rest on
+# ---------------------------------------------------------------------------
+
+ALL_CHARS = [chr(c) for c in range(0x110000) if not 0xD800 <= c <= 0xDFFF]
+
+
+@pytest.mark.parametrize("fast", FAST_PATHS)
+def test_every_code_point_escapes_like_reference(fast: FastFn) -> None:
+    # One string per code point, so each is escaped on its own...
+    assert fast(ALL_CHARS) == rfc8785.dumps(ALL_CHARS)
+    # ...and in context, at every offset of a long string (SIMD chunk boundaries).
+    text = "".join(ALL_CHARS[:0x800]) + "".join(ALL_CHARS[0x800::97])
+    for start in range(0, 40):
+        chunk = [text[start:], "a" * start + text, text[: start * 50]]
+        assert fast(chunk) == rfc8785.dumps(chunk)
+
+
+@pytest.mark.parametrize("fast", FAST_PATHS)
+def test_key_order_over_every_code_point(fast: FastFn) -> None:
+    bmp = {c: 0 for c in ALL_CHARS if ord(c) < 0x10000}  # no non-BMP: orders agree
+    assert fast(bmp) == rfc8785.dumps(bmp)
+    # Below U+D800 and non-BMP (every 5th): orders agree, so the fast path is taken.
+    low = [c for c in ALL_CHARS if ord(c) < 0xD800]
+    astral = [c for c in ALL_CHARS if ord(c) >= 0x10000][::5]
+    low_and_astral = dict.fromkeys(low + astral, 0)
+    assert fast(low_and_astral) == rfc8785.dumps(low_and_astral)
+    # Two-char keys sharing a prefix: the order is decided at the second char.
+    prefixed = dict.fromkeys(["k" + c for c in low[::3] + astral[::50]], 0)
+    assert fast(prefixed) == rfc8785.dumps(prefixed)
+    # With U+E000..U+FFFF beside non-BMP keys the orders differ: declined, never wrong.
+    mixed = dict.fromkeys(["k" + c for c in ALL_CHARS[::101]], 0)
+    assert fast(mixed) is None
+    assert canonicalize(mixed) == rfc8785.dumps(mixed)
+
+
+@pytest.mark.parametrize(
+    "keys",
+    [
+        ["\ue000", "\U00010000"],
+        ["\uffff", "\U0001f600", "a"],
+        ["x\uff01", "x\U0001f600y", "x"],
+        ["\ufeff", "\U0010ffff"],
+    ],
+)
+def test_keys_where_utf16_and_code_point_order_differ_fall_back(keys: list[str]) -> None:
+    value = {"outer": {k: i for i, k in enumerate(keys)}}
+    assert sorted(keys) != sorted(keys, key=lambda k: k.encode("utf-16-be"))
+    for fast in (canonical._canonicalize_json, canonical._canonicalize_orjson):
+        assert fast(value) is None
+    assert canonicalize(value) == rfc8785.dumps(value)
+
+
+def _interesting_floats() -> list[float]:
+    rng = random.Random(8785)
+    out = [struct.unpack("<d", rng.getrandbits(64).to_bytes(8, "little"))[0] for _ in range(15000)]
+    out += [rng.uniform(-1e6, 1e6) for _ in range(5000)]
+    floats32 = (
+        struct.unpack("<f", rng.getrandbits(32).to_bytes(4, "little"))[0] for _ in range(5000)
+    )
+    out += [float(x) for x in floats32]
+    for exp in range(-330, 309):  # every power of ten and its neighbours
+        for base in (1.0, 2.5, 9.999999999999999, 5.0):
+            x = base * 10.0**exp if exp >= -308 else base * 1e-300 * 10.0 ** (exp + 300)
+            out += [x, math.nextafter(x, 0.0), math.nextafter(x, math.inf)]
+    for p in range(-1074, 1024):  # every power of two and its neighbours
+        x = math.ldexp(1.0, p)
+        out += [x, math.nextafter(x, 0.0), math.nextafter(x, math.inf)]
+    x = 1e-4
+    for _ in range(1000):  # the fast path's lower edge, both sides
+        out += [x]
+        x = math.nextafter(x, 0.0)
+    x = 1e-4
+    for _ in range(1000):
+        out += [x]
+        x = math.nextafter(x, 1.0)
+    out = [x for x in out if math.isfinite(x)]
+    return out + [-x for x in out]
+
+
+INTERESTING_FLOATS = _interesting_floats()
+
+
+def test_float_rule_is_exactly_repr_without_exponent_or_dot_zero() -> None:
+    for x in INTERESTING_FLOATS:
+        r = repr(x)
+        plain = "e" not in r and not r.endswith(".0")
+        assert canonical._floats_print_as_repr([x]) == plain, r
+
+
+def test_floats_in_the_fast_rule_print_as_reference() -> None:
+    fast = [x for x in INTERESTING_FLOATS if canonical._floats_print_as_repr([x])]
+    assert len(fast) > 10000
+    # The stdlib encoder writes float.__repr__: the reference must agree.
+    assert rfc8785.dumps(fast) == ("[" + ",".join(map(repr, fast)) + "]").encode()
+
+
+@pytest.mark.parametrize("fast", FAST_PATHS)
+def test_all_interesting_floats_through_each_fast_path(fast: FastFn) -> None:
+    expected = rfc8785.dumps(INTERESTING_FLOATS)
+    out = fast(INTERESTING_FLOATS)
+    assert out is None  # exponent/integral floats among them: declined, never wrong
+    eligible = [x for x in INTERESTING_FLOATS if canonical._floats_print_as_repr([x])]
+    assert fast(eligible) == rfc8785.dumps(eligible)
+    assert canonicalize(INTERESTING_FLOATS) == expected
+
+
+def test_stdlib_path_is_used_without_orjson() -> None:
+    code = (
+        "import sys; sys.modules['orjson'] = None\n"
+        "import rfc8785\n"
+        "from kernelindex_sdk import canonical as c\n"
+        "assert c.BACKEND == 'json', c.BACKEND\n"
+        "v = {'b': [1, 0.5, 'x\\u2028'], 'a': None}\n"
+        "assert c.canonicalize(v) == rfc8785.dumps(v)\n"
+        "assert c._canonicalize_json(v) is not None\n"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def test_backend_is_reported() -> None:
+    expected = "orjson" if canonical._orjson_dumps is not None else "json"
+    assert expected == canonical.BACKEND
+
+
+# ---------------------------------------------------------------------------
+# Digests
+# ---------------------------------------------------------------------------
+
+FIXTURE: dict[str, Any] = {
+    "apiVersion": "kernelindex.dev/v1alpha1",
+    "kind": "ExecutionEnvironment",
+    "metadata": {"name": "fixture-env", "title": "Fixture · host"},
+    "spec": {
+        "hardware": {
+            "vendor": "nvidia",
+            "product": "NVIDIA H100",
+            "formFactor": "80GB HBM3",
+            "architecture": "sm_90",
+        },
+        "software": {"cuda": "12.4", "driver": "550.54.15"},
+        "notes": "tab\there, é, \U0001f680",
+        "scale": 0.5,
+        "count": 3,
+        "flags": [True, False, None],
+    },
+}
+FIXTURE_DIGEST = "sha256:ca42c52e3638e1653487a03f10d1f7ad96355600670d20c7030af48b73c4a6d8"
+
+
+def _reference_digest(record: Any) -> str:
+    ident = {"apiVersion": record["apiVersion"], "kind": record["kind"], "spec": record["spec"]}
+    return "sha256:" + hashlib.sha256(rfc8785.dumps(ident)).hexdigest()
+
+
+def test_fixture_digest() -> None:
+    assert digest(FIXTURE) == FIXTURE_DIGEST == _reference_digest(FIXTURE)
+    assert DIGEST_PREFIX == "sha256:"
+    assert digest_bytes(canonicalize(identity(FIXTURE))) == FIXTURE_DIGEST
+
+
+def test_identity_is_api_version_kind_and_spec() -> None:
+    assert identity(FIXTURE) == {
+        "apiVersion": FIXTURE["apiVersion"],
+        "kind": FIXTURE["kind"],
+        "spec": FIXTURE["spec"],
+    }
+
+
+def _shuffled(value: Any, rng: random.Random) -> Any:
+    if isinstance(value, dict):
+        items = list(value.items())
+        rng.shuffle(items)
+        return {k: _shuffled(v, rng) for k, v in items}
+    if isinstance(value, list):
+        return [_shuffled(v, rng) for v in value]
+    return value
+
+
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(spec=st.dictionaries(json_keys, json_values, max_size=4), seed=st.integers())
+def test_digest_ignores_key_order(spec: dict[str, Any], seed: int) -> None:
+    record = {"spec": spec, "metadata": {"name": "x"}, "kind": "K", "apiVersion": "v"}
+    shuffled = _shuffled(record, random.Random(seed))
+    assert digest(shuffled) == digest(record) == _reference_digest(record)
+
+
+def test_digest_ignores_metadata() -> None:
+    renamed = dict(FIXTURE, metadata={"name": "other", "title": "Other", "labels": {"a": "b"}})
+    assert digest(renamed) == FIXTURE_DIGEST
+    assert digest({k: v for k, v in FIXTURE.items() if k != "metadata"}) == FIXTURE_DIGEST
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        lambda s: s.update(scale=0.5000000000000001),
+        lambda s: s.update(count=4),
+        lambda s: s.update(extra=None),
+        lambda s: s["flags"].reverse(),
+        lambda s: s["hardware"].update(architecture="sm_90a"),
+        lambda s: s.update(notes=s["notes"] + " "),
+    ],
+)
+def test_digest_changes_with_spec(change: Callable[[dict[str, Any]], None]) -> None:
+    record = json.loads(json.dumps(FIXTURE))
+    change(record["spec"])
+    assert digest(record) != FIXTURE_DIGEST
+    assert digest(record) == _reference_digest(record)
+
+
+def test_digest_changes_with_kind_and_api_version() -> None:
+    assert digest(dict(FIXTURE, kind="Workload")) != FIXTURE_DIGEST
+    assert digest(dict(FIXTURE, apiVersion="kernelindex.dev/v1beta1")) != FIXTURE_DIGEST
+
+
+def _seed_files() -> list[Path]:
+    root = Path(__file__).resolve().parents[1]
+    for shared in (root.parent / "shared", root / "shared"):
+        seeds = sorted((shared / "seeds").glob("*.json"))
+        if seeds:
+            return seeds
+    return []
+
+
+SEEDS = _seed_files()
+
+
+@pytest.mark.skipif(not SEEDS, reason="shared/seeds not present")
+@pytest.mark.parametrize("path", SEEDS, ids=lambda p: p.name)
+def test_seed_digests(path: Path) -> None:
+    bundle = json.loads(path.read_text(encoding="utf-8"))
+    run_spec = bundle["run"]["spec"]
+    assert digest(bundle["protocol"]) == run_spec["protocolDigest"]
+    assert digest(bundle["environment"]) == run_spec["environmentDigest"]
+    for member in ("run", "protocol", "environment"):
+        ident = identity(bundle[member])
+        for fast in (canonical._canonicalize_json, canonical._canonicalize_orjson):
+            if fast is canonical._canonicalize_orjson and canonical._orjson_dumps is None:
+                continue
+            assert fast(ident) == rfc8785.dumps(ident)  # taken, not declined
+        assert canonicalize(bundle) == rfc8785.dumps(bundle)
