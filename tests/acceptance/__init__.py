@@ -1,0 +1,1 @@
+"""Acceptance tests of the ``kernelindex`` CLI, driven by tests/examples."""

@@ -1,0 +1,162 @@
+"""Helpers for the CLI acceptance tests: run the real CLI, read its output.
+
+Most tests drive ``kernelindex_sdk.cli.main:cli`` through click's :class:`CliRunner`
+(in-process, fast); a few run ``python -m kernelindex_sdk.cli.main`` as a subprocess
+to cover the real entry point, stdin and exit statuses.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+import attrs
+import pytest
+from click.testing import CliRunner, Result
+
+from kernelindex_sdk.cli.main import cli
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent.parent
+EXAMPLES = ROOT / "tests" / "examples"
+VALID = EXAMPLES / "valid"
+INVALID = EXAMPLES / "invalid"
+SEEDS = ROOT / "examples" / "seeds"
+SCHEMAS = ROOT / "schemas"
+
+#: ``<N> valid, <M> invalid in <F> files``
+SUMMARY = re.compile(r"^(\d+) valid, (\d+) invalid in (\d+) files$")
+#: ``file[:line[:col]]: [<pointer>: ]message``; the location is group 1.
+PROBLEM = re.compile(r"^(.+?(?::\d+(?::\d+)?)?): (?:(/\S*): )?(\S.*)$")
+
+
+@attrs.frozen
+class Run:
+    """What one CLI invocation did."""
+
+    exit_code: int
+    stdout: str
+    stderr: str
+    stdout_bytes: bytes = b""
+
+    @property
+    def output(self) -> str:
+        return self.stdout + self.stderr
+
+    @property
+    def lines(self) -> list[str]:
+        """Non-empty lines of stdout."""
+        return [line for line in self.stdout.splitlines() if line]
+
+    @property
+    def summary(self) -> str:
+        """The last stdout line, which ``validate --format text`` keeps for the tally."""
+        assert self.lines, f"no output at all (stderr: {self.stderr!r})"
+        return self.lines[-1]
+
+    @property
+    def problem_lines(self) -> list[str]:
+        """Every stdout line but the summary: one per problem."""
+        return self.lines[:-1]
+
+    def json(self) -> Any:
+        return json.loads(self.stdout)
+
+
+def assert_no_traceback(text: str) -> None:
+    assert "Traceback (most recent call last)" not in text, text
+    assert not re.search(r"^\w+(Error|Exception): ", text, re.MULTILINE), text
+
+
+def _from_click(result: Result) -> Run:
+    exception = result.exception
+    if exception is not None and not isinstance(exception, SystemExit):
+        import traceback
+
+        detail = "".join(traceback.format_exception(exception))
+        pytest.fail(f"the CLI raised instead of exiting cleanly:\n{detail}")
+    run = Run(result.exit_code, result.stdout, result.stderr, result.stdout_bytes)
+    assert_no_traceback(run.output)
+    return run
+
+
+Invoke = Callable[..., Run]
+
+
+def make_invoke() -> Invoke:
+    """``invoke("validate", path, ..., input=b"...")``: the CLI in-process (CliRunner)."""
+    runner = CliRunner()
+
+    def _invoke(*args: str | os.PathLike[str], input: bytes | str | None = None) -> Run:
+        argv = [os.fspath(a) for a in args]
+        return _from_click(runner.invoke(cli, argv, input=input, catch_exceptions=True))
+
+    return _invoke
+
+
+def run_subprocess(
+    args: Sequence[str | os.PathLike[str]],
+    *,
+    input: bytes | None = None,
+    cwd: Path | None = None,
+    module: bool = True,
+) -> Run:
+    """The real thing: ``python -m kernelindex_sdk.cli.main ARGS`` in a new process."""
+    command = [sys.executable, "-m", "kernelindex_sdk.cli.main"] if module else []
+    command += [os.fspath(a) for a in args]
+    done = subprocess.run(
+        command, input=input, capture_output=True, cwd=cwd, timeout=120, check=False
+    )
+    run = Run(
+        done.returncode,
+        done.stdout.decode("utf-8", "replace"),
+        done.stderr.decode("utf-8", "replace"),
+        done.stdout,
+    )
+    assert_no_traceback(run.output)
+    return run
+
+
+def problem_line_of(problem: dict[str, Any]) -> str:
+    """A ``--format json`` problem written the way the text reporter writes it."""
+    where = str(problem["file"])
+    if problem["line"] is not None:
+        where += f":{problem['line']}"
+        if problem["column"] is not None:
+            where += f":{problem['column']}"
+    message = " ".join(problem["message"].split())
+    if problem["pointer"]:
+        return f"{where}: {problem['pointer']}: {message}"
+    return f"{where}: {message}"
+
+
+def lines_with_all(lines: list[str], fragments: Sequence[str]) -> list[str]:
+    """The lines holding every fragment (the fragments must share ONE line)."""
+    return [line for line in lines if all(fragment in line for fragment in fragments)]
+
+
+def count_items(path: Path) -> int:
+    """Records or bundles in a valid example: one per JSONL line or array element."""
+    text = path.read_text(encoding="utf-8")
+    if path.suffix in (".jsonl", ".ndjson"):
+        return sum(1 for line in text.splitlines() if line.strip())
+    value = json.loads(text)
+    return len(value) if isinstance(value, list) else 1
+
+
+def example_files(directory: Path) -> list[Path]:
+    """What ``validate DIRECTORY`` reads: .json/.jsonl/.ndjson, hidden entries skipped."""
+    found = []
+    for path in sorted(directory.rglob("*")):
+        relative = path.relative_to(directory)
+        if any(part.startswith(".") for part in relative.parts):
+            continue
+        if path.is_file() and path.suffix in (".json", ".jsonl", ".ndjson"):
+            found.append(path)
+    return found

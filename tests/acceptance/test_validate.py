@@ -1,0 +1,347 @@
+"""``kernelindex validate``: inputs (files, directories, stdin), output, exit status, references."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from .support import INVALID, PROBLEM, SEEDS, SUMMARY, VALID, Invoke
+
+RECORDS_JSONL = VALID / "records.jsonl"
+STREAM = VALID / "refs" / "stream.jsonl"
+SPLIT = VALID / "refs" / "split"
+RUN_ONLY = INVALID / "strict-refs-unresolved.json"
+
+
+def _copy(source: Path, target: Path) -> Path:
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_bytes(source.read_bytes())
+    return target
+
+
+# ------------------------------------------------------------------ inputs
+
+
+def test_directory_is_walked_recursively(invoke: Invoke, tmp_path: Path) -> None:
+    """.json, .jsonl and .ndjson at any depth; hidden files and folders and other
+    suffixes are skipped (each skipped file here would be invalid if read)."""
+    _copy(VALID / "workload.json", tmp_path / "a.json")
+    _copy(RECORDS_JSONL, tmp_path / "sub" / "b.jsonl")
+    _copy(RECORDS_JSONL, tmp_path / "sub" / "deeper" / "c.ndjson")
+    _copy(VALID / "seeds" / "000_0dade080a6775df8.json", tmp_path / "x" / "y" / "z" / "d.json")
+    (tmp_path / ".hidden.json").write_text("{not json", "utf-8")
+    (tmp_path / ".git").mkdir()
+    (tmp_path / ".git" / "config.json").write_text("{not json", "utf-8")
+    (tmp_path / "sub" / ".cache").mkdir()
+    (tmp_path / "sub" / ".cache" / "e.jsonl").write_text("nope\n", "utf-8")
+    (tmp_path / "notes.txt").write_text("{not json", "utf-8")
+    (tmp_path / "data.yaml").write_text("a: 1", "utf-8")
+    run = invoke("validate", tmp_path)
+    assert run.exit_code == 0, run.output
+    assert run.lines == ["10 valid, 0 invalid in 4 files"]
+
+
+def test_directory_problems_name_the_file_inside(invoke: Invoke, tmp_path: Path) -> None:
+    _copy(VALID / "workload.json", tmp_path / "ok.json")
+    _copy(INVALID / "bad-name.json", tmp_path / "deep" / "bad-name.json")
+    run = invoke("validate", tmp_path)
+    assert run.exit_code == 1
+    assert len(run.problem_lines) == 1
+    assert run.problem_lines[0].startswith(str(tmp_path / "deep" / "bad-name.json") + ": ")
+    assert run.summary == "1 valid, 1 invalid in 2 files"
+
+
+def test_empty_directory(invoke: Invoke, tmp_path: Path) -> None:
+    run = invoke("validate", tmp_path)
+    assert run.lines == ["0 valid, 0 invalid in 0 files"]
+    assert run.exit_code == 0
+
+
+def test_stdin_json(invoke: Invoke) -> None:
+    """A pretty-printed document on stdin is one document, not JSON Lines."""
+    seed = (SEEDS / "000_0dade080a6775df8.json").read_bytes()
+    assert seed.count(b"\n") > 10
+    run = invoke("validate", "-", input=seed)
+    assert run.exit_code == 0, run.output
+    assert run.lines == ["1 valid, 0 invalid in 1 files"]
+
+
+def test_stdin_jsonl(invoke: Invoke) -> None:
+    run = invoke("validate", "-", input=RECORDS_JSONL.read_bytes())
+    assert run.exit_code == 0, run.output
+    assert run.lines == ["4 valid, 0 invalid in 1 files"]
+
+
+def test_stdin_jsonl_bad_line_is_located(invoke: Invoke) -> None:
+    data = (INVALID / "jsonl-bad-line.jsonl").read_bytes()
+    run = invoke("validate", "-", input=data)
+    assert run.exit_code == 2
+    assert len(run.problem_lines) == 1
+    assert run.problem_lines[0].startswith("<stdin>:3:")
+    assert run.summary == "4 valid, 1 invalid in 1 files"
+
+
+def test_stdin_invalid_record(invoke: Invoke) -> None:
+    run = invoke("validate", "-", input=(INVALID / "bad-enum-unit.json").read_bytes())
+    assert run.exit_code == 1
+    assert run.problem_lines == [
+        "<stdin>: /spec/measurements/0/unit: 'parsec' is not one of 'ns', 'us', 'ms', 's',"
+        " 'bytes', 'KiB', 'MiB', 'GiB'"
+    ]
+
+
+def test_stdin_empty(invoke: Invoke) -> None:
+    run = invoke("validate", "-", input=b"")
+    assert run.exit_code == 2
+    assert run.problem_lines[0].startswith("<stdin>")
+    assert "empty" in run.problem_lines[0]
+
+
+def test_stdin_beside_files(invoke: Invoke) -> None:
+    run = invoke("validate", VALID / "workload.json", "-", input=RECORDS_JSONL.read_bytes())
+    assert run.exit_code == 0
+    assert run.lines == ["5 valid, 0 invalid in 2 files"]
+
+
+def test_several_files_valid_and_invalid(invoke: Invoke, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(INVALID.parent)
+    run = invoke(
+        "validate",
+        "valid/workload.json",
+        "invalid/bad-name.json",
+        "valid/records.jsonl",
+        "invalid/p20-above-median.json",
+    )
+    assert run.exit_code == 1
+    assert [line.split(": ")[0] for line in run.problem_lines] == [
+        "invalid/bad-name.json",
+        "invalid/p20-above-median.json",
+    ]
+    assert run.summary == "5 valid, 2 invalid in 4 files"
+
+
+def test_unreadable_beats_invalid(invoke: Invoke, tmp_path: Path) -> None:
+    """Exit 2 when any input cannot be read, even beside invalid records."""
+    run = invoke("validate", INVALID / "bad-name.json", tmp_path / "missing.json")
+    assert run.exit_code == 2
+    assert len(run.problem_lines) == 2
+    assert run.summary == "0 valid, 2 invalid in 2 files"
+
+
+def test_missing_file(invoke: Invoke, tmp_path: Path) -> None:
+    missing = tmp_path / "nope.json"
+    run = invoke("validate", missing)
+    assert run.exit_code == 2
+    assert run.problem_lines == [f"{missing}: no such file or directory"]
+    assert run.summary == "0 valid, 1 invalid in 1 files"
+
+
+def test_missing_file_json(invoke: Invoke, tmp_path: Path) -> None:
+    missing = tmp_path / "nope.json"
+    run = invoke("validate", "--format", "json", missing)
+    assert run.exit_code == 2
+    (problem,) = run.json()["problems"]
+    assert problem["file"] == str(missing)
+    assert problem["code"] == "unreadable-file"
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["validate"],
+        ["validate", "--format", "yaml", "x.json"],
+        ["validate", "--no-such-option", "x.json"],
+        ["no-such-command"],
+    ],
+    ids=["no-args", "bad-format", "bad-option", "bad-command"],
+)
+def test_usage_errors_exit_2(invoke: Invoke, args: list[str]) -> None:
+    run = invoke(*args)
+    assert run.exit_code == 2
+    assert "Usage:" in run.stderr
+    assert run.stdout == ""
+
+
+def test_every_problem_is_reported(invoke: Invoke, tmp_path: Path) -> None:
+    """Three independent schema errors: three lines, each with its own pointer."""
+    run = invoke("validate", INVALID / "three-schema-errors.json")
+    assert run.exit_code == 1
+    pointers = []
+    for line in run.problem_lines:
+        match = PROBLEM.match(line)
+        assert match is not None, line
+        pointers.append(match[2])
+    assert pointers == ["/metadata/name", "/spec/measurements/1/value", "/spec/status"]
+
+
+def test_no_duplicate_lines_for_several_missing_fields(invoke: Invoke, tmp_path: Path) -> None:
+    """jsonschema raises one error per missing field; the user sees one line."""
+    record = json.loads((VALID / "workload.json").read_text("utf-8"))
+    record["spec"] = {"dtype": "bf16"}
+    path = tmp_path / "w.json"
+    path.write_text(json.dumps(record), "utf-8")
+    run = invoke("validate", path)
+    assert run.exit_code == 1
+    assert len(run.problem_lines) == len(set(run.problem_lines)) == 1, run.stdout
+    assert "missing required field 'kernel', 'pass', 'parameters'" in run.problem_lines[0]
+
+
+def test_array_items_are_located_by_pointer(invoke: Invoke, tmp_path: Path) -> None:
+    good = json.loads((VALID / "workload.json").read_text("utf-8"))
+    bad = json.loads((INVALID / "bad-name.json").read_text("utf-8"))
+    path = tmp_path / "array.json"
+    path.write_text(json.dumps([good, bad, 7]), "utf-8")
+    run = invoke("validate", path)
+    assert run.exit_code == 1
+    assert run.problem_lines[0].startswith(f"{path}: /1/metadata/name: ")
+    assert run.problem_lines[1].startswith(f"{path}: /2: not a kernelindex record")
+    assert run.summary == "1 valid, 2 invalid in 1 files"
+
+
+def test_jsonl_problems_carry_the_line(invoke: Invoke, tmp_path: Path) -> None:
+    good = (VALID / "workload.json").read_text("utf-8")
+    bad = (INVALID / "bad-name.json").read_text("utf-8")
+    path = tmp_path / "s.ndjson"
+    lines = [json.dumps(json.loads(t)) for t in (good, good, bad)]
+    path.write_text("\n".join(lines) + "\n\n", "utf-8")
+    run = invoke("validate", path)
+    assert run.exit_code == 1
+    assert run.problem_lines == [
+        f"{path}:3: /metadata/name: 'Liger GeGLU' does not match '^[a-z0-9][a-z0-9._-]*$'"
+    ]
+    assert run.summary == "2 valid, 1 invalid in 1 files"
+
+
+def test_verbose_lists_valid_items(invoke: Invoke) -> None:
+    run = invoke("validate", "-v", VALID / "bundle-all-five.json")
+    assert run.exit_code == 0
+    assert len(run.problem_lines) == 1
+    assert run.problem_lines[0].endswith("ok (Bundle liger-geglu-backward-h100-2024-09-03)")
+
+
+# ------------------------------------------------------------------ --format json
+
+
+def test_json_report_shape(invoke: Invoke, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(INVALID)
+    run = invoke("validate", "--format", "json", "three-schema-errors.json", "nan.json")
+    assert run.exit_code == 2
+    report = run.json()
+    assert list(report) == ["valid", "invalid", "files", "ok", "problems"]
+    assert (report["valid"], report["invalid"], report["files"], report["ok"]) == (
+        0,
+        2,
+        2,
+        False,
+    )
+    assert len(report["problems"]) == 4
+    for problem in report["problems"]:
+        assert list(problem) == ["file", "line", "column", "pointer", "code", "message"]
+    assert report["problems"][-1] == {
+        "file": "nan.json",
+        "line": 8,
+        "column": 29,
+        "pointer": "/spec/parameters/batch",
+        "code": "non-finite-number",
+        "message": "NaN is not valid JSON: RFC 8259 numbers are finite (and JCS cannot write it)",
+    }
+    assert {p["code"] for p in report["problems"][:3]} == {"schema"}
+    assert all(p["line"] is None and p["column"] is None for p in report["problems"][:3])
+
+
+def test_json_report_is_the_only_output(invoke: Invoke) -> None:
+    """No summary line or problem text around the JSON object."""
+    run = invoke("validate", "--format", "json", RECORDS_JSONL)
+    assert run.exit_code == 0
+    assert run.json()["valid"] == 4
+    assert run.stderr == ""
+
+
+# ------------------------------------------------------------------ summary line
+
+
+@pytest.mark.parametrize(
+    ("paths", "summary"),
+    [
+        (["valid/workload.json"], "1 valid, 0 invalid in 1 files"),
+        (["valid/records.jsonl"], "4 valid, 0 invalid in 1 files"),
+        (["valid/array-of-records.json"], "3 valid, 0 invalid in 1 files"),
+        (["valid/refs/split"], "5 valid, 0 invalid in 5 files"),
+        (["invalid/jsonl-bad-line.jsonl"], "4 valid, 1 invalid in 1 files"),
+    ],
+)
+def test_summary_line(
+    invoke: Invoke, monkeypatch: pytest.MonkeyPatch, paths: list[str], summary: str
+) -> None:
+    monkeypatch.chdir(INVALID.parent)
+    run = invoke("validate", *paths)
+    assert run.summary == summary
+    assert SUMMARY.match(run.summary)
+
+
+# ------------------------------------------------------------------ references
+
+
+def test_stream_resolves_its_own_references(invoke: Invoke) -> None:
+    run = invoke("validate", "--strict-refs", STREAM)
+    assert run.exit_code == 0, run.output
+    assert run.lines == ["5 valid, 0 invalid in 1 files"]
+
+
+def test_files_resolve_each_other_in_any_order(invoke: Invoke) -> None:
+    """The run comes first: references are settled once everything was read."""
+    names = ["run", "protocol", "workload", "environment", "implementation"]
+    run = invoke("validate", "--strict-refs", *(SPLIT / f"{n}.json" for n in names))
+    assert run.exit_code == 0, run.output
+    assert run.lines == ["5 valid, 0 invalid in 5 files"]
+
+
+def test_directory_resolves_references(invoke: Invoke) -> None:
+    run = invoke("validate", "--strict-refs", SPLIT)
+    assert run.exit_code == 0, run.output
+
+
+def test_stdin_stream_resolves_references(invoke: Invoke) -> None:
+    run = invoke("validate", "--strict-refs", "-", input=STREAM.read_bytes())
+    assert run.exit_code == 0, run.output
+    assert run.lines == ["5 valid, 0 invalid in 1 files"]
+
+
+def test_bundle_resolves_its_members(invoke: Invoke) -> None:
+    run = invoke("validate", "--strict-refs", VALID / "bundle-all-five.json")
+    assert run.exit_code == 0, run.output
+
+
+def test_unresolved_reference_is_valid_by_default(invoke: Invoke) -> None:
+    run = invoke("validate", RUN_ONLY)
+    assert run.exit_code == 0
+    assert run.lines == ["1 valid, 0 invalid in 1 files"]
+
+
+def test_unresolved_reference_under_strict_refs(invoke: Invoke) -> None:
+    run = invoke("validate", "--strict-refs", SPLIT / "run.json", SPLIT / "protocol.json")
+    assert run.exit_code == 1
+    assert len(run.problem_lines) == 3
+    fields = ["workloadDigest", "environmentDigest", "implementationDigest"]
+    kinds = ["Workload", "ExecutionEnvironment", "Implementation"]
+    for line, field, kind in zip(run.problem_lines, fields, kinds, strict=True):
+        assert line.startswith(f"{SPLIT / 'run.json'}: /spec/{field}: {field} sha256:")
+        assert line.endswith(f"refers to no {kind} given")
+    # The run counted valid on its own; its references make it invalid.
+    assert run.summary == "1 valid, 1 invalid in 2 files"
+
+
+def test_unresolved_reference_json(invoke: Invoke) -> None:
+    run = invoke("validate", "--strict-refs", "--format", "json", RUN_ONLY)
+    assert run.exit_code == 1
+    report = run.json()
+    assert (report["valid"], report["invalid"], report["ok"]) == (0, 1, False)
+    assert {p["code"] for p in report["problems"]} == {"unresolved-reference"}
+    assert len(report["problems"]) == 4
+
+
+def test_wrong_kind_is_fine_without_strict_refs(invoke: Invoke) -> None:
+    run = invoke("validate", INVALID / "strict-refs-wrong-kind.jsonl")
+    assert run.exit_code == 0
