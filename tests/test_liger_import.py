@@ -443,3 +443,8 @@ def test_duplicate_rows_are_written_once(tmp_path: Path) -> None:
     assert summary.rows_read == 12
     assert summary.duplicate_rows == 6
     assert summary.runs == summary.files_written == 6
+
+
+def test_a_single_path_is_accepted(tmp_path: Path) -> None:
+    assert convert(EXAMPLES / "good.csv").summary.runs == 6
+    assert import_csv(str(EXAMPLES / "good.csv"), tmp_path).files_written == 6

@@ -79,8 +79,18 @@ class Conversion:
     summary: ImportSummary
 
 
+Paths = str | os.PathLike[str] | Sequence[str | os.PathLike[str]]
+
+
+def _as_list(paths: Paths) -> list[str | os.PathLike[str]]:
+    """One path or several: a lone ``"file.csv"`` must not be read as a sequence of letters."""
+    if isinstance(paths, (str, os.PathLike)):
+        return [paths]
+    return list(paths)
+
+
 def convert(
-    paths: Sequence[str | os.PathLike[str]],
+    paths: Paths,
     *,
     strict: bool = False,
     quality_flags: bool = False,
@@ -107,7 +117,7 @@ def convert(
                 progress.clear()
             on_problem(found)
 
-    files = [LigerCsv(os.fspath(path), read_text(path)) for path in paths]
+    files = [LigerCsv(os.fspath(path), read_text(path)) for path in _as_list(paths)]
     if progress is not None:
         progress.total = sum(csv_file.estimated_rows() for csv_file in files)
     mapper = Mapper(catalog, quality_flags=quality_flags, warn=Warnings(warn))
@@ -159,7 +169,7 @@ def convert(
 
 
 def import_csv(
-    paths: Sequence[str | os.PathLike[str]],
+    paths: Paths,
     out_dir: str | os.PathLike[str],
     *,
     layout: Layout = "bundles",
