@@ -143,7 +143,8 @@ def _order_problems(figures: list[tuple[float, str, str]]) -> list[Problem]:
 
 
 def _num(value: float) -> str:
-    return f"{value:g}" if isinstance(value, float) else str(value)
+    """Full precision: two out-of-order figures must never print alike."""
+    return repr(value)
 
 
 _TIMESTAMP = re.compile(

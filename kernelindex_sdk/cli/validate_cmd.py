@@ -53,6 +53,14 @@ def run_validate(options: ValidateOptions) -> int:
         tally.valid -= session.invalidated
     tally.files = len(files)
     reporter.finish(tally)
+    if not files:
+        # A pre-commit hook or CI step pointed at the wrong place must not pass silently.
+        sys.stderr.write(
+            "kernelindex validate: no .json, .jsonl or .ndjson files found under "
+            + ", ".join(options.paths)
+            + "\n"
+        )
+        return 2
     if tally.unreadable:
         return 2
     return 1 if tally.invalid else 0

@@ -54,9 +54,11 @@ def test_directory_problems_name_the_file_inside(invoke: Invoke, tmp_path: Path)
 
 
 def test_empty_directory(invoke: Invoke, tmp_path: Path) -> None:
+    """Validating nothing is a usage error, not a pass: a misdirected hook must not go green."""
     run = invoke("validate", tmp_path)
-    assert run.lines == ["0 valid, 0 invalid in 0 files"]
-    assert run.exit_code == 0
+    assert "0 valid, 0 invalid in 0 files" in run.lines
+    assert "no .json, .jsonl or .ndjson files found" in run.stderr
+    assert run.exit_code == 2
 
 
 def test_stdin_json(invoke: Invoke) -> None:
