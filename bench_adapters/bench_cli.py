@@ -1,0 +1,272 @@
+"""``kernelindex bench liger``: run Liger-Kernel's kernels on CUDA and record the results.
+
+Registered through the ``kernelindex.commands`` entry point as ``bench``. This module
+imports no torch, triton or liger-kernel: ``kernelindex --help``, ``bench liger
+--help`` and ``--dry-run`` work with the core install alone; the real tools are made
+only when a sweep starts, and without CUDA (or without the ``liger`` extra) the
+command says so and exits 2.
+
+Exit status: 0 every run passed or was skipped; 1 some run failed (correctness check
+or error) or ran out of memory — its record is written all the same; 2 usage error,
+no CUDA device, or a dependency missing.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import TextIO
+
+import attrs
+import click
+
+from bench_adapters.liger_bench.probes import NoDevice, TimerSettings
+from bench_adapters.liger_bench.runner import Tools
+
+
+@attrs.frozen
+class BenchLigerOptions:
+    """Everything ``bench liger`` was asked to do, as plain data."""
+
+    kernels: tuple[str, ...]
+    passes: tuple[str, ...] = ()
+    metrics: tuple[str, ...] = ("speed",)
+    x_values: tuple[int, ...] = ()
+    providers: tuple[str, ...] = ()
+    overrides: tuple[str, ...] = ()
+    out: str | None = None
+    dry_run: bool = False
+    warmup_ms: float = 25.0
+    rep_ms: float = 100.0
+    memory_repetitions: int = 10
+    seed: int = 0
+
+
+ToolsFactory = Callable[..., Tools]
+
+
+def split_list(values: Sequence[str]) -> tuple[str, ...]:
+    """``("liger,torch", "huggingface")`` -> ``("liger", "torch", "huggingface")``."""
+    return tuple(part.strip() for value in values for part in value.split(",") if part.strip())
+
+
+def parse_x(values: Sequence[str]) -> tuple[int, ...]:
+    """``--x 1024,4096`` -> ``(1024, 4096)``; anything but positive integers is a usage error."""
+    result = []
+    for part in split_list(values):
+        try:
+            number = int(part)
+        except ValueError:
+            raise click.BadParameter(f"{part!r} is not an integer", param_hint="--x") from None
+        if number < 1:
+            raise click.BadParameter(f"{part!r} is not positive", param_hint="--x")
+        result.append(number)
+    return tuple(result)
+
+
+def run_bench_liger(
+    options: BenchLigerOptions,
+    *,
+    tools_factory: ToolsFactory | None = None,
+    out: TextIO | None = None,
+    err: TextIO | None = None,
+) -> int:
+    """Plan, then list (``--dry-run``) or run and write; return the exit status."""
+    from bench_adapters.liger.catalog import CatalogError
+    from bench_adapters.liger.writer import OutputError
+    from bench_adapters.liger_bench.bench import BenchSettings, format_table, summary_rows
+    from bench_adapters.liger_bench.catalog import BenchCatalogError, load_bench_catalog
+    from bench_adapters.liger_bench.plan import PlanError, Request, parse_overrides, plan
+
+    stdout = out or sys.stdout
+    stderr = err or sys.stderr
+
+    def fail(message: str) -> int:
+        stderr.write(f"kernelindex bench liger: {message}\n")
+        return 2
+
+    warnings: list[str] = []
+    try:
+        catalog = load_bench_catalog()
+        request = Request(
+            kernels=options.kernels,
+            passes=options.passes,
+            metrics=options.metrics,
+            x_values=options.x_values,
+            providers=options.providers,
+            overrides=parse_overrides(options.overrides),
+        )
+        items = plan(request, catalog, lambda key, message: warnings.append(message))
+    except PlanError as error:
+        return fail(str(error))
+    except (BenchCatalogError, CatalogError) as error:
+        return fail(f"the packaged catalog is broken (a bug): {error}")
+    for message in dict.fromkeys(warnings):
+        stderr.write(f"kernelindex bench liger: warning: {message}\n")
+
+    if options.dry_run:
+        _print_plan(items, stdout)
+        return 0
+    if not options.out:
+        return fail("--out DIR is required (or --dry-run to only list the plan)")
+    out_dir = Path(options.out)
+    if out_dir.exists() and not out_dir.is_dir():
+        return fail(f"--out {options.out}: exists and is not a directory")
+    if options.warmup_ms < 0 or options.rep_ms <= 0 or options.memory_repetitions < 1:
+        return fail("--warmup-ms must be >= 0, --rep-ms > 0 and --memory-repetitions >= 1")
+
+    settings = BenchSettings(
+        timer=TimerSettings(warmup_ms=options.warmup_ms, rep_ms=options.rep_ms),
+        memory_repetitions=options.memory_repetitions,
+        seed=options.seed,
+    )
+    from bench_adapters.liger_bench.bench import cuda_tools, run_bench
+
+    try:
+        tools = (tools_factory or cuda_tools)(settings)
+    except NoDevice as error:
+        return fail(str(error))
+    try:
+        written = run_bench(items, catalog, out_dir, tools, settings, stream=stderr)
+    except NoDevice as error:
+        return fail(str(error))
+    except OutputError as error:
+        return fail(str(error))
+    except OSError as error:
+        return fail(f"cannot write under {options.out}: {error}")
+    stdout.write(format_table(summary_rows(written)) + "\n")
+    counts: dict[str, int] = {}
+    for entry in written:
+        counts[entry.outcome.status] = counts.get(entry.outcome.status, 0) + 1
+    tally = ", ".join(
+        f"{counts[s]} {s}" for s in ("passed", "failed", "oom", "skipped") if s in counts
+    )
+    stdout.write(f"{len(written)} runs written under {out_dir}: {tally or 'none'}\n")
+    return 1 if counts.get("failed") or counts.get("oom") else 0
+
+
+def _print_plan(items: Sequence[object], stdout: TextIO) -> None:
+    from bench_adapters.liger_bench.bench import format_table
+    from bench_adapters.liger_bench.plan import PlannedItem
+
+    rows = []
+    runs = 0
+    for item in items:
+        assert isinstance(item, PlannedItem)
+        workload = item.workload
+        kernel = workload.kernel
+        gated = [p for p in item.providers if kernel.gated(p)]
+        rows.append(
+            [
+                kernel.name,
+                workload.pass_,
+                item.metric,
+                f"{kernel.sweep.x_name}={workload.x_value}",
+                workload.shape.slug,
+                ",".join(item.providers),
+                "/".join(kernel.references) if gated else "-",
+            ]
+        )
+        runs += len(item.providers)
+    header = ["kernel", "pass", "metric", "x", "workload", "providers", "checked against"]
+    stdout.write(format_table(rows, header) + "\n")
+    stdout.write(f"{runs} runs planned ({len(items)} workload-metric pairs); nothing was run\n")
+
+
+@click.group("bench", context_settings={"help_option_names": ["-h", "--help"]})
+def bench_group() -> None:
+    """Run kernels on this machine's GPU and record the results as kernelindex records."""
+
+
+@bench_group.command("liger")
+@click.option(
+    "--kernel",
+    "kernels",
+    multiple=True,
+    required=True,
+    help="Kernel to run (repeatable or comma-separated): geglu, llama4_rope, "
+    "distill_cosine_loss, relu_squared.",
+)
+@click.option(
+    "--pass",
+    "passes",
+    multiple=True,
+    help="forward, backward or full (repeatable or comma-separated). Default: all three.",
+)
+@click.option(
+    "--metric",
+    "metrics",
+    multiple=True,
+    help="speed (do_bench latency, default) or memory (peak bytes); repeatable.",
+)
+@click.option(
+    "--x",
+    "x_values",
+    multiple=True,
+    help="x values to sweep (comma-separated or repeatable). Default: Liger's own sweep.",
+)
+@click.option(
+    "--provider",
+    "providers",
+    multiple=True,
+    help="Providers in order, e.g. liger,torch. Default: liger and the reference Liger "
+    "compares itself with.",
+)
+@click.option(
+    "--set",
+    "overrides",
+    multiple=True,
+    metavar="KEY=VALUE",
+    help="Override a key of the kernel's Liger config (JSON value), e.g. --set bsz=4.",
+)
+@click.option("--out", type=click.Path(file_okay=False), help="Directory to write records to.")
+@click.option(
+    "--dry-run", is_flag=True, help="List the planned workloads; run nothing (no GPU needed)."
+)
+@click.option("--warmup-ms", type=float, default=25.0, show_default=True, help="do_bench warmup.")
+@click.option("--rep-ms", type=float, default=100.0, show_default=True, help="do_bench rep.")
+@click.option(
+    "--memory-repetitions",
+    type=int,
+    default=10,
+    show_default=True,
+    help="Calls whose peak memory is read, for --metric memory.",
+)
+@click.option("--seed", type=int, default=0, show_default=True, help="Seed of every input.")
+def liger_command(
+    kernels: tuple[str, ...],
+    passes: tuple[str, ...],
+    metrics: tuple[str, ...],
+    x_values: tuple[str, ...],
+    providers: tuple[str, ...],
+    overrides: tuple[str, ...],
+    out: str | None,
+    dry_run: bool,
+    warmup_ms: float,
+    rep_ms: float,
+    memory_repetitions: int,
+    seed: int,
+) -> None:
+    """Run Liger-Kernel kernels beside their references; write one bundle per run.
+
+    Each run is first checked against the reference (outputs, and gradients for a
+    timed backward); a mismatch is recorded as failed, never timed. Out of memory is
+    recorded as oom and the sweep goes on. Exit status: 0 no run failed, 1 some run
+    failed or ran out of memory, 2 usage error or no CUDA device.
+    """
+    options = BenchLigerOptions(
+        kernels=split_list(kernels),
+        passes=split_list(passes),
+        metrics=split_list(metrics) or ("speed",),
+        x_values=parse_x(x_values),
+        providers=split_list(providers),
+        overrides=overrides,
+        out=out,
+        dry_run=dry_run,
+        warmup_ms=warmup_ms,
+        rep_ms=rep_ms,
+        memory_repetitions=memory_repetitions,
+        seed=seed,
+    )
+    sys.exit(run_bench_liger(options))

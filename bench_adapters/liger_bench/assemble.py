@@ -1,0 +1,293 @@
+"""Turning a sweep's outcomes into kernelindex records, in the importer's shapes.
+
+Workloads, implementations, environments and passed runs are built by the Liger
+importer's own builders (:mod:`bench_adapters.liger.records`, with its catalog, GPU
+resolution and naming rules), so a workload measured here has the same digest as the
+one imported from Liger's CSV for the same x and config, and every record has the
+shape the importer writes. What this adapter adds is what the CSV lacks:
+
+* a **protocol** of its own per (metric, pass) — ``kernelindex-bench-liger-do-bench-<pass>``
+  or ``kernelindex-bench-liger-memory-<pass>`` — stating the real settings (warm-up and
+  repetition time, quantiles, L2 flushing, gradients reset), so its runs are never
+  confused with imported ones;
+* an **environment** that records the device as the driver names it, its compute
+  capability, memory, and the driver, CUDA, torch, triton, liger-kernel, transformers
+  and Python versions;
+* **implementations** with the callable measured (``entryPoint``) and the installed
+  package version;
+* runs that did not pass (``failed``, ``oom``, ``skipped``) with their reason.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from bench_adapters.liger import records
+from bench_adapters.liger.catalog import Catalog, ProviderInfo
+from bench_adapters.liger.hardware import resolve_gpu
+from bench_adapters.liger.names import gpu_slug, record_name
+from bench_adapters.liger_bench.catalog import BenchKernel
+from bench_adapters.liger_bench.plan import Workload
+from bench_adapters.liger_bench.probes import DeviceInfo, TimerSettings
+from bench_adapters.liger_bench.runner import Outcome
+from kernelindex_sdk.canonical import digest
+
+#: sourceNative.source of every run this adapter measures (the importer's is liger-kernel-bench).
+SOURCE = "kernelindex-bench-liger"
+#: comparability.family of this adapter's protocols.
+FAMILY = "kernelindex_bench_liger"
+HARNESS_NAME = "kernelindex bench liger"
+#: The longest reason a run carries (the schema's text limit).
+REASON_LIMIT = 4096
+
+_TIMED = {
+    "forward": "the forward call only, with autograd recording (inputs and parameters "
+    "require grad), as Liger's harness times it",
+    "backward": "the backward pass only: torch.autograd.backward of the outputs of one "
+    "earlier forward call, with a seeded random upstream gradient (ones for a scalar "
+    "loss) and retain_graph=True",
+    "full": "one forward call plus torch.autograd.backward of its outputs with a seeded "
+    "random upstream gradient (ones for a scalar loss)",
+}
+
+
+def protocol_record(
+    metric: str, pass_: str, timer: TimerSettings, memory_repetitions: int, version: str
+) -> dict[str, Any]:
+    """The protocol a run was measured under, with its real settings."""
+    timed = _TIMED[pass_]
+    quantiles = "/".join(f"{q:g}" for q in timer.quantiles)
+    gate = (
+        "Before measuring, the provider's outputs (and, for a pass with a backward, the "
+        "gradients of every input and parameter) were checked against the reference "
+        "provider on the same seeded inputs; a run that did not match is recorded as "
+        "failed, never measured."
+    )
+    if metric == "speed":
+        grads = pass_ != "forward"
+        measurement: dict[str, Any] = {
+            "timer": "cuda_events",
+            "primaryStatistic": "median",
+            "quantiles": list(timer.quantiles),
+            "warmupMs": timer.warmup_ms,
+            "repetitionMs": timer.rep_ms,
+            "flushL2Cache": True,
+            "gradToNone": grads,
+        }
+        notes = (
+            f"Timed: {timed}, by triton.testing.do_bench(warmup={timer.warmup_ms:g}, "
+            f"rep={timer.rep_ms:g}, quantiles {quantiles}): CUDA events around each call, "
+            "the L2 cache flushed before each call by zeroing a large buffer"
+            + (
+                ", and .grad of every input and parameter set to None before each call"
+                if grads
+                else ""
+            )
+            + "; the number of calls follows from the estimated time per call. The median "
+            "is the result, p20 and p80 the spread. "
+            + gate
+            + " Comparable within one kernel, workload, timed pass and environment; beside "
+            "Liger's own CSV figures (family liger_kernel_bench) only with the difference "
+            "of harness settings in mind."
+        )
+        name, title = f"kernelindex-bench-liger-do-bench-{pass_}", f"do_bench · {pass_} pass"
+    else:
+        measurement = {
+            "memoryProbe": "torch_cuda_max_memory_allocated",
+            "primaryStatistic": "median",
+            "quantiles": list(timer.quantiles),
+            "repetitions": memory_repetitions,
+        }
+        notes = (
+            f"Measured: peak device memory allocated by PyTorch during {timed}, read with "
+            "torch.cuda.max_memory_allocated() after torch.cuda.reset_peak_memory_stats() "
+            f"before each of {memory_repetitions} calls (as Liger's harness does); the "
+            f"quantiles {quantiles} of those peaks (linear interpolation, as torch.quantile) "
+            "are reported in bytes. The peak includes tensors already live when the call "
+            "starts (inputs, weights, a retained graph). "
+            + gate
+            + " Comparable within one kernel, workload, measured pass and environment."
+        )
+        name, title = f"kernelindex-bench-liger-memory-{pass_}", f"peak memory · {pass_} pass"
+    return records.envelope(
+        "BenchmarkProtocol",
+        {"name": record_name(name), "title": f"kernelindex bench liger · {title}"},
+        {
+            "harness": {"name": HARNESS_NAME, "version": version},
+            "measurement": measurement,
+            "comparability": {"notes": notes, "family": FAMILY},
+        },
+    )
+
+
+def environment_record(info: DeviceInfo, catalog: Catalog) -> dict[str, Any]:
+    """The measured machine: the importer's hardware resolution plus what it lacks."""
+    hardware = resolve_gpu(info.name, catalog)
+    base = records.environment_record(info.name, hardware)
+    spec_hardware = dict(base["spec"]["hardware"])
+    # The measured capability is the truth about this device; the catalog's is a default.
+    spec_hardware["architecture"] = info.architecture
+    spec_hardware["deviceName"] = info.name
+    if info.memory_bytes:
+        spec_hardware["memoryBytes"] = info.memory_bytes
+    software = {key: info.software[key] for key in sorted(info.software)}
+    torch_version = software.get("torch", "unknown")
+    cuda = software.get("cuda", "unknown")
+    return records.envelope(
+        "ExecutionEnvironment",
+        {
+            "name": record_name(f"kernelindex-bench-{gpu_slug(info.name)}"),
+            "title": f"kernelindex bench host · {hardware.short_name} · "
+            f"torch {torch_version} · CUDA {cuda}",
+        },
+        {"hardware": spec_hardware, "software": software},
+    )
+
+
+def implementation_record(
+    kernel: BenchKernel, provider: str, info: ProviderInfo, software: Mapping[str, str]
+) -> dict[str, Any]:
+    """The importer's implementation, plus the callable measured and its installed version."""
+    version = software.get(info.package, "") if info.package else ""
+    base = records.implementation_record(provider, info, version if info.versioned else "")
+    spec = dict(base["spec"])
+    metadata = dict(base["metadata"])
+    if info.package and version and "version" not in spec.get("package", {}):
+        spec["package"] = {"name": info.package, "version": version}
+        metadata["name"] = record_name(f"{metadata['name']}-{version}")
+        metadata["title"] = f"{metadata['title']} · {info.package} {version}"
+    entry_point = kernel.providers[provider].entry_point
+    ordered: dict[str, Any] = {}
+    for key in ("provider", "backend", "package"):
+        if key in spec:
+            ordered[key] = spec[key]
+    ordered["entryPoint"] = entry_point
+    if "source" in spec:
+        ordered["source"] = spec["source"]
+    metadata["name"] = record_name(f"bench-{metadata['name']}-{kernel.name}")
+    return records.envelope("Implementation", metadata, ordered)
+
+
+def workload_record(workload: Workload) -> dict[str, Any]:
+    """Exactly the importer's workload for the same kernel, pass, x and config."""
+    return records.workload_record(
+        workload.kernel.name, workload.kernel.title, workload.pass_, workload.shape
+    )
+
+
+class Assembler:
+    """Builds each outcome's bundle; referenced records are built once and reused."""
+
+    def __init__(
+        self,
+        catalog: Catalog,
+        device: DeviceInfo,
+        timer: TimerSettings,
+        memory_repetitions: int,
+        harness_version: str,
+    ) -> None:
+        self.catalog = catalog
+        self.device = device
+        self.timer = timer
+        self.memory_repetitions = memory_repetitions
+        self.harness_version = harness_version
+        self.environment = environment_record(device, catalog)
+        self._protocols: dict[tuple[str, str], dict[str, Any]] = {}
+        self._implementations: dict[tuple[str, str], dict[str, Any]] = {}
+
+    def protocol(self, metric: str, pass_: str) -> dict[str, Any]:
+        key = (metric, pass_)
+        if key not in self._protocols:
+            self._protocols[key] = protocol_record(
+                metric, pass_, self.timer, self.memory_repetitions, self.harness_version
+            )
+        return self._protocols[key]
+
+    def implementation(self, kernel: BenchKernel, provider: str) -> dict[str, Any]:
+        key = (kernel.name, provider)
+        if key not in self._implementations:
+            info = self.catalog.providers[provider]
+            self._implementations[key] = implementation_record(
+                kernel, provider, info, self.device.software
+            )
+        return self._implementations[key]
+
+    def bundle(self, outcome: Outcome) -> dict[str, Any]:
+        """``{run, protocol, workload, environment, implementation}`` for one outcome."""
+        workload = outcome.item.workload
+        protocol = self.protocol(outcome.item.metric, workload.pass_)
+        workload_rec = workload_record(workload)
+        implementation = self.implementation(workload.kernel, outcome.provider)
+        refs = (
+            digest(protocol),
+            digest(workload_rec),
+            digest(self.environment),
+            digest(implementation),
+        )
+        run = self.run_record(outcome, refs)
+        return {
+            "run": run,
+            "protocol": protocol,
+            "workload": workload_rec,
+            "environment": self.environment,
+            "implementation": implementation,
+        }
+
+    def run_record(self, outcome: Outcome, refs: tuple[str, str, str, str]) -> dict[str, Any]:
+        workload = outcome.item.workload
+        metric = self.catalog.metrics[outcome.item.metric]
+        label = f"/{metric.label}" if metric.label else ""
+        benchmark = f"{workload.kernel.name}/{workload.pass_}{label}"
+        time_slug = outcome.observed_at.replace("T", "-").replace(":", "-").rstrip("Z")
+        time_slug = time_slug.replace(".", "-")
+        external_id = (
+            f"{benchmark}/{outcome.provider}/{gpu_slug(self.device.name)}/"
+            f"{workload.shape.slug}/{time_slug}"
+        )
+        title = f"{workload.kernel.title} · {outcome.provider} · {workload.pass_}"
+        if metric.label:
+            title += f" · {metric.label}"
+        labels = {}
+        liger_version = self.device.software.get("liger-kernel")
+        if liger_version:
+            labels["liger_version"] = liger_version
+        if outcome.checked_against:
+            labels["checked_against"] = outcome.checked_against
+        name = record_name(f"bench-liger-{external_id}")
+        if outcome.status == "passed" and outcome.values is not None:
+            p20, median, p80 = outcome.values
+            flags = [records.COLLAPSED_QUANTILES] if p20 == median == p80 else []
+            return records.run_record(
+                name=name,
+                title=title,
+                labels=labels,
+                observed_at=outcome.observed_at,
+                metric=metric,
+                values=outcome.values,
+                native_metrics=dict(outcome.native),
+                source=SOURCE,
+                benchmark=benchmark,
+                external_id=external_id,
+                digests=refs,
+                quality_flags=flags,
+            )
+        reason = outcome.reason or outcome.status
+        if len(reason) > REASON_LIMIT:
+            reason = reason[: REASON_LIMIT - 1] + "…"
+        spec: dict[str, Any] = {
+            "status": outcome.status,
+            "reason": reason,
+            "observedAt": outcome.observed_at,
+            "sourceNative": {"source": SOURCE, "benchmark": benchmark, "externalId": external_id},
+        }
+        (
+            spec["protocolDigest"],
+            spec["workloadDigest"],
+            spec["environmentDigest"],
+            spec["implementationDigest"],
+        ) = refs
+        metadata: dict[str, Any] = {"name": name, "title": title}
+        if labels:
+            metadata["labels"] = labels
+        return records.envelope("BenchmarkRun", metadata, spec)

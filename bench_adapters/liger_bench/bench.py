@@ -1,0 +1,207 @@
+"""The whole ``bench liger`` job: plan, check the device, run, write records, summarize.
+
+Used by the CLI (:mod:`bench_adapters.bench_cli`) and by ``scripts/gpu-check``. The
+machine-facing tools come from a factory, so tests pass stand-ins and the real ones
+(:func:`cuda_tools`) import torch and triton only when a real sweep starts.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any, TextIO
+
+import attrs
+
+from bench_adapters.liger.mapper import MappedRun
+from bench_adapters.liger.writer import bundle_file_name, write_records
+from bench_adapters.liger_bench.assemble import Assembler
+from bench_adapters.liger_bench.catalog import BenchCatalog
+from bench_adapters.liger_bench.plan import PlannedItem
+from bench_adapters.liger_bench.probes import (
+    CudaDevice,
+    DoBenchTimer,
+    TimerSettings,
+    TorchMemoryProbe,
+)
+from bench_adapters.liger_bench.runner import Outcome, Runner, Tools
+from kernelindex_sdk.canonical import digest
+from kernelindex_sdk.progress import Progress
+
+
+@attrs.frozen
+class BenchSettings:
+    """How to measure: do_bench's settings, memory repetitions, the input seed."""
+
+    timer: TimerSettings = attrs.field(factory=TimerSettings)
+    memory_repetitions: int = 10
+    seed: int = 0
+
+
+@attrs.frozen
+class Written:
+    """An outcome, the bundle it became, and the file it was written to."""
+
+    outcome: Outcome
+    bundle: dict[str, Any]
+    path: Path
+
+
+def cuda_tools(settings: BenchSettings) -> Tools:
+    """The real tools: the current CUDA device, do_bench, torch's peak-memory counters."""
+    from bench_adapters.liger_bench.torch_backend import TorchBackend
+
+    device = CudaDevice()
+    device.require()
+    return Tools(
+        device=device,
+        backend=TorchBackend("cuda"),
+        timer=DoBenchTimer(settings.timer),
+        memory=TorchMemoryProbe(settings.memory_repetitions),
+        seed=settings.seed,
+    )
+
+
+def harness_version() -> str:
+    """The kernelindex-sdk version: this harness's version in every protocol."""
+    import kernelindex_sdk
+
+    return kernelindex_sdk.__version__
+
+
+#: Bundle members that a run references, in the run's digest-field order.
+REFERENCED = ("protocol", "workload", "environment", "implementation")
+
+
+def write_bundle(out: Path, bundle: dict[str, Any]) -> Path:
+    """Write one bundle exactly as the importer's ``bundles`` layout does; return its path.
+
+    ``OUT/<run name>-<16 hex digits of the run digest>.json``, pretty-printed, written
+    atomically: a sweep that dies leaves every finished run's file whole.
+    """
+    run = bundle["run"]
+    refs = (
+        run["spec"]["protocolDigest"],
+        run["spec"]["workloadDigest"],
+        run["spec"]["environmentDigest"],
+        run["spec"]["implementationDigest"],
+    )
+    mapped = MappedRun(run=run, digest=digest(run), refs=refs, collapsed=False)
+    referenced = {ref: bundle[member] for member, ref in zip(REFERENCED, refs, strict=True)}
+    write_records([mapped], referenced, out, "bundles")
+    return out / bundle_file_name(run, mapped.digest)
+
+
+def run_bench(
+    items: Sequence[PlannedItem],
+    catalog: BenchCatalog,
+    out: Path,
+    tools: Tools,
+    settings: BenchSettings,
+    *,
+    stream: TextIO | None = None,
+    on_written: Callable[[Written], None] = lambda written: None,
+) -> list[Written]:
+    """Run every item, writing each run's bundle as soon as it ends (a crash loses none)."""
+    info = tools.device.describe()
+    assembler = Assembler(
+        catalog.liger, info, settings.timer, settings.memory_repetitions, harness_version()
+    )
+    total = sum(len(item.providers) for item in items)
+    written: list[Written] = []
+    with Progress(total=total, label="bench liger", stream=stream) as bar:
+
+        def record(outcome: Outcome) -> None:
+            bundle = assembler.bundle(outcome)
+            path = write_bundle(out, bundle)
+            entry = Written(outcome, bundle, path)
+            written.append(entry)
+            on_written(entry)
+            if outcome.status != "passed":
+                bar.note(f"{outcome.status}: {_label(outcome)}: {outcome.reason}")
+            bar.advance()
+
+        Runner(tools).run(items, on_outcome=record)
+    return written
+
+
+def _label(outcome: Outcome) -> str:
+    item = outcome.item
+    return f"{item.workload.label} {item.metric} {outcome.provider}"
+
+
+def format_value(outcome: Outcome, index: int) -> str:
+    """A run's value for people: ms for speed, MiB for memory."""
+    if outcome.values is None:
+        return "-"
+    value = outcome.values[index]
+    if outcome.item.metric == "speed":
+        return f"{value / 1e6:.4f} ms"
+    return f"{value / 2**20:.1f} MiB"
+
+
+def summary_rows(written: Sequence[Written]) -> list[list[str]]:
+    """Table rows: kernel, pass, metric, workload, provider, status, median, p20–p80, speed-up.
+
+    The speed-up of a provider is the reference's median over its own, for the same
+    workload and metric (the reference being the first of the kernel's references
+    that passed); a reference's own row shows 1.00x. For peak memory the same ratio
+    says how many times less memory the provider needed.
+    """
+    medians: dict[tuple[str, str, str], int] = {}
+    for entry in written:
+        o = entry.outcome
+        if o.status == "passed" and o.values is not None:
+            medians[(o.item.workload.label, o.item.metric, o.provider)] = o.values[1]
+    rows = []
+    for entry in written:
+        o = entry.outcome
+        workload = o.item.workload
+        kernel = workload.kernel
+        speedup = "-"
+        if o.values is not None:
+            for reference in kernel.references:
+                base = medians.get((workload.label, o.item.metric, reference))
+                if base is not None and o.values[1] > 0:
+                    speedup = f"{base / o.values[1]:.2f}x"
+                    if o.item.metric == "memory":
+                        speedup += " (memory)"
+                    break
+        spread = f"{format_value(o, 0)} – {format_value(o, 2)}" if o.values is not None else "-"
+        rows.append(
+            [
+                kernel.name,
+                workload.pass_,
+                o.item.metric,
+                workload.shape.slug,
+                o.provider,
+                o.status,
+                format_value(o, 1),
+                spread,
+                speedup,
+            ]
+        )
+    return rows
+
+
+HEADER = [
+    "kernel",
+    "pass",
+    "metric",
+    "workload",
+    "provider",
+    "status",
+    "median",
+    "p20–p80",
+    "speed-up",
+]
+
+
+def format_table(rows: Sequence[Sequence[str]], header: Sequence[str] = HEADER) -> str:
+    """Plain-text columns, left-aligned."""
+    table = [list(header), *[list(row) for row in rows]]
+    widths = [max(len(row[i]) for row in table) for i in range(len(header))]
+    lines = [
+        "  ".join(cell.ljust(widths[i]) for i, cell in enumerate(row)).rstrip() for row in table
+    ]
+    return "\n".join(lines)

@@ -1,0 +1,204 @@
+"""The bench catalog: which Liger kernels can be run, against what, at which workloads.
+
+A kernel is *data* here (``data/kernels.json``) plus one small setup function
+(:mod:`bench_adapters.liger_bench.setups`) — never a new code path. The data says which
+providers exist for the kernel and what callable each measures, which providers are
+the ground truth of the correctness gate, Liger's own sweep (x name, x values and the
+fixed config, spelled exactly as Liger's CSV spells them, so that a workload measured
+here has the same digest as the one imported from the CSV), and tolerances.
+
+What the importer's catalog already knows — kernel titles, parameter normalization,
+GPU names, provider families — is *not* repeated: it is read through
+:func:`bench_adapters.liger.catalog.load_catalog`. Loading checks every entry against
+it, so a kernel or provider unknown to the importer fails at load time rather than
+producing records the importer would write differently.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+from collections.abc import Mapping
+from importlib import resources
+from typing import Any
+
+import attrs
+
+from bench_adapters.liger.catalog import Catalog, load_catalog
+
+DATA_PACKAGE = "bench_adapters.liger_bench"
+DATA_FILE = "kernels.json"
+PASSES = ("forward", "backward", "full")
+
+
+class BenchCatalogError(Exception):
+    """``data/kernels.json`` is malformed or disagrees with the importer's catalog (a bug)."""
+
+
+@attrs.frozen
+class Tolerance:
+    """Correctness bound: ``|a - r| <= atol * rms(r) + rtol * |r|`` elementwise."""
+
+    atol: float
+    rtol: float
+
+
+@attrs.frozen
+class ProviderEntry:
+    """A provider of one kernel: the callable measured and the modules it imports."""
+
+    entry_point: str
+    requires: tuple[str, ...]
+
+
+@attrs.frozen
+class Sweep:
+    """Liger's sweep for a kernel, in Liger's own terms (as its CSV records them)."""
+
+    x_name: str
+    values: tuple[int, ...]
+    seed_x: int
+    seed_pass: str
+    config: Mapping[str, Any]
+
+
+@attrs.frozen
+class BenchKernel:
+    """One runnable kernel."""
+
+    name: str
+    title: str
+    setup: str
+    providers: Mapping[str, ProviderEntry]
+    default_providers: tuple[str, ...]
+    references: tuple[str, ...]
+    sweep: Sweep
+    tolerances: Mapping[str, Tolerance]
+
+    def tolerance(self, dtype: str) -> Tolerance:
+        """The gate's bound for ``dtype`` (the strictest known one for an unknown dtype)."""
+        found = self.tolerances.get(dtype)
+        if found is not None:
+            return found
+        return min(self.tolerances.values(), key=lambda t: (t.atol, t.rtol))
+
+    def gated(self, provider: str) -> bool:
+        """Whether ``provider``'s results are checked against a reference before timing."""
+        return provider not in self.references
+
+
+@attrs.frozen
+class BenchCatalog:
+    """All runnable kernels, plus the importer's catalog they are described by."""
+
+    kernels: Mapping[str, BenchKernel]
+    liger: Catalog
+
+
+def _fail(where: str, what: str) -> BenchCatalogError:
+    return BenchCatalogError(f"bench catalog {DATA_FILE}{where}: {what}")
+
+
+def _obj(value: Any, where: str) -> dict[str, Any]:
+    if not isinstance(value, dict):
+        raise _fail(where, "expected an object")
+    return {k: v for k, v in value.items() if not k.startswith("$")}
+
+
+def _str(value: Any, where: str) -> str:
+    if not isinstance(value, str) or not value:
+        raise _fail(where, f"expected a non-empty string, got {value!r}")
+    return value
+
+
+def _strs(value: Any, where: str) -> tuple[str, ...]:
+    if not isinstance(value, list):
+        raise _fail(where, "expected an array")
+    return tuple(_str(item, where) for item in value)
+
+
+def _int(value: Any, where: str) -> int:
+    if not isinstance(value, int) or isinstance(value, bool) or value < 1:
+        raise _fail(where, f"expected a positive integer, got {value!r}")
+    return value
+
+
+def _tolerances(value: Any, where: str) -> dict[str, Tolerance]:
+    table = {}
+    for dtype, entry in _obj(value, where).items():
+        entry = _obj(entry, f"{where}/{dtype}")
+        bounds = []
+        for key in ("atol", "rtol"):
+            number = entry.get(key)
+            if not isinstance(number, (int, float)) or isinstance(number, bool) or number < 0:
+                raise _fail(f"{where}/{dtype}/{key}", f"expected a number >= 0, got {number!r}")
+            bounds.append(float(number))
+        table[dtype] = Tolerance(*bounds)
+    return table
+
+
+def parse_catalog(data: Mapping[str, Any], liger: Catalog) -> BenchCatalog:
+    """Check and type the bench catalog ``data`` against the importer's catalog."""
+    defaults = _tolerances(data.get("tolerances"), "/tolerances")
+    if not defaults:
+        raise _fail("/tolerances", "no dtype has a tolerance")
+    kernels = {}
+    for name, entry in _obj(data.get("kernels"), "/kernels").items():
+        where = f"/kernels/{name}"
+        entry = _obj(entry, where)
+        info = liger.kernels.get(name)
+        if info is None:
+            raise _fail(where, "kernel unknown to the importer's catalog (kernels.json there)")
+        providers = {}
+        for provider, spec in _obj(entry.get("providers"), f"{where}/providers").items():
+            here = f"{where}/providers/{provider}"
+            if provider not in liger.providers:
+                raise _fail(here, "provider unknown to the importer's catalog (providers.json)")
+            spec = _obj(spec, here)
+            providers[provider] = ProviderEntry(
+                entry_point=_str(spec.get("entryPoint"), f"{here}/entryPoint"),
+                requires=_strs(spec.get("requires", []), f"{here}/requires"),
+            )
+        defaults_for = _strs(entry.get("defaultProviders"), f"{where}/defaultProviders")
+        references = _strs(entry.get("references"), f"{where}/references")
+        for provider in (*defaults_for, *references):
+            if provider not in providers:
+                raise _fail(where, f"provider {provider!r} is named but not listed in providers")
+        if not references:
+            raise _fail(f"{where}/references", "a kernel needs a reference to check against")
+        sweep = _obj(entry.get("sweep"), f"{where}/sweep")
+        values = tuple(_int(v, f"{where}/sweep/values") for v in sweep.get("values", []))
+        seed_x = _int(sweep.get("seedX"), f"{where}/sweep/seedX")
+        seed_pass = _str(sweep.get("seedPass"), f"{where}/sweep/seedPass")
+        if not values or seed_x not in values:
+            raise _fail(f"{where}/sweep", "values must be non-empty and include seedX")
+        if seed_pass not in PASSES:
+            raise _fail(f"{where}/sweep/seedPass", f"not a pass: {seed_pass!r}")
+        kernels[name] = BenchKernel(
+            name=name,
+            title=info.title,
+            setup=_str(entry.get("setup"), f"{where}/setup"),
+            providers=providers,
+            default_providers=defaults_for,
+            references=references,
+            sweep=Sweep(
+                x_name=_str(sweep.get("x"), f"{where}/sweep/x"),
+                values=values,
+                seed_x=seed_x,
+                seed_pass=seed_pass,
+                config=_obj(sweep.get("config"), f"{where}/sweep/config"),
+            ),
+            tolerances={**defaults, **_tolerances(entry.get("tolerances", {}), where)},
+        )
+    return BenchCatalog(kernels=kernels, liger=liger)
+
+
+@functools.cache
+def load_bench_catalog() -> BenchCatalog:
+    """The packaged bench catalog (read once per process)."""
+    try:
+        text = resources.files(DATA_PACKAGE).joinpath("data").joinpath(DATA_FILE).read_text("utf-8")
+        data = json.loads(text)
+    except (OSError, ValueError) as error:
+        raise BenchCatalogError(f"bench catalog {DATA_FILE}: {error}") from error
+    return parse_catalog(_obj(data, ""), load_catalog())

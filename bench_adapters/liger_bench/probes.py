@@ -1,0 +1,264 @@
+"""The three things a sweep asks of the machine, each behind a small protocol.
+
+* :class:`Device` — is there a GPU, what is it (name, compute capability, memory,
+  driver, CUDA runtime, package versions), was an error an out-of-memory, and
+  releasing memory between runs;
+* :class:`Timer` — latency quantiles of a callable (``triton.testing.do_bench``);
+* :class:`MemoryProbe` — peak device memory of a callable
+  (``torch.cuda.max_memory_allocated`` after ``reset_peak_memory_stats``).
+
+The sweep takes them as arguments, so record assembly, environment capture and the
+correctness gate are tested on a CPU with stand-ins; the CUDA implementations here
+import torch, triton and pynvml only inside their methods, so importing this module
+(``kernelindex --help``, ``--dry-run``) never needs them.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.metadata
+import platform
+import shutil
+import subprocess
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, Protocol
+
+import attrs
+
+#: Quantiles Liger's harness asks do_bench for: median, then p20 and p80.
+QUANTILES = (0.5, 0.2, 0.8)
+#: Packages whose versions an environment records, under these names.
+SOFTWARE_PACKAGES = ("torch", "triton", "liger-kernel", "transformers")
+
+
+class NoDevice(Exception):
+    """No usable CUDA device (or no torch): the message says which, and how to get one."""
+
+
+@attrs.frozen
+class DeviceInfo:
+    """What the environment record says about the machine a sweep ran on."""
+
+    #: Exactly as the driver reports it, e.g. ``NVIDIA H200``.
+    name: str
+    #: Compute capability (major, minor), e.g. (9, 0).
+    capability: tuple[int, int]
+    memory_bytes: int | None
+    #: Component -> version: driver, cuda, torch, triton, liger-kernel, python, ...
+    software: Mapping[str, str]
+
+    @property
+    def architecture(self) -> str:
+        """``sm_90`` for capability (9, 0)."""
+        major, minor = self.capability
+        return f"sm_{major}{minor}"
+
+
+class Device(Protocol):
+    """The GPU a sweep runs on."""
+
+    def require(self) -> None:
+        """Raise :class:`NoDevice` unless a CUDA device can run the kernels."""
+
+    def describe(self) -> DeviceInfo:
+        """Name, capability, memory and software versions."""
+
+    def is_out_of_memory(self, error: BaseException) -> bool:
+        """Whether ``error`` means the device ran out of memory."""
+
+    def release(self) -> None:
+        """Drop cached allocations between runs, so one run's memory never burdens the next."""
+
+
+@attrs.frozen
+class TimerSettings:
+    """The timing settings a protocol records: do_bench's arguments."""
+
+    warmup_ms: float = 25.0
+    rep_ms: float = 100.0
+    quantiles: tuple[float, ...] = QUANTILES
+
+
+class Timer(Protocol):
+    """Times a callable; returns latencies in milliseconds, one per quantile asked."""
+
+    settings: TimerSettings
+
+    def time(self, fn: Callable[[], object], grad_to_none: Sequence[Any]) -> tuple[float, ...]:
+        """Quantiles (in ``settings.quantiles`` order) of ``fn``'s latency, in ms."""
+
+
+class MemoryProbe(Protocol):
+    """Measures peak device memory of repeated calls."""
+
+    repetitions: int
+
+    def peaks(self, fn: Callable[[], object]) -> list[int]:
+        """Peak bytes allocated during each of ``repetitions`` calls of ``fn``."""
+
+
+def quantile(values: Sequence[float], q: float) -> float:
+    """Linear-interpolation quantile, as ``torch.quantile`` computes it by default."""
+    if not values:
+        raise ValueError("quantile of no values")
+    ordered = sorted(values)
+    position = q * (len(ordered) - 1)
+    low = int(position)
+    high = min(low + 1, len(ordered) - 1)
+    return ordered[low] + (ordered[high] - ordered[low]) * (position - low)
+
+
+def package_versions(
+    names: Sequence[str] = SOFTWARE_PACKAGES,
+    version_of: Callable[[str], str] = importlib.metadata.version,
+) -> dict[str, str]:
+    """Installed versions of ``names`` (the ones not installed are left out)."""
+    found = {}
+    for name in names:
+        try:
+            found[name] = version_of(name)
+        except importlib.metadata.PackageNotFoundError:
+            continue
+    return found
+
+
+def driver_version(
+    run: Callable[[list[str]], str] | None = None, nvml: Callable[[], str] | None = None
+) -> str | None:
+    """The NVIDIA driver version: NVML first (``nvidia-ml-py``), then ``nvidia-smi``."""
+    try:
+        return (nvml or _nvml_driver)()
+    except Exception:  # NVML missing or refusing: fall back to nvidia-smi
+        pass
+    try:
+        text = (run or _run)(["nvidia-smi", "--query-gpu=driver_version", "--format=csv,noheader"])
+    except (OSError, subprocess.SubprocessError):
+        return None
+    first = text.strip().splitlines()[0].strip() if text.strip() else ""
+    return first or None
+
+
+def _nvml_driver() -> str:
+    pynvml = importlib.import_module("pynvml")
+    pynvml.nvmlInit()
+    try:
+        value = pynvml.nvmlSystemGetDriverVersion()
+    finally:
+        pynvml.nvmlShutdown()
+    return value.decode() if isinstance(value, bytes) else str(value)
+
+
+def _run(argv: list[str]) -> str:
+    if shutil.which(argv[0]) is None:
+        raise FileNotFoundError(argv[0])
+    return subprocess.run(argv, capture_output=True, text=True, check=True, timeout=30).stdout
+
+
+class CudaDevice:
+    """The current CUDA device, through torch."""
+
+    def __init__(self, index: int = 0) -> None:
+        self.index = index
+
+    def _torch(self) -> Any:
+        try:
+            return importlib.import_module("torch")
+        except ImportError as error:
+            raise NoDevice(
+                f"torch is not installed ({error}); install the extra: "
+                "pip install 'kernelindex-sdk[liger]'"
+            ) from error
+
+    def require(self) -> None:
+        torch = self._torch()
+        if not torch.cuda.is_available():
+            build = getattr(torch.version, "cuda", None)
+            why = "torch was built without CUDA" if not build else "no CUDA device is visible"
+            raise NoDevice(
+                f"no CUDA device: {why} (torch {torch.__version__}); "
+                "bench liger runs kernels on an NVIDIA GPU (use --dry-run to only list the plan)"
+            )
+        if self.index >= torch.cuda.device_count():
+            raise NoDevice(f"no CUDA device {self.index}: {torch.cuda.device_count()} visible")
+        torch.cuda.set_device(self.index)
+
+    def describe(self) -> DeviceInfo:
+        torch = self._torch()
+        props = torch.cuda.get_device_properties(self.index)
+        software: dict[str, str] = {}
+        driver = driver_version()
+        if driver:
+            software["driver"] = driver
+        if getattr(torch.version, "cuda", None):
+            software["cuda"] = str(torch.version.cuda)
+        software.update(package_versions())
+        software["python"] = platform.python_version()
+        return DeviceInfo(
+            name=str(props.name),
+            capability=(int(props.major), int(props.minor)),
+            memory_bytes=int(props.total_memory) or None,
+            software=software,
+        )
+
+    def is_out_of_memory(self, error: BaseException) -> bool:
+        torch = self._torch()
+        oom = getattr(torch.cuda, "OutOfMemoryError", None) or getattr(
+            torch, "OutOfMemoryError", None
+        )
+        if oom is not None and isinstance(error, oom):
+            return True
+        # Some CUDA paths (cuBLAS workspaces, Triton launches) raise a plain RuntimeError
+        # whose text is the only sign. Triton's OutOfResources (shared memory, registers)
+        # is a kernel configuration failure, not the device running out: not matched.
+        return "out of memory" in str(error).lower()
+
+    def release(self) -> None:
+        import gc
+
+        gc.collect()
+        torch = self._torch()
+        torch.cuda.synchronize()
+        torch.cuda.empty_cache()
+
+
+class DoBenchTimer:
+    """``triton.testing.do_bench`` with quantiles: CUDA events, L2 flushed each repetition.
+
+    do_bench estimates the callable's time, then runs ``warmup_ms`` worth of warm-up
+    calls and ``rep_ms`` worth of timed calls, zeroing a large buffer before each
+    timed call (so the L2 cache starts cold) and setting ``.grad`` of every tensor
+    in ``grad_to_none`` to None (so gradient accumulation is not timed).
+    """
+
+    def __init__(self, settings: TimerSettings | None = None) -> None:
+        self.settings = settings or TimerSettings()
+
+    def time(self, fn: Callable[[], object], grad_to_none: Sequence[Any]) -> tuple[float, ...]:
+        testing = importlib.import_module("triton.testing")
+        result = testing.do_bench(
+            fn,
+            warmup=self.settings.warmup_ms,
+            rep=self.settings.rep_ms,
+            grad_to_none=list(grad_to_none) or None,
+            quantiles=list(self.settings.quantiles),
+        )
+        values = result if isinstance(result, (list, tuple)) else [result]
+        return tuple(float(v) for v in values)
+
+
+class TorchMemoryProbe:
+    """Peak memory as Liger's harness reads it: reset the peak, call, read the peak."""
+
+    def __init__(self, repetitions: int = 10) -> None:
+        self.repetitions = repetitions
+
+    def peaks(self, fn: Callable[[], object]) -> list[int]:
+        torch = importlib.import_module("torch")
+        found = []
+        for _ in range(self.repetitions):
+            torch.cuda.synchronize()
+            torch.cuda.reset_peak_memory_stats()
+            fn()
+            torch.cuda.synchronize()
+            found.append(int(torch.cuda.max_memory_allocated()))
+        return found
