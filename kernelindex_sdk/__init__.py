@@ -32,6 +32,7 @@ _EXPORTS: dict[str, str] = {
     # schemas
     "SchemaRegistry": "kernelindex_sdk.registry",
     "default_registry": "kernelindex_sdk.registry",
+    "bundled_schema": "kernelindex_sdk.bundled",
     # models
     "structure": "kernelindex_sdk.models",
     "unstructure": "kernelindex_sdk.models",
@@ -46,21 +47,59 @@ _EXPORTS: dict[str, str] = {
     "Problem": "kernelindex_sdk.errors",
     "KernelIndexError": "kernelindex_sdk.errors",
     "IntakeError": "kernelindex_sdk.errors",
+    "UnreadableFile": "kernelindex_sdk.errors",
+    "EmptyDocument": "kernelindex_sdk.errors",
+    "MalformedJSON": "kernelindex_sdk.errors",
+    "InvalidEncoding": "kernelindex_sdk.errors",
+    "ByteOrderMark": "kernelindex_sdk.errors",
+    "DuplicateKey": "kernelindex_sdk.errors",
+    "NonFiniteNumber": "kernelindex_sdk.errors",
+    "NumberOutOfRange": "kernelindex_sdk.errors",
+    "NestingTooDeep": "kernelindex_sdk.errors",
     "UnknownKind": "kernelindex_sdk.errors",
-    # files
+    # files and terminals
     "atomic_write_bytes": "kernelindex_sdk.fileio",
+    "atomic_write_many": "kernelindex_sdk.fileio",
+    "Progress": "kernelindex_sdk.progress",
 }
 
-__all__ = [*sorted(_EXPORTS), "models"]
+__all__ = [  # noqa: RUF022 - grouped as above
+    "models",
+    "loads", "load_file", "iter_documents", "iter_jsonl", "Document",
+    "canonicalize", "digest",
+    "SchemaRegistry", "default_registry", "bundled_schema",
+    "structure", "unstructure", "ModelError",
+    "validate", "ValidationSession", "Item", "ValidationEngine", "JsonschemaEngine",
+    "Problem", "KernelIndexError", "IntakeError", "UnreadableFile", "EmptyDocument",
+    "MalformedJSON", "InvalidEncoding", "ByteOrderMark", "DuplicateKey", "NonFiniteNumber",
+    "NumberOutOfRange", "NestingTooDeep", "UnknownKind",
+    "atomic_write_bytes", "atomic_write_many", "Progress",
+]  # fmt: skip
 
 if TYPE_CHECKING:
     from kernelindex_sdk import models
+    from kernelindex_sdk.bundled import bundled_schema
     from kernelindex_sdk.canonical import canonicalize, digest
     from kernelindex_sdk.engine import JsonschemaEngine, ValidationEngine
-    from kernelindex_sdk.errors import IntakeError, KernelIndexError, Problem, UnknownKind
-    from kernelindex_sdk.fileio import atomic_write_bytes
+    from kernelindex_sdk.errors import (
+        ByteOrderMark,
+        DuplicateKey,
+        EmptyDocument,
+        IntakeError,
+        InvalidEncoding,
+        KernelIndexError,
+        MalformedJSON,
+        NestingTooDeep,
+        NonFiniteNumber,
+        NumberOutOfRange,
+        Problem,
+        UnknownKind,
+        UnreadableFile,
+    )
+    from kernelindex_sdk.fileio import atomic_write_bytes, atomic_write_many
     from kernelindex_sdk.intake import Document, iter_documents, iter_jsonl, load_file, loads
     from kernelindex_sdk.models import ModelError, structure, unstructure
+    from kernelindex_sdk.progress import Progress
     from kernelindex_sdk.registry import SchemaRegistry, default_registry
     from kernelindex_sdk.validation import Item, ValidationSession, validate
 

@@ -1,9 +1,10 @@
 """Writing imported records to a directory: one bundle per run, or one JSON Lines stream.
 
 Both layouts are deterministic — the same records give the same bytes, whatever order
-the rows came in — and every file goes through the SDK's ``atomic_write_bytes``: it
-is whole or absent, never torn, and a file that would not change is not touched, so
-importing again into the same directory modifies nothing.
+the rows came in — and all files are written as one batch by the SDK's
+``atomic_write_many``: each is whole or absent, never torn, nothing is renamed into
+place until every file is written, and a file that would not change is not touched,
+so importing again into the same directory modifies nothing.
 
 * ``bundles``: ``DIR/<run name>-<first 16 hex digits of the run digest>.json``, the
   seeds' bundle shape (run, protocol, environment) plus workload and implementation,
@@ -26,7 +27,7 @@ import attrs
 
 from bench_adapters.liger.mapper import MappedRun
 from kernelindex_sdk.errors import KernelIndexError
-from kernelindex_sdk.fileio import atomic_write_bytes
+from kernelindex_sdk.fileio import atomic_write_many
 
 Layout = Literal["bundles", "jsonl"]
 LAYOUTS: tuple[Layout, ...] = ("bundles", "jsonl")
@@ -76,15 +77,16 @@ def write_records(
     else:
         raise ValueError(f"unknown layout {layout!r} (known: {', '.join(LAYOUTS)})")
     result = WriteResult()
-    for name, data in files:
-        path = directory / name
-        try:
-            changed = atomic_write_bytes(path, data)
-        except OSError as error:
-            raise OutputError(str(path), error.strerror or str(error)) from None
+    paths = [directory / name for name, _ in files]
+    try:
+        # One batch: all files or none, and one disk sync rather than one per file.
+        changes = atomic_write_many(zip(paths, (data for _, data in files), strict=True))
+    except OSError as error:
+        raise OutputError(str(error.filename or directory), error.strerror or str(error)) from None
+    for path, changed in zip(paths, changes, strict=True):
         (result.written if changed else result.unchanged).append(path)
-        if advance is not None:
-            advance(1)
+    if advance is not None:
+        advance(len(paths))
     return result
 
 

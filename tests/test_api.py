@@ -1,0 +1,70 @@
+"""The public surface of ``import kernelindex_sdk as ki``."""
+
+from __future__ import annotations
+
+import os
+import stat
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import kernelindex_sdk as ki
+
+
+def test_every_exported_name_resolves() -> None:
+    assert set(ki.__all__) == {*ki._EXPORTS, "models"}
+    for name in ki.__all__:
+        assert getattr(ki, name) is not None, name
+
+
+def test_unknown_attribute() -> None:
+    with pytest.raises(AttributeError, match="no attribute 'nope'"):
+        _ = ki.nope  # type: ignore[attr-defined]
+
+
+def test_importing_the_package_is_lazy() -> None:
+    """A tool that only digests must not pay for jsonschema or cattrs."""
+    code = (
+        "import sys, kernelindex_sdk as ki;"
+        "ki.digest({'apiVersion': 'a', 'kind': 'b', 'spec': {}});"
+        "print(sorted(m for m in ('jsonschema', 'cattrs', 'click') if m in sys.modules))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
+
+
+def test_atomic_write_modes_and_idempotence(tmp_path: Path) -> None:
+    target = tmp_path / "sub" / "a.json"
+    assert ki.atomic_write_bytes(target, b"{}") is True
+    umask = os.umask(0)
+    os.umask(umask)
+    assert stat.S_IMODE(target.stat().st_mode) == 0o666 & ~umask
+    target.chmod(0o640)
+    assert ki.atomic_write_bytes(target, b"{}") is False
+    assert ki.atomic_write_bytes(target, b"[]") is True
+    assert stat.S_IMODE(target.stat().st_mode) == 0o640  # a replaced file keeps its mode
+    assert [p.name for p in target.parent.iterdir()] == ["a.json"]  # no temp files left
+
+
+def test_atomic_write_many_is_all_or_nothing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    files = [(tmp_path / f"{i}.json", b"%d" % i) for i in range(3)]
+    real_mkstemp = ki.fileio.tempfile.mkstemp  # type: ignore[attr-defined]
+    calls = []
+
+    def failing_mkstemp(*args: object, **kwargs: object) -> tuple[int, str]:
+        calls.append(1)
+        if len(calls) == 3:
+            raise OSError(28, "No space left on device")
+        return real_mkstemp(*args, **kwargs)  # type: ignore[no-any-return]
+
+    monkeypatch.setattr(ki.fileio.tempfile, "mkstemp", failing_mkstemp)  # type: ignore[attr-defined]
+    with pytest.raises(OSError):
+        ki.atomic_write_many(files)
+    assert list(tmp_path.iterdir()) == []  # nothing renamed, temporaries removed
+    monkeypatch.undo()
+    assert ki.atomic_write_many(files) == [True, True, True]
+    assert ki.atomic_write_many(files) == [False, False, False]
