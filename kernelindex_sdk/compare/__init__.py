@@ -1,0 +1,65 @@
+"""Comparing runs: only across comparable ones, with speed-ups and plots.
+
+The pipeline, each step its own module (the CLI ``kernelindex compare`` strings them
+together; a notebook can too)::
+
+    from kernelindex_sdk import compare
+
+    loaded = compare.load_records(["imported/"])          # validated, indexed by digest
+    runs, _ = compare.resolve_runs(loaded.index)          # references looked up
+    chosen = compare.select(runs, kernels=["geglu"])      # filters
+    result = compare.group_runs(chosen)                   # groups, newest, ratios
+    compare.REPORTERS["markdown"](sys.stdout, compare.ReportOptions()).write(result)
+    panels, _ = compare.panels(result)                    # sweeps found
+    compare.plot.render(panels, "geglu.png")              # needs kernelindex-sdk[plot]
+
+The comparability rule is in :mod:`~kernelindex_sdk.compare.runs`; grouping, the
+newest-run choice and ratios in :mod:`~kernelindex_sdk.compare.grouping`; the sweep
+rule for plots in :mod:`~kernelindex_sdk.compare.sweeps`. matplotlib is imported only
+by :mod:`~kernelindex_sdk.compare.plot`, and only when it draws.
+"""
+
+from __future__ import annotations
+
+from kernelindex_sdk.compare.explain import Difference, differences
+from kernelindex_sdk.compare.grouping import (
+    REFERENCE_PROVIDERS,
+    Comparison,
+    Group,
+    Row,
+    group_runs,
+    select,
+)
+from kernelindex_sdk.compare.records import LoadResult, RecordIndex, load_records
+from kernelindex_sdk.compare.report import REPORTERS, ReportOptions, explain
+from kernelindex_sdk.compare.runs import (
+    ComparabilityKey,
+    ResolvedRun,
+    hardware_identity,
+    resolve_runs,
+)
+from kernelindex_sdk.compare.sweeps import Panel, find_sweeps, panels
+
+__all__ = [
+    "REFERENCE_PROVIDERS",
+    "REPORTERS",
+    "ComparabilityKey",
+    "Comparison",
+    "Difference",
+    "Group",
+    "LoadResult",
+    "Panel",
+    "RecordIndex",
+    "ReportOptions",
+    "ResolvedRun",
+    "Row",
+    "differences",
+    "explain",
+    "find_sweeps",
+    "group_runs",
+    "hardware_identity",
+    "load_records",
+    "panels",
+    "resolve_runs",
+    "select",
+]

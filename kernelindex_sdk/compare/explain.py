@@ -1,0 +1,148 @@
+"""Why two runs are not comparable: which of workload, protocol, hardware, metric differs.
+
+Digests say *that* two records differ; a person needs to see *how*. Where both
+records were given, the difference is shown field by field (``kernel geglu vs swiglu;
+seq 1024 vs 2048``); where one was not, by digest.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Mapping
+from typing import Any, Final
+
+import attrs
+
+from kernelindex_sdk.compare.runs import ResolvedRun, short_digest, show_value
+
+#: How many field differences to spell out per part before "and N more".
+MAX_DETAILS: Final = 4
+
+#: Looks up a referenced record by digest and kind (None when not given).
+Lookup = Callable[[str, str], "Mapping[str, Any] | None"]
+
+METRIC_NAMES: Final = {"latency": "latency", "peak_memory": "peak memory", "unknown": "unknown"}
+
+
+@attrs.frozen
+class Difference:
+    """One part of the comparability key that differs, and how."""
+
+    part: str
+    detail: str
+
+    def __str__(self) -> str:
+        return f"{self.part} differs ({self.detail})"
+
+    def as_json(self) -> dict[str, str]:
+        return {"part": self.part, "detail": self.detail}
+
+
+def differences(a: ResolvedRun, b: ResolvedRun, lookup: Lookup) -> list[Difference]:
+    """Every part of the comparability key in which ``a`` and ``b`` differ ([] if none)."""
+    found: list[Difference] = []
+    if a.workload_digest != b.workload_digest:
+        detail = _spec_detail(
+            lookup(a.workload_digest, "Workload"),
+            lookup(b.workload_digest, "Workload"),
+            a.workload_digest,
+            b.workload_digest,
+            strip=("parameters.",),
+        )
+        found.append(Difference("workload", detail))
+    if a.protocol_digest != b.protocol_digest:
+        pa = lookup(a.protocol_digest, "BenchmarkProtocol")
+        pb = lookup(b.protocol_digest, "BenchmarkProtocol")
+        detail = _spec_detail(pa, pb, a.protocol_digest, b.protocol_digest)
+        if a.protocol_name and b.protocol_name and a.protocol_name != b.protocol_name:
+            detail = f"{a.protocol_name} vs {b.protocol_name}: {detail}"
+        found.append(Difference("protocol", detail))
+    if a.hardware != b.hardware:
+        if a.gpu != b.gpu:
+            detail = f"{a.gpu} vs {b.gpu}"
+        else:
+            ea = lookup(a.environment_digest, "ExecutionEnvironment")
+            eb = lookup(b.environment_digest, "ExecutionEnvironment")
+            detail = _spec_detail(
+                {"spec": ea["spec"]["hardware"]} if ea else None,
+                {"spec": eb["spec"]["hardware"]} if eb else None,
+                a.environment_digest,
+                b.environment_digest,
+            )
+        found.append(Difference("environment hardware", detail))
+    if a.metric != b.metric:
+        found.append(
+            Difference(
+                "metric",
+                f"{METRIC_NAMES.get(a.metric, a.metric)} vs {METRIC_NAMES.get(b.metric, b.metric)}",
+            )
+        )
+    return found
+
+
+def describe(found: list[Difference]) -> str:
+    """``not comparable: workload differs (...); environment hardware differs (...)``."""
+    if not found:
+        return "comparable"
+    return "not comparable: " + "; ".join(str(d) for d in found)
+
+
+def _spec_detail(
+    a: Mapping[str, Any] | None,
+    b: Mapping[str, Any] | None,
+    digest_a: str,
+    digest_b: str,
+    strip: tuple[str, ...] = (),
+) -> str:
+    if a is None or b is None:
+        return f"{short_digest(digest_a)} vs {short_digest(digest_b)}"
+    left, right = dict(_leaves(a["spec"])), dict(_leaves(b["spec"]))
+    changes = []
+    for path in sorted(set(left) | set(right), key=_path_order):
+        va, vb = left.get(path, _ABSENT), right.get(path, _ABSENT)
+        if not _same(va, vb):
+            name = path
+            for prefix in strip:
+                name = name.removeprefix(prefix)
+            changes.append(f"{name} {_text(va)} vs {_text(vb)}")
+    if not changes:  # equal specs cannot have different digests; say what we know
+        return f"{short_digest(digest_a)} vs {short_digest(digest_b)}"
+    if len(changes) > MAX_DETAILS:
+        more = len(changes) - MAX_DETAILS
+        changes = [*changes[:MAX_DETAILS], f"and {more} more"]
+    return "; ".join(changes)
+
+
+class _Absent:
+    def __repr__(self) -> str:
+        return "—"
+
+
+_ABSENT: Final = _Absent()
+
+#: Fields shown first: what a person recognises a record by.
+_FIRST: Final = ("kernel", "pass", "dtype", "provider", "harness.name")
+
+
+def _path_order(path: str) -> tuple[int, str]:
+    return (_FIRST.index(path) if path in _FIRST else len(_FIRST), path)
+
+
+def _leaves(value: Any, prefix: str = "") -> Iterator[tuple[str, Any]]:
+    if isinstance(value, Mapping) and value:
+        for key, sub in value.items():
+            yield from _leaves(sub, f"{prefix}{key}.")
+    else:
+        yield prefix.rstrip("."), value
+
+
+def _same(a: Any, b: Any) -> bool:
+    """Equal as JSON: ``1 == 1.0`` (JCS writes both as 1) but ``true != 1``."""
+    if isinstance(a, bool) or isinstance(b, bool):
+        return isinstance(a, bool) and isinstance(b, bool) and a == b
+    return bool(a == b)
+
+
+def _text(value: Any) -> str:
+    if value is _ABSENT:
+        return "—"
+    return show_value(value)

@@ -1,0 +1,166 @@
+"""Loading records for comparison: validated on the way in, indexed by digest.
+
+A comparison is only as trustworthy as its inputs, so every item is validated exactly
+as ``kernelindex validate`` would (same :class:`~kernelindex_sdk.validation.ValidationSession`,
+same problems); an invalid item is reported and left out *whole* (a bundle with a bad
+protocol contributes none of its records), never half-used. What stays is indexed:
+
+* runs by their digest: the same run given twice (in a bundle directory and in a JSON
+  Lines export of it) is one measurement, and must not count as a re-run;
+* every other record by its digest, which is what runs reference. Records may come
+  embedded in bundles or as separate files: a run finds its workload either way.
+
+Digests come from the validation items themselves (computed once per record).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any
+
+import attrs
+
+from kernelindex_sdk.errors import IntakeError, Problem
+from kernelindex_sdk.validation import ValidationSession, records_of, split_document
+
+#: Called with each problem as soon as it is found (so a long load streams its errors).
+ProblemSink = Callable[[Problem], None]
+#: Called once per document read, e.g. to advance a progress bar.
+Tick = Callable[[], None]
+
+
+@attrs.frozen
+class StoredRun:
+    """A valid BenchmarkRun and where it was read."""
+
+    digest: str
+    record: Mapping[str, Any] = attrs.field(repr=False)
+    source: str
+    line: int | None
+    pointer: str
+
+
+@attrs.define
+class RecordIndex:
+    """Valid runs by digest, and every other valid record by digest."""
+
+    runs: dict[str, StoredRun] = attrs.Factory(dict)
+    records: dict[str, Mapping[str, Any]] = attrs.Factory(dict)
+    #: Runs given more than once (same digest): counted, then ignored.
+    duplicate_runs: int = 0
+
+    def lookup(self, digest: str, kind: str) -> Mapping[str, Any] | None:
+        """The record with this digest, if one of this kind was given."""
+        record = self.records.get(digest)
+        if record is None or record.get("kind") != kind:
+            return None
+        return record
+
+    def add(self, value: Any, pointer: str, digests: Iterable[str | None], where: Origin) -> None:
+        """Index every record of one valid item (digests in :func:`records_of` order)."""
+        for (at, record), record_digest in zip(records_of(value, pointer), digests, strict=False):
+            if record_digest is None:  # pragma: no cover - a valid record has a spec
+                continue
+            if record.get("kind") == "BenchmarkRun":
+                if record_digest in self.runs:
+                    self.duplicate_runs += 1
+                else:
+                    self.runs[record_digest] = StoredRun(
+                        record_digest, record, where.source, where.line, at
+                    )
+            else:
+                self.records.setdefault(record_digest, record)
+
+
+@attrs.frozen
+class Origin:
+    """Where an item was read."""
+
+    source: str
+    line: int | None
+
+
+@attrs.define
+class LoadResult:
+    """What loading found: the index and the tally of what was left out."""
+
+    index: RecordIndex
+    #: Items (records or bundles) that failed validation and were skipped.
+    invalid: int = 0
+    #: Documents that could not be read at all (missing file, malformed JSON, ...).
+    unreadable: int = 0
+    #: Documents read (valid or not).
+    documents: int = 0
+
+
+def load_records(
+    paths: Iterable[str],
+    *,
+    session: ValidationSession | None = None,
+    on_problem: ProblemSink | None = None,
+    tick: Tick | None = None,
+) -> LoadResult:
+    """Read, validate and index every record under ``paths`` (files, dirs, JSONL, ``-``).
+
+    Never raises for bad input: unreadable documents and invalid items are counted
+    and their problems passed to ``on_problem``.
+    """
+    from kernelindex_sdk.cli.inputs import read_documents
+
+    if session is None:
+        session = default_session()
+    result = LoadResult(RecordIndex())
+    report: ProblemSink = on_problem or (lambda problem: None)
+    for _path, document in read_documents(paths):
+        result.documents += 1
+        if isinstance(document, IntakeError):
+            result.unreadable += 1
+            report(document.problem)
+        else:
+            for pointer, element in split_document(document.value):
+                item = session.check_item(
+                    element, pointer=pointer, source=document.source, line=document.line
+                )
+                if item.valid:
+                    digests = (ref.digest for ref in item.records)
+                    result.index.add(
+                        element, pointer, digests, Origin(document.source, document.line)
+                    )
+                else:
+                    result.invalid += 1
+                    for problem in item.problems:
+                        report(problem)
+        if tick is not None:
+            tick()
+    return result
+
+
+def default_session() -> ValidationSession:
+    """A session that checks exactly like ``validate``, as fast as this install allows.
+
+    The SDK's compiled fast path (:mod:`kernelindex_sdk.fastengine`, jsonschema-rs)
+    when it is installed; else :class:`~kernelindex_sdk.compare.fastcheck.InlinedEngine`
+    (python-jsonschema on inlined schemas, about 4× the reference's speed). Both give
+    the reference engine's verdicts and messages. ``KERNELINDEX_ENGINE=jsonschema``
+    forces the reference, as everywhere in the SDK.
+    """
+    import os
+
+    from kernelindex_sdk.compare.fastcheck import InlinedEngine
+    from kernelindex_sdk.engine import JsonschemaEngine, ValidationEngine
+    from kernelindex_sdk.registry import default_registry
+
+    registry = default_registry()
+    engine: ValidationEngine
+    if os.environ.get("KERNELINDEX_ENGINE", "").lower() in ("jsonschema", "reference"):
+        engine = JsonschemaEngine(registry)
+    else:
+        try:
+            from kernelindex_sdk import fastengine
+        except ImportError:  # pragma: no cover - an SDK without the compiled fast path
+            fastengine = None  # type: ignore[assignment]
+        if fastengine is not None and fastengine.available():
+            engine = fastengine.default_engine(registry)
+        else:
+            engine = InlinedEngine(registry)
+    return ValidationSession(registry=registry, engine=engine)

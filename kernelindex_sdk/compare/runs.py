@@ -1,0 +1,453 @@
+"""Runs resolved against the records they reference, and the comparability key.
+
+A BenchmarkRun only *references* its workload, protocol, environment and
+implementation by digest. :func:`resolve_runs` looks each one up (once per digest)
+and reads off what comparing needs: the result in base units (ns or bytes), the
+kernel and shape, the provider and version, the GPU.
+
+The comparability key
+---------------------
+The seeds' protocols state the rule: runs compare "only within one kernel, workload,
+timed pass, and GPU". A Workload's digest covers kernel, pass, shape, dtype and
+settings; a Protocol's covers how it was timed. So two runs are comparable exactly
+when they share
+
+* ``workloadDigest`` (same computation),
+* ``protocolDigest`` (same harness, timer and statistic), and
+* the **hardware identity** of their environments: the digest of the environment's
+  ``spec.hardware`` object alone (see :func:`hardware_identity`),
+
+and measure the same metric (latency or peak memory). Environments on one GPU that
+differ only in software versions (driver, torch) *are* comparable: the rule names the
+GPU, and the reference implementation of a kernel is usually measured in the same
+session as the candidate anyway. Where a group mixes software, the reports say so.
+
+A run whose environment record is not given cannot show its hardware; it is keyed
+by its ``environmentDigest`` instead, so it never joins a group by accident.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from collections.abc import Iterable, Mapping
+from datetime import datetime, timezone
+from typing import Any, Final
+
+import attrs
+
+from kernelindex_sdk.canonical import canonicalize
+from kernelindex_sdk.checks.v1alpha1 import UNITS
+from kernelindex_sdk.compare.records import RecordIndex, StoredRun
+
+#: The two things a run can measure, as the measurement schema names them.
+LATENCY: Final = "latency"
+PEAK_MEMORY: Final = "peak_memory"
+#: The metric of a run that did not pass and whose protocol does not tell.
+UNKNOWN: Final = "unknown"
+
+#: Result field, summary field, metric.
+RESULTS: Final = (("timing", "latencyNs", LATENCY), ("memory", "peakBytes", PEAK_MEMORY))
+
+#: A workload parameter value, as the schema allows it.
+Scalar = int | float | str | bool
+
+
+@attrs.frozen
+class ComparabilityKey:
+    """Runs with equal keys may share a table row set; others never do."""
+
+    workload: str
+    protocol: str
+    hardware: str
+    metric: str
+
+
+@attrs.frozen
+class WorkloadInfo:
+    """What a run computed, read off its Workload record."""
+
+    kernel: str
+    pass_: str
+    dtype: str
+    parameters: Mapping[str, Scalar]
+    settings: Mapping[str, Any]
+    title: str | None
+
+    def describe(self) -> str:
+        """``batch=8 hidden=4096 seq=1024, bf16`` — shape, dtype, then settings."""
+        parts = [" ".join(f"{k}={show_value(v)}" for k, v in sorted(self.parameters.items()))]
+        parts.append(self.dtype)
+        parts.extend(f"{k}={show_value(v)}" for k, v in sorted(self.settings.items()))
+        return ", ".join(p for p in parts if p)
+
+
+@attrs.frozen
+class ImplementationInfo:
+    """Who computed it: the provider and, where recorded, the package version."""
+
+    provider: str
+    package: str | None
+    version: str | None
+    title: str | None
+
+    @property
+    def label(self) -> str:
+        """``liger 0.5.10`` or just ``huggingface``: short enough for a table column."""
+        return f"{self.provider} {self.version}" if self.version else self.provider
+
+
+@attrs.frozen
+class ResolvedRun:
+    """One run with everything comparing needs, values in base units (ns, bytes)."""
+
+    digest: str
+    source: str
+    line: int | None
+    pointer: str
+    status: str
+    reason: str | None
+    observed_at: str
+    observed_key: datetime
+    #: LATENCY, PEAK_MEMORY, or UNKNOWN (a run that did not pass, protocol silent).
+    metric: str
+    #: The primary statistic of the result (``median`` in every Liger run).
+    statistic: str | None
+    value: float | None
+    p20: float | None
+    p80: float | None
+    workload_digest: str
+    protocol_digest: str
+    environment_digest: str
+    implementation_digest: str
+    hardware: str
+    gpu: str
+    workload: WorkloadInfo | None
+    implementation: ImplementationInfo | None
+    protocol_name: str | None
+    protocol_title: str | None
+    title: str | None
+
+    @property
+    def key(self) -> ComparabilityKey:
+        return ComparabilityKey(
+            self.workload_digest, self.protocol_digest, self.hardware, self.metric
+        )
+
+    @property
+    def passed(self) -> bool:
+        return self.status == "passed" and self.value is not None
+
+    @property
+    def kernel(self) -> str | None:
+        return self.workload.kernel if self.workload else None
+
+    @property
+    def pass_(self) -> str | None:
+        return self.workload.pass_ if self.workload else None
+
+    @property
+    def provider(self) -> str | None:
+        return self.implementation.provider if self.implementation else None
+
+    @property
+    def implementation_label(self) -> str:
+        if self.implementation is not None:
+            return self.implementation.label
+        return f"implementation {short_digest(self.implementation_digest)}"
+
+    @property
+    def kernel_title(self) -> str:
+        """A display name for the kernel: from the workload's title, else the run's."""
+        for title in (self.workload.title if self.workload else None, self.title):
+            if title:
+                return title.split(" · ")[0].strip()
+        if self.workload is not None:
+            return self.workload.kernel
+        return f"workload {short_digest(self.workload_digest)}"
+
+    @property
+    def where(self) -> str:
+        return f"{self.source}:{self.line}" if self.line is not None else self.source
+
+
+def short_digest(digest: str) -> str:
+    """``sha256:0123456789ab`` — enough to tell records apart in a message."""
+    return digest[:19]
+
+
+def hardware_identity(hardware: Mapping[str, Any]) -> str:
+    """The digest of a ``spec.hardware`` object: what makes two environments one GPU.
+
+    Every hardware field counts (vendor, product, form factor, architecture, and
+    deviceName, memoryBytes or count where recorded): an H100 PCIe is not an H100
+    SXM, and two GPUs are not one.
+    """
+    return "sha256:" + hashlib.sha256(canonicalize(dict(hardware))).hexdigest()
+
+
+def gpu_label(hardware: Mapping[str, Any]) -> str:
+    """``NVIDIA H100 80GB HBM3`` (product and form factor), ``2× ...`` for a count."""
+    words = [str(hardware.get("product", "")), str(hardware.get("formFactor", ""))]
+    label = " ".join(w for w in words if w) or str(hardware.get("vendor", "unknown GPU"))
+    count = hardware.get("count")
+    return f"{count}× {label}" if isinstance(count, int) and count > 1 else label
+
+
+def metric_of_protocol(protocol: Mapping[str, Any] | None) -> str | None:
+    """What a protocol measures when it says so unambiguously (timer xor memory probe)."""
+    if protocol is None:
+        return None
+    measurement = protocol["spec"]["measurement"]
+    timed, probed = "timer" in measurement, "memoryProbe" in measurement
+    if timed and not probed:
+        return LATENCY
+    if probed and not timed:
+        return PEAK_MEMORY
+    return None
+
+
+class Resolver:
+    """Resolves runs against an index, caching what each referenced digest yields."""
+
+    def __init__(self, index: RecordIndex) -> None:
+        self.index = index
+        self._workloads: dict[str, WorkloadInfo | None] = {}
+        self._implementations: dict[str, ImplementationInfo | None] = {}
+        self._environments: dict[str, tuple[str, str, Mapping[str, Any] | None]] = {}
+        self._protocols: dict[str, tuple[str | None, str | None, str | None]] = {}
+        #: Kind → how many runs referenced a record of it that was not given.
+        self.missing: dict[str, int] = {}
+
+    def resolve(self, stored: StoredRun) -> ResolvedRun:
+        run = stored.record
+        spec = run["spec"]
+        metadata = run.get("metadata", {})
+        workload = self._workload(spec["workloadDigest"])
+        implementation = self._implementation(spec["implementationDigest"])
+        hardware, gpu, _ = self._environment(spec["environmentDigest"])
+        protocol_name, protocol_title, protocol_metric = self._protocol(spec["protocolDigest"])
+        metric, statistic, value, p20, p80 = _result(spec)
+        return ResolvedRun(
+            digest=stored.digest,
+            source=stored.source,
+            line=stored.line,
+            pointer=stored.pointer,
+            status=spec["status"],
+            reason=spec.get("reason"),
+            observed_at=spec["observedAt"],
+            observed_key=parse_timestamp(spec["observedAt"]),
+            metric=metric or protocol_metric or UNKNOWN,
+            statistic=statistic,
+            value=value,
+            p20=p20,
+            p80=p80,
+            workload_digest=spec["workloadDigest"],
+            protocol_digest=spec["protocolDigest"],
+            environment_digest=spec["environmentDigest"],
+            implementation_digest=spec["implementationDigest"],
+            hardware=hardware,
+            gpu=gpu,
+            workload=workload,
+            implementation=implementation,
+            protocol_name=protocol_name,
+            protocol_title=protocol_title,
+            title=metadata.get("title"),
+        )
+
+    def environment(self, digest: str) -> Mapping[str, Any] | None:
+        """The environment record behind a digest, if it was given."""
+        return self._environment(digest)[2]
+
+    def gpu_names(self) -> dict[str, list[str]]:
+        """Hardware identity → other names it goes by, for ``--gpu`` to match.
+
+        The environment's name and title, the architecture and the driver's device
+        name: ``--gpu sm_90`` or ``--gpu liger-bench-nvidia-h100`` work too.
+        """
+        names: dict[str, list[str]] = {}
+        for identity, _, record in self._environments.values():
+            if record is None:
+                continue
+            hardware = record["spec"]["hardware"]
+            metadata = record.get("metadata", {})
+            found = names.setdefault(identity, [])
+            for name in (
+                metadata.get("name"),
+                metadata.get("title"),
+                hardware.get("architecture"),
+                hardware.get("deviceName"),
+            ):
+                if isinstance(name, str) and name not in found:
+                    found.append(name)
+        return names
+
+    def _missing(self, kind: str) -> None:
+        self.missing[kind] = self.missing.get(kind, 0) + 1
+
+    def _workload(self, digest: str) -> WorkloadInfo | None:
+        if digest not in self._workloads:
+            record = self.index.lookup(digest, "Workload")
+            info = None
+            if record is not None:
+                spec = record["spec"]
+                info = WorkloadInfo(
+                    kernel=spec["kernel"],
+                    pass_=spec["pass"],
+                    dtype=spec["dtype"],
+                    parameters=dict(spec["parameters"]),
+                    settings=dict(spec.get("settings", {})),
+                    title=record.get("metadata", {}).get("title"),
+                )
+            self._workloads[digest] = info
+        info = self._workloads[digest]
+        if info is None:
+            self._missing("Workload")
+        return info
+
+    def _implementation(self, digest: str) -> ImplementationInfo | None:
+        if digest not in self._implementations:
+            record = self.index.lookup(digest, "Implementation")
+            info = None
+            if record is not None:
+                spec = record["spec"]
+                package = spec.get("package", {})
+                info = ImplementationInfo(
+                    provider=spec["provider"],
+                    package=package.get("name"),
+                    version=package.get("version"),
+                    title=record.get("metadata", {}).get("title"),
+                )
+            self._implementations[digest] = info
+        info = self._implementations[digest]
+        if info is None:
+            self._missing("Implementation")
+        return info
+
+    def _environment(self, digest: str) -> tuple[str, str, Mapping[str, Any] | None]:
+        if digest not in self._environments:
+            record = self.index.lookup(digest, "ExecutionEnvironment")
+            entry: tuple[str, str, Mapping[str, Any] | None]
+            if record is None:
+                entry = (f"environment {digest}", f"environment {short_digest(digest)}", None)
+            else:
+                hardware = record["spec"]["hardware"]
+                entry = (hardware_identity(hardware), gpu_label(hardware), record)
+            self._environments[digest] = entry
+        entry = self._environments[digest]
+        if entry[2] is None:
+            self._missing("ExecutionEnvironment")
+        return entry
+
+    def _protocol(self, digest: str) -> tuple[str | None, str | None, str | None]:
+        """(name, title, metric) of a protocol; all None when it was not given."""
+        if digest not in self._protocols:
+            record = self.index.lookup(digest, "BenchmarkProtocol")
+            found: tuple[str | None, str | None, str | None] = (None, None, None)
+            if record is not None:
+                metadata = record.get("metadata", {})
+                found = (metadata.get("name"), metadata.get("title"), metric_of_protocol(record))
+            self._protocols[digest] = found
+        entry = self._protocols[digest]
+        if entry[0] is None:  # metadata.name is required: None means not given
+            self._missing("BenchmarkProtocol")
+        return entry
+
+
+def resolve_runs(index: RecordIndex) -> tuple[list[ResolvedRun], Resolver]:
+    """Every indexed run, resolved; the resolver keeps the count of missing records.
+
+    A run that did not pass carries no result, so its metric comes from its protocol;
+    where the protocol does not tell, from the passed runs that share its workload,
+    protocol and hardware (when they all measure one metric).
+    """
+    resolver = Resolver(index)
+    runs = [resolver.resolve(stored) for stored in index.runs.values()]
+    return _infer_metrics(runs), resolver
+
+
+def _infer_metrics(runs: list[ResolvedRun]) -> list[ResolvedRun]:
+    if all(run.metric != UNKNOWN for run in runs):
+        return runs
+    seen: dict[tuple[str, str, str], set[str]] = {}
+    for run in runs:
+        if run.metric != UNKNOWN:
+            place = (run.workload_digest, run.protocol_digest, run.hardware)
+            seen.setdefault(place, set()).add(run.metric)
+    out = []
+    for run in runs:
+        if run.metric == UNKNOWN:
+            metrics = seen.get((run.workload_digest, run.protocol_digest, run.hardware), set())
+            if len(metrics) == 1:
+                run = attrs.evolve(run, metric=next(iter(metrics)))
+        out.append(run)
+    return out
+
+
+def _result(
+    spec: Mapping[str, Any],
+) -> tuple[str | None, str | None, float | None, float | None, float | None]:
+    """(metric, statistic, central value, p20, p80) in base units; Nones if no result."""
+    for field, summary_key, metric in RESULTS:
+        result = spec.get(field)
+        if result is None:
+            continue
+        summary = result[summary_key]
+        statistic = result["primaryStatistic"]
+        spread: dict[str, float] = {
+            stat: float(summary[stat]) for stat in ("p20", "p80") if stat in summary
+        }
+        for measurement in spec.get("measurements", ()):
+            stat = measurement["statistic"]
+            if measurement["metric"] == metric and stat in ("p20", "p80") and stat not in spread:
+                spread[stat] = float(measurement["value"]) * UNITS[measurement["unit"]][1]
+        value = summary.get(statistic)
+        return (
+            metric,
+            statistic,
+            float(value) if value is not None else None,
+            spread.get("p20"),
+            spread.get("p80"),
+        )
+    return None, None, None, None, None
+
+
+_TIMESTAMP = re.compile(
+    r"(\d{4}-\d{2}-\d{2})[Tt ](\d{2}):(\d{2}):(\d{2})(?:\.(\d+))?([Zz]|[+-]\d{2}:\d{2})"
+)
+_EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
+
+
+def parse_timestamp(text: str) -> datetime:
+    """An RFC 3339 timestamp as an aware datetime, for ordering runs by age.
+
+    Written out because Python 3.10's ``fromisoformat`` takes neither ``Z`` nor every
+    fraction length. A leap second (``:60``) orders as the second before; anything
+    unparseable (schema-valid input never is) as the epoch.
+    """
+    m = _TIMESTAMP.fullmatch(text)
+    if m is None:
+        return _EPOCH
+    date, hour, minute, second, fraction, offset = m.groups()
+    second = min(second, "59")
+    fraction = ((fraction or "") + "000000")[:6]
+    offset = "+00:00" if offset in ("Z", "z") else offset
+    try:
+        return datetime.fromisoformat(f"{date}T{hour}:{minute}:{second}.{fraction}{offset}")
+    except ValueError:
+        return _EPOCH
+
+
+def show_value(value: Any) -> str:
+    """A parameter or setting value as people write it (``true``, ``4096``, ``{"a":1}``)."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (int, float, str)):
+        return str(value)
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+def distinct(values: Iterable[str]) -> list[str]:
+    """Values in first-seen order, without repeats."""
+    return list(dict.fromkeys(values))
