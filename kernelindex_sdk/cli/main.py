@@ -21,6 +21,7 @@ BUILTIN = {
     "digest": "kernelindex_sdk.cli.digest_cmd:digest_command",
     "canonicalize": "kernelindex_sdk.cli.digest_cmd:canonicalize_command",
     "schema": "kernelindex_sdk.cli.schema_cmd:schema_group",
+    "compare": "kernelindex_sdk.cli.compare_cmd:compare_command",
 }
 ENTRY_POINT_GROUP = "kernelindex.commands"
 

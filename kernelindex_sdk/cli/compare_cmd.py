@@ -1,0 +1,270 @@
+"""``kernelindex compare PATH...``: speed-up tables and plots across comparable runs.
+
+Click only parses: the options become a plain :class:`CompareOptions`, and
+:func:`run_compare` does the work and returns the exit status, so it is testable
+without click. The logic lives in :mod:`kernelindex_sdk.compare`.
+
+How a user *asks* to compare runs that may not be comparable: by giving exactly two
+runs (``kernelindex compare a.json b.json``, or any inputs and filters that select
+two), or by ``--explain`` for any number. Then, if the runs fall into more than one
+comparability group, the command prints what differs (workload / protocol /
+environment hardware / metric) instead of tables, and exits 1. Without either, a
+selection simply shows one table per group: runs that are not comparable are never
+put in one table, and many groups are the normal case (one per shape of a sweep).
+
+Exit status: 0 done; 1 invalid records were skipped, or the runs asked about are not
+comparable; 2 usage error, unreadable input, or a plot that cannot be drawn.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from typing import Final, TextIO
+
+import attrs
+import click
+
+#: Metric names on the command line → as the records name them.
+METRICS: Final = {"speed": "latency", "memory": "peak_memory"}
+PASSES: Final = ("forward", "backward", "full")
+FORMATS: Final = ("text", "markdown", "json", "csv")
+
+
+@attrs.frozen
+class CompareOptions:
+    """Everything ``compare`` was asked to do, as plain data."""
+
+    paths: tuple[str, ...]
+    baseline: str | None = None
+    kernels: tuple[str, ...] = ()
+    passes: tuple[str, ...] = ()
+    gpus: tuple[str, ...] = ()
+    #: ``speed`` and/or ``memory``.
+    metrics: tuple[str, ...] = ()
+    format: str = "text"
+    show_all: bool = False
+    explain: bool = False
+    plot: str | None = None
+    #: Draw a progress bar: None = only when stderr is a terminal.
+    progress: bool | None = None
+
+
+def run_compare(
+    options: CompareOptions, *, out: TextIO | None = None, err: TextIO | None = None
+) -> int:
+    """Load, validate, group and report; return the exit status. Never raises for bad input."""
+    from kernelindex_sdk.cli.inputs import SUFFIXES, expand_paths
+    from kernelindex_sdk.cli.reporters import format_problem
+    from kernelindex_sdk.compare import grouping, records, report, runs, sweeps
+    from kernelindex_sdk.compare.plot import PlotError, PlotUnavailable, check_path
+    from kernelindex_sdk.errors import Problem
+    from kernelindex_sdk.progress import Progress
+
+    out = out if out is not None else sys.stdout
+    err = err if err is not None else sys.stderr
+
+    def say(message: str) -> None:
+        err.write(f"kernelindex compare: {message}\n")
+
+    if options.format not in FORMATS:
+        say(f"unknown --format {options.format!r} (choose from {', '.join(FORMATS)})")
+        return 2
+    if options.plot is not None:
+        try:
+            check_path(options.plot)
+            _require_plotting()
+        except (PlotError, PlotUnavailable) as error:
+            say(str(error))
+            return 2
+
+    files = list(expand_paths(options.paths))
+    # A bar counts files when each holds one document; JSON Lines: documents, no total.
+    streamed = any(f == "-" or not f.endswith(SUFFIXES[0]) for f in files)
+    with Progress(
+        total=None if streamed else len(files),
+        label="compare: loading",
+        stream=err,
+        enabled=options.progress,
+    ) as bar:
+
+        def report_problem(problem: Problem) -> None:
+            bar.note(format_problem(problem))
+
+        loaded = records.load_records(files, on_problem=report_problem, tick=bar.advance)
+    status = 2 if loaded.unreadable else 1 if loaded.invalid else 0
+    if loaded.invalid:
+        say(f"{loaded.invalid} invalid item{_s(loaded.invalid)} skipped (see above)")
+
+    resolved, resolver = runs.resolve_runs(loaded.index)
+    if resolver.missing:
+        listed = ", ".join(f"{kind} ×{n}" for kind, n in sorted(resolver.missing.items()))
+        say(
+            f"note: runs reference records not given ({listed});"
+            " those runs are grouped and labelled by digest"
+        )
+    selected = grouping.select(
+        resolved,
+        kernels=options.kernels,
+        passes=options.passes,
+        gpus=options.gpus,
+        metrics=[METRICS.get(m, m) for m in options.metrics],
+        gpu_names=resolver.gpu_names(),
+    )
+    if not selected:
+        if resolved:
+            say(f"no run matches the filters ({len(resolved)} valid runs loaded)")
+        else:
+            say("no valid run to compare in the input")
+        return status
+
+    comparison = grouping.group_runs(selected, baseline=options.baseline)
+    if options.baseline and not any(g.baseline for g in comparison.groups):
+        say(f"note: no selected run is by provider {options.baseline!r}; ratios are n/a")
+
+    if options.explain or len(selected) == 2:
+        explanation = report.explain(comparison, loaded.index.lookup)
+        if not explanation.comparable:
+            report.write_explanation(explanation, out, options.format)
+            return max(status, 1)
+
+    reporter = report.REPORTERS[options.format](out, report.ReportOptions(options.show_all))
+    reporter.write(comparison)
+
+    if options.plot is not None:
+        from kernelindex_sdk.compare.plot import render
+
+        panel_list, unplaced = sweeps.panels(comparison)
+        if unplaced:
+            say(f"note: {unplaced} group{_s(unplaced)} without a Workload record not plotted")
+        try:
+            render(panel_list, options.plot)
+        except (PlotError, PlotUnavailable) as error:
+            say(str(error))
+            return 2
+        except OSError as error:
+            say(f"cannot write {options.plot}: {error.strerror or error}")
+            return 2
+        say(f"wrote {options.plot} ({len(panel_list)} panel{_s(len(panel_list))})")
+    return status
+
+
+def _require_plotting() -> None:
+    """A seam for tests: fails with the install hint when matplotlib is missing."""
+    from kernelindex_sdk.compare.plot import require_matplotlib
+
+    require_matplotlib()
+
+
+def _s(count: int) -> str:
+    return "" if count == 1 else "s"
+
+
+@click.command("compare")
+@click.argument("paths", nargs=-1, required=True)
+@click.option(
+    "--baseline",
+    metavar="PROVIDER",
+    help="Provider the ratios are relative to. Default: the group's reference provider"
+    " (huggingface, torch, megatron, ...).",
+)
+@click.option("--kernel", "kernels", multiple=True, metavar="K", help="Only this kernel.")
+@click.option(
+    "--pass",
+    "passes",
+    multiple=True,
+    type=click.Choice(PASSES),
+    help="Only this timed pass.",
+)
+@click.option(
+    "--gpu",
+    "gpus",
+    multiple=True,
+    metavar="G",
+    help="Only GPUs whose name contains G (case, spaces, '-' and '_' ignored), e.g. h100.",
+)
+@click.option(
+    "--metric",
+    "metrics",
+    multiple=True,
+    type=click.Choice(sorted(METRICS)),
+    help="Only speed (latency) or memory (peak bytes) runs.",
+)
+@click.option(
+    "--format",
+    "format_",
+    type=click.Choice(FORMATS),
+    default="text",
+    show_default=True,
+    help="text tables for people, markdown for docs, json or csv for machines.",
+)
+@click.option(
+    "--all",
+    "show_all",
+    is_flag=True,
+    help="List every run, older re-runs too, not just the newest.",
+)
+@click.option(
+    "--explain",
+    is_flag=True,
+    help="Treat the selection as one comparison: if its runs are not all comparable,"
+    " say what differs and exit 1.",
+)
+@click.option(
+    "--plot",
+    metavar="FILE",
+    help="Also draw one panel per kernel, pass, metric, GPU and sweep into FILE"
+    " (.png, .svg or .pdf; needs kernelindex-sdk[plot]).",
+)
+@click.option(
+    "--progress/--no-progress",
+    default=None,
+    help="Show a progress bar while loading. Default: only on a terminal.",
+)
+def compare_command(
+    paths: tuple[str, ...],
+    baseline: str | None,
+    kernels: tuple[str, ...],
+    passes: tuple[str, ...],
+    gpus: tuple[str, ...],
+    metrics: tuple[str, ...],
+    format_: str,
+    show_all: bool,
+    explain: bool,
+    plot: str | None,
+    progress: bool | None,
+) -> None:
+    """Compare runs: per comparable group, each implementation's median, p20–p80 and
+    speed-up (or memory saving) over a baseline.
+
+    PATH is anything validate takes: records, bundles, arrays, JSON Lines, directories,
+    or - (stdin). Runs are comparable when they share workload, protocol and GPU
+    hardware (and metric); where several runs share all that and an implementation,
+    the newest is shown. Given exactly two runs (or --explain), says what differs if
+    they are not comparable.
+
+    Exit status: 0 done; 1 invalid records skipped or runs not comparable; 2 usage
+    error, unreadable input, or a plot that cannot be drawn.
+    """
+    options = CompareOptions(
+        paths=paths,
+        baseline=baseline,
+        kernels=kernels,
+        passes=passes,
+        gpus=gpus,
+        metrics=metrics,
+        format=format_,
+        show_all=show_all,
+        explain=explain,
+        plot=plot,
+        progress=progress,
+    )
+    try:
+        code = run_compare(options)
+        sys.stdout.flush()
+    except BrokenPipeError:
+        # The reader went away (``| head``): not an error worth a traceback.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        code = 1
+    sys.exit(code)
