@@ -1,0 +1,324 @@
+"""Acceptance tests of ``kernelindex compare`` on the hand-made sets in examples/compare.
+
+Most go through the real CLI in-process (click's CliRunner on ``kernelindex``); a few
+call :func:`run_compare` directly, which the command is a thin wrapper of.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import attrs
+import pytest
+from click.testing import CliRunner
+
+from kernelindex_sdk.cli.compare_cmd import CompareOptions, run_compare
+from kernelindex_sdk.cli.main import cli
+from kernelindex_sdk.compare.report import CSV_COLUMNS
+
+EXAMPLES = Path(__file__).resolve().parent / "examples" / "compare"
+#: ``file[:line]: pointer: message`` as validate prints it.
+PROBLEM = re.compile(r"^\S+?(?::\d+)?: /\S*: \S.*$")
+
+
+@attrs.frozen
+class Result:
+    code: int
+    out: str
+    err: str
+
+
+def compare(*args: str) -> Result:
+    runner = CliRunner()
+    result = runner.invoke(cli, ["compare", *args], catch_exceptions=False)
+    return Result(result.exit_code, result.stdout, result.stderr)
+
+
+def ex(name: str) -> str:
+    return str(EXAMPLES / name)
+
+
+# --------------------------------------------------------------------------- tables
+
+
+def test_two_implementations_text_table() -> None:
+    result = compare(ex("two-implementations"))
+    assert result.code == 0, result.err
+    lines = result.out.splitlines()
+    assert lines[0] == "GeGLU MLP [geglu] · forward · latency · NVIDIA H100 80GB HBM3"
+    assert lines[1] == "  workload  batch=8 hidden=4096 seq=1024, bf16"
+    assert lines[2] == "  protocol  Example harness · forward pass"
+    assert "software differs" in lines[3]
+    header, base, liger = lines[4:7]
+    assert header.split() == ["implementation", "median", "p20–p80", "speed-up", "observed"]
+    assert base.split() == [
+        "huggingface", "(baseline)", "100.0", "µs", "98.00–103.0", "µs", "1.00×", "2025-01-01",
+    ]  # fmt: skip
+    assert liger.split() == [
+        "liger",
+        "0.5.0",
+        "50.00",
+        "µs",
+        "49.00–52.00",
+        "µs",
+        "2.00×",
+        "2025-01-01",
+    ]
+    assert lines[-1] == "1 group, 2 runs"
+    assert result.err == ""
+
+
+def test_oom_run_shows_its_status_never_a_number() -> None:
+    result = compare(ex("oom"))
+    assert result.code == 0
+    [row] = [line for line in result.out.splitlines() if "liger" in line]
+    assert row.split()[:3] == ["liger", "0.5.0", "OOM"]
+    assert "CUDA out of memory (tried 2 GiB)" in row
+    assert row.split()[-2] == "n/a"
+    assert not re.search(r"\d+\.\d+ [µm]?s", row)
+
+
+def test_memory_group_is_labelled_memory_saving() -> None:
+    result = compare(ex("memory"))
+    assert result.code == 0
+    assert "· peak memory ·" in result.out.splitlines()[0]
+    header = result.out.splitlines()[3]
+    assert "memory saving" in header and "speed-up" not in header
+    assert "1.250 GiB" in result.out and "1.60×" in result.out
+
+
+def test_memory_and_speed_are_separate_groups() -> None:
+    result = compare(ex("memory"), ex("oom"))
+    headings = [line for line in result.out.splitlines() if line.startswith("GeGLU")]
+    assert [h.split(" · ")[2] for h in headings] == ["latency", "peak memory"]
+    assert result.out.splitlines()[-1] == "2 groups, 4 runs"
+
+
+def test_newest_rerun_shown_older_counted_and_all_lists_them() -> None:
+    result = compare(ex("reruns"))
+    [row] = [line for line in result.out.splitlines() if line.lstrip().startswith("liger")]
+    assert "40.00 µs" in row and "2.50×" in row and row.endswith("+2 older")
+    assert "2 older re-runs not shown; --all lists them" in result.out
+
+    everything = compare(ex("reruns"), "--all")
+    older = [line for line in everything.out.splitlines() if "↳ older run" in line]
+    assert len(older) == 2
+    assert "60.00 µs" in older[0] and "80.00 µs" in older[1]
+    assert everything.out.splitlines()[-1] == "1 group, 4 runs"
+
+
+def test_baseline_option() -> None:
+    result = compare(ex("two-implementations"), "--baseline", "liger")
+    lines = result.out.splitlines()
+    assert "liger 0.5.0 (baseline)" in lines[5]
+    assert "0.50×" in lines[6]
+    missing = compare(ex("two-implementations"), "--baseline", "cudnn")
+    assert missing.code == 0
+    assert "no selected run is by provider 'cudnn'" in missing.err
+    assert "no baseline provider in this group: speed-up n/a" in missing.out
+
+
+# --------------------------------------------------------------------------- not comparable
+
+
+def test_two_runs_that_are_not_comparable_say_why() -> None:
+    result = compare(ex("not-comparable/a.json"), ex("not-comparable/b.json"))
+    assert result.code == 1
+    first = result.out.splitlines()[0]
+    assert first == (
+        "not comparable: workload differs (kernel geglu vs swiglu); environment hardware"
+        " differs (NVIDIA H100 80GB HBM3 vs NVIDIA A100 SXM4-80GB)"
+    )
+    assert "a.json" in result.out.splitlines()[1] and "b.json" in result.out.splitlines()[2]
+
+
+def test_two_runs_that_are_comparable_make_a_table() -> None:
+    result = compare(
+        ex("two-implementations/huggingface.json"), ex("two-implementations/liger.json")
+    )
+    assert result.code == 0 and "2.00×" in result.out
+
+
+def test_explain_over_many_groups() -> None:
+    result = compare(ex("sweep"), "--explain")
+    assert result.code == 1
+    lines = result.out.splitlines()
+    assert lines[0] == "not comparable: the 8 selected runs fall into 4 groups"
+    assert "workload differs (hidden 2048 vs 4096)" in lines[4]
+    assert "workload differs (hidden 2048 vs 4096; seq 1024 vs 2048)" in lines[6]
+    ok = compare(ex("reruns"), "--explain")
+    assert ok.code == 0 and "2.50×" in ok.out
+
+
+def test_not_comparable_as_json() -> None:
+    result = compare(ex("not-comparable"), "--format", "json")
+    assert result.code == 1
+    report = json.loads(result.out)
+    assert report["comparable"] is False
+    parts = [d["part"] for d in report["groups"][1]["differsFromFirst"]]
+    assert parts == ["workload", "environment hardware"]
+
+
+# --------------------------------------------------------------------------- formats
+
+
+def test_json_format_is_base_units_with_digests() -> None:
+    result = compare(ex("reruns"), ex("oom"), "--format", "json", "--all")
+    assert result.code == 0
+    report = json.loads(result.out)
+    [group] = report["groups"]  # oom and reruns share workload, protocol and GPU
+    assert group["ratioKind"] == "speedup" and group["baseline"] == "huggingface"
+    assert group["key"]["metric"] == "latency"
+    hf, liger = group["rows"]
+    assert hf["baseline"] is True and hf["newest"]["value"] == 100_000
+    assert hf["newest"]["unit"] == "ns" and hf["newest"]["ratio"] == 1.0
+    assert liger["implementation"]["version"] == "0.5.0"
+    assert liger["olderRuns"] == 3 and len(liger["older"]) == 3
+    statuses = [liger["newest"]["status"]] + [r["status"] for r in liger["older"]]
+    assert sorted(statuses) == ["oom", "passed", "passed", "passed"]
+    # Both sets hold the same huggingface run (same spec, other name): one run, not two.
+    assert report["summary"] == {"groups": 1, "runs": 5, "olderRuns": 3, "baseline": None}
+
+
+def test_json_oom_run_has_reason_not_value() -> None:
+    report = json.loads(compare(ex("oom"), "--format", "json").out)
+    liger = report["groups"][0]["rows"][1]["newest"]
+    assert liger["status"] == "oom" and "value" not in liger
+    assert liger["reason"] == "CUDA out of memory (tried 2 GiB)" and liger["ratio"] is None
+
+
+def test_csv_format() -> None:
+    result = compare(ex("sweep"), "--format", "csv")
+    rows = list(csv.DictReader(io.StringIO(result.out)))
+    assert tuple(rows[0]) == CSV_COLUMNS
+    assert len(rows) == 8
+    oom = [r for r in rows if r["status"] == "oom"]
+    assert len(oom) == 1 and oom[0]["value"] == "" and oom[0]["ratio"] == ""
+    liger = [r for r in rows if r["provider"] == "liger" and r["status"] == "passed"]
+    assert [float(r["ratio"]) for r in liger] == pytest.approx([2.0] * 3, rel=1e-4)
+    assert {r["unit"] for r in liger} == {"ns"} and {r["ratio_kind"] for r in rows} == {"speedup"}
+
+
+def test_markdown_format() -> None:
+    result = compare(ex("oom"), "--format", "markdown")
+    lines = result.out.splitlines()
+    assert lines[0] == "### GeGLU MLP [geglu] · forward · latency · NVIDIA H100 80GB HBM3"
+    assert "| implementation | median | p20–p80 | speed-up | observed | |" in lines
+    assert any(line.startswith("| liger 0.5.0 | OOM | CUDA out of memory") for line in lines)
+
+
+# --------------------------------------------------------------------------- filters
+
+
+def test_filters() -> None:
+    assert "swiglu" in compare(ex("not-comparable"), "--kernel", "swiglu").out
+    gpu = compare(ex("not-comparable"), "--gpu", "a100")
+    assert gpu.code == 0 and "NVIDIA A100" in gpu.out and "H100" not in gpu.out
+    memory = compare(ex("memory"), ex("oom"), "--metric", "memory")
+    assert "peak memory" in memory.out and "latency" not in memory.out
+    none = compare(ex("oom"), "--pass", "backward")
+    assert none.code == 0 and none.out == ""
+    assert "no run matches the filters (2 valid runs loaded)" in none.err
+
+
+def test_bad_option_values_are_usage_errors() -> None:
+    assert compare(ex("oom"), "--pass", "sideways").code == 2
+    assert compare(ex("oom"), "--format", "yaml").code == 2
+    assert compare().code == 2
+
+
+# --------------------------------------------------------------------------- bad input
+
+
+def test_invalid_records_reported_like_validate_and_skipped() -> None:
+    result = compare(ex("invalid"))
+    assert result.code == 1
+    problems = [line for line in result.err.splitlines() if not line.startswith("kernelindex")]
+    assert problems and all(PROBLEM.match(p) for p in problems), problems
+    assert problems[0].startswith(ex("invalid/bad.json") + ": /spec: ")
+    assert "1 invalid item skipped" in result.err
+    assert "1 group, 1 run" in result.out
+
+
+def test_unreadable_input_exits_2_without_traceback(tmp_path: Path) -> None:
+    (tmp_path / "garbage.json").write_bytes(b"\xff\xfe not json")
+    (tmp_path / "array.json").write_text("[1, {}, []]", encoding="utf-8")
+    result = compare(str(tmp_path), ex("oom"), str(tmp_path / "missing.json"))
+    assert result.code == 2
+    assert "Traceback" not in result.err
+    assert "garbage.json" in result.err and "missing.json" in result.err
+    assert "array.json: /0: not a kernelindex record" in result.err
+    assert "1 group, 2 runs" in result.out  # the good input is still compared
+
+
+def test_no_valid_runs_at_all(tmp_path: Path) -> None:
+    lines = (EXAMPLES / "oom" / "records.jsonl").read_text(encoding="utf-8").splitlines()
+    (tmp_path / "no-runs.jsonl").write_text(lines[0] + "\n", encoding="utf-8")
+    result = compare(str(tmp_path))
+    assert result.code == 0 and result.out == ""
+    assert "no valid run to compare" in result.err
+
+
+def test_runs_without_their_records_are_grouped_by_digest(tmp_path: Path) -> None:
+    lines = (EXAMPLES / "oom" / "records.jsonl").read_text(encoding="utf-8").splitlines()
+    runs_only = [line for line in lines if '"kind": "BenchmarkRun"' in line]
+    (tmp_path / "runs.jsonl").write_text("\n".join(runs_only) + "\n", encoding="utf-8")
+    result = compare(str(tmp_path))
+    assert result.code == 0
+    assert "runs reference records not given" in result.err
+    assert "(record not given)" in result.out
+    assert "implementation sha256:" in result.out
+
+
+# --------------------------------------------------------------------------- run_compare
+
+
+def test_run_compare_without_click() -> None:
+    out, err = io.StringIO(), io.StringIO()
+    code = run_compare(CompareOptions((ex("memory"),), format="json"), out=out, err=err)
+    assert code == 0 and err.getvalue() == ""
+    assert json.loads(out.getvalue())["groups"][0]["ratioKind"] == "memory_saving"
+
+
+def test_progress_bar_goes_to_stderr_only() -> None:
+    out, err = io.StringIO(), io.StringIO()
+    code = run_compare(CompareOptions((ex("sweep"),), progress=True), out=out, err=err)
+    assert code == 0
+    assert "compare: loading" not in out.getvalue()
+    # Short loads finish before the bar's first draw; whatever was drawn is erased.
+    assert err.getvalue().strip(" \r") == ""
+
+
+def test_progress_bar_draws_on_a_slow_load(monkeypatch: pytest.MonkeyPatch) -> None:
+    from kernelindex_sdk import progress
+
+    class Eager(progress.Progress):
+        """Draws at once (a real bar waits a moment, so short loads show none)."""
+
+        def __init__(self, *args: Any, **kwargs: Any) -> None:
+            super().__init__(*args, **{**kwargs, "delay": 0.0})
+
+    monkeypatch.setattr(progress, "Progress", Eager)
+    out, err = io.StringIO(), io.StringIO()
+    run_compare(CompareOptions((ex("two-implementations"),), progress=True), out=out, err=err)
+    assert "compare: loading [" in err.getvalue()
+    assert "compare: loading" not in out.getvalue()
+
+
+def test_real_entry_point_and_stdin() -> None:
+    data = (EXAMPLES / "oom" / "records.jsonl").read_bytes()
+    proc = subprocess.run(
+        [sys.executable, "-m", "kernelindex_sdk.cli.main", "compare", "-", "--format", "csv"],
+        input=data,
+        capture_output=True,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.decode().count("\n") == 3

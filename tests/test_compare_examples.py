@@ -1,0 +1,52 @@
+"""The example record sets of ``compare`` are exactly what their generator writes.
+
+``tests/examples/compare/make_examples.py`` computes every digest; this test
+regenerates the sets in memory and compares them with the stored files, so a
+hand edit of a record (which would break its digests) cannot slip in.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+from types import ModuleType
+
+from kernelindex_sdk.cli.inputs import read_documents
+from kernelindex_sdk.errors import IntakeError
+from kernelindex_sdk.validation import ValidationSession
+
+EXAMPLES = Path(__file__).resolve().parent / "examples" / "compare"
+
+
+def generator() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("make_examples", EXAMPLES / "make_examples.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_stored_examples_match_the_generator() -> None:
+    expected = generator().examples()
+    stored = {
+        str(path.relative_to(EXAMPLES)): path.read_text(encoding="utf-8")
+        for path in EXAMPLES.rglob("*")
+        if path.is_file() and path.suffix in (".json", ".jsonl")
+    }
+    assert sorted(stored) == sorted(expected)
+    for name, content in expected.items():
+        assert stored[name] == content, f"{name} is stale: rerun make_examples.py"
+
+
+def test_every_example_is_valid_but_the_invalid_one() -> None:
+    session = ValidationSession(strict_refs=True)
+    invalid = []
+    for path, document in read_documents([str(EXAMPLES)]):
+        assert not isinstance(document, IntakeError), path
+        for item in session.check_document(document.value, source=path, line=document.line):
+            if not item.valid:
+                invalid.append(Path(path).relative_to(EXAMPLES).as_posix())
+    problems = session.finish()
+    assert invalid == ["invalid/bad.json"]
+    # bad.json references records that only its directory's good.json partly holds.
+    assert {p.source for p in problems} <= {str(EXAMPLES / "invalid" / "bad.json")}
