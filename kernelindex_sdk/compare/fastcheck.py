@@ -18,14 +18,16 @@ engine falls back to the reference validator for that schema: slower, never wron
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
-
-from jsonschema import Draft202012Validator
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING, Any
+from urllib.parse import unquote, urldefrag, urljoin
 
 from kernelindex_sdk.engine import JsonschemaEngine
 from kernelindex_sdk.errors import Problem
 from kernelindex_sdk.registry import SchemaRegistry
+
+if TYPE_CHECKING:  # imported when a validator is built: jsonschema is slow to import
+    from jsonschema import Draft202012Validator
 
 #: Draft 2020-12 keywords whose values are maps of name → subschema.
 _SCHEMA_MAPS = frozenset({"properties", "patternProperties", "dependentSchemas", "$defs"})
@@ -44,55 +46,78 @@ class _CannotInline(Exception):
     """The schema uses something :func:`inline_refs` does not handle."""
 
 
-def inline_refs(schema: Mapping[str, Any]) -> dict[str, Any]:
-    """``schema`` (self-contained: local ``#/...`` refs only) with every ``$ref`` inlined.
+def inline_refs(
+    schema: Mapping[str, Any],
+    *,
+    base: str = "",
+    documents: Callable[[str], Any] | None = None,
+) -> dict[str, Any]:
+    """``schema`` with every ``$ref`` replaced by what it points to.
 
-    Raises :class:`_CannotInline` for a cycle or a ref that is not a local JSON pointer.
+    ``base`` is the schema's own URI (its ``$id``); refs to other documents are
+    resolved against it and read with ``documents(uri)`` (e.g. a registry's
+    ``resources.contents``). Raises :class:`_CannotInline` for a cycle, a fragment
+    that is not a JSON pointer, an embedded ``$id``, or a document that cannot be read.
     """
-    root = dict(schema)
+    root_uri = urldefrag(base)[0]
 
-    def resolve(ref: str) -> Any:
-        if not ref.startswith("#"):
-            raise _CannotInline(ref)
-        node: Any = root
-        for token in ref[1:].split("/")[1:]:
-            token = token.replace("~1", "/").replace("~0", "~")
+    def document(uri: str) -> Any:
+        if uri == root_uri:
+            return schema
+        if documents is None:
+            raise _CannotInline(f"no document {uri!r}")
+        try:
+            return documents(uri)
+        except Exception as error:  # referencing raises its own Unresolvable types
+            raise _CannotInline(f"cannot read {uri!r}") from error
+
+    def resolve(target: str) -> Any:
+        uri, fragment = urldefrag(target)
+        if fragment and not fragment.startswith("/"):
+            raise _CannotInline(target)
+        node: Any = document(uri)
+        for token in fragment.split("/")[1:]:
+            token = unquote(token).replace("~1", "/").replace("~0", "~")
             if isinstance(node, Mapping) and token in node:
                 node = node[token]
             elif isinstance(node, list) and token.isdigit() and int(token) < len(node):
                 node = node[int(token)]
             else:
-                raise _CannotInline(ref)
+                raise _CannotInline(target)
         return node
 
-    def walk(node: Any, trail: tuple[str, ...]) -> Any:
+    def walk(node: Any, at: str, trail: tuple[str, ...], top: bool = False) -> Any:
         if not isinstance(node, Mapping):
             return node  # a boolean schema
+        if "$id" in node and not top:
+            raise _CannotInline(f"embedded $id {node['$id']!r}")
         out: dict[str, Any] = {}
         for key, value in node.items():
             if key in _SCHEMA_MAPS and isinstance(value, Mapping):
                 if key != "$defs":  # definitions are inlined where they are used
-                    out[key] = {name: walk(sub, trail) for name, sub in value.items()}
+                    out[key] = {name: walk(sub, at, trail) for name, sub in value.items()}
             elif key in _SCHEMA_LISTS and isinstance(value, list):
-                out[key] = [walk(sub, trail) for sub in value]
+                out[key] = [walk(sub, at, trail) for sub in value]
             elif key in _SCHEMAS:
-                out[key] = walk(value, trail)
-            elif key != "$ref":
+                out[key] = walk(value, at, trail)
+            elif key not in ("$ref", "$id", "$schema"):
                 out[key] = value
         ref = node.get("$ref")
         if not isinstance(ref, str):
             return out
-        if ref in trail:
-            raise _CannotInline(f"cycle through {ref}")
-        target = walk(resolve(ref), (*trail, ref))
+        target = urljoin(at, ref) if at else ref
+        if target in trail:
+            raise _CannotInline(f"cycle through {target}")
+        uri = urldefrag(target)[0]
+        whole = not urldefrag(target)[1]  # a whole document: its root $id is its own
+        inlined = walk(resolve(target), uri, (*trail, target), top=whole)
         if not out or set(out) <= {"description", "title", "$comment"}:
-            return target
-        return {"allOf": [target, out]}
+            return inlined
+        return {"allOf": [inlined, out]}
 
-    out = walk(root, ())
+    out = walk(schema, root_uri, (), top=True)
     if not isinstance(out, dict):  # pragma: no cover - a root is always an object here
         raise _CannotInline("root")
-    out.pop("$id", None)
     return out
 
 
@@ -107,20 +132,17 @@ class InlinedEngine:
     def _validator(self, schema_id: str) -> Draft202012Validator | None:
         if schema_id in self._fast:
             return self._fast[schema_id]
-        validator: Draft202012Validator | None = None
-        entry = next((e for e in self._registry.entries if e.id == schema_id), None)
-        if entry is not None:
-            try:
-                from kernelindex_sdk.bundled import bundled_schema
+        from jsonschema import Draft202012Validator
 
-                schema = inline_refs(
-                    bundled_schema(entry.kind, entry.api_version, registry=self._registry)
-                )
-                validator = Draft202012Validator(
-                    schema, format_checker=Draft202012Validator.FORMAT_CHECKER
-                )
-            except Exception:  # any trouble: the reference validator is always right
-                validator = None
+        validator: Draft202012Validator | None = None
+        try:
+            contents = self._registry.resources.contents
+            schema = inline_refs(contents(schema_id), base=schema_id, documents=contents)
+            validator = Draft202012Validator(
+                schema, format_checker=Draft202012Validator.FORMAT_CHECKER
+            )
+        except Exception:  # any trouble: the reference validator is always right
+            validator = None
         self._fast[schema_id] = validator
         return validator
 

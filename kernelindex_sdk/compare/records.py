@@ -146,7 +146,6 @@ def default_session() -> ValidationSession:
     """
     import os
 
-    from kernelindex_sdk.compare.fastcheck import InlinedEngine
     from kernelindex_sdk.engine import JsonschemaEngine, ValidationEngine
     from kernelindex_sdk.registry import default_registry
 
@@ -162,5 +161,7 @@ def default_session() -> ValidationSession:
         if fastengine is not None and fastengine.available():
             engine = fastengine.default_engine(registry)
         else:
+            from kernelindex_sdk.compare.fastcheck import InlinedEngine
+
             engine = InlinedEngine(registry)
     return ValidationSession(registry=registry, engine=engine)

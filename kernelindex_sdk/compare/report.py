@@ -14,6 +14,7 @@ from __future__ import annotations
 import csv
 import json
 from collections.abc import Callable, Mapping
+from datetime import timezone
 from typing import IO, Any, Final
 
 import attrs
@@ -94,8 +95,15 @@ def _lines(group: Group, options: ReportOptions) -> list[_Line]:
                 value, detail = quantity(run.value, unit), spread(run.p20, run.p80, unit)
             else:
                 value, detail = run.status.upper(), _cut(run.reason or "")
-            lines.append(_Line(label, value, detail, times(ratio), run.observed_at[:10], note))
+            lines.append(_Line(label, value, detail, times(ratio), _when(run, options), note))
     return lines
+
+
+def _when(run: ResolvedRun, options: ReportOptions) -> str:
+    """The date; with ``--all`` also the UTC time, which tells same-day re-runs apart."""
+    if not options.show_all:
+        return run.observed_at[:10]
+    return run.observed_key.astimezone(timezone.utc).strftime("%Y-%m-%d %H:%M:%SZ")
 
 
 def _cut(text: str, width: int = REASON_WIDTH) -> str:
