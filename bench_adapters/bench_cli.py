@@ -126,7 +126,7 @@ def run_bench_liger(
     try:
         tools = (tools_factory or cuda_tools)(settings)
     except NoDevice as error:
-        return fail(str(error))
+        return fail(f"{error} (--dry-run lists the plan without one)")
     try:
         written = run_bench(items, catalog, out_dir, tools, settings, stream=stderr)
     except NoDevice as error:

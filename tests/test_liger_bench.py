@@ -784,7 +784,8 @@ def test_cli_without_cuda_exits_2_with_the_reason(tmp_path: Path) -> None:
     )
     assert status == 2
     assert err.getvalue() == (
-        "kernelindex bench liger: no CUDA device: no CUDA device is visible (torch 2.11.0)\n"
+        "kernelindex bench liger: no CUDA device: no CUDA device is visible (torch 2.11.0) "
+        "(--dry-run lists the plan without one)\n"
     )
     assert not (tmp_path / "o").exists()
 
@@ -848,3 +849,73 @@ def test_help_and_dry_run_import_no_torch_triton_or_liger() -> None:
     )
     assert result.returncode == 0, result.stderr
     assert "bench" in result.stdout and "relu_squared" in result.stdout
+
+
+# --------------------------------------------------------------------------- scripts/gpu-check
+
+
+def test_gpu_check_runs_the_seed_workloads_validates_and_tabulates(tmp_path: Path) -> None:
+    from bench_adapters.liger_bench.gpu_check import check
+
+    out, err = io.StringIO(), io.StringIO()
+    timer = FakeTimer({"liger": (0.5, 0.4, 0.6)})
+    status = check(["--out", str(tmp_path)], tools=make_tools(timer=timer), out=out, err=err)
+    assert status == 0, err.getvalue()
+    text = out.getvalue()
+    assert text.startswith("NVIDIA H200 (sm_90, 150754820096 bytes); cuda 13.0, driver 580.159.03")
+    lines = text.splitlines()
+    header = next(line for line in lines if line.startswith("kernel"))
+    assert header.split() == [
+        "kernel",
+        "pass",
+        "provider",
+        "status",
+        "median",
+        "p20–p80",
+        "speed-up",
+    ]
+    geglu = [line.split() for line in lines if line.startswith("geglu ")]
+    # provider, status, median, speed-up; the p20–p80 spread in between
+    assert [(c[2], c[3], c[4], c[-1]) for c in geglu] == [
+        ("liger", "passed", "0.5000", "4.00x"),
+        ("huggingface", "passed", "2.0000", "1.00x"),
+    ]
+    assert " ".join(geglu[0][6:11]) == "0.4000 ms – 0.6000 ms"
+    assert text.rstrip().endswith(
+        "8 runs written under " + str(tmp_path) + ", 8 files valid; 0 runs did not pass"
+    )
+    assert len(list(tmp_path.iterdir())) == 8
+
+
+def test_gpu_check_fails_when_a_run_does_not_pass(tmp_path: Path) -> None:
+    from bench_adapters.liger_bench.gpu_check import check
+
+    out = io.StringIO()
+    backend = FakeBackend(outputs={"liger": [5.0, 5.0, 5.0]})
+    status = check(["--out", str(tmp_path)], tools=make_tools(backend), out=out, err=io.StringIO())
+    assert status == 1
+    assert "4 runs did not pass" in out.getvalue()
+    assert "failed: relu_squared/backward/hidden512-rows4096-bf16 liger: correctness check" in (
+        out.getvalue()
+    )
+
+
+def test_gpu_check_script_exits_2_without_cuda(tmp_path: Path) -> None:
+    probe = "import importlib.util as u, sys\n" + (
+        "if u.find_spec('torch') is None: sys.exit(0)\n"
+        "import torch\nsys.exit(3 if torch.cuda.is_available() else 0)\n"
+    )
+    if subprocess.run([sys.executable, "-c", probe], check=False).returncode == 3:
+        pytest.skip("this machine has CUDA")
+    result = subprocess.run(
+        [str(REPO / "scripts" / "gpu-check"), "--out", str(tmp_path / "o")],
+        capture_output=True,
+        text=True,
+        check=False,
+        env={"PYTHON": sys.executable, "PATH": "/usr/bin:/bin"},
+    )
+    assert result.returncode == 2, result.stdout + result.stderr
+    assert result.stderr.startswith("gpu-check: ")
+    assert "torch is not installed" in result.stderr or "no CUDA device" in result.stderr
+    assert "Traceback" not in result.stderr
+    assert not (tmp_path / "o").exists()

@@ -176,7 +176,7 @@ class CudaDevice:
             why = "torch was built without CUDA" if not build else "no CUDA device is visible"
             raise NoDevice(
                 f"no CUDA device: {why} (torch {torch.__version__}); "
-                "bench liger runs kernels on an NVIDIA GPU (use --dry-run to only list the plan)"
+                "Liger's kernels run on an NVIDIA GPU"
             )
         if self.index >= torch.cuda.device_count():
             raise NoDevice(f"no CUDA device {self.index}: {torch.cuda.device_count()} visible")
