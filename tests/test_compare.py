@@ -333,8 +333,8 @@ def test_panels_of_the_sweep_set() -> None:
         ("hidden", (2048, 4096)),
     ]
     seq = found[0]
-    assert seq.subtitle == "batch=8, dtype=bf16, hidden=4096"
-    assert seq.title == "GeGLU MLP · forward · NVIDIA H100 80GB HBM3"
+    assert seq.subtitle == "NVIDIA H100 80GB HBM3 · batch=8, dtype=bf16, hidden=4096"
+    assert seq.title == "GeGLU MLP · forward · latency"
     hf, liger = seq.series
     assert hf.is_baseline and [p.x for p in hf.points] == [1024, 2048, 4096]
     assert [p.x for p in liger.points] == [1024, 2048]

@@ -9,7 +9,7 @@ global (backend, open figures) changes in a host program.
 Defaults meant to be readable without options:
 
 * one panel per sweep (see :mod:`~kernelindex_sdk.compare.sweeps`), titled by the
-  kernel's display name, pass and GPU, with the fixed shape underneath;
+  kernel's display name, pass and metric, with the GPU and fixed shape underneath;
 * y in one readable unit per panel (``latency (ms)``, ``peak memory (MiB)``), the
   median as a line with markers and the p20–p80 spread as a band;
 * a log y axis when the values span more than :data:`LOG_SPAN` ×, a log₂ x axis for
@@ -144,20 +144,30 @@ def _draw(ax: Any, panel: Panel, colours: dict[str, Any]) -> None:
 
     positive = [v for v in values + bands if v > 0]
     if positive and max(positive) / min(positive) > LOG_SPAN:
+        from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
+
+        # Ticks at 1, 2, 5 × 10^k written as plain numbers (0.2, not 2×10⁻¹).
         ax.set_yscale("log")
+        ax.yaxis.set_major_locator(LogLocator(base=10, subs=(1.0, 2.0, 5.0)))
+        ax.yaxis.set_major_formatter(FuncFormatter(lambda value, _: f"{value:g}"))
+        ax.yaxis.set_minor_formatter(NullFormatter())
     _x_axis(ax, panel)
     metric = METRIC_NAMES.get(panel.metric, panel.metric)
     ax.set_ylabel(f"{metric} ({unit[0]})")
-    ax.set_title(panel.title, fontsize=10, loc="left")
-    if panel.subtitle:
-        ax.text(
-            0.0, 1.0, panel.subtitle, transform=ax.transAxes, fontsize=7.5, color="0.35",
-            va="bottom", ha="left",
-        )  # fmt: skip
-        ax.set_title(panel.title + "\n", fontsize=10, loc="left")
+    # Title on top, the GPU and the fixed shape in small grey type under it.
+    ax.set_title(_fit(panel.title, 64) + "\n", fontsize=10, loc="left")
+    ax.text(
+        0.0, 1.0, _fit(panel.subtitle, 110), transform=ax.transAxes, fontsize=7.5,
+        color="0.35", va="bottom", ha="left",
+    )  # fmt: skip
     ax.grid(True, which="major", alpha=0.3)
     if panel.series:
         ax.legend(fontsize=7.5, frameon=False)
+
+
+def _fit(text: str, width: int) -> str:
+    """Cut a title that would run into the next panel."""
+    return text if len(text) <= width else text[: width - 1] + "…"
 
 
 def _x_axis(ax: Any, panel: Panel) -> None:

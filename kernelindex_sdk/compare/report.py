@@ -208,15 +208,22 @@ def run_json(run: ResolvedRun, ratio: float | None) -> dict[str, Any]:
     if run.passed:
         out.update(
             statistic=run.statistic,
-            value=run.value,
-            p20=run.p20,
-            p80=run.p80,
+            value=_whole(run.value),
+            p20=_whole(run.p20),
+            p80=_whole(run.p80),
             unit=BASE_UNITS.get(run.metric),
         )
     else:
         out["reason"] = run.reason
     out["ratio"] = ratio
     return out
+
+
+def _whole(value: float | None) -> float | int | None:
+    """Whole nanoseconds and bytes as integers, as the records hold them."""
+    if value is not None and float(value).is_integer():
+        return int(value)
+    return value
 
 
 def group_json(group: Group, options: ReportOptions) -> dict[str, Any]:

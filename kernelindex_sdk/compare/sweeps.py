@@ -33,6 +33,7 @@ from typing import Any, Final
 
 import attrs
 
+from kernelindex_sdk.compare.explain import METRIC_NAMES
 from kernelindex_sdk.compare.grouping import Comparison, Group, scalar_order
 from kernelindex_sdk.compare.runs import ResolvedRun, show_value
 
@@ -91,11 +92,15 @@ class Panel:
 
     @property
     def title(self) -> str:
-        return f"{self.kernel_title} · {self.pass_} · {self.gpu}"
+        """``GeGLU MLP · forward · latency``: what the panel compares."""
+        metric = METRIC_NAMES.get(self.metric, self.metric)
+        return f"{self.kernel_title} · {self.pass_} · {metric}"
 
     @property
     def subtitle(self) -> str:
-        return ", ".join(f"{k}={show_value(v)}" for k, v in self.fixed)
+        """``NVIDIA H100 80GB HBM3 · batch=8, dtype=bf16``: where, and the fixed shape."""
+        fixed = ", ".join(f"{k}={show_value(v)}" for k, v in self.fixed)
+        return f"{self.gpu} · {fixed}" if fixed else self.gpu
 
 
 def coordinates(run: ResolvedRun) -> dict[str, Value]:
