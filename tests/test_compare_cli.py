@@ -322,3 +322,42 @@ def test_real_entry_point_and_stdin() -> None:
     )
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.decode().count("\n") == 3
+
+
+ODD_DOCUMENTS = (
+    "[]",
+    "{}",
+    '"just a string"',
+    "[[[]]]",
+    '{"run": 1}',
+    '{"run": {"kind": "BenchmarkRun"}}',
+    '{"apiVersion": "kernelindex.dev/v1alpha1", "kind": "Nope", "metadata": {"name": "x"},'
+    ' "spec": {}}',
+    '{"apiVersion": "kernelindex.dev/v9", "kind": "BenchmarkRun", "spec": {}}',
+)
+
+
+@pytest.mark.parametrize("text", ODD_DOCUMENTS)
+def test_odd_documents_are_reported_never_raised(tmp_path: Path, text: str) -> None:
+    (tmp_path / "odd.json").write_text(text, encoding="utf-8")
+    result = compare(str(tmp_path / "odd.json"), ex("oom"))
+    assert result.code in (0, 1)
+    assert "Traceback" not in result.err
+    assert result.out.splitlines()[-1] == "1 group, 2 runs"
+
+
+def test_a_reference_to_a_record_of_the_wrong_kind_is_not_resolved(tmp_path: Path) -> None:
+    from kernelindex_sdk.canonical import digest
+
+    records = [json.loads(line) for line in (EXAMPLES / "oom" / "records.jsonl").open()]
+    workload = next(r for r in records if r["kind"] == "Workload")
+    liger = next(r for r in records if r["metadata"]["name"] == "oom-liger")
+    liger["spec"]["environmentDigest"] = digest(workload)  # a Workload, not an environment
+    path = tmp_path / "wrong-kind.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
+    result = compare(str(path))
+    assert result.code == 1
+    assert result.out.startswith(
+        "not comparable: environment hardware differs (NVIDIA H100 80GB HBM3 vs environment sha256:"
+    )
+    assert "ExecutionEnvironment ×1" in result.err
