@@ -242,6 +242,7 @@ def make_tools(
 def seed_item(kernel: str, metric: str = "speed", providers: tuple[str, ...] = ()) -> PlannedItem:
     catalog = load_bench_catalog()
     spec = catalog.kernels[kernel].sweep
+    assert spec.seed_pass is not None and spec.seed_x is not None
     items = plan(
         Request(
             kernels=(kernel,),
@@ -275,7 +276,7 @@ def test_catalog_covers_the_four_seed_kernels_with_a_setup_and_a_reference() -> 
         assert "liger" in kernel.providers and kernel.gated("liger")
         assert kernel.references and not kernel.gated(kernel.references[0])
         assert kernel.default_providers[0] == "liger"
-        assert kernel.sweep.seed_x in kernel.sweep.values
+        assert kernel.sweep.seed_x in kernel.sweep.values  # all four have a seed
 
 
 def test_catalog_entries_must_agree_with_the_importer_catalog() -> None:
@@ -299,6 +300,14 @@ def test_catalog_entries_must_agree_with_the_importer_catalog() -> None:
     bad_seed["kernels"]["geglu"]["sweep"]["seedX"] = 3
     with pytest.raises(BenchCatalogError, match="seedX"):
         parse_catalog(bad_seed, liger)
+
+    unseeded = json.loads(json.dumps(good))
+    del unseeded["kernels"]["relu_squared"]["sweep"]["seedX"]
+    with pytest.raises(BenchCatalogError, match="go together"):
+        parse_catalog(unseeded, liger)
+    del unseeded["kernels"]["relu_squared"]["sweep"]["seedPass"]
+    names = {i.workload.kernel.name for i in seed_request(parse_catalog(unseeded, liger))}
+    assert names == set(SEED_SLUGS) - {"relu_squared"}
 
     bad_tolerance = json.loads(json.dumps(good))
     bad_tolerance["tolerances"]["bf16"]["atol"] = -1

@@ -57,8 +57,9 @@ class Sweep:
 
     x_name: str
     values: tuple[int, ...]
-    seed_x: int
-    seed_pass: str
+    #: The x and pass of the published seed record, if the kernel has one.
+    seed_x: int | None
+    seed_pass: str | None
     config: Mapping[str, Any]
 
 
@@ -168,11 +169,15 @@ def parse_catalog(data: Mapping[str, Any], liger: Catalog) -> BenchCatalog:
             raise _fail(f"{where}/references", "a kernel needs a reference to check against")
         sweep = _obj(entry.get("sweep"), f"{where}/sweep")
         values = tuple(_int(v, f"{where}/sweep/values") for v in sweep.get("values", []))
-        seed_x = _int(sweep.get("seedX"), f"{where}/sweep/seedX")
-        seed_pass = _str(sweep.get("seedPass"), f"{where}/sweep/seedPass")
-        if not values or seed_x not in values:
-            raise _fail(f"{where}/sweep", "values must be non-empty and include seedX")
-        if seed_pass not in PASSES:
+        seed_x = sweep.get("seedX")
+        seed_pass = sweep.get("seedPass")
+        if (seed_x is None) != (seed_pass is None):
+            raise _fail(f"{where}/sweep", "seedX and seedPass go together")
+        if not values:
+            raise _fail(f"{where}/sweep/values", "no x values")
+        if seed_x is not None and _int(seed_x, f"{where}/sweep/seedX") not in values:
+            raise _fail(f"{where}/sweep/seedX", "must be one of the sweep's values")
+        if seed_pass is not None and seed_pass not in PASSES:
             raise _fail(f"{where}/sweep/seedPass", f"not a pass: {seed_pass!r}")
         kernels[name] = BenchKernel(
             name=name,

@@ -16,7 +16,7 @@ from typing import Any
 
 import attrs
 
-from bench_adapters.liger.workload import WorkloadShape, describe_workload
+from bench_adapters.liger.workload import Warn, WorkloadShape, describe_workload
 from bench_adapters.liger_bench.catalog import PASSES, BenchCatalog, BenchKernel
 
 METRICS = ("speed", "memory")
@@ -81,15 +81,11 @@ def parse_overrides(items: Iterable[str]) -> dict[str, Any]:
     return result
 
 
-def plan(
-    request: Request,
-    catalog: BenchCatalog,
-    warn: Any = None,
-) -> list[PlannedItem]:
+def plan(request: Request, catalog: BenchCatalog, warn: Warn | None = None) -> list[PlannedItem]:
     """Every (workload, metric) to measure, in a stable order: kernel, x, pass, metric."""
     if not request.kernels:
         raise PlanError(f"no kernel given; known kernels: {', '.join(sorted(catalog.kernels))}")
-    on_warning = warn if warn is not None else (lambda key, message: None)
+    on_warning: Warn = warn if warn is not None else (lambda key, message: None)
     items: list[PlannedItem] = []
     for name in _unique(request.kernels):
         kernel = catalog.kernels.get(name)
@@ -113,10 +109,10 @@ def plan(
         for x_value in _unique(request.x_values) or kernel.sweep.values:
             if x_value < 1:
                 raise PlanError(f"--x {x_value}: x values must be positive integers")
+            shape = describe_workload(
+                kernel.name, kernel.sweep.x_name, x_value, config, catalog.liger, on_warning
+            )
             for pass_ in passes:
-                shape = describe_workload(
-                    kernel.name, kernel.sweep.x_name, x_value, config, catalog.liger, on_warning
-                )
                 workload = Workload(kernel, x_value, config, pass_, shape)
                 for metric in _unique(request.metrics):
                     items.append(PlannedItem(workload, metric, providers))
@@ -124,10 +120,12 @@ def plan(
 
 
 def seed_request(catalog: BenchCatalog) -> list[PlannedItem]:
-    """The published seeds' workloads: each kernel at its seed x and seed pass, speed."""
+    """The published seeds' workloads: each kernel that has one, at its x and pass, speed."""
     items: list[PlannedItem] = []
     for name in sorted(catalog.kernels):
         kernel = catalog.kernels[name]
+        if kernel.sweep.seed_x is None or kernel.sweep.seed_pass is None:
+            continue
         request = Request(
             kernels=(name,), passes=(kernel.sweep.seed_pass,), x_values=(kernel.sweep.seed_x,)
         )
