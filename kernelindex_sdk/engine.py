@@ -13,13 +13,14 @@ from __future__ import annotations
 
 import reprlib
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any, Protocol
-
-from jsonschema import Draft202012Validator
-from jsonschema.exceptions import ValidationError
+from typing import TYPE_CHECKING, Any, Protocol
 
 from kernelindex_sdk.errors import Problem
 from kernelindex_sdk.registry import SchemaRegistry
+
+if TYPE_CHECKING:  # imported when first used: jsonschema is slow to import
+    from jsonschema import Draft202012Validator
+    from jsonschema.exceptions import ValidationError
 
 
 class ValidationEngine(Protocol):
@@ -66,6 +67,8 @@ class JsonschemaEngine:
     def _validator(self, schema_id: str) -> Draft202012Validator:
         validator = self._validators.get(schema_id)
         if validator is None:
+            from jsonschema import Draft202012Validator
+
             schema = self._registry.resources.contents(schema_id)
             validator = Draft202012Validator(
                 schema,

@@ -18,13 +18,17 @@ import re
 from collections.abc import Iterator, Mapping
 from functools import cache
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import attrs
-from referencing import Registry, Resource
-from referencing.jsonschema import DRAFT202012
 
 from kernelindex_sdk.errors import UnknownKind
+
+if TYPE_CHECKING:  # imported when first used: only the reference engine needs it
+    from referencing import Registry
+
+#: The dialect of every schema without a ``$schema`` of its own.
+DRAFT202012_URI = "https://json-schema.org/draft/2020-12/schema"
 
 BUNDLE_FILE = "bundle.schema.json"
 #: The name bundles go by in ``schema list`` / ``schema show``.
@@ -58,28 +62,41 @@ class SchemaRegistry:
     entries: tuple[SchemaEntry, ...]
     #: Shared definitions and any other schema file that is not a kind.
     support: tuple[SchemaEntry, ...]
-    resources: Registry[Any] = attrs.field(repr=False, eq=False)
     _routes: Mapping[tuple[str, str], SchemaEntry] = attrs.field(repr=False, eq=False)
+    _lazy: dict[str, Any] = attrs.field(factory=dict, init=False, repr=False, eq=False)
+
+    @property
+    def resources(self) -> Registry[Any]:
+        """Every schema as a :class:`referencing.Registry`, by ``$id`` (built on first use)."""
+        resources = self._lazy.get("resources")
+        if resources is None:
+            from referencing import Registry, Resource
+            from referencing.jsonschema import DRAFT202012
+
+            pairs = [
+                (e.id, Resource.from_contents(e.contents, default_specification=DRAFT202012))
+                for e in (*self.entries, *self.support)
+            ]
+            resources = self._lazy["resources"] = Registry().with_resources(pairs).crawl()
+        return resources
+
 
     @classmethod
     def from_directory(cls, root: Path) -> SchemaRegistry:
         """Load every ``*.schema.json`` below ``root/<group>/<version>/``."""
         entries: list[SchemaEntry] = []
         support: list[SchemaEntry] = []
-        pairs: list[tuple[str, Resource[Any]]] = []
         for path in sorted(root.glob("*/*/*.schema.json")):
             contents = json.loads(path.read_text(encoding="utf-8"))
-            resource = Resource.from_contents(contents, default_specification=DRAFT202012)
-            schema_id = resource.id()
+            schema_id = _id_of(contents)
             if schema_id is None:
                 raise ValueError(f"{path}: schema has no $id")
-            pairs.append((schema_id, resource))
             api_version = f"{path.parent.parent.name}/{path.parent.name}"
             kind = _kind_of(path, contents)
             entry = SchemaEntry(api_version, kind or path.name, schema_id, path, contents)
             (entries if kind else support).append(entry)
         routes = {(e.api_version, e.kind): e for e in entries}
-        return cls(tuple(entries), tuple(support), Registry().with_resources(pairs).crawl(), routes)
+        return cls(tuple(entries), tuple(support), routes)
 
     def route(self, api_version: object, kind: object) -> SchemaEntry:
         """The schema for a record; :class:`UnknownKind` lists the known pairs otherwise."""
@@ -117,6 +134,19 @@ class SchemaRegistry:
 
     def __iter__(self) -> Iterator[SchemaEntry]:
         return iter(self.entries)
+
+
+def _id_of(contents: Any) -> str | None:
+    """The schema's ``$id``, as :mod:`referencing` reads it (without importing it for 2020-12)."""
+    dialect = contents.get("$schema", DRAFT202012_URI) if isinstance(contents, dict) else None
+    if dialect == DRAFT202012_URI:
+        schema_id = contents.get("$id")
+        return schema_id if isinstance(schema_id, str) else None
+    from referencing import Resource
+    from referencing.jsonschema import DRAFT202012
+
+    resource: Any = Resource.from_contents(contents, default_specification=DRAFT202012)
+    return resource.id()  # type: ignore[no-any-return]
 
 
 def _kind_of(path: Path, contents: Mapping[str, Any]) -> str | None:

@@ -13,7 +13,7 @@ memory stays flat on a stream of any length.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from datetime import datetime, timezone
 from typing import Any
 
@@ -21,8 +21,9 @@ import attrs
 
 from kernelindex_sdk import checks
 from kernelindex_sdk.canonical import digest
-from kernelindex_sdk.engine import JsonschemaEngine, ValidationEngine, escape_token
+from kernelindex_sdk.engine import ValidationEngine, escape_token
 from kernelindex_sdk.errors import IntakeError, Problem, UnknownKind
+from kernelindex_sdk.fastengine import default_engine
 from kernelindex_sdk.registry import BUNDLE_KIND, SchemaRegistry, default_registry
 
 BUNDLE_MEMBERS = ("run", "protocol", "workload", "environment", "implementation")
@@ -121,7 +122,7 @@ class ValidationSession:
         now: datetime | None = None,
     ) -> None:
         self.registry = registry or default_registry()
-        self.engine = engine or JsonschemaEngine(self.registry)
+        self.engine = engine or default_engine(self.registry)
         self.strict_refs = strict_refs
         self._now = now
         self._known: dict[str, str] = {}
@@ -156,6 +157,7 @@ class ValidationSession:
         head = value.get("run") if bundle else value
         kind: str | None = BUNDLE_KIND if bundle else None
         name = _name_of(head)
+        refs = self._refs(value, pointer)  # once: digests are the costly part of an item
         if not isinstance(value, dict):
             problems.append(
                 Problem(
@@ -184,9 +186,7 @@ class ValidationSession:
                 else:
                     problems.extend(self._semantics(value, pointer, entry.api_version))
                     if bundle:
-                        refs = self._refs(value, pointer)
                         problems.extend(self._bundle_references(value, refs, pointer))
-        refs = self._refs(value, pointer)
         located = tuple(attrs.evolve(p, source=source, line=line) for p in problems)
         if self.strict_refs:
             self._remember(value, refs, source, line, pointer, not located)
@@ -260,6 +260,23 @@ class ValidationSession:
                 )  # fmt: skip
                 item = (source, line, pointer)
                 self._pending.append(_Pending(target, ref_kind, field, where, item, valid))
+
+    def take_references(self) -> tuple[list[tuple[str, str]], list[_Pending]]:
+        """Hand over (and forget) what ``strict_refs`` has gathered since the last call.
+
+        The digests seen, as ``(digest, kind)`` in order, and the references still to
+        resolve: for merging the work of several sessions with :meth:`add_references`
+        (``kernelindex validate --jobs``).
+        """
+        known, pending = list(self._known.items()), self._pending
+        self._known, self._pending = {}, []
+        return known, pending
+
+    def add_references(self, known: Iterable[tuple[str, str]], pending: Iterable[_Pending]) -> None:
+        """Merge what another session's :meth:`take_references` handed over, in order."""
+        for found, kind in known:
+            self._known.setdefault(found, kind)
+        self._pending.extend(pending)
 
     def finish(self) -> list[Problem]:
         """Reference problems found once every record has been seen (``strict_refs``).

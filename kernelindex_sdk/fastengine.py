@@ -1,0 +1,607 @@
+"""The fast validation engine: jsonschema-rs for verdicts, the reference for everything else.
+
+:class:`FastEngine` implements :class:`~kernelindex_sdk.engine.ValidationEngine` with a
+compiled Rust validator (the ``jsonschema-rs`` package) as a *fast path for the valid
+case*, and :class:`~kernelindex_sdk.engine.JsonschemaEngine` (python-jsonschema, the
+reference) for every other answer:
+
+* ``is_valid`` returns ``True`` only when the compiled validator accepts the instance
+  and every ``format`` the schema applies to it passes the *reference's own* format
+  function. Anything else — the compiled validator rejects it, raises (a type it does
+  not take, a lone surrogate, deep nesting), or the schema is outside what the fast
+  path handles — is answered by the reference. So a record is never rejected because
+  of the fast path, and the only way the fast path can change a verdict is by
+  accepting something the reference rejects; what follows rules that out.
+* ``problems`` always come from the reference, so messages and pointers are unchanged.
+
+Why an accepted instance is accepted by the reference too
+----------------------------------------------------------
+The schema is compiled only when it keeps to what both engines provably read alike
+(:func:`_prepare`; anything else leaves that schema to the reference):
+
+* Every ``$ref`` is inlined (no cycles, JSON-pointer fragments only, no embedded
+  ``$id``, no ``$dynamicRef``/``$anchor``), and annotations (``title``,
+  ``description``, ...) and ``$defs`` are dropped: none asserts anything, and the
+  flat schema is about 1.4× faster to run.
+* Only the keywords in :data:`_KEYWORDS` appear; ``multipleOf``, ``unevaluated*``,
+  ``contains``, ``dependentSchemas`` and unknown keywords are left to the reference.
+  ``enum``/``const`` values hold no floats (int/float equality is where two
+  implementations could differ).
+* Every ``pattern`` (and ``patternProperties`` key) is in a small regular syntax
+  (:func:`_pattern_is_portable`: literals, ASCII classes and ranges, groups,
+  alternation, quantifiers, ``^`` first and ``$`` last) that means the same in
+  Python's ``re`` and Rust's ``regex``, except that Python's ``$`` also matches
+  before a final newline: Rust is stricter there, which can only send an instance
+  to the reference, never accept one the reference rejects.
+* ``format`` is not checked by the Rust validator (its ``date-time`` allows leap
+  seconds, python-jsonschema's does not, ...). Where a format sits at the end of a
+  chain of ``properties`` (and ``allOf``) from the root — every format in the
+  kernelindex schemas does — the value there is looked up after the Rust verdict and
+  checked with the very function python-jsonschema's ``FORMAT_CHECKER`` uses in
+  this environment (:func:`format_function`); a format anywhere else is checked by
+  the Rust validator calling that same Python function.
+
+The verdicts are equal for JSON values — ``dict``, ``list``, ``str``, ``int``,
+finite ``float``, ``bool``, ``None``, as :mod:`kernelindex_sdk.intake` and
+:func:`json.loads` produce them. For other Python objects (a ``tuple`` where an array
+is expected, ``Decimal``, infinities) the Rust validator may accept what the reference
+rejects: validate such values with :class:`~kernelindex_sdk.engine.JsonschemaEngine`.
+``tests/test_fast_engine.py`` checks the verdicts against the reference on the seeds,
+the examples and generated valid and invalid instances.
+
+``KERNELINDEX_ENGINE=jsonschema`` in the environment makes :func:`default_engine`
+return the reference (for comparisons and debugging).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Callable, Mapping
+from typing import Any
+from urllib.parse import unquote, urldefrag, urljoin
+
+from kernelindex_sdk.engine import JsonschemaEngine, ValidationEngine
+from kernelindex_sdk.errors import Problem
+from kernelindex_sdk.registry import SchemaRegistry
+
+__all__ = ["FastEngine", "available", "default_engine", "format_function"]
+
+DRAFT202012 = "https://json-schema.org/draft/2020-12/schema"
+
+#: Keywords whose values hold subschemas, by shape.
+_SCHEMA_MAPS = frozenset({"$defs", "properties", "patternProperties"})
+_SCHEMA_LISTS = frozenset({"allOf", "anyOf", "oneOf", "prefixItems"})
+_SCHEMAS = frozenset(
+    {"not", "if", "then", "else", "items", "additionalProperties", "propertyNames"}
+)
+#: Keywords that assert nothing (Draft 2020-12 annotations): dropped before compiling.
+_ANNOTATIONS = frozenset(
+    {"title", "description", "$comment", "examples", "default", "deprecated",
+     "readOnly", "writeOnly"}
+)  # fmt: skip
+#: Every keyword the fast path compiles; a schema with any other is left to the reference.
+_KEYWORDS = (
+    _SCHEMA_MAPS
+    | _SCHEMA_LISTS
+    | _SCHEMAS
+    | _ANNOTATIONS
+    | {
+        "$schema", "$id", "$ref", "type", "enum", "const", "required",
+        "dependentRequired", "minLength", "maxLength", "pattern", "format", "minimum",
+        "maximum", "exclusiveMinimum", "exclusiveMaximum", "minItems", "maxItems",
+        "uniqueItems", "minProperties", "maxProperties",
+    }
+)  # fmt: skip
+
+#: A compiled check: True when the instance is valid (may raise on odd input).
+Check = Callable[[Any], bool]
+#: Where a format applies: the keys from the root, and the format's function.
+Site = tuple[tuple[str, ...], Callable[[str], bool]]
+
+
+class Unsupported(Exception):
+    """The schema uses something the fast path does not handle (the reference will)."""
+
+
+def available() -> bool:
+    """True when the ``jsonschema_rs`` module can be imported."""
+    try:
+        import jsonschema_rs  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+def default_engine(registry: SchemaRegistry) -> ValidationEngine:
+    """:class:`FastEngine` when jsonschema-rs is installed, else the reference engine.
+
+    ``KERNELINDEX_ENGINE=jsonschema`` forces the reference. Engines hold only compiled
+    schemas, so one is shared by every session on the same registry object.
+    """
+    reference = os.environ.get("KERNELINDEX_ENGINE", "").lower() in ("jsonschema", "reference")
+    key = (id(registry), reference)
+    cached = _ENGINES.get(key)
+    if cached is not None and cached[0] is registry:
+        return cached[1]
+    fast = not reference and available()
+    engine: ValidationEngine = FastEngine(registry) if fast else JsonschemaEngine(registry)
+    if len(_ENGINES) > 16:
+        _ENGINES.clear()
+    _ENGINES[key] = (registry, engine)
+    return engine
+
+
+_ENGINES: dict[tuple[int, bool], tuple[SchemaRegistry, ValidationEngine]] = {}
+
+
+class FastEngine:
+    """Compiled verdicts for valid instances, the reference engine for everything else."""
+
+    def __init__(self, registry: SchemaRegistry, reference: ValidationEngine | None = None) -> None:
+        self._registry = registry
+        self._reference = reference
+        self._checks: dict[str, Check | None] = {}
+
+    @property
+    def reference(self) -> ValidationEngine:
+        """The engine that answers whatever the fast path does not."""
+        if self._reference is None:
+            self._reference = JsonschemaEngine(self._registry)
+        return self._reference
+
+    def compiled(self, schema_id: str) -> bool:
+        """True when ``schema_id`` runs on the fast path (False: the reference runs it)."""
+        return self._check(schema_id) is not None
+
+    def _check(self, schema_id: str) -> Check | None:
+        try:
+            return self._checks[schema_id]
+        except KeyError:
+            pass
+        try:
+            check: Check | None = _compile(self._registry, schema_id)
+        except Unsupported:
+            check = None
+        self._checks[schema_id] = check
+        return check
+
+    def fast_verdict(self, schema_id: str, instance: Any) -> bool | None:
+        """The fast path's own answer: True, False, or None (no fast path, or it raised).
+
+        Only ``True`` is ever trusted by :meth:`is_valid`; the rest is for tests.
+        """
+        check = self._check(schema_id)
+        if check is None:
+            return None
+        try:
+            return bool(check(instance))
+        except Exception:
+            return None
+
+    def is_valid(self, schema_id: str, instance: Any) -> bool:
+        check = self._checks.get(schema_id) or self._check(schema_id)
+        if check is not None:
+            try:
+                if check(instance):
+                    return True
+            except Exception:  # a type jsonschema-rs does not take, a lone surrogate, ...
+                pass
+        return self.reference.is_valid(schema_id, instance)
+
+    def problems(self, schema_id: str, instance: Any, pointer: str = "") -> list[Problem]:
+        return self.reference.problems(schema_id, instance, pointer)
+
+
+# --------------------------------------------------------------------------- formats
+
+
+def format_function(name: str) -> Callable[[str], bool] | None:
+    """The check python-jsonschema's ``FORMAT_CHECKER`` applies to a string, here.
+
+    Mirrors ``jsonschema._format``: ``uri`` is ``rfc3987.parse`` when ``rfc3987`` is
+    installed, else ``rfc3986_validator``; ``date-time`` is ``rfc3339_validator`` on
+    the upper-cased string. A format whose library is missing is not checked by
+    python-jsonschema either (``lambda s: True``). ``None`` for any other format:
+    the fast path does not know how the reference checks it.
+    """
+    if name == "date-time":
+        try:
+            from rfc3339_validator import validate_rfc3339  # type: ignore[import-untyped]
+        except ImportError:
+            return _always
+        return lambda value: bool(validate_rfc3339(value.upper()))
+    if name == "uri":
+        try:
+            import rfc3987  # type: ignore[import-not-found, unused-ignore]
+        except ImportError:
+            pass
+        else:
+            return _uri_rfc3987(rfc3987)
+        try:
+            from rfc3986_validator import validate_rfc3986  # type: ignore[import-untyped]
+        except ImportError:
+            return _always
+        return _cached(lambda value: bool(validate_rfc3986(value, rule="URI")))
+    return None
+
+
+def _always(value: str) -> bool:
+    return True
+
+
+def _uri_rfc3987(module: Any) -> Callable[[str], bool]:
+    def check(value: str) -> bool:
+        try:
+            module.parse(value, rule="URI")
+        except ValueError:
+            return False
+        return True
+
+    return check
+
+
+def _cached(check: Callable[[str], bool], size: int = 4096) -> Callable[[str], bool]:
+    """``check`` with a bounded memo (a pure function of the string, so exact)."""
+    memo: dict[str, bool] = {}
+
+    def cached(value: str) -> bool:
+        try:
+            return memo[value]
+        except KeyError:
+            pass
+        verdict = check(value)
+        if len(memo) >= size:
+            memo.clear()
+        memo[value] = verdict
+        return verdict
+
+    return cached
+
+
+# --------------------------------------------------------------------------- compile
+
+
+def _compile(registry: SchemaRegistry, schema_id: str) -> Check:
+    """The fast check of one schema; :class:`Unsupported` if it has no fast path."""
+    try:
+        import jsonschema_rs
+    except ImportError as error:
+        raise Unsupported("jsonschema-rs is not installed") from error
+    flat, formats = _prepare(registry, schema_id)
+    sites = _format_sites(flat, ())
+    functions = {name: _function(name) for name in formats}
+    options = jsonschema_rs.RegexOptions()
+    try:
+        if sites is not None:
+            # Formats at fixed property paths: checked in Python after the Rust verdict.
+            validator = jsonschema_rs.Draft202012Validator(
+                flat, validate_formats=False, pattern_options=options
+            )
+        else:
+            # Formats elsewhere: the Rust validator calls the reference's functions.
+            validator = jsonschema_rs.Draft202012Validator(
+                flat, validate_formats=True, formats=dict(functions), pattern_options=options
+            )
+    except Exception as error:  # a pattern Rust's regex refuses, ...
+        raise Unsupported(f"jsonschema-rs cannot compile {schema_id}: {error}") from error
+    rust: Check = validator.is_valid
+    if not sites:
+        return rust
+    return _with_sites(rust, [(path, functions[name]) for path, name in sites])
+
+
+def _function(name: str) -> Callable[[str], bool]:
+    function = format_function(name)
+    if function is None:
+        raise Unsupported(f"format {name!r}: no known reference check")
+    return function
+
+
+def _with_sites(rust: Check, sites: list[Site]) -> Check:
+    """The Rust verdict, then each format site looked up and checked."""
+
+    def check(instance: Any) -> bool:
+        if not rust(instance):
+            return False
+        for path, function in sites:
+            value = instance
+            for key in path:
+                # Exactly when "properties" applies: an object that has the key.
+                if not isinstance(value, dict) or key not in value:
+                    break
+                value = value[key]
+            else:
+                if isinstance(value, str) and not function(value):
+                    return False
+        return True
+
+    return check
+
+
+def _format_sites(schema: Any, path: tuple[str, ...]) -> list[tuple[tuple[str, ...], str]] | None:
+    """Each format with the property path it applies at, or None if one is elsewhere.
+
+    A format is a *site* when only ``properties`` (and ``allOf``) lead to it from the
+    root: then it applies to the value at that path whenever the path exists, with
+    nothing that could discount its failure (no ``not``, ``anyOf``, ``if``, ...).
+    """
+    if not isinstance(schema, dict):
+        return []
+    sites: list[tuple[tuple[str, ...], str]] = []
+    if isinstance(schema.get("format"), str):
+        sites.append((path, schema["format"]))
+    for keyword, value in schema.items():
+        if keyword == "properties":
+            for name, sub in value.items():
+                found = _format_sites(sub, (*path, name))
+                if found is None:
+                    return None
+                sites.extend(found)
+        elif keyword == "allOf":
+            for sub in value:
+                found = _format_sites(sub, path)
+                if found is None:
+                    return None
+                sites.extend(found)
+        elif keyword in _SCHEMA_MAPS:
+            if any(_has_format(sub) for sub in value.values()):
+                return None
+        elif keyword in _SCHEMA_LISTS:
+            if any(_has_format(sub) for sub in value):
+                return None
+        elif keyword in _SCHEMAS and _has_format(value):
+            return None
+    return sites
+
+
+def _has_format(schema: Any) -> bool:
+    if not isinstance(schema, dict):
+        return False
+    if "format" in schema:
+        return True
+    for keyword, value in schema.items():
+        if keyword in _SCHEMA_MAPS:
+            if any(_has_format(sub) for sub in value.values()):
+                return True
+        elif keyword in _SCHEMA_LISTS:
+            if any(_has_format(sub) for sub in value):
+                return True
+        elif keyword in _SCHEMAS and _has_format(value):
+            return True
+    return False
+
+
+# --------------------------------------------------------------------------- prepare
+
+
+def _prepare(registry: SchemaRegistry, schema_id: str) -> tuple[Any, set[str]]:
+    """The schema with every ``$ref`` inlined and annotations dropped, and its formats.
+
+    Raises :class:`Unsupported` for anything outside the fast path (see the module
+    docstring).
+    """
+    documents = {e.id: e.contents for e in (*registry.entries, *registry.support)}
+    if schema_id not in documents:
+        raise Unsupported(f"unknown schema {schema_id}")
+    return _Flattener(documents).run(schema_id)
+
+
+class _Flattener:
+    def __init__(self, documents: Mapping[str, Any]) -> None:
+        self._documents = documents
+        self._formats: set[str] = set()
+
+    def run(self, schema_id: str) -> tuple[Any, set[str]]:
+        root = self._documents[schema_id]
+        flat = self._schema(root, schema_id, (f"{schema_id}#",), root=True)
+        return flat, self._formats
+
+    def _target(self, ref: str, base: str) -> tuple[Any, str, str]:
+        uri = urljoin(base, ref)
+        document, fragment = urldefrag(uri)
+        if document not in self._documents:
+            raise Unsupported(f"$ref {ref!r}: {document} is not in the registry")
+        node: Any = self._documents[document]
+        if fragment:
+            if not fragment.startswith("/"):
+                raise Unsupported(f"$ref {ref!r}: only JSON-pointer fragments")
+            for token in unquote(fragment)[1:].split("/"):
+                token = token.replace("~1", "/").replace("~0", "~")
+                if isinstance(node, list) and token.isdigit():
+                    index = int(token)
+                    if index >= len(node):
+                        raise Unsupported(f"$ref {ref!r} does not resolve")
+                    node = node[index]
+                elif isinstance(node, dict) and token in node:
+                    node = node[token]
+                else:
+                    raise Unsupported(f"$ref {ref!r} does not resolve")
+        return node, document, f"{document}#{fragment}"
+
+    def _schema(self, node: Any, base: str, seen: tuple[str, ...], root: bool = False) -> Any:
+        if isinstance(node, bool):
+            return node
+        if not isinstance(node, dict):
+            raise Unsupported(f"not a schema: {node!r:.40}")
+        unknown = set(node) - _KEYWORDS
+        if unknown:
+            raise Unsupported(f"keywords {sorted(unknown)} are left to the reference")
+        if "$id" in node and not root:
+            raise Unsupported("embedded $id")
+        if node.get("$schema", DRAFT202012) != DRAFT202012:
+            raise Unsupported(f"$schema {node['$schema']!r}")
+        out: dict[str, Any] = {}
+        for keyword, value in node.items():
+            if keyword in _ANNOTATIONS or keyword in ("$defs", "$schema", "$id", "$ref"):
+                continue
+            if keyword in _SCHEMA_MAPS:
+                if not isinstance(value, dict):
+                    raise Unsupported(f"{keyword} is not an object")
+                if keyword == "patternProperties" and not all(map(_pattern_is_portable, value)):
+                    raise Unsupported("patternProperties pattern")
+                out[keyword] = {k: self._schema(v, base, seen) for k, v in value.items()}
+            elif keyword in _SCHEMA_LISTS:
+                if not isinstance(value, list):
+                    raise Unsupported(f"{keyword} is not an array")
+                out[keyword] = [self._schema(v, base, seen) for v in value]
+            elif keyword in _SCHEMAS:
+                out[keyword] = self._schema(value, base, seen)
+            elif keyword == "pattern":
+                if not isinstance(value, str) or not _pattern_is_portable(value):
+                    raise Unsupported(f"pattern {value!r}")
+                out[keyword] = value
+            elif keyword == "format":
+                if isinstance(value, str):
+                    self._formats.add(value)
+                out[keyword] = value
+            elif keyword in ("enum", "const"):
+                if not _plain_data(value):
+                    raise Unsupported(f"{keyword} with floats or large integers")
+                out[keyword] = value
+            else:
+                out[keyword] = value
+        ref = node.get("$ref")
+        if ref is None:
+            return out
+        if not isinstance(ref, str):
+            raise Unsupported("$ref is not a string")
+        target, document, key = self._target(ref, base)
+        if key in seen:
+            raise Unsupported(f"recursive $ref {ref!r}")
+        whole = target is self._documents[document]
+        inlined = self._schema(target, document, (*seen, key), root=whole)
+        if not out:
+            return inlined
+        # $ref beside other keywords: both apply, so the target joins them in allOf.
+        out["allOf"] = [*out.get("allOf", []), inlined]
+        return out
+
+
+def _plain_data(value: Any) -> bool:
+    """JSON data with no floats and no integers beyond ±2**53 (enum/const values)."""
+    if value is None or isinstance(value, bool | str):
+        return True
+    if isinstance(value, int):
+        return -(2**53) <= value <= 2**53
+    if isinstance(value, list):
+        return all(_plain_data(v) for v in value)
+    if isinstance(value, dict):
+        return all(isinstance(k, str) and _plain_data(v) for k, v in value.items())
+    return False
+
+
+# --------------------------------------------------------------------------- patterns
+
+_PATTERN_LITERALS = frozenset(
+    "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_:/,;@#%&=!~<>'\"- "
+)
+#: Characters that mean themselves after a backslash in both dialects.
+_ESCAPABLE = frozenset(".-+*?()[]{}|\\/^$")
+#: Literal characters allowed inside a class (besides escapes and ranges).
+_CLASS_LITERALS = frozenset(
+    "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_:/,;@#%=!<>'\"+.*?()|{}$ "
+)
+_BOUNDS = re.compile(r"\{([0-9]{1,3})(?:(,)([0-9]{0,3}))?\}")
+
+
+def _pattern_is_portable(pattern: str) -> bool:
+    """True if ``pattern`` is in the syntax Python ``re`` and Rust ``regex`` read alike.
+
+    Allowed: ASCII letters, digits and ``_:/,;@#%&=!~<>'"- `` as literals; ``\\``
+    before one of ``.-+*?()[]{}|\\/^$``; ``.``; classes ``[...]`` / ``[^...]`` of
+    such literals, escapes and ASCII ranges (no nested ``[``, no ``&``/``~``, which
+    Rust reads as set operations); groups ``(...)`` and ``(?:...)``; ``|``;
+    quantifiers ``? * + {n} {n,} {n,m}`` with an optional lazy ``?``; ``^`` only
+    first and ``$`` only last. Everything else (``\\d``, ``\\w``, flags, lookaround,
+    POSIX classes, ...) is left to the reference.
+    """
+    end = len(pattern)
+    i = 1 if pattern.startswith("^") else 0
+    if pattern.endswith("$") and not _escaped(pattern, end - 1):
+        end -= 1
+    depth = 0
+    atom = False  # the previous token can take a quantifier
+    while i < end:
+        c = pattern[i]
+        if c == "\\":
+            if i + 1 >= end or pattern[i + 1] not in _ESCAPABLE:
+                return False
+            i, atom = i + 2, True
+        elif c == "[":
+            i = _class_end(pattern, i + 1, end)
+            if i < 0:
+                return False
+            atom = True
+        elif c == "(":
+            if pattern.startswith("(?", i):
+                if not pattern.startswith("(?:", i):
+                    return False
+                i += 3
+            else:
+                i += 1
+            depth, atom = depth + 1, False
+        elif c == ")":
+            if depth == 0:
+                return False
+            depth, i, atom = depth - 1, i + 1, True
+        elif c == "|":
+            i, atom = i + 1, False
+        elif c in "*+?" or c == "{":
+            if not atom:
+                return False
+            if c == "{":
+                m = _BOUNDS.match(pattern, i)
+                if m is None or m.end() > end:
+                    return False
+                if m.group(3) and int(m.group(3)) < int(m.group(1)):
+                    return False
+                i = m.end()
+            else:
+                i += 1
+            if i < end and pattern[i] == "?":  # lazy: same matches exist either way
+                i += 1
+            atom = False
+        elif c == "." or c in _PATTERN_LITERALS:
+            i, atom = i + 1, True
+        else:
+            return False
+    return depth == 0
+
+
+def _escaped(pattern: str, index: int) -> bool:
+    """True if the character at ``index`` follows an odd number of backslashes."""
+    count = 0
+    while index - count - 1 >= 0 and pattern[index - count - 1] == "\\":
+        count += 1
+    return count % 2 == 1
+
+
+def _class_end(pattern: str, i: int, end: int) -> int:
+    """The index after the ``]`` closing a class whose body starts at ``i``; -1 if not portable."""
+    if i < end and pattern[i] == "^":
+        i += 1
+    items = 0
+    previous: str | None = None  # the last single character, for a range
+    while i < end:
+        c = pattern[i]
+        if c == "]":
+            return i + 1 if items else -1
+        if c == "\\":
+            if i + 1 >= end or pattern[i + 1] not in _ESCAPABLE:
+                return -1
+            previous, i = pattern[i + 1], i + 2
+        elif c == "-":
+            nxt = pattern[i + 1] if i + 1 < end else ""
+            if nxt == "]" or items == 0:  # a literal '-' first or last
+                previous, i = "-", i + 1
+            elif previous is not None and nxt in _CLASS_LITERALS and nxt >= previous:
+                previous, i = None, i + 2  # a range previous-nxt
+            else:
+                return -1
+        elif c in _CLASS_LITERALS:
+            previous, i = c, i + 1
+        else:
+            return -1
+        items += 1
+    return -1
