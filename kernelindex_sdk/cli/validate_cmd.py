@@ -3,13 +3,17 @@
 from __future__ import annotations
 
 import sys
+from typing import TYPE_CHECKING
 
 import attrs
 import click
 
 from kernelindex_sdk.cli.inputs import read_documents
-from kernelindex_sdk.cli.reporters import REPORTERS, Tally
+from kernelindex_sdk.cli.reporters import REPORTERS, JsonReporter, Tally, TextReporter
 from kernelindex_sdk.errors import IntakeError
+
+if TYPE_CHECKING:
+    from kernelindex_sdk.validation import ValidationSession
 
 
 @attrs.frozen
@@ -20,6 +24,8 @@ class ValidateOptions:
     format: str = "text"
     strict_refs: bool = False
     verbose: bool = False
+    #: Worker processes; 1 validates in this process, 0 means one per core.
+    jobs: int = 1
 
 
 def run_validate(options: ValidateOptions) -> int:
@@ -30,6 +36,25 @@ def run_validate(options: ValidateOptions) -> int:
     session = ValidationSession(strict_refs=options.strict_refs)
     tally = Tally()
     files: set[str] = set()
+    jobs = options.jobs
+    if jobs == 0:
+        from kernelindex_sdk.cli.parallel import default_jobs
+
+        jobs = default_jobs()
+    if jobs > 1 and "-" not in options.paths:  # stdin is read by one process
+        from kernelindex_sdk.cli.parallel import results
+
+        for result in results(
+            options.paths, jobs, strict_refs=options.strict_refs, verbose=options.verbose
+        ):
+            files.update(result.paths)
+            tally.valid += result.valid
+            tally.invalid += result.invalid
+            tally.unreadable += result.unreadable
+            for item in result.items:
+                reporter.item(item)
+            session.add_references(result.known, result.pending)
+        return _finish(options, session, reporter, tally, files)
     for path, document in read_documents(options.paths):
         files.add(path)
         if isinstance(document, IntakeError):
@@ -45,6 +70,17 @@ def run_validate(options: ValidateOptions) -> int:
             else:
                 tally.invalid += 1
             reporter.item(item)
+    return _finish(options, session, reporter, tally, files)
+
+
+def _finish(
+    options: ValidateOptions,
+    session: ValidationSession,
+    reporter: TextReporter | JsonReporter,
+    tally: Tally,
+    files: set[str],
+) -> int:
+    """Late reference problems, the summary, and the exit status."""
     late = session.finish()
     if late:
         reporter.problems(late)
@@ -82,13 +118,21 @@ def run_validate(options: ValidateOptions) -> int:
     help="Report run references to records not given in this invocation.",
 )
 @click.option("-v", "--verbose", is_flag=True, help="Also print a line for each valid item.")
+@click.option(
+    "-j",
+    "--jobs",
+    type=click.IntRange(min=0),
+    default=1,
+    show_default=True,
+    help="Worker processes (0: one per core). Output is the same for any N.",
+)
 def validate_command(
-    paths: tuple[str, ...], format_: str, strict_refs: bool, verbose: bool
+    paths: tuple[str, ...], format_: str, strict_refs: bool, verbose: bool, jobs: int
 ) -> None:
     """Validate records, bundles, arrays of them, JSON Lines, directories, or - (stdin).
 
     Every problem is reported as FILE[:LINE]: POINTER: MESSAGE, then a summary line.
     Exit status: 0 all valid, 1 any invalid, 2 usage error or unreadable input.
     """
-    options = ValidateOptions(paths, format_, strict_refs, verbose)
+    options = ValidateOptions(paths, format_, strict_refs, verbose, jobs)
     sys.exit(run_validate(options))

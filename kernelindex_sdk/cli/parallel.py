@@ -1,0 +1,252 @@
+"""``kernelindex validate --jobs N``: the same validation, on N worker processes.
+
+The parent walks the PATH arguments in the order ``--jobs 1`` reads them and cuts the
+work into tasks: batches of whole files, and JSON Lines files in chunks of whole lines
+(read by the parent, which therefore knows each chunk's first line number). Workers
+(forked where the platform allows, so they inherit the compiled schemas) run the very
+code ``--jobs 1`` runs — :func:`~kernelindex_sdk.cli.inputs.read_documents` for
+files, intake's JSON Lines loop for chunks, and a
+:class:`~kernelindex_sdk.validation.ValidationSession` — and send back only what the
+report needs: counts, and the items a reporter prints (items with problems; every
+item with ``--verbose``). The parent takes results strictly in task order, so the
+output, the summary and the exit status are those of ``--jobs 1``; at most a few tasks
+per worker are in flight, so memory stays flat on inputs of any size.
+
+With ``--strict-refs`` each worker also sends the digests it saw and the references
+it could not resolve yet; the parent merges them in order and resolves them at the
+end, as one session would. Standard input (``-``) is read by one process: an
+invocation that names it runs as ``--jobs 1``.
+"""
+
+from __future__ import annotations
+
+import io
+import multiprocessing
+import os
+import signal
+from collections import deque
+from collections.abc import Iterable, Iterator
+from itertools import chain
+from typing import Any
+
+import attrs
+
+from kernelindex_sdk.cli.inputs import expand_paths, read_documents
+from kernelindex_sdk.errors import IntakeError
+from kernelindex_sdk.intake import JSONL_SUFFIXES, Document
+from kernelindex_sdk.validation import Item, ValidationSession
+
+#: Bytes of JSON Lines per task (cut at a line end).
+CHUNK_BYTES = 1 << 20
+#: Tasks in flight per worker: enough to keep workers busy, few enough for flat memory.
+WINDOW_PER_JOB = 3
+#: First bytes of a byte-order mark or of UTF-16/32 text: such a file is read whole.
+_ODD_START = (b"\xef", b"\xff", b"\xfe", b"\x00")
+
+
+def default_jobs() -> int:
+    """One worker per core this process may run on."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        return os.cpu_count() or 1
+
+
+@attrs.frozen
+class FilesTask:
+    """Whole files, read and validated as ``--jobs 1`` would."""
+
+    paths: tuple[str, ...]
+
+
+@attrs.frozen
+class LinesTask:
+    """Consecutive lines of one JSON Lines file, starting at line ``first_line``."""
+
+    path: str
+    first_line: int
+    data: bytes
+    #: False only for the first chunk of a file read in one chunk (see intake).
+    seen_any: bool
+    #: The error that ended reading after these lines, raised where --jobs 1 meets it.
+    error: OSError | None = None
+    #: True for the last chunk of a file.
+    last: bool = True
+
+
+@attrs.frozen
+class Result:
+    """What a task produced: counts, and the items the reporter must see, in order."""
+
+    paths: tuple[str, ...]
+    valid: int
+    invalid: int
+    unreadable: int
+    items: tuple[Item, ...]
+    #: With --strict-refs: digests seen (in order) and references still pending.
+    known: tuple[tuple[str, str], ...] = ()
+    pending: tuple[Any, ...] = ()
+
+
+# --------------------------------------------------------------------------- workers
+
+_SESSION: ValidationSession | None = None
+_VERBOSE = False
+
+
+def _init_worker(strict_refs: bool, verbose: bool) -> None:
+    global _SESSION, _VERBOSE
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent handles Ctrl-C
+    _SESSION = ValidationSession(strict_refs=strict_refs)
+    _VERBOSE = verbose
+
+
+def _documents(task: FilesTask | LinesTask) -> Iterator[tuple[str, Document | IntakeError]]:
+    if isinstance(task, FilesTask):
+        yield from read_documents(task.paths)
+        return
+    from kernelindex_sdk.intake import _jsonl_records
+
+    lines: Iterable[bytes] = io.BytesIO(task.data)
+    if task.error is not None:
+        lines = chain(lines, _raising(task.error))
+    for document in _jsonl_records(lines, task.path, task.first_line, task.seen_any):
+        yield task.path, document
+
+
+def _raising(error: OSError) -> Iterator[bytes]:
+    raise error
+    yield b""  # pragma: no cover - makes this a generator
+
+
+def run_task(task: FilesTask | LinesTask) -> Result:
+    """Validate one task in this process (a worker, or the parent for small inputs)."""
+    session = _SESSION
+    assert session is not None, "worker not initialised"
+    valid = invalid = unreadable = 0
+    reported: list[Item] = []
+    paths: dict[str, None] = {}
+    for path, document in _documents(task):
+        paths[path] = None
+        if isinstance(document, IntakeError):
+            items = [session.unreadable(document)]
+            unreadable += 1
+        else:
+            items = session.check_document(
+                document.value, source=document.source, line=document.line
+            )
+        for item in items:
+            if item.valid:
+                valid += 1
+            else:
+                invalid += 1
+            if _VERBOSE or not item.valid:
+                reported.append(item)
+    known, pending = session.take_references()
+    return Result(
+        tuple(paths), valid, invalid, unreadable, tuple(reported), tuple(known), tuple(pending)
+    )
+
+
+# --------------------------------------------------------------------------- tasks
+
+
+def tasks(paths: Iterable[str], jobs: int) -> Iterator[FilesTask | LinesTask]:
+    """The work under ``paths``, in the order ``--jobs 1`` reads it."""
+    batch: list[str] = []
+    for path in expand_paths(paths):
+        if path.lower().endswith(JSONL_SUFFIXES) and os.path.isfile(path):
+            if batch:
+                yield FilesTask(tuple(batch))
+                batch = []
+            yield from _chunks(path)
+            continue
+        batch.append(path)
+        if len(batch) >= 32:
+            yield FilesTask(tuple(batch))
+            batch = []
+    if batch:
+        yield FilesTask(tuple(batch))
+
+
+def _chunks(path: str, size: int = CHUNK_BYTES) -> Iterator[FilesTask | LinesTask]:
+    """A JSON Lines file as tasks of whole lines (or as one task when it must be)."""
+    try:
+        handle = open(path, "rb")  # noqa: SIM115 - closed below
+    except OSError:
+        yield FilesTask((path,))  # read_documents reports it exactly as --jobs 1 does
+        return
+    with handle:
+        try:
+            data = handle.read(size)
+        except OSError:
+            yield FilesTask((path,))
+            return
+        if data.startswith(_ODD_START) or len(data) < size:
+            # A byte-order mark or UTF-16/32 text (intake may stop at line 1), or a
+            # small file: one task, read exactly as --jobs 1 reads it.
+            yield FilesTask((path,))
+            return
+        first_line = 1
+        rest = b""
+        while True:
+            error: OSError | None = None
+            try:
+                more = handle.read(size)
+            except OSError as exc:
+                more, error = b"", exc
+            block = rest + data
+            last = not more or error is not None
+            if last and error is None:
+                chunk, rest = block, b""
+            else:  # whole lines only (after a read error too: the rest never became a line)
+                cut = block.rfind(b"\n") + 1
+                chunk, rest = block[:cut], block[cut:]
+            if chunk or last:
+                yield LinesTask(path, first_line, chunk, True, error, last)
+                first_line += chunk.count(b"\n")
+            if last:
+                return
+            data = more
+
+
+# --------------------------------------------------------------------------- parent
+
+
+def results(
+    paths: tuple[str, ...], jobs: int, *, strict_refs: bool, verbose: bool
+) -> Iterator[Result]:
+    """Every task's result, in task order, computed on ``jobs`` worker processes."""
+    methods = multiprocessing.get_all_start_methods()
+    context = multiprocessing.get_context("fork" if "fork" in methods else "spawn")
+    pool = context.Pool(jobs, initializer=_init_worker, initargs=(strict_refs, verbose))
+    try:
+        window: deque[tuple[FilesTask | LinesTask, Any]] = deque()
+        touched = [False]
+        for task in tasks(paths, jobs):
+            window.append((task, pool.apply_async(run_task, (task,))))
+            while len(window) > WINDOW_PER_JOB * jobs:
+                yield _next(window, touched, pool)
+        while window:
+            yield _next(window, touched, pool)
+        pool.close()
+        pool.join()
+    finally:
+        pool.terminate()
+
+
+def _next(
+    window: deque[tuple[FilesTask | LinesTask, Any]], touched: list[bool], pool: Any
+) -> Result:
+    """The oldest task's result (``touched``: whether the current JSONL file yielded any)."""
+    task, pending = window.popleft()
+    result: Result = pending.get()
+    if isinstance(task, LinesTask):
+        touched[0] = touched[0] or bool(result.paths)
+        if task.last:
+            if not touched[0]:
+                # Nothing in any chunk: re-read the file whole, so that an all-blank
+                # file gets intake's "empty" problem exactly as with --jobs 1.
+                result = pool.apply(run_task, (FilesTask((task.path,)),))
+            touched[0] = False
+    return result

@@ -1,0 +1,117 @@
+"""``kernelindex validate --jobs N`` reports exactly what ``--jobs 1`` reports."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from kernelindex_sdk.cli import parallel
+from kernelindex_sdk.cli.validate_cmd import ValidateOptions, run_validate
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _run(
+    capsys: pytest.CaptureFixture[str], paths: list[str], **options: Any
+) -> tuple[int, str, str]:
+    status = run_validate(ValidateOptions(tuple(paths), **options))
+    captured = capsys.readouterr()
+    return status, captured.out, captured.err
+
+
+def _seed() -> dict[str, Any]:
+    path = sorted((ROOT / "examples" / "seeds").glob("*.json"))[0]
+    value: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
+    return value
+
+
+@pytest.fixture
+def inputs(tmp_path: Path) -> list[str]:
+    """Files and JSON Lines with valid, invalid and unreadable documents."""
+    seed = _seed()
+    bad = json.loads(json.dumps(seed))
+    bad["run"]["spec"]["unexpected"] = 1
+    lines = []
+    for index in range(300):
+        if index % 37 == 5:
+            lines.append(json.dumps(bad))
+        elif index % 53 == 7:
+            lines.append('{"broken": ')
+        elif index % 41 == 3:
+            lines.append("   ")
+        else:
+            lines.append(json.dumps(seed))
+    (tmp_path / "many.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    (tmp_path / "blank.jsonl").write_text("\n" * 5000, encoding="utf-8")
+    (tmp_path / "bom.jsonl").write_bytes(b"\xff\xfe" + b"x" * 5000 + b"\n{}\n")
+    files = tmp_path / "files"
+    files.mkdir()
+    for index in range(70):
+        value = bad if index % 9 == 4 else seed
+        (files / f"{index:03d}.json").write_text(json.dumps(value), encoding="utf-8")
+    (files / "050-broken.json").write_text("{", encoding="utf-8")
+    return [
+        str(files),
+        str(tmp_path / "many.jsonl"),
+        str(tmp_path / "blank.jsonl"),
+        str(tmp_path / "bom.jsonl"),
+        str(tmp_path / "missing.json"),
+        str(ROOT / "examples"),
+    ]
+
+
+@pytest.mark.parametrize("chunk", [300, 1 << 20])
+@pytest.mark.parametrize(
+    "options",
+    [{}, {"format": "json"}, {"verbose": True}, {"strict_refs": True}],
+    ids=["text", "json", "verbose", "strict-refs"],
+)
+def test_jobs_report_what_one_process_reports(
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    inputs: list[str],
+    chunk: int,
+    options: dict[str, Any],
+) -> None:
+    monkeypatch.setattr(parallel, "CHUNK_BYTES", chunk)
+    one = _run(capsys, inputs, **options)
+    assert one[0] == 2  # something unreadable
+    assert "invalid" in one[1]
+    for jobs in (2, 3):
+        assert _run(capsys, inputs, jobs=jobs, **options) == one
+
+
+def test_chunks_cover_every_line_once(tmp_path: Path) -> None:
+    path = tmp_path / "x.jsonl"
+    path.write_bytes(b"".join(b'{"n": %d}\n' % i for i in range(1000)) + b'{"n": "last"}')
+    tasks = list(parallel._chunks(str(path), size=128))
+    assert len(tasks) > 10
+    lines = 0
+    for task in tasks:
+        assert isinstance(task, parallel.LinesTask)
+        assert task.first_line == lines + 1
+        lines += task.data.count(b"\n")
+    assert b"".join(t.data for t in tasks if isinstance(t, parallel.LinesTask)) == path.read_bytes()
+    assert [t.last for t in tasks if isinstance(t, parallel.LinesTask)][-1]
+
+
+def test_jobs_zero_means_every_core(capsys: pytest.CaptureFixture[str]) -> None:
+    assert parallel.default_jobs() >= 1
+    seeds = str(ROOT / "examples" / "seeds")
+    assert _run(capsys, [seeds], jobs=0) == _run(capsys, [seeds])
+
+
+def test_stdin_runs_in_one_process(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import io
+    import sys
+
+    seed = json.dumps(_seed()).encode()
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(seed)))
+    status, out, _ = _run(capsys, ["-"], jobs=2)
+    assert status == 0
+    assert out.strip().endswith("1 valid, 0 invalid in 1 files")
