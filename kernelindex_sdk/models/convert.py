@@ -16,7 +16,12 @@ from typing import Any, Literal, TypeVar, Union, get_args, get_origin
 
 import attrs
 import cattrs
-from cattrs.errors import ClassValidationError, ForbiddenExtraKeysError, IterableValidationError
+from cattrs.errors import (
+    ClassValidationError,
+    ForbiddenExtraKeysError,
+    IterableValidationError,
+    IterableValidationNote,
+)
 from cattrs.gen import make_dict_structure_fn, make_dict_unstructure_fn, override
 
 from kernelindex_sdk.engine import pointer_of
@@ -81,7 +86,10 @@ def _scalar_union(value: Any, tp: Any) -> Any:
             return value
     elif any(isinstance(value, a) for a in args if a in _SCALARS and a is not bool):
         return value
-    wanted = " or ".join(dict.fromkeys(_SCALARS[a] for a in args if a in _SCALARS))
+    names = [_SCALARS[a] for a in args if a in _SCALARS]
+    if int in args and float not in args:
+        names[names.index("number")] = "integer"  # int | None: 1.5 is a number, not an integer
+    wanted = " or ".join(dict.fromkeys(names))
     raise TypeError(f"expected {wanted}, got {_json_type(value)}")
 
 
@@ -94,6 +102,14 @@ class MapEntryError(Exception):
         super().__init__(f"{key}: {error}")
 
 
+class MapValidationError(Exception):
+    """Every bad entry of one open map (so all of them are reported, not the first)."""
+
+    def __init__(self, errors: list[MapEntryError]) -> None:
+        self.errors = errors
+        super().__init__("; ".join(str(e) for e in errors))
+
+
 def _mapping_hook(conv: cattrs.Converter) -> Any:
     def structure(value: Any, tp: Any) -> Any:
         if not isinstance(value, dict):
@@ -103,12 +119,43 @@ def _mapping_hook(conv: cattrs.Converter) -> Any:
             return value
         key_type, value_type = args
         out = {}
+        errors = []
         for key, item in value.items():
             try:
                 out[conv.structure(key, key_type)] = conv.structure(item, value_type)
             except Exception as error:
-                raise MapEntryError(key, error) from None
+                errors.append(MapEntryError(key, error))
+        if errors:
+            raise MapValidationError(errors)
         return out
+
+    return structure
+
+
+def _is_homogeneous_tuple(tp: Any) -> bool:
+    """``tuple[X, ...]``: the models' arrays."""
+    args = get_args(tp)
+    return get_origin(tp) is tuple and len(args) == 2 and args[1] is Ellipsis
+
+
+def _array_hook(conv: cattrs.Converter) -> Any:
+    def structure(value: Any, tp: Any) -> Any:
+        # A str (or a dict) is iterable too: without this, "abc" would become ("a", "b", "c").
+        if not isinstance(value, list):
+            raise TypeError(f"expected array, got {_json_type(value)}")
+        item_type = get_args(tp)[0]
+        out = []
+        errors = []
+        for index, item in enumerate(value):
+            try:
+                out.append(conv.structure(item, item_type))
+            except Exception as error:
+                note = IterableValidationNote(f"Structuring {tp} @ index {index}", index, item_type)
+                error.__notes__ = [*getattr(error, "__notes__", []), note]  # type: ignore[attr-defined]
+                errors.append(error)
+        if errors:
+            raise IterableValidationError(f"While structuring {tp!r}", errors, tp)
+        return tuple(out)
 
     return structure
 
@@ -119,10 +166,12 @@ def _is_literal(tp: Any) -> bool:
 
 def _literal(value: Any, tp: Any) -> Any:
     allowed = get_args(tp)
-    if isinstance(value, str) and value in allowed:
-        return value
-    shown = value if isinstance(value, str) else _json_type(value)
-    raise ValueError(f"{shown!r} is not one of {', '.join(repr(a) for a in allowed)}")
+    choices = ", ".join(repr(a) for a in allowed)
+    if isinstance(value, str):
+        if value in allowed:
+            return value
+        raise ValueError(f"{value!r} is not one of {choices}")
+    raise TypeError(f"expected one of {choices}, got {_json_type(value)}")
 
 
 @cache
@@ -135,6 +184,7 @@ def converter() -> cattrs.Converter:
     conv.register_structure_hook(float, _strict((int, float), "number"))  # type: ignore[arg-type]
     conv.register_structure_hook_func(_is_scalar_union, _scalar_union)
     conv.register_structure_hook_func(_is_literal, _literal)
+    conv.register_structure_hook_func(_is_homogeneous_tuple, _array_hook(conv))
     conv.register_structure_hook_func(_is_open_mapping, _mapping_hook(conv))
     conv.register_unstructure_hook_func(_is_open_mapping, lambda value: dict(value))
 
@@ -142,7 +192,16 @@ def converter() -> cattrs.Converter:
         overrides: dict[str, Any] = {
             a.name: override(rename=wire_name(a.name)) for a in attrs.fields(cls)
         }
-        return make_dict_structure_fn(cls, conv, **overrides)
+        generated = make_dict_structure_fn(cls, conv, **overrides)
+
+        def structure_object(value: Any, tp: Any) -> Any:
+            # The generated function would fail on a non-dict with an AttributeError
+            # or "argument of type 'int' is not iterable".
+            if not isinstance(value, dict):
+                raise TypeError(f"expected object, got {_json_type(value)}")
+            return generated(value, tp)
+
+        return structure_object
 
     def unstructure_factory(cls: type[Any]) -> Any:
         overrides: dict[str, Any] = {
@@ -170,6 +229,8 @@ def structure(data: Any, cls: type[T]) -> T:
         raise ModelError(list(_problems(group, []))) from None
     except (TypeError, ValueError) as error:
         raise ModelError([Problem(str(error), code="model")]) from None
+    except MapValidationError as error:
+        raise ModelError(_problems(error, [])) from None
 
 
 def unstructure(model: Any) -> Any:
@@ -205,6 +266,8 @@ def _problems(error: BaseException, path: list[str | int]) -> list[Problem]:
                 pointer=pointer_of(path[:-1]),
             )
         ]
+    if isinstance(error, MapValidationError):
+        return [p for entry in error.errors for p in _problems(entry, path)]
     if isinstance(error, MapEntryError):
         return _problems(error.error, [*path, error.key])
     return [Problem(str(error), code="model", pointer=pointer_of(path))]

@@ -1,0 +1,169 @@
+"""Self-contained schemas: one kind's schema with every schema it references inlined.
+
+The packaged schemas reach each other by ``$id`` (``"$ref": "common.schema.json#/$defs/name"``),
+which needs a resolver that knows every file. Some tools have none:
+hypothesis-jsonschema refuses to resolve a ``$ref`` to another document, and
+validators that only take one file cannot follow it either. :func:`bundled_schema`
+returns a schema that needs no other document::
+
+    {
+      "$schema": "https://json-schema.org/draft/2020-12/schema",
+      "title": "BenchmarkRun", ...,
+      "$defs": {
+        "spec": {...},                          # the kind's own definitions, unchanged
+        "common.schema.json": {...},            # each referenced file, inlined whole
+      }
+    }
+
+Every ``$ref`` is rewritten to a local pointer: ``common.schema.json#/$defs/name``
+becomes ``#/$defs/common.schema.json/$defs/name``, and a ``#/$defs/spec`` inside an
+inlined file becomes ``#/$defs/<file>/$defs/spec``. An instance is valid against the
+bundled schema exactly when it is valid against the original one.
+
+Limits (none of which the kernelindex schemas use): ``$ref`` fragments must be JSON
+pointers (no ``$anchor`` names), ``$dynamicRef`` is not followed, ``$id`` may appear
+only at the root of a schema file, and every file is taken to be in the root's dialect
+(an inlined file's ``$schema`` is dropped).
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Mapping
+from typing import Any
+from urllib.parse import quote, urldefrag, urljoin
+
+from kernelindex_sdk.registry import SchemaRegistry, default_registry
+
+__all__ = ["bundled_schema"]
+
+# Draft 2020-12 keywords whose values hold subschemas. Anything else (const, enum,
+# default, examples, unknown keywords) is data: a "$ref" inside it is left alone.
+#: name → schema maps.
+_SCHEMA_MAPS = frozenset(
+    {"$defs", "definitions", "properties", "patternProperties", "dependentSchemas"}
+)
+#: lists of schemas ("items" as a list is the pre-2020 tuple form).
+_SCHEMA_LISTS = frozenset({"allOf", "anyOf", "oneOf", "prefixItems", "items"})
+#: one schema each.
+_SCHEMAS = frozenset(
+    {
+        "not", "if", "then", "else", "items", "additionalItems", "contains",
+        "additionalProperties", "propertyNames", "unevaluatedItems",
+        "unevaluatedProperties", "contentSchema",
+    }
+)  # fmt: skip
+
+
+def bundled_schema(
+    kind: str, api_version: str | None = None, *, registry: SchemaRegistry | None = None
+) -> dict[str, Any]:
+    """A self-contained JSON Schema for ``kind`` (``"Bundle"`` included).
+
+    ``kind`` is matched case-insensitively and ``api_version`` (``"v1alpha1"`` or
+    ``"kernelindex.dev/v1alpha1"``) defaults to the newest version that has the kind,
+    as :meth:`SchemaRegistry.find` does. ``registry`` defaults to
+    :func:`~kernelindex_sdk.registry.default_registry`.
+
+    The result is a new ``dict`` on every call (callers may change it). It has no
+    ``$id``: it is a different document from the schema file it was made from, and
+    must not claim that file's URI. Every referenced schema is inlined once under
+    ``$defs``, keyed by the last segment of its ``$id`` (``common.schema.json``).
+
+    Raises :class:`~kernelindex_sdk.errors.UnknownKind` for an unknown kind, and
+    :class:`referencing.exceptions.Unresolvable` for a ``$ref`` to a URI the
+    registry does not hold (nothing is ever fetched).
+    """
+    reg = registry if registry is not None else default_registry()
+    entry = reg.find(kind, api_version)
+    return _Bundler(reg).bundle(entry.id)
+
+
+class _Bundler:
+    """Inlines the schemas reachable from one root, rewriting refs as it goes."""
+
+    def __init__(self, registry: SchemaRegistry) -> None:
+        self._resources = registry.resources
+        self._root_id = ""
+        #: Document URI (no fragment) → its key under the root's ``$defs``.
+        self._keys: dict[str, str] = {}
+        self._inlined: dict[str, Any] = {}
+        #: Keys of the root's own ``$defs``, which inlined documents must not take.
+        self._reserved: set[str] = set()
+
+    def bundle(self, root_id: str) -> dict[str, Any]:
+        self._root_id = urldefrag(root_id)[0]
+        root = self._contents(root_id)
+        if not isinstance(root, Mapping):
+            raise ValueError(f"{root_id}: a kind's schema must be an object")
+        own_defs = root.get("$defs", {})
+        self._keys = {}
+        self._inlined = {}
+        self._reserved = set(own_defs) if isinstance(own_defs, Mapping) else set()
+        out = self._rewrite(root, root_id, at_root=True)
+        assert isinstance(out, dict)
+        out.pop("$id", None)
+        if self._inlined:
+            out["$defs"] = {**out.get("$defs", {}), **self._inlined}
+        return out
+
+    def _contents(self, uri: str) -> Any:
+        # A registry without a retrieve function fetches nothing: an unknown URI
+        # raises referencing's Unresolvable, as a validator's $ref would.
+        return self._resources.resolver().lookup(uri).contents
+
+    def _key_for(self, uri: str) -> str:
+        """The ``$defs`` key of a document, inlining it on first use."""
+        key = self._keys.get(uri)
+        if key is not None:
+            return key
+        base = uri.rstrip("/").rsplit("/", 1)[-1] or "schema"
+        key, n = base, 1
+        while key in self._reserved or key in self._inlined:
+            n += 1
+            key = f"{base}-{n}"
+        self._keys[uri] = key
+        self._inlined[key] = {}  # reserve the key before recursing (cycles)
+        contents = self._contents(uri)
+        inlined = self._rewrite(contents, uri, at_root=True)
+        if isinstance(inlined, dict):
+            inlined.pop("$id", None)
+            inlined.pop("$schema", None)
+        self._inlined[key] = inlined
+        return key
+
+    def _local(self, ref: str, base: str) -> str:
+        """The local pointer that stands for ``ref`` (written in document ``base``)."""
+        target, fragment = urldefrag(urljoin(base, ref))
+        if fragment and not fragment.startswith("/"):
+            raise ValueError(f"{base}: $ref {ref!r}: only JSON-pointer fragments are supported")
+        if target == self._root_id:
+            return "#" + fragment
+        key = self._key_for(target)
+        # The fragment stays as written (percent-encoded, as a URI fragment must be).
+        return "#/$defs/" + quote(_escape(key), safe="") + fragment
+
+    def _rewrite(self, node: Any, base: str, *, at_root: bool = False) -> Any:
+        """A copy of the schema ``node`` with its refs (and its subschemas' refs) local."""
+        if not isinstance(node, Mapping):
+            return copy.deepcopy(node)  # a boolean schema
+        if "$id" in node and not at_root:
+            raise ValueError(f"{base}: embedded $id {node['$id']!r} is not supported")
+        out: dict[str, Any] = {}
+        for key, value in node.items():
+            if key == "$ref" and isinstance(value, str):
+                out[key] = self._local(value, base)
+            elif key in _SCHEMA_MAPS and isinstance(value, Mapping):
+                out[key] = {name: self._rewrite(sub, base) for name, sub in value.items()}
+            elif key in _SCHEMA_LISTS and isinstance(value, list):
+                out[key] = [self._rewrite(sub, base) for sub in value]
+            elif key in _SCHEMAS:
+                out[key] = self._rewrite(value, base)
+            else:  # data (const, enum, default, ...) and annotations: copied as they are
+                out[key] = copy.deepcopy(value)
+        return out
+
+
+def _escape(token: str) -> str:
+    """One RFC 6901 reference token (``~`` → ``~0``, ``/`` → ``~1``)."""
+    return token.replace("~", "~0").replace("/", "~1")
