@@ -98,10 +98,10 @@ statistics = literal_values(m.Statistic)
 safe_ints = st.integers(-MAX_SAFE_INTEGER, MAX_SAFE_INTEGER)
 counts = st.integers(0, MAX_SAFE_INTEGER)
 finite_floats = st.floats(allow_nan=False, allow_infinity=False)
-numbers: st.SearchStrategy[int | float] = safe_ints | finite_floats
-non_negative: st.SearchStrategy[int | float] = counts | st.floats(
-    min_value=0, allow_nan=False, allow_infinity=False
-)
+#: The schemas bound every number to ±(2**53 - 1), floats included.
+safe_floats = st.floats(-MAX_SAFE_INTEGER, MAX_SAFE_INTEGER)
+numbers: st.SearchStrategy[int | float] = safe_ints | safe_floats
+non_negative: st.SearchStrategy[int | float] = counts | st.floats(0, MAX_SAFE_INTEGER)
 scalars: st.SearchStrategy[int | float | str | bool] = (
     numbers | st.text(max_size=40) | st.booleans()
 )

@@ -456,12 +456,10 @@ def test_integer_fields_accept_integers_only() -> None:
             structure({**hardware, "count": bad}, Hardware)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="an explicit null for an optional field is read as 'absent' (the schema "
-    "rejects null): the model accepts it and writes the record back without the key",
-)
 def test_explicit_null_for_optional_field_is_rejected() -> None:
     hardware = {"vendor": "nvidia", "product": "H100", "formFactor": None}
-    with pytest.raises(ModelError):
+    with pytest.raises(ModelError) as caught:
         structure(hardware, Hardware)
+    assert [(p.pointer, p.message) for p in caught.value.problems] == [
+        ("/formFactor", "expected a value, got null")
+    ]

@@ -102,6 +102,14 @@ class MapEntryError(Exception):
         super().__init__(f"{key}: {error}")
 
 
+class NullFieldError(Exception):
+    """Fields given as an explicit ``null``: never valid on the wire."""
+
+    def __init__(self, keys: list[str]) -> None:
+        self.keys = keys
+        super().__init__(f"null is not allowed for {', '.join(repr(k) for k in keys)}")
+
+
 class MapValidationError(Exception):
     """Every bad entry of one open map (so all of them are reported, not the first)."""
 
@@ -193,12 +201,20 @@ def converter() -> cattrs.Converter:
             a.name: override(rename=wire_name(a.name)) for a in attrs.fields(cls)
         }
         generated = make_dict_structure_fn(cls, conv, **overrides)
+        optional = frozenset(wire_name(a.name) for a in attrs.fields(cls) if a.default is None)
 
         def structure_object(value: Any, tp: Any) -> Any:
             # The generated function would fail on a non-dict with an AttributeError
             # or "argument of type 'int' is not iterable".
             if not isinstance(value, dict):
                 raise TypeError(f"expected object, got {_json_type(value)}")
+            # ``None`` means "absent" in the models, but on the wire an explicit null is
+            # not absent: the schemas reject it, and so must we (else it would vanish
+            # on the way back out).
+            # (A null for a required field fails in its own hook, naming the type.)
+            nulls = [key for key, item in value.items() if item is None and key in optional]
+            if nulls:
+                raise NullFieldError(nulls)
             return generated(value, tp)
 
         return structure_object
@@ -225,12 +241,12 @@ def structure(data: Any, cls: type[T]) -> T:
     """Build a model from wire JSON; :class:`ModelError` lists every mismatch."""
     try:
         return converter().structure(data, cls)
-    except (ClassValidationError, IterableValidationError) as group:
+    except (
+        ClassValidationError, IterableValidationError, NullFieldError, MapValidationError
+    ) as group:  # fmt: skip
         raise ModelError(list(_problems(group, []))) from None
     except (TypeError, ValueError) as error:
         raise ModelError([Problem(str(error), code="model")]) from None
-    except MapValidationError as error:
-        raise ModelError(_problems(error, [])) from None
 
 
 def unstructure(model: Any) -> Any:
@@ -265,6 +281,11 @@ def _problems(error: BaseException, path: list[str | int]) -> list[Problem]:
                 code="model",
                 pointer=pointer_of(path[:-1]),
             )
+        ]
+    if isinstance(error, NullFieldError):
+        return [
+            Problem("expected a value, got null", code="model", pointer=pointer_of([*path, key]))
+            for key in error.keys
         ]
     if isinstance(error, MapValidationError):
         return [p for entry in error.errors for p in _problems(entry, path)]
