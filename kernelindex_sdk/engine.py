@@ -11,8 +11,10 @@ pointer and a short message that never dumps a whole record back at the user.
 
 from __future__ import annotations
 
+import re
 import reprlib
 from collections.abc import Iterable, Mapping, Sequence
+from functools import cache
 from typing import TYPE_CHECKING, Any, Protocol
 
 from kernelindex_sdk.errors import Problem
@@ -57,23 +59,94 @@ def short_repr(value: Any) -> str:
     return _short.repr(value)
 
 
+DRAFT_2020_12 = "https://json-schema.org/draft/2020-12/schema"
+
+
+def ecma_anchors(pattern: str) -> str:
+    """A Python regex that matches like the ECMA-262 ``pattern`` JSON Schema specifies.
+
+    In ECMA-262 (what ajv and the spec use) ``$`` matches only at the very end; in
+    Python's ``re`` it also matches before a final newline, so ``"sm_80\\n"`` would
+    pass ``^sm_[0-9]+$``. Every ``$`` outside a character class becomes ``\\Z``.
+    """
+    out: list[str] = []
+    escaped = in_class = False
+    for char in pattern:
+        if escaped:
+            escaped = False
+        elif char == "\\":
+            escaped = True
+        elif in_class:
+            in_class = char != "]"
+        elif char == "[":
+            in_class = True
+        elif char == "$":
+            out.append("\\Z")
+            continue
+        out.append(char)
+    return "".join(out)
+
+
+@cache
+def _compiled(pattern: str) -> re.Pattern[str]:
+    return re.compile(ecma_anchors(pattern))
+
+
+@cache
+def _ecma_validator_class() -> Any:
+    """Draft 2020-12, with ``pattern`` matched the ECMA-262 way (see :func:`ecma_anchors`)."""
+    from jsonschema import Draft202012Validator, ValidationError, validators
+
+    def pattern(validator: Any, regex: str, instance: Any, schema: Any) -> Any:
+        if validator.is_type(instance, "string") and not _compiled(regex).search(instance):
+            yield ValidationError(f"{instance!r} does not match {regex!r}")
+
+    return validators.extend(Draft202012Validator, {"pattern": pattern})  # type: ignore[no-untyped-call]
+
+
+def _format_checker() -> Any:
+    from jsonschema import Draft202012Validator
+
+    return Draft202012Validator.FORMAT_CHECKER
+
+
 class JsonschemaEngine:
     """The reference engine: python-jsonschema Draft 2020-12 with format checking."""
 
     def __init__(self, registry: SchemaRegistry) -> None:
         self._registry = registry
         self._validators: dict[str, Draft202012Validator] = {}
+        self._resources: Any = None
+
+    def _ecma_resources(self) -> Any:
+        """The registry's schemas without their ``$schema`` keyword.
+
+        python-jsonschema picks the validator class of a ``$ref`` target from its
+        ``$schema``, which would swap our ECMA ``pattern`` back for Python's at the
+        first cross-file ``$ref``. Without it, every target is read as Draft 2020-12
+        (the registry's default) by our class.
+        """
+        if self._resources is None:
+            from referencing import Registry
+            from referencing.jsonschema import DRAFT202012
+
+            pairs = []
+            for entry in (*self._registry.entries, *self._registry.support):
+                contents = dict(entry.contents)
+                if contents.get("$schema") == DRAFT_2020_12:
+                    del contents["$schema"]
+                pairs.append((entry.id, DRAFT202012.create_resource(contents)))
+            self._resources = Registry().with_resources(pairs).crawl()
+        return self._resources
 
     def _validator(self, schema_id: str) -> Draft202012Validator:
         validator = self._validators.get(schema_id)
         if validator is None:
-            from jsonschema import Draft202012Validator
-
-            schema = self._registry.resources.contents(schema_id)
-            validator = Draft202012Validator(
-                schema,
-                registry=self._registry.resources,
-                format_checker=Draft202012Validator.FORMAT_CHECKER,
+            resources = self._ecma_resources()
+            validator = _ecma_validator_class()(
+                resources.contents(schema_id),
+                registry=resources,
+                format_checker=_format_checker(),
             )
             self._validators[schema_id] = validator
         return validator
@@ -83,7 +156,7 @@ class JsonschemaEngine:
 
     def problems(self, schema_id: str, instance: Any, pointer: str = "") -> list[Problem]:
         errors = self._validator(schema_id).iter_errors(instance)
-        found = [_problem(error, pointer) for error in errors]
+        found = list(dict.fromkeys(_problem(error, pointer) for error in errors))
         found.sort(key=lambda p: p.pointer)
         return found
 

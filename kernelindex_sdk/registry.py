@@ -80,7 +80,6 @@ class SchemaRegistry:
             resources = self._lazy["resources"] = Registry().with_resources(pairs).crawl()
         return resources
 
-
     @classmethod
     def from_directory(cls, root: Path) -> SchemaRegistry:
         """Load every ``*.schema.json`` below ``root/<group>/<version>/``."""
@@ -99,8 +98,12 @@ class SchemaRegistry:
         return cls(tuple(entries), tuple(support), routes)
 
     def route(self, api_version: object, kind: object) -> SchemaEntry:
-        """The schema for a record; :class:`UnknownKind` lists the known pairs otherwise."""
-        if isinstance(api_version, str) and isinstance(kind, str):
+        """The schema for a record; :class:`UnknownKind` lists the known pairs otherwise.
+
+        ``Bundle`` is not a record kind (a bundle has no ``kind`` member), so a record
+        claiming it is routed nowhere.
+        """
+        if isinstance(api_version, str) and isinstance(kind, str) and kind != BUNDLE_KIND:
             entry = self._routes.get((api_version, kind))
             if entry is not None:
                 return entry
@@ -108,7 +111,12 @@ class SchemaRegistry:
 
     def bundle(self, api_version: object) -> SchemaEntry:
         """The bundle schema of an ``apiVersion`` (a bundle is routed by its run)."""
-        return self.route(api_version, BUNDLE_KIND)
+        entry = (
+            self._routes.get((api_version, BUNDLE_KIND)) if isinstance(api_version, str) else None
+        )
+        if entry is None:
+            raise UnknownKind(api_version, BUNDLE_KIND, self.known())
+        return entry
 
     def known(self) -> list[str]:
         """``apiVersion/Kind`` for every record kind (bundles aside), sorted."""

@@ -104,6 +104,10 @@ def safe_digest(record: Mapping[str, Any]) -> str | None:
         return None
 
 
+def _article(noun: str) -> str:
+    return "an" if noun[:1] in "AEIOU" else "a"
+
+
 def _name_of(record: Any) -> str | None:
     metadata = record.get("metadata") if isinstance(record, dict) else None
     name = metadata.get("name") if isinstance(metadata, dict) else None
@@ -171,11 +175,11 @@ class ValidationSession:
             api_version = head.get("apiVersion") if isinstance(head, dict) else None
             record_kind = head.get("kind") if isinstance(head, dict) else None
             try:
-                entry = (
-                    self.registry.bundle(api_version)
-                    if bundle
-                    else self.registry.route(api_version, record_kind)
-                )
+                # A bundle's run is routed first, so an unknown apiVersion or kind is
+                # reported as the user wrote it.
+                entry = self.registry.route(api_version, record_kind)
+                if bundle:
+                    entry = self.registry.bundle(api_version)
             except UnknownKind as error:
                 at = f"{pointer}/run" if bundle else pointer
                 problems.append(Problem(str(error), code="unknown-kind", pointer=at))
@@ -185,6 +189,17 @@ class ValidationSession:
                     problems.extend(self.engine.problems(entry.id, value, pointer))
                 else:
                     problems.extend(self._semantics(value, pointer, entry.api_version))
+                    # Valid, yet no digest: a value JCS cannot represent slipped into an
+                    # open map (only possible for documents built in Python).
+                    problems.extend(
+                        Problem(
+                            "has no digest: a value in it cannot be canonicalized (RFC 8785)",
+                            code="not-canonicalizable",
+                            pointer=ref.pointer,
+                        )
+                        for ref in refs
+                        if ref.digest is None
+                    )
                     if bundle:
                         problems.extend(self._bundle_references(value, refs, pointer))
         located = tuple(attrs.evolve(p, source=source, line=line) for p in problems)
@@ -291,7 +306,8 @@ class ValidationSession:
                 message = f"{pending.field} {pending.digest} refers to no {pending.kind} given"
             elif found != pending.kind:
                 message = (
-                    f"{pending.field} {pending.digest} refers to a {found}, not a {pending.kind}"
+                    f"{pending.field} {pending.digest} refers to {_article(found)} {found},"
+                    f" not {_article(pending.kind)} {pending.kind}"
                 )
             else:
                 continue

@@ -115,7 +115,7 @@ def test_schema_instances_round_trip_through_models(kind: str) -> None:
       values are still filtered by jsonschema's format checker and by the schema's
       ``pattern``. Never drawn: leap seconds (rfc3339-validator rejects them), a
       lower-case ``t``/``z`` (the pattern rejects them), and strings the pattern
-      accepts only through Python's ``$`` (see ``test_known_gap_trailing_newline...``).
+      accepts only through Python's ``$`` (see ``test_trailing_newline_does_not_match_dollar``).
     * Open maps (labels, parameters, software, metrics, settings) get arbitrary keys
       matching their ``propertyNames``; semantic rules (statistic order, digests
       matching embedded records) need not hold and are not checked here.
@@ -281,9 +281,9 @@ def test_digest_changes_with_api_version_and_kind(record: dict[str, Any], field:
     assert digest(changed) != digest(record)
 
 
-# --------------------------------------------------------------------------- known gaps
-# Each documents a disagreement found while writing the laws; strict xfail, so fixing
-# it makes the test pass loudly and its marker must go.
+# ------------------------------------------------------------- once-known gaps, now closed
+# Disagreements found while writing the laws (between schemas, intake and JCS, or
+# python-jsonschema and ECMA-262), kept as tests now that they are fixed.
 
 
 def test_integers_beyond_2_53_are_schema_errors(seed_bundle: dict[str, Any]) -> None:
@@ -292,11 +292,6 @@ def test_integers_beyond_2_53_are_schema_errors(seed_bundle: dict[str, Any]) -> 
     assert validate(environment) != []
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="python-jsonschema matches 'pattern' with re.search, where '$' also matches "
-    "before a final newline; ECMA-262 (ajv) does not: 'name\\n' passes here only",
-)
 @pytest.mark.parametrize(
     ("member", "path", "value"),
     [
@@ -306,7 +301,7 @@ def test_integers_beyond_2_53_are_schema_errors(seed_bundle: dict[str, Any]) -> 
         ("environment", ("spec", "hardware", "architecture"), "sm_80\n"),
     ],
 )
-def test_known_gap_trailing_newline_matches_dollar(
+def test_trailing_newline_does_not_match_dollar(
     seed_bundle: dict[str, Any], member: str, path: tuple[str, ...], value: str
 ) -> None:
     record = seed_bundle[member]

@@ -60,7 +60,7 @@ def test_reference_to_wrong_kind(seed_bundle: dict[str, Any]) -> None:
     session = ValidationSession(strict_refs=True)
     session.check_document([protocol, run])
     messages = [p.message for p in session.finish()]
-    assert any("refers to a BenchmarkProtocol, not a ExecutionEnvironment" in m for m in messages)
+    assert any("refers to a BenchmarkProtocol, not an ExecutionEnvironment" in m for m in messages)
 
 
 def test_without_strict_refs_nothing_is_kept(seed_bundle: dict[str, Any]) -> None:
@@ -69,3 +69,24 @@ def test_without_strict_refs_nothing_is_kept(seed_bundle: dict[str, Any]) -> Non
         session.check_document(seed_bundle["run"])
     assert session.finish() == []
     assert session._pending == [] and session._known == {}
+
+
+def test_value_jcs_cannot_represent_is_reported(seed_bundle: dict[str, Any]) -> None:
+    """Only a document built in Python can hold one; the intake refuses such input."""
+    workload = {
+        "apiVersion": "kernelindex.dev/v1alpha1",
+        "kind": "Workload",
+        "metadata": {"name": "w"},
+        "spec": {"kernel": "k", "pass": "full", "parameters": {}, "dtype": "bf16",
+                 "settings": {"seed": 2**60}},
+    }  # fmt: skip
+    (problem,) = validate(workload)
+    assert problem.code == "not-canonicalizable" and problem.pointer == ""
+
+
+def test_pattern_dollar_is_the_ecma_end_of_input(seed_bundle: dict[str, Any]) -> None:
+    """Python's ``$`` also matches before a final newline; ECMA-262's (the spec's) does not."""
+    seed_bundle["environment"]["metadata"]["name"] = "liger-bench\n"
+    (problem,) = validate(seed_bundle)
+    assert problem.pointer == "/environment/metadata/name"
+    assert "does not match" in problem.message
