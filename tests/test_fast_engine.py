@@ -29,6 +29,7 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from strategies import schema_instances
 
 from kernelindex_sdk.engine import JsonschemaEngine
 from kernelindex_sdk.registry import SchemaRegistry, default_registry
@@ -237,7 +238,14 @@ def _repair(kind: str, value: Any) -> Any:
 
 
 def instances(kind: str) -> st.SearchStrategy[Any]:
-    """Instances of ``kind``: most valid, some not (then the laws still hold)."""
+    """Instances of ``kind``: most valid, some not (then the laws still hold).
+
+    Runs and bundles come from the schema with its status conditionals resolved into
+    plain cases (``strategies.schema_instances``): hypothesis-jsonschema turns
+    conditionals into filters, which made these draws take minutes per test.
+    """
+    if kind in ("BenchmarkRun", "Bundle"):
+        return schema_instances(kind)
     from hypothesis_jsonschema import from_schema
 
     return from_schema(_loose(_schema_for(kind))).map(lambda value: _repair(kind, value))
