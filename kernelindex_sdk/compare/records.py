@@ -136,32 +136,5 @@ def load_records(
 
 
 def default_session() -> ValidationSession:
-    """A session that checks exactly like ``validate``, as fast as this install allows.
-
-    The SDK's compiled fast path (:mod:`kernelindex_sdk.fastengine`, jsonschema-rs)
-    when it is installed; else :class:`~kernelindex_sdk.compare.fastcheck.InlinedEngine`
-    (python-jsonschema on inlined schemas, about 4× the reference's speed). Both give
-    the reference engine's verdicts and messages. ``KERNELINDEX_ENGINE=jsonschema``
-    forces the reference, as everywhere in the SDK.
-    """
-    import os
-
-    from kernelindex_sdk.engine import JsonschemaEngine, ValidationEngine
-    from kernelindex_sdk.registry import default_registry
-
-    registry = default_registry()
-    engine: ValidationEngine
-    if os.environ.get("KERNELINDEX_ENGINE", "").lower() in ("jsonschema", "reference"):
-        engine = JsonschemaEngine(registry)
-    else:
-        try:
-            from kernelindex_sdk import fastengine
-        except ImportError:  # pragma: no cover - an SDK without the compiled fast path
-            fastengine = None  # type: ignore[assignment]
-        if fastengine is not None and fastengine.available():
-            engine = fastengine.default_engine(registry)
-        else:
-            from kernelindex_sdk.compare.fastcheck import InlinedEngine
-
-            engine = InlinedEngine(registry)
-    return ValidationSession(registry=registry, engine=engine)
+    """A session that checks exactly like ``validate``, with the SDK's default engine."""
+    return ValidationSession()
