@@ -774,10 +774,15 @@ def _is_blank(raw: bytes) -> bool:
     return not raw or (raw[0] in _WS_BYTES and not raw.strip(b" \t\r\n"))
 
 
-def _jsonl_records(
+def jsonl_records(
     lines: Iterable[bytes], source: str, first_lineno: int, seen_any: bool
 ) -> Iterator[Document | IntakeError]:
-    """The JSON Lines loop, shared by :func:`iter_jsonl` and stdin sniffing."""
+    """The JSON Lines loop over raw lines numbered from ``first_lineno``.
+
+    Shared by :func:`iter_jsonl`, stdin sniffing and ``validate --jobs`` (whose workers
+    read chunks of a file: ``seen_any`` says whether an earlier chunk held a document,
+    so that only a wholly empty stream is reported as one).
+    """
     lineno = first_lineno - 1
     try:
         for lineno, raw in enumerate(lines, first_lineno):
@@ -811,7 +816,7 @@ def iter_jsonl(stream: typing.BinaryIO, *, source: str) -> Iterator[Document | I
     :class:`EmptyDocument`. A UTF-8 BOM on line 1 is reported like any bad line; a
     UTF-16/32 BOM stops the stream, since no later line can be read either.
     """
-    return _jsonl_records(stream, source, 1, False)
+    return jsonl_records(stream, source, 1, False)
 
 
 def _whole(data: bytes, source: str) -> Document | IntakeError:
@@ -866,7 +871,7 @@ def _sniff(stream: typing.BinaryIO, source: str) -> Iterator[Document | IntakeEr
         yield UnreadableFile(f"cannot read: {exc.strerror or exc}", source=source)
         return
     yield first
-    yield from _jsonl_records(chain([head[-1]], lines), source, len(head), True)
+    yield from jsonl_records(chain([head[-1]], lines), source, len(head), True)
 
 
 def iter_documents(

@@ -105,12 +105,12 @@ def _documents(task: FilesTask | LinesTask) -> Iterator[tuple[str, Document | In
     if isinstance(task, FilesTask):
         yield from read_documents(task.paths)
         return
-    from kernelindex_sdk.intake import _jsonl_records
+    from kernelindex_sdk.intake import jsonl_records
 
     lines: Iterable[bytes] = io.BytesIO(task.data)
     if task.error is not None:
         lines = chain(lines, _raising(task.error))
-    for document in _jsonl_records(lines, task.path, task.first_line, task.seen_any):
+    for document in jsonl_records(lines, task.path, task.first_line, task.seen_any):
         yield task.path, document
 
 
