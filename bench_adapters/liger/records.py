@@ -134,6 +134,23 @@ def run_record(
         "externalId": external_id,
         "metrics": native_metrics,
     }
+    return run_envelope(spec, name=name, title=title, labels=labels, digests=digests)
+
+
+def run_envelope(
+    spec: dict[str, Any],
+    *,
+    name: str,
+    title: str,
+    labels: dict[str, str],
+    digests: tuple[str, str, str, str],
+) -> dict[str, Any]:
+    """A BenchmarkRun from its spec body: the four references appended, then metadata.
+
+    ``digests`` are the protocol, workload, environment and implementation digests, in
+    that order. Shared by passed runs (:func:`run_record`) and by adapters that record
+    runs which did not pass.
+    """
     (
         spec["protocolDigest"],
         spec["workloadDigest"],

@@ -281,13 +281,4 @@ class Assembler:
             "observedAt": outcome.observed_at,
             "sourceNative": {"source": SOURCE, "benchmark": benchmark, "externalId": external_id},
         }
-        (
-            spec["protocolDigest"],
-            spec["workloadDigest"],
-            spec["environmentDigest"],
-            spec["implementationDigest"],
-        ) = refs
-        metadata: dict[str, Any] = {"name": name, "title": title}
-        if labels:
-            metadata["labels"] = labels
-        return records.envelope("BenchmarkRun", metadata, spec)
+        return records.run_envelope(spec, name=name, title=title, labels=labels, digests=refs)
