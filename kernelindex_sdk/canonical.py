@@ -63,6 +63,8 @@ import rfc8785
 
 DIGEST_PREFIX = "sha256:"
 
+_sha256 = hashlib.sha256
+
 #: Largest integer magnitude JCS (an IEEE-754 double) represents exactly.
 _MAX_SAFE_INT: Final = 2**53 - 1
 
@@ -259,25 +261,36 @@ except ImportError:  # pragma: no cover - depends on the environment
 
 
 def _canonicalize_orjson(value: Any) -> bytes | None:
-    """The JCS bytes via orjson, or ``None`` if not provably equal (or no orjson)."""
+    """The JCS bytes via orjson, or ``None`` if not provably equal (or no orjson).
+
+    The hot path of every digest: :func:`_scan` is inlined for containers, and the
+    float rule is checked in one loop.
+    """
     if _orjson_dumps is None:
         return None
-    floats = _scan(value, _orjson_scan)
-    if floats is None:
+    floats: list[float] = []
+    t = type(value)
+    if t is dict or t is list:
+        try:
+            if not _orjson_scan(value, floats):
+                return None
+        except RecursionError:  # too deep (or cyclic): the reference decides
+            return None
+    elif t is float:
+        floats.append(value)
+    elif not (t is str or t is bool or value is None or t is int):
         return None
-    if floats:
-        if len(floats) > 1:
-            floats = list(set(floats))  # equal floats print alike; NaN is refused below
-        if not _floats_print_as_repr(floats):
-            return None
-        # orjson formats floats itself: use it only where it writes what repr writes.
-        reprs = ",".join(map(float.__repr__, floats))
-        if _orjson_dumps(floats) != b"[" + reprs.encode() + b"]":
-            return None
     try:
         out = _orjson_dumps(value, option=_ORJSON_OPTIONS)
     except TypeError:  # orjson.JSONEncodeError: non-str key, big int, lone surrogate, depth
         return None
+    if floats:
+        for x in floats:  # _floats_print_as_repr, unrolled (NaN fails the range test)
+            if x.is_integer() or not 1e-4 <= abs(x) < 1e16:
+                return None
+        # orjson formats floats itself: use it only where it writes what repr writes.
+        if _orjson_dumps(floats) != ("[" + ",".join(map(float.__repr__, floats)) + "]").encode():
+            return None
     if not out.isascii() and _HIGH_LEAD.search(out) and not _key_orders_agree(value):
         return None
     return out
@@ -393,4 +406,8 @@ def digest_bytes(canonical: bytes) -> str:
 
 def digest(record: Mapping[str, Any]) -> str:
     """``sha256:<hex>`` of the canonical form of the record's identity."""
-    return DIGEST_PREFIX + hashlib.sha256(canonicalize(identity(record))).hexdigest()
+    value = {"apiVersion": record["apiVersion"], "kind": record["kind"], "spec": record["spec"]}
+    out = _fast(value)
+    if out is None:
+        out = rfc8785.dumps(value)
+    return DIGEST_PREFIX + _sha256(out).hexdigest()

@@ -762,11 +762,35 @@ def load_file(path: str | os.PathLike[str]) -> Any:
     """
     name = str(path)
     try:
-        with open(path, "rb") as handle:
-            data = handle.read()
+        data = read_bytes(path)
     except OSError as exc:
         raise _unreadable(name, exc) from exc
     return _loads(data, name, 1, "input")
+
+
+def read_bytes(path: str | os.PathLike[str]) -> bytes:
+    """The whole content of a file, with the fewest system calls.
+
+    ``open(...).read()`` builds a buffered file object per call, a third of the cost
+    of reading a small record file. Here: ``open``, ``fstat``, one ``read`` of the
+    size plus one byte (which returns the size exactly when it reached the end), then
+    reads to the end only if the file was shorter, longer, or of unknown size (pipes,
+    ``/proc``).
+    """
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0))
+    try:
+        size = os.fstat(fd).st_size
+        data = os.read(fd, size + 1)
+        if size and len(data) == size:
+            return data
+        parts = [data]
+        while True:
+            more = os.read(fd, max(size, 1 << 16))
+            if not more:
+                return b"".join(parts)
+            parts.append(more)
+    finally:
+        os.close(fd)
 
 
 def _is_blank(raw: bytes) -> bool:

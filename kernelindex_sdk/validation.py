@@ -31,7 +31,12 @@ BUNDLE_MEMBERS = ("run", "protocol", "workload", "environment", "implementation"
 
 @attrs.frozen
 class RecordRef:
-    """A record found in a document, with its digest (None when it has no spec)."""
+    """A record found in a document, with its digest.
+
+    ``digest`` is None when the record has no spec or cannot be canonicalized, and
+    for a run when the session skips run digests (``strict_json``, see
+    :class:`ValidationSession`).
+    """
 
     kind: str
     name: str | None
@@ -124,15 +129,35 @@ class ValidationSession:
         engine: ValidationEngine | None = None,
         strict_refs: bool = False,
         now: datetime | None = None,
+        strict_json: bool = False,
     ) -> None:
         self.registry = registry or default_registry()
         self.engine = engine or default_engine(self.registry)
         self.strict_refs = strict_refs
+        #: The caller promises every document came from :mod:`kernelindex_sdk.intake`,
+        #: whose values JCS can always canonicalize: the "not canonicalizable" check
+        #: (for documents built in Python) cannot fire, and, unless ``strict_refs``
+        #: needs them, the digests of runs are not computed (nothing references a
+        #: run; a third of the digest work on a bundle). ``validate`` sets it.
+        self.strict_json = strict_json
+        self._skip_run_digests = strict_json and not strict_refs
         self._now = now
         self._known: dict[str, str] = {}
         #: Items that passed on their own but failed reference resolution in finish().
         self.invalidated = 0
         self._pending: list[_Pending] = []
+
+    def prepare(self) -> None:
+        """Compile every schema of the registry now rather than at first use.
+
+        Worker processes forked after this inherit the compiled validators instead of
+        each compiling its own (``validate --jobs``); engines without compilation
+        ignore it.
+        """
+        compiled = getattr(self.engine, "compiled", None)
+        if compiled is not None:
+            for entry in self.registry:
+                compiled(entry.id)
 
     @property
     def now(self) -> datetime:
@@ -191,15 +216,16 @@ class ValidationSession:
                     problems.extend(self._semantics(value, pointer, entry.api_version))
                     # Valid, yet no digest: a value JCS cannot represent slipped into an
                     # open map (only possible for documents built in Python).
-                    problems.extend(
-                        Problem(
-                            "has no digest: a value in it cannot be canonicalized (RFC 8785)",
-                            code="not-canonicalizable",
-                            pointer=ref.pointer,
+                    if not self.strict_json:
+                        problems.extend(
+                            Problem(
+                                "has no digest: a value in it cannot be canonicalized (RFC 8785)",
+                                code="not-canonicalizable",
+                                pointer=ref.pointer,
+                            )
+                            for ref in refs
+                            if ref.digest is None
                         )
-                        for ref in refs
-                        if ref.digest is None
-                    )
                     if bundle:
                         problems.extend(self._bundle_references(value, refs, pointer))
         located = tuple(attrs.evolve(p, source=source, line=line) for p in problems)
@@ -207,12 +233,14 @@ class ValidationSession:
             self._remember(value, refs, source, line, pointer, not located)
         return Item(source, line, pointer, kind, name, located, refs)
 
-    @staticmethod
-    def _refs(value: Any, pointer: str) -> tuple[RecordRef, ...]:
-        return tuple(
-            RecordRef(str(record.get("kind")), _name_of(record), safe_digest(record), at)
-            for at, record in records_of(value, pointer)
-        )
+    def _refs(self, value: Any, pointer: str) -> tuple[RecordRef, ...]:
+        refs = []
+        for at, record in records_of(value, pointer):
+            kind = str(record.get("kind"))
+            skip = self._skip_run_digests and kind == "BenchmarkRun"
+            found = None if skip else safe_digest(record)
+            refs.append(RecordRef(kind, _name_of(record), found, at))
+        return tuple(refs)
 
     def _semantics(self, value: Any, pointer: str, api_version: str) -> list[Problem]:
         module = checks.for_version(api_version)

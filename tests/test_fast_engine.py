@@ -21,6 +21,7 @@ from __future__ import annotations
 import copy
 import json
 import re
+import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -38,7 +39,7 @@ from kernelindex_sdk.validation import is_bundle, split_document
 jsonschema_rs = pytest.importorskip("jsonschema_rs")
 
 from kernelindex_sdk import fastengine  # noqa: E402
-from kernelindex_sdk.fastengine import FastEngine, format_function  # noqa: E402
+from kernelindex_sdk.fastengine import SIMPLE_URI, FastEngine, format_function  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 API = "kernelindex.dev/v1alpha1"
@@ -465,6 +466,29 @@ def test_format_functions_on_generated_strings(sample: str) -> None:
         function = format_function(name)
         assert function is not None
         assert function(sample) == checker.conforms(sample, name)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.from_regex(SIMPLE_URI, fullmatch=True))
+def test_simple_uris_are_uris_to_the_reference(sample: str) -> None:
+    """The shortcut that skips importing rfc3986_validator only accepts what it accepts."""
+    from jsonschema import Draft202012Validator
+    from rfc3986_validator import validate_rfc3986  # type: ignore[import-untyped]
+
+    assert validate_rfc3986(sample, rule="URI")
+    assert Draft202012Validator.FORMAT_CHECKER.conforms(sample, "uri")
+
+
+def test_simple_uri_needs_no_uri_library() -> None:
+    """A typical record's URIs are checked without importing rfc3986_validator."""
+    code = (
+        "import sys; from kernelindex_sdk.fastengine import format_function; "
+        "f = format_function('uri'); "
+        "assert f('https://github.com/linkedin/Liger-Kernel'); "
+        "assert 'rfc3986_validator' not in sys.modules; "
+        "assert not f('ht tp://x'); assert 'rfc3986_validator' in sys.modules"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True)
 
 
 def test_unknown_format_has_no_function() -> None:

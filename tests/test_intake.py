@@ -6,6 +6,8 @@ import io
 import itertools
 import json
 import math
+import os
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, BinaryIO, cast
@@ -421,6 +423,48 @@ def test_load_file_directory(tmp_path: Path) -> None:
     with pytest.raises(UnreadableFile) as info:
         load_file(tmp_path)
     assert "directory" in info.value.problem.message
+
+
+@pytest.mark.parametrize("size", [0, 1, 4095, 65536, 65537, 200_001])
+def test_read_bytes_whole_file(tmp_path: Path, size: int) -> None:
+    data = bytes(range(256)) * (size // 256) + b"x" * (size % 256)
+    path = tmp_path / "f.json"
+    path.write_bytes(data)
+    assert intake.read_bytes(path) == data
+
+
+def test_read_bytes_when_size_is_unknown(tmp_path: Path) -> None:
+    """Files whose size fstat does not know (pipes, /proc) are read to the end."""
+    fifo = tmp_path / "fifo"
+    if not hasattr(os, "mkfifo"):
+        pytest.skip("no named pipes here")
+    os.mkfifo(fifo)
+    payload = b'{"a": 1}' * 20_000
+
+    def feed() -> None:
+        with open(fifo, "wb") as writer:
+            writer.write(payload)
+
+    thread = threading.Thread(target=feed)
+    thread.start()
+    try:
+        assert intake.read_bytes(fifo) == payload
+    finally:
+        thread.join()
+
+
+def test_read_bytes_when_file_grows(tmp_path: Path) -> None:
+    """A file longer than fstat said (appended meanwhile) is still read whole."""
+    path = tmp_path / "f.json"
+    path.write_bytes(b"[1, 2]")
+    real_fstat = os.fstat
+
+    def stale_fstat(fd: int) -> Any:
+        result = real_fstat(fd)
+        return mock.Mock(st_size=result.st_size - 3)
+
+    with mock.patch.object(intake.os, "fstat", stale_fstat):
+        assert intake.read_bytes(path) == b"[1, 2]"
 
 
 # ------------------------------------------------------------------- JSON Lines

@@ -90,3 +90,31 @@ def test_pattern_dollar_is_the_ecma_end_of_input(seed_bundle: dict[str, Any]) ->
     (problem,) = validate(seed_bundle)
     assert problem.pointer == "/environment/metadata/name"
     assert "does not match" in problem.message
+
+
+def test_strict_json_session_skips_only_run_digests(seed_bundle: dict[str, Any]) -> None:
+    """validate's sessions (documents from intake) leave out the digest nothing needs."""
+    (plain,) = ValidationSession().check_document(seed_bundle)
+    (strict,) = ValidationSession(strict_json=True).check_document(seed_bundle)
+    assert plain.valid and strict.valid
+    assert [r.kind for r in strict.records] == [r.kind for r in plain.records]
+    for before, after in zip(plain.records, strict.records, strict=True):
+        expected = None if before.kind == "BenchmarkRun" else before.digest
+        assert before.digest is not None and after.digest == expected
+    # The embedded records' digests are still compared with the run's references.
+    seed_bundle["environment"]["spec"]["hardware"]["architecture"] = "sm_89"
+    (broken,) = ValidationSession(strict_json=True).check_document(seed_bundle)
+    assert [p.code for p in broken.problems] == ["digest-mismatch"]
+
+
+def test_strict_json_with_strict_refs_keeps_run_digests(seed_bundle: dict[str, Any]) -> None:
+    """A run digest written where a protocol belongs is still named as a run."""
+    run, protocol = seed_bundle["run"], seed_bundle["protocol"]
+    session = ValidationSession(strict_refs=True, strict_json=True)
+    (item,) = session.check_document(run)
+    assert item.records[0].digest == digest(run)
+    run2 = copy.deepcopy(run)
+    run2["spec"]["protocolDigest"] = digest(run)
+    session.check_document([protocol, run2])
+    messages = [p.message for p in session.finish()]
+    assert any("refers to a BenchmarkRun, not a BenchmarkProtocol" in m for m in messages)

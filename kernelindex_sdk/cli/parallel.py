@@ -97,7 +97,7 @@ _VERBOSE = False
 def _init_worker(strict_refs: bool, verbose: bool) -> None:
     global _SESSION, _VERBOSE
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent handles Ctrl-C
-    _SESSION = ValidationSession(strict_refs=strict_refs)
+    _SESSION = ValidationSession(strict_refs=strict_refs, strict_json=True)
     _VERBOSE = verbose
 
 
@@ -218,7 +218,10 @@ def results(
 ) -> Iterator[Result]:
     """Every task's result, in task order, computed on ``jobs`` worker processes."""
     methods = multiprocessing.get_all_start_methods()
-    context = multiprocessing.get_context("fork" if "fork" in methods else "spawn")
+    fork = "fork" in methods
+    context = multiprocessing.get_context("fork" if fork else "spawn")
+    if fork:  # workers inherit the compiled schemas instead of compiling their own
+        ValidationSession(strict_refs=strict_refs).prepare()
     pool = context.Pool(jobs, initializer=_init_worker, initargs=(strict_refs, verbose))
     try:
         window: deque[tuple[FilesTask | LinesTask, Any]] = deque()

@@ -33,7 +33,7 @@ def run_validate(options: ValidateOptions) -> int:
     from kernelindex_sdk.validation import ValidationSession
 
     reporter = REPORTERS[options.format](verbose=options.verbose)
-    session = ValidationSession(strict_refs=options.strict_refs)
+    session = ValidationSession(strict_refs=options.strict_refs, strict_json=True)
     tally = Tally()
     files: set[str] = set()
     jobs = options.jobs
