@@ -152,8 +152,8 @@ def main(argv: list[str] | None = None) -> None:
         print(f"- bytecode compiled under {ensure_bytecode()}")
         if "files" in sections:
             peers = {
-                "kernelindex validate (--jobs 1)": [*ki, str(files_dir)],
-                "kernelindex validate --jobs 2": [*ki, "--jobs", "2", str(files_dir)],
+                "kernelindex validate": [*ki, str(files_dir)],
+                "kernelindex validate --jobs 1": [*ki, "--jobs", "1", str(files_dir)],
             }
             repeats = {name: args.repeats for name in peers}
             if have_ajv:
@@ -163,13 +163,15 @@ def main(argv: list[str] | None = None) -> None:
                 peers["check-jsonschema"] = [*cj, *files]
                 repeats["check-jsonschema"] = args.slow_repeats
             results = median_runs(peers, repeats)
-            table(f"{len(files)} files, whole process", results, "kernelindex validate (--jobs 1)")
+            table(f"{len(files)} files, whole process", results, "kernelindex validate")
 
         one = files[0]
-        peers = {} if "cold" not in sections else {
-            "kernelindex validate one.json": [*ki, one],
-            "python -c pass (interpreter alone)": [sys.executable, "-c", "pass"],
-        }
+        peers = {}
+        if "cold" in sections:
+            peers = {
+                "kernelindex validate one.json": [*ki, one],
+                "python -c pass (interpreter alone)": [sys.executable, "-c", "pass"],
+            }
         if peers and have_ajv:
             peers["ajv-cli, one file"] = [*ajv, one]
         if peers:
@@ -179,7 +181,7 @@ def main(argv: list[str] | None = None) -> None:
         with open(jsonl, "rb") as handle:
             lines = sum(1 for _ in handle)
         peers = {
-            f"validate {lines:,} lines --jobs 1": [*ki, jsonl],
+            f"validate {lines:,} lines --jobs 1": [*ki, "--jobs", "1", jsonl],
             f"validate {lines:,} lines --jobs 2": [*ki, "--jobs", "2", jsonl],
         }
         if "jsonl" in sections:
@@ -192,7 +194,7 @@ def main(argv: list[str] | None = None) -> None:
                         shutil.copyfileobj(source, out)
             peers = {
                 "validate 1,000,000 lines --jobs 2": [*ki, "--jobs", "2", str(big)],
-                "validate 1,000,000 lines --jobs 1": [*ki, str(big)],
+                "validate 1,000,000 lines --jobs 1": [*ki, "--jobs", "1", str(big)],
             }
             table(
                 "JSON Lines, 1M lines", median_runs(peers, 1), "validate 1,000,000 lines --jobs 1"

@@ -44,7 +44,6 @@ import re
 import sys
 import typing
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from decimal import Decimal
 from itertools import accumulate, chain
 from typing import Any, NoReturn
 
@@ -179,6 +178,8 @@ def _float_problem(literal: str, value: float) -> str | None:
                 "JCS (RFC 8785) cannot represent it"
             )
         return None
+    from decimal import Decimal  # only long literals and subnormals get here
+
     if Decimal(literal) != Decimal(repr(value)):
         return (
             f"number {_abbrev(literal)} has no exact IEEE double: it reads as {value!r}, "

@@ -186,7 +186,8 @@ class ValidationSession:
         head = value.get("run") if bundle else value
         kind: str | None = BUNDLE_KIND if bundle else None
         name = _name_of(head)
-        refs = self._refs(value, pointer)  # once: digests are the costly part of an item
+        members = list(records_of(value, pointer))
+        refs = self._refs(members)  # once: digests are the costly part of an item
         if not isinstance(value, dict):
             problems.append(
                 Problem(
@@ -213,7 +214,7 @@ class ValidationSession:
                 if not self.engine.is_valid(entry.id, value):
                     problems.extend(self.engine.problems(entry.id, value, pointer))
                 else:
-                    problems.extend(self._semantics(value, pointer, entry.api_version))
+                    problems.extend(self._semantics(members, entry.api_version))
                     # Valid, yet no digest: a value JCS cannot represent slipped into an
                     # open map (only possible for documents built in Python).
                     if not self.strict_json:
@@ -228,26 +229,30 @@ class ValidationSession:
                         )
                     if bundle:
                         problems.extend(self._bundle_references(value, refs, pointer))
-        located = tuple(attrs.evolve(p, source=source, line=line) for p in problems)
+        located = (
+            tuple(attrs.evolve(p, source=source, line=line) for p in problems) if problems else ()
+        )
         if self.strict_refs:
             self._remember(value, refs, source, line, pointer, not located)
         return Item(source, line, pointer, kind, name, located, refs)
 
-    def _refs(self, value: Any, pointer: str) -> tuple[RecordRef, ...]:
+    def _refs(self, members: list[tuple[str, Mapping[str, Any]]]) -> tuple[RecordRef, ...]:
         refs = []
-        for at, record in records_of(value, pointer):
+        for at, record in members:
             kind = str(record.get("kind"))
             skip = self._skip_run_digests and kind == "BenchmarkRun"
             found = None if skip else safe_digest(record)
             refs.append(RecordRef(kind, _name_of(record), found, at))
         return tuple(refs)
 
-    def _semantics(self, value: Any, pointer: str, api_version: str) -> list[Problem]:
+    def _semantics(
+        self, members: list[tuple[str, Mapping[str, Any]]], api_version: str
+    ) -> list[Problem]:
         module = checks.for_version(api_version)
         if module is None:
             return []
         found: list[Problem] = []
-        for at, record in records_of(value, pointer):
+        for at, record in members:
             found.extend(module.check_record(record, at, self.now))
         return found
 

@@ -115,3 +115,82 @@ def test_stdin_runs_in_one_process(
     status, out, _ = _run(capsys, ["-"], jobs=2)
     assert status == 0
     assert out.strip().endswith("1 valid, 0 invalid in 1 files")
+
+
+@pytest.fixture
+def whole_files(inputs: list[str]) -> list[str]:
+    """The inputs less the JSON Lines: the forked path (no pool) takes these."""
+    return [path for path in inputs if not path.endswith(".jsonl")]
+
+
+@pytest.mark.parametrize(
+    "options",
+    [{}, {"format": "json"}, {"verbose": True}, {"strict_refs": True}],
+    ids=["text", "json", "verbose", "strict-refs"],
+)
+def test_forked_jobs_report_what_one_process_reports(
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    whole_files: list[str],
+    options: dict[str, Any],
+) -> None:
+    used: list[int] = []
+    real = parallel._forked_results
+
+    def spy(work: Any, jobs: int, *args: Any) -> Any:
+        used.append(jobs)
+        return real(work, jobs, *args)
+
+    monkeypatch.setattr(parallel, "_forked_results", spy)
+    one = _run(capsys, whole_files, jobs=1, **options)
+    assert one[0] == 2 and "invalid" in one[1]
+    for jobs in (2, 3, 5):
+        assert _run(capsys, whole_files, jobs=jobs, **options) == one
+    assert used == [2, 3, 5]
+
+
+def test_a_failing_worker_fails_the_run(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, whole_files: list[str]
+) -> None:
+    """A bug in a worker surfaces in the parent; it is never a silent partial report."""
+    import os
+
+    parent = os.getpid()
+    real = parallel.run_task_in
+
+    def flaky(session: Any, task: Any, *, verbose: bool) -> Any:
+        if os.getpid() != parent:
+            raise ValueError("boom")
+        return real(session, task, verbose=verbose)
+
+    monkeypatch.setattr(parallel, "run_task_in", flaky)
+    with pytest.raises(RuntimeError, match="ValueError: boom"):
+        _run(capsys, whole_files, jobs=2)
+
+
+def test_abandoned_forked_results_leave_no_workers(whole_files: list[str]) -> None:
+    import os
+
+    stream = parallel.results(tuple(whole_files), 3, strict_refs=False, verbose=False)
+    next(stream)
+    stream.close()  # stops and reaps the workers
+    with pytest.raises(ChildProcessError):
+        os.waitpid(-1, os.WNOHANG)
+
+
+def test_unset_jobs_forks_only_for_large_inputs(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, inputs: list[str]
+) -> None:
+    monkeypatch.setattr(parallel, "default_jobs", lambda: 4)
+    assert parallel.auto_jobs(tuple(inputs)) == 1  # 75 files, 23 KB of JSON Lines
+    assert parallel.auto_jobs(("-", *inputs)) == 1
+    monkeypatch.setattr(parallel, "AUTO_MIN_FILES", 50)
+    assert parallel.auto_jobs(tuple(inputs)) == 4
+    monkeypatch.setattr(parallel, "AUTO_MIN_FILES", 10**6)
+    monkeypatch.setattr(parallel, "AUTO_MIN_JSONL_BYTES", 10_000)
+    assert parallel.auto_jobs(tuple(inputs)) == 4
+    monkeypatch.setattr(parallel, "default_jobs", lambda: 1)
+    assert parallel.auto_jobs(tuple(inputs)) == 1
+    # Whatever it decides, the report is the same.
+    monkeypatch.setattr(parallel, "default_jobs", lambda: 2)
+    assert _run(capsys, inputs) == _run(capsys, inputs, jobs=1)

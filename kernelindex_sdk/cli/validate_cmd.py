@@ -24,8 +24,9 @@ class ValidateOptions:
     format: str = "text"
     strict_refs: bool = False
     verbose: bool = False
-    #: Worker processes; 1 validates in this process, 0 means one per core.
-    jobs: int = 1
+    #: Worker processes: 1 validates in this process, 0 means one per core, and None
+    #: (the default) one per core for large inputs, else 1 (``parallel.auto_jobs``).
+    jobs: int | None = None
 
 
 def run_validate(options: ValidateOptions) -> int:
@@ -37,7 +38,11 @@ def run_validate(options: ValidateOptions) -> int:
     tally = Tally()
     files: set[str] = set()
     jobs = options.jobs
-    if jobs == 0:
+    if jobs is None:
+        from kernelindex_sdk.cli.parallel import auto_jobs
+
+        jobs = auto_jobs(options.paths)
+    elif jobs == 0:
         from kernelindex_sdk.cli.parallel import default_jobs
 
         jobs = default_jobs()
@@ -122,12 +127,13 @@ def _finish(
     "-j",
     "--jobs",
     type=click.IntRange(min=0),
-    default=1,
-    show_default=True,
-    help="Worker processes (0: one per core). Output is the same for any N.",
+    default=None,
+    help="Processes to validate with: 1 validates in this one, 0 uses one per core."
+    " Default: one per core for 500+ files or 16+ MiB of JSON Lines, else 1."
+    " Output is the same for any N.",
 )
 def validate_command(
-    paths: tuple[str, ...], format_: str, strict_refs: bool, verbose: bool, jobs: int
+    paths: tuple[str, ...], format_: str, strict_refs: bool, verbose: bool, jobs: int | None
 ) -> None:
     """Validate records, bundles, arrays of them, JSON Lines, directories, or - (stdin).
 
