@@ -13,10 +13,10 @@ its problem.
 
 from __future__ import annotations
 
-import attrs
+from dataclasses import dataclass
 
 
-@attrs.frozen
+@dataclass(frozen=True, slots=True)
 class Problem:
     """One thing wrong with one input, located as precisely as we can."""
 

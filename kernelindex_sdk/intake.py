@@ -44,10 +44,9 @@ import re
 import sys
 import typing
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass, replace
 from itertools import accumulate, chain
 from typing import Any, NoReturn
-
-import attrs
 
 from kernelindex_sdk.errors import (
     ByteOrderMark,
@@ -119,7 +118,7 @@ _WIDE_BOM_MESSAGE = (
 )
 
 
-@attrs.frozen
+@dataclass(frozen=True, slots=True)
 class Document:
     """One parsed top-level JSON document and where it came from.
 
@@ -890,7 +889,7 @@ def _sniff(stream: typing.BinaryIO, source: str) -> Iterator[Document | IntakeEr
             if not _is_blank(raw):
                 break
         else:  # a single document on one line, perhaps with blank lines around it
-            yield attrs.evolve(first, line=None) if isinstance(first, Document) else first
+            yield replace(first, line=None) if isinstance(first, Document) else first
             return
     except OSError as exc:
         yield UnreadableFile(f"cannot read: {exc.strerror or exc}", source=source)

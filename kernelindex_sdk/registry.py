@@ -16,11 +16,10 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
-
-import attrs
 
 from kernelindex_sdk.errors import UnknownKind
 
@@ -44,7 +43,7 @@ def packaged_schema_root() -> Path:
     raise FileNotFoundError(f"kernelindex schemas not found next to {here}")
 
 
-@attrs.frozen
+@dataclass(frozen=True, slots=True)
 class SchemaEntry:
     """One schema file: what it describes and where it came from."""
 
@@ -52,18 +51,18 @@ class SchemaEntry:
     kind: str
     id: str
     path: Path
-    contents: Mapping[str, Any] = attrs.field(repr=False, eq=False)
+    contents: Mapping[str, Any] = field(repr=False, compare=False)
 
 
-@attrs.frozen
+@dataclass(frozen=True, slots=True)
 class SchemaRegistry:
     """All schemas of all versions, routed by (apiVersion, kind)."""
 
     entries: tuple[SchemaEntry, ...]
     #: Shared definitions and any other schema file that is not a kind.
     support: tuple[SchemaEntry, ...]
-    _routes: Mapping[tuple[str, str], SchemaEntry] = attrs.field(repr=False, eq=False)
-    _lazy: dict[str, Any] = attrs.field(factory=dict, init=False, repr=False, eq=False)
+    _routes: Mapping[tuple[str, str], SchemaEntry] = field(repr=False, compare=False)
+    _lazy: dict[str, Any] = field(default_factory=dict, init=False, repr=False, compare=False)
 
     @property
     def resources(self) -> Registry[Any]:

@@ -14,10 +14,9 @@ memory stays flat on a stream of any length.
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass, replace
 from datetime import datetime, timezone
 from typing import Any
-
-import attrs
 
 from kernelindex_sdk import checks
 from kernelindex_sdk.canonical import digest
@@ -29,7 +28,7 @@ from kernelindex_sdk.registry import BUNDLE_KIND, SchemaRegistry, default_regist
 BUNDLE_MEMBERS = ("run", "protocol", "workload", "environment", "implementation")
 
 
-@attrs.frozen
+@dataclass(frozen=True, slots=True)
 class RecordRef:
     """A record found in a document, with its digest.
 
@@ -44,7 +43,7 @@ class RecordRef:
     pointer: str
 
 
-@attrs.frozen
+@dataclass(frozen=True, slots=True)
 class Item:
     """One validated record or bundle and everything wrong with it."""
 
@@ -61,7 +60,7 @@ class Item:
         return not self.problems
 
 
-@attrs.frozen
+@dataclass(frozen=True, slots=True)
 class _Pending:
     """A run's reference remembered for ``--strict-refs``."""
 
@@ -229,9 +228,7 @@ class ValidationSession:
                         )
                     if bundle:
                         problems.extend(self._bundle_references(value, refs, pointer))
-        located = (
-            tuple(attrs.evolve(p, source=source, line=line) for p in problems) if problems else ()
-        )
+        located = tuple(replace(p, source=source, line=line) for p in problems) if problems else ()
         if self.strict_refs:
             self._remember(value, refs, source, line, pointer, not located)
         return Item(source, line, pointer, kind, name, located, refs)
@@ -344,7 +341,7 @@ class ValidationSession:
                 )
             else:
                 continue
-            problems.append(attrs.evolve(pending.problem_at, message=message))
+            problems.append(replace(pending.problem_at, message=message))
             if pending.item_valid:
                 newly_invalid.add(pending.item)
         self._pending.clear()

@@ -22,17 +22,14 @@ from __future__ import annotations
 
 import contextlib
 import io
-import multiprocessing
 import os
-import pickle
 import signal
 import sys
 from collections import deque
 from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
 from itertools import chain
 from typing import Any, NoReturn
-
-import attrs
 
 from kernelindex_sdk.cli.inputs import expand_paths, read_documents
 from kernelindex_sdk.errors import IntakeError
@@ -85,14 +82,14 @@ def default_jobs() -> int:
         return os.cpu_count() or 1
 
 
-@attrs.frozen
+@dataclass(frozen=True, slots=True)
 class FilesTask:
     """Whole files, read and validated as ``--jobs 1`` would."""
 
     paths: tuple[str, ...]
 
 
-@attrs.frozen
+@dataclass(frozen=True, slots=True)
 class LinesTask:
     """Consecutive lines of one JSON Lines file, starting at line ``first_line``."""
 
@@ -107,7 +104,7 @@ class LinesTask:
     last: bool = True
 
 
-@attrs.frozen
+@dataclass(frozen=True, slots=True)
 class Result:
     """What a task produced: counts, and the items the reporter must see, in order."""
 
@@ -262,6 +259,8 @@ def results(
     with no queue at all. Otherwise a pool of workers takes the tasks as the parent
     reads them, which keeps memory flat on JSON Lines of any size.
     """
+    import multiprocessing  # here: ``validate`` on a few files never needs it
+
     expanded = list(expand_paths(paths))
     if "fork" in multiprocessing.get_all_start_methods() and not any(
         path.lower().endswith(JSONL_SUFFIXES) for path in expanded
@@ -283,6 +282,8 @@ def _forked_results(
     milliseconds where a ``multiprocessing`` pool costs tens, which on small files
     is what decides whether a second core helps at all.
     """
+    import pickle
+
     session = ValidationSession(strict_refs=strict_refs, strict_json=True)
     session.prepare()
     jobs = max(1, min(jobs, len(work)))
@@ -332,6 +333,8 @@ def _child(
     ``os._exit``: the child must never return into the parent's code (the CLI's
     reporting, ``atexit`` hooks, buffered output) however it ends.
     """
+    import pickle
+
     status = 1
     try:
         signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent handles Ctrl-C
@@ -356,6 +359,8 @@ def _pool_results(
     paths: tuple[str, ...], jobs: int, *, strict_refs: bool, verbose: bool
 ) -> Iterator[Result]:
     """Every task's result, in task order, from a pool of ``jobs`` worker processes."""
+    import multiprocessing
+
     methods = multiprocessing.get_all_start_methods()
     fork = "fork" in methods
     context = multiprocessing.get_context("fork" if fork else "spawn")

@@ -9,15 +9,14 @@ from __future__ import annotations
 import json
 import sys
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import IO, Any
-
-import attrs
 
 from kernelindex_sdk.errors import Problem
 from kernelindex_sdk.validation import Item
 
 
-@attrs.define
+@dataclass(slots=True)
 class Tally:
     """Counts for the summary line."""
 

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import sys
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-import attrs
 import click
 
 from kernelindex_sdk.cli.inputs import read_documents
@@ -16,7 +16,7 @@ if TYPE_CHECKING:
     from kernelindex_sdk.validation import ValidationSession
 
 
-@attrs.frozen
+@dataclass(frozen=True, slots=True)
 class ValidateOptions:
     """Everything ``validate`` was asked to do, as plain data."""
 
