@@ -164,8 +164,11 @@ def test_a_failing_worker_fails_the_run(
         return real(session, task, verbose=verbose)
 
     monkeypatch.setattr(parallel, "run_task_in", flaky)
-    with pytest.raises(RuntimeError, match="ValueError: boom"):
-        _run(capsys, whole_files, jobs=2)
+    status, _, err = _run(capsys, whole_files, jobs=2)
+    assert status == 2
+    assert err.startswith("kernelindex validate: worker process ")
+    assert err.strip().endswith("failed: ValueError: boom (rerun with --jobs 1)")
+    assert len(err.strip().splitlines()) == 1
 
 
 def test_abandoned_forked_results_leave_no_workers(whole_files: list[str]) -> None:
@@ -194,3 +197,25 @@ def test_unset_jobs_forks_only_for_large_inputs(
     # Whatever it decides, the report is the same.
     monkeypatch.setattr(parallel, "default_jobs", lambda: 2)
     assert _run(capsys, inputs) == _run(capsys, inputs, jobs=1)
+
+
+def test_a_failing_pool_worker_fails_the_run(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, inputs: list[str]
+) -> None:
+    """The same for JSON Lines, which go to a pool of workers."""
+    import os
+
+    parent = os.getpid()
+    real = parallel.run_task_in
+
+    def flaky(session: Any, task: Any, *, verbose: bool) -> Any:
+        if os.getpid() != parent:
+            raise ValueError("boom")
+        return real(session, task, verbose=verbose)
+
+    monkeypatch.setattr(parallel, "run_task_in", flaky)
+    status, _, err = _run(capsys, inputs, jobs=2)
+    assert status == 2
+    assert err.strip() == (
+        "kernelindex validate: a worker process failed: ValueError: boom (rerun with --jobs 1)"
+    )

@@ -118,6 +118,11 @@ class Result:
     pending: tuple[Any, ...] = ()
 
 
+class WorkerFailed(RuntimeError):
+    """A worker process died or raised: a bug or the system (e.g. out of memory), never
+    the input. ``validate`` reports it in one line and exits 2."""
+
+
 # --------------------------------------------------------------------------- workers
 
 _SESSION: ValidationSession | None = None
@@ -311,9 +316,9 @@ def _forked_results(
             try:
                 status, payload = pickle.load(pipe)
             except EOFError:
-                raise RuntimeError(f"validate worker {pid} ended without its results") from None
+                raise WorkerFailed(f"worker process {pid} ended without its results") from None
             if status != "ok":
-                raise RuntimeError(f"validate worker {pid} failed: {payload}")
+                raise WorkerFailed(f"worker process {pid} failed: {payload}")
             yield payload
         complete = True
     finally:
@@ -387,7 +392,10 @@ def _next(
 ) -> Result:
     """The oldest task's result (``touched``: whether the current JSONL file yielded any)."""
     task, pending = window.popleft()
-    result: Result = pending.get()
+    try:
+        result: Result = pending.get()
+    except Exception as error:  # raised in the worker, re-raised here by the pool
+        raise WorkerFailed(f"a worker process failed: {type(error).__name__}: {error}") from error
     if isinstance(task, LinesTask):
         touched[0] = touched[0] or bool(result.paths)
         if task.last:

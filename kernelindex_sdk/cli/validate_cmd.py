@@ -47,18 +47,22 @@ def run_validate(options: ValidateOptions) -> int:
 
         jobs = default_jobs()
     if jobs > 1 and "-" not in options.paths:  # stdin is read by one process
-        from kernelindex_sdk.cli.parallel import results
+        from kernelindex_sdk.cli.parallel import WorkerFailed, results
 
-        for result in results(
-            options.paths, jobs, strict_refs=options.strict_refs, verbose=options.verbose
-        ):
-            files.update(result.paths)
-            tally.valid += result.valid
-            tally.invalid += result.invalid
-            tally.unreadable += result.unreadable
-            for item in result.items:
-                reporter.item(item)
-            session.add_references(result.known, result.pending)
+        try:
+            for result in results(
+                options.paths, jobs, strict_refs=options.strict_refs, verbose=options.verbose
+            ):
+                files.update(result.paths)
+                tally.valid += result.valid
+                tally.invalid += result.invalid
+                tally.unreadable += result.unreadable
+                for item in result.items:
+                    reporter.item(item)
+                session.add_references(result.known, result.pending)
+        except WorkerFailed as error:
+            sys.stderr.write(f"kernelindex validate: {error} (rerun with --jobs 1)\n")
+            return 2
         return _finish(options, session, reporter, tally, files)
     for path, document in read_documents(options.paths):
         files.add(path)
