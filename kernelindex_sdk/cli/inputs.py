@@ -10,6 +10,7 @@ file does not hide the rest.
 from __future__ import annotations
 
 import os
+import stat
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
@@ -39,12 +40,19 @@ def _walk(root: Path) -> Iterator[str]:
 def read_documents(paths: Iterable[str]) -> Iterator[tuple[str, Document | IntakeError]]:
     """(file, document or error) for every document under the given paths, streamed."""
     for arg in paths:
-        if arg != "-" and os.path.isdir(arg):
+        if arg == "-":
+            yield from _documents(arg)
+            continue
+        try:
+            mode: int | None = os.stat(arg).st_mode  # one stat: what isdir + exists ask
+        except (OSError, ValueError):
+            mode = None
+        if mode is not None and stat.S_ISDIR(mode):
             # Found by the walk, so it existed a moment ago: if it vanished since,
             # reading it says so. (A stat per file is a few percent of reading it.)
             for path in _walk(Path(arg)):
                 yield from _documents(path)
-        elif arg != "-" and not os.path.exists(arg):
+        elif mode is None:
             yield arg, UnreadableFile("no such file or directory", source=arg)
         else:
             yield from _documents(arg)

@@ -192,10 +192,10 @@ def run_task_in(
 # --------------------------------------------------------------------------- tasks
 
 
-def tasks(paths: Iterable[str], jobs: int) -> Iterator[FilesTask | LinesTask]:
-    """The work under ``paths``, in the order ``--jobs 1`` reads it."""
+def _tasks_of(files: Iterable[str]) -> Iterator[FilesTask | LinesTask]:
+    """The work of expanded paths (``expand_paths``), in the order ``--jobs 1`` reads it."""
     batch: list[str] = []
-    for path in expand_paths(paths):
+    for path in files:
         if path.lower().endswith(JSONL_SUFFIXES) and os.path.isfile(path):
             if batch:
                 yield FilesTask(tuple(batch))
@@ -270,9 +270,9 @@ def results(
     if "fork" in multiprocessing.get_all_start_methods() and not any(
         path.lower().endswith(JSONL_SUFFIXES) for path in expanded
     ):
-        yield from _forked_results(list(tasks(expanded, jobs)), jobs, strict_refs, verbose)
+        yield from _forked_results(list(_tasks_of(expanded)), jobs, strict_refs, verbose)
         return
-    yield from _pool_results(tuple(expanded), jobs, strict_refs=strict_refs, verbose=verbose)
+    yield from _pool_results(expanded, jobs, strict_refs=strict_refs, verbose=verbose)
 
 
 def _forked_results(
@@ -361,7 +361,7 @@ def _child(
 
 
 def _pool_results(
-    paths: tuple[str, ...], jobs: int, *, strict_refs: bool, verbose: bool
+    files: list[str], jobs: int, *, strict_refs: bool, verbose: bool
 ) -> Iterator[Result]:
     """Every task's result, in task order, from a pool of ``jobs`` worker processes."""
     import multiprocessing
@@ -375,7 +375,7 @@ def _pool_results(
     try:
         window: deque[tuple[FilesTask | LinesTask, Any]] = deque()
         touched = [False]
-        for task in tasks(paths, jobs):
+        for task in _tasks_of(files):
             window.append((task, pool.apply_async(run_task, (task,))))
             while len(window) > WINDOW_PER_JOB * jobs:
                 yield _next(window, touched, pool)
