@@ -249,8 +249,9 @@ class ValidationSession:
         if module is None:
             return []
         found: list[Problem] = []
+        now = self.now  # one clock reading per item
         for at, record in members:
-            found.extend(module.check_record(record, at, self.now))
+            found.extend(module.check_record(record, at, now))
         return found
 
     def _bundle_references(

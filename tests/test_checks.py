@@ -6,9 +6,11 @@ from datetime import datetime, timezone
 from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from kernelindex_sdk.checks import for_version
-from kernelindex_sdk.checks.v1alpha1 import check_run_spec
+from kernelindex_sdk.checks.v1alpha1 import CLOCK_SKEW, _parse_timestamp, check_run_spec
 from kernelindex_sdk.validation import ValidationSession
 
 NOW = datetime(2026, 11, 30, tzinfo=timezone.utc)
@@ -112,3 +114,30 @@ def test_memory_run_is_ordered_in_bytes() -> None:
 def test_unknown_version_has_no_checks() -> None:
     assert for_version("kernelindex.dev/v9") is None
     assert for_version("not a version/!") is None
+
+
+@settings(
+    max_examples=300,
+    deadline=None,
+    # observedAt is overwritten on every example: sharing the fixture is safe.
+    suppress_health_check=[HealthCheck.function_scoped_fixture],
+)
+@given(
+    st.datetimes(
+        min_value=datetime(2026, 11, 20), max_value=datetime(2026, 12, 5)
+    ),  # around NOW, where the date shortcut decides
+    st.integers(min_value=-(23 * 60 + 59), max_value=23 * 60 + 59),
+    st.sampled_from(["", ".5", ".123456789"]),
+)
+def test_future_rule_matches_parsing_every_timestamp(
+    seed_bundle: dict[str, Any], local: datetime, offset_minutes: int, fraction: str
+) -> None:
+    """Skipping the parse of timestamps dated two days back never changes a verdict."""
+    sign = "+" if offset_minutes >= 0 else "-"
+    hours, minutes = divmod(abs(offset_minutes), 60)
+    text = f"{local:%Y-%m-%dT%H:%M:%S}{fraction}{sign}{hours:02d}:{minutes:02d}"
+    parsed = _parse_timestamp(text)
+    assert parsed is not None
+    seed_bundle["run"]["spec"]["observedAt"] = text
+    found = check_run_spec(seed_bundle["run"]["spec"], "/run/spec", NOW)
+    assert any("is in the future" in p.message for p in found) is (parsed > NOW + CLOCK_SKEW)

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from datetime import datetime, timedelta
+from datetime import date, datetime, timedelta, timezone
 from itertools import pairwise
 from typing import Any
 
@@ -58,7 +58,11 @@ def check_record(record: Mapping[str, Any], pointer: str, now: datetime) -> list
 def check_run_spec(spec: Mapping[str, Any], at: str, now: datetime) -> list[Problem]:
     """Every semantic problem of a run's spec; ``at`` is the spec's pointer."""
     problems: list[Problem] = []
-    observed = _parse_timestamp(spec["observedAt"])
+    observed_at = spec["observedAt"]
+    # A schema-valid timestamp dated two or more days before today (UTC) is in the
+    # past whatever its offset (at most ±24 h): no need to parse it. ISO dates compare
+    # as strings.
+    observed = None if observed_at[:10] < _past_cutoff(now) else _parse_timestamp(observed_at)
     if observed is not None and observed > now + CLOCK_SKEW:
         problems.append(
             _problem(f"observedAt {spec['observedAt']} is in the future", f"{at}/observedAt")
@@ -150,6 +154,17 @@ def _num(value: float) -> str:
 _TIMESTAMP = re.compile(
     r"(\d{4}-\d{2}-\d{2})[Tt ](\d{2}:\d{2}:\d{2})(?:\.(\d+))?([Zz]|[+-]\d{2}:\d{2})"
 )
+
+
+_CUTOFF: list[tuple[date, str]] = []
+
+
+def _past_cutoff(now: datetime) -> str:
+    """``YYYY-MM-DD`` two days before ``now``'s UTC date (remembered per date)."""
+    today = now.astimezone(timezone.utc).date() if now.tzinfo else now.date()
+    if not _CUTOFF or _CUTOFF[0][0] != today:
+        _CUTOFF[:] = [(today, (today - timedelta(days=2)).isoformat())]
+    return _CUTOFF[0][1]
 
 
 def _parse_timestamp(text: str) -> datetime | None:
