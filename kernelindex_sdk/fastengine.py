@@ -227,10 +227,12 @@ def format_function(name: str) -> Callable[[str], bool] | None:
 
 #: A subset of RFC 3986 ``URI`` (scheme "://" reg-name, then a path of unreserved
 #: characters): ``scheme ":" "//" authority path-abempty`` with every character
-#: ``unreserved``, so every match is a URI under both libraries' ``URI`` rule.
-#: Most URIs in records (a harness repository on GitHub) match, and are accepted
-#: without importing ``rfc3986_validator``, whose import compiles ~12 ms of regexes.
-#: ``tests/test_fast_engine.py`` checks generated matches against the library.
+#: ``unreserved``, so every match is a URI under the ``URI`` rule that
+#: ``rfc3986_validator`` implements (used when ``rfc3987`` is not installed, as
+#: python-jsonschema does). Most URIs in records (a harness repository on GitHub)
+#: match, and are accepted without importing ``rfc3986_validator``, whose import
+#: compiles ~12 ms of regexes. ``tests/test_fast_engine.py`` checks generated matches
+#: against the library.
 SIMPLE_URI = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://[A-Za-z0-9._~-]+(?:/[A-Za-z0-9._~-]*)*")
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 from typing import Any
 
@@ -149,12 +150,9 @@ def test_forked_jobs_report_what_one_process_reports(
     assert used == [2, 3, 5]
 
 
-def test_a_failing_worker_fails_the_run(
-    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, whole_files: list[str]
-) -> None:
-    """A bug in a worker surfaces in the parent; it is never a silent partial report."""
-    import os
-
+@pytest.fixture
+def failing_workers(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every task raises ValueError("boom") in a worker process (not in this one)."""
     parent = os.getpid()
     real = parallel.run_task_in
 
@@ -164,6 +162,13 @@ def test_a_failing_worker_fails_the_run(
         return real(session, task, verbose=verbose)
 
     monkeypatch.setattr(parallel, "run_task_in", flaky)
+
+
+@pytest.mark.usefixtures("failing_workers")
+def test_a_failing_worker_fails_the_run(
+    capsys: pytest.CaptureFixture[str], whole_files: list[str]
+) -> None:
+    """A bug in a worker surfaces in the parent; it is never a silent partial report."""
     status, _, err = _run(capsys, whole_files, jobs=2)
     assert status == 2
     assert err.startswith("kernelindex validate: worker process ")
@@ -172,8 +177,6 @@ def test_a_failing_worker_fails_the_run(
 
 
 def test_abandoned_forked_results_leave_no_workers(whole_files: list[str]) -> None:
-    import os
-
     stream = parallel.results(tuple(whole_files), 3, strict_refs=False, verbose=False)
     next(stream)
     stream.close()  # stops and reaps the workers
@@ -199,21 +202,11 @@ def test_unset_jobs_forks_only_for_large_inputs(
     assert _run(capsys, inputs) == _run(capsys, inputs, jobs=1)
 
 
+@pytest.mark.usefixtures("failing_workers")
 def test_a_failing_pool_worker_fails_the_run(
-    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, inputs: list[str]
+    capsys: pytest.CaptureFixture[str], inputs: list[str]
 ) -> None:
     """The same for JSON Lines, which go to a pool of workers."""
-    import os
-
-    parent = os.getpid()
-    real = parallel.run_task_in
-
-    def flaky(session: Any, task: Any, *, verbose: bool) -> Any:
-        if os.getpid() != parent:
-            raise ValueError("boom")
-        return real(session, task, verbose=verbose)
-
-    monkeypatch.setattr(parallel, "run_task_in", flaky)
     status, _, err = _run(capsys, inputs, jobs=2)
     assert status == 2
     assert err.strip() == (
