@@ -63,8 +63,6 @@ import rfc8785
 
 DIGEST_PREFIX = "sha256:"
 
-_sha256 = hashlib.sha256
-
 #: Largest integer magnitude JCS (an IEEE-754 double) represents exactly.
 _MAX_SAFE_INT: Final = 2**53 - 1
 
@@ -420,8 +418,4 @@ def digest_bytes(canonical: bytes) -> str:
 
 def digest(record: Mapping[str, Any]) -> str:
     """``sha256:<hex>`` of the canonical form of the record's identity."""
-    value = {"apiVersion": record["apiVersion"], "kind": record["kind"], "spec": record["spec"]}
-    out = _fast(value)
-    if out is None:
-        out = rfc8785.dumps(value)
-    return DIGEST_PREFIX + _sha256(out).hexdigest()
+    return DIGEST_PREFIX + hashlib.sha256(canonicalize(identity(record))).hexdigest()
