@@ -58,7 +58,7 @@ from __future__ import annotations
 import importlib.util
 import os
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 from urllib.parse import unquote, urldefrag, urljoin
 
@@ -362,13 +362,7 @@ def _format_sites(schema: Any, path: tuple[str, ...]) -> list[tuple[tuple[str, .
                 if found is None:
                     return None
                 sites.extend(found)
-        elif keyword in _SCHEMA_MAPS:
-            if any(_has_format(sub) for sub in value.values()):
-                return None
-        elif keyword in _SCHEMA_LISTS:
-            if any(_has_format(sub) for sub in value):
-                return None
-        elif keyword in _SCHEMAS and _has_format(value):
+        elif any(_has_format(sub) for sub in _subschemas(keyword, value)):
             return None
     return sites
 
@@ -378,16 +372,20 @@ def _has_format(schema: Any) -> bool:
         return False
     if "format" in schema:
         return True
-    for keyword, value in schema.items():
-        if keyword in _SCHEMA_MAPS:
-            if any(_has_format(sub) for sub in value.values()):
-                return True
-        elif keyword in _SCHEMA_LISTS:
-            if any(_has_format(sub) for sub in value):
-                return True
-        elif keyword in _SCHEMAS and _has_format(value):
-            return True
-    return False
+    return any(
+        _has_format(sub) for keyword, value in schema.items() for sub in _subschemas(keyword, value)
+    )
+
+
+def _subschemas(keyword: str, value: Any) -> Iterable[Any]:
+    """The schemas a keyword's value holds (none for a keyword that holds data)."""
+    if keyword in _SCHEMA_MAPS:
+        return value.values()  # type: ignore[no-any-return]
+    if keyword in _SCHEMA_LISTS:
+        return value  # type: ignore[no-any-return]
+    if keyword in _SCHEMAS:
+        return (value,)
+    return ()
 
 
 # --------------------------------------------------------------------------- prepare
