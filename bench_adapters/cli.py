@@ -79,22 +79,25 @@ def run_liger_import(
     """The ``import liger`` command without click: returns the exit status."""
     from bench_adapters.liger import CatalogError, OutputError, import_csv
     from kernelindex_sdk.errors import IntakeError, Problem
+    from kernelindex_sdk.printable import one_line
 
     stream = err if err is not None else sys.stderr
     prog = "kernelindex import liger"
     out = Path(out_dir)
     if out.exists() and not out.is_dir():
-        stream.write(f"{prog}: error: --out {out_dir}: exists and is not a directory\n")
+        stream.write(
+            one_line(f"{prog}: error: --out {out_dir}: exists and is not a directory") + "\n"
+        )
         return EXIT_UNREADABLE
     if layout not in ("bundles", "jsonl"):
         stream.write(f"{prog}: error: --layout {layout}: expected bundles or jsonl\n")
         return EXIT_UNREADABLE
 
     def on_warning(message: str) -> None:
-        stream.write(f"warning: {message}\n")
+        stream.write(one_line(f"warning: {message}") + "\n")
 
     def on_problem(problem: Problem) -> None:
-        stream.write(f"{' '.join(str(problem).split())}\n")
+        stream.write(f"{problem}\n")
 
     try:
         summary = import_csv(
@@ -111,7 +114,7 @@ def run_liger_import(
         stream.write(f"{error.problem}\n")
         return EXIT_UNREADABLE
     except OutputError as error:
-        stream.write(f"{prog}: error: {error}\n")
+        stream.write(one_line(f"{prog}: error: {error}") + "\n")
         return EXIT_UNREADABLE
     except CatalogError as error:
         stream.write(f"{prog}: internal error: {error}\n")

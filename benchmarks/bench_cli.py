@@ -13,8 +13,9 @@ date that does not exist (2024-02-30): a peer that validates nothing is not time
 
 Sections: 2,000 files (kernelindex ``--jobs 1`` and ``--jobs 2``, ajv-cli with
 ajv-formats, check-jsonschema); cold start on one file; JSON Lines of 100k lines
-(and 1M with ``--million``: a 2.3 GB file) with time and peak RSS; the Liger CSV
-import, when ``shared/liger/all_benchmark_data.csv`` is there.
+(and 1M with ``--million``: a 2.3 GB file) with time and peak RSS; one JSON Lines line
+of 150 MB (a bundle with a huge annotation), ``--jobs 2`` against ``--jobs 1``; the
+Liger CSV import, when ``shared/liger/all_benchmark_data.csv`` is there.
 """
 
 from __future__ import annotations
@@ -106,6 +107,16 @@ def ensure_bytecode() -> str:
     return str(Path(kernelindex_sdk.__file__).parent)
 
 
+def write_long_line(path: Path, bundle_file: Path, size: int) -> None:
+    """One JSON Lines line of about ``size`` bytes: a bundle whose run carries a huge
+    annotation, then a short valid line (so the file is more than one range)."""
+    bundle = json.loads(bundle_file.read_text("utf-8"))
+    short = json.dumps(bundle)
+    bundle["run"]["metadata"].setdefault("annotations", {})["blob"] = "x" * size
+    with open(path, "w", encoding="utf-8") as out:
+        out.write(json.dumps(bundle) + "\n" + short + "\n")
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--repeats", type=int, default=5)
@@ -114,8 +125,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--skip-files", action="store_true")
     parser.add_argument(
         "--sections",
-        default="files,cold,jsonl,liger",
-        help="comma-separated subset of: files, cold, jsonl, liger (default: all)",
+        default="files,cold,jsonl,longline,liger",
+        help="comma-separated subset of: files, cold, jsonl, longline, liger (default: all)",
     )
     args = parser.parse_args(argv)
     sections = set(args.sections.split(","))
@@ -200,6 +211,16 @@ def main(argv: list[str] | None = None) -> None:
                 "JSON Lines, 1M lines", median_runs(peers, 1), "validate 1,000,000 lines --jobs 1"
             )
             big.unlink()
+
+        if "longline" in sections:
+            long_line = work / "long-line.jsonl"
+            write_long_line(long_line, Path(files[0]), 150 << 20)
+            peers = {
+                "one 150 MB line --jobs 1": [*ki, "--jobs", "1", str(long_line)],
+                "one 150 MB line --jobs 2": [*ki, "--jobs", "2", str(long_line)],
+            }
+            table("One long JSON Lines line", median_runs(peers, 5), "one 150 MB line --jobs 1")
+            long_line.unlink()
 
         if "liger" in sections and LIGER_CSV.exists():
             out = work / "liger"

@@ -20,12 +20,12 @@ from typing import TYPE_CHECKING, Any
 __version__ = "0.1.0"
 
 _EXPORTS: dict[str, str] = {
-    # strict JSON intake
+    # strict JSON intake, and where documents come from
     "loads": "kernelindex_sdk.intake",
-    "load_file": "kernelindex_sdk.intake",
-    "iter_documents": "kernelindex_sdk.intake",
-    "iter_jsonl": "kernelindex_sdk.intake",
     "Document": "kernelindex_sdk.intake",
+    "load_file": "kernelindex_sdk.sources",
+    "iter_documents": "kernelindex_sdk.sources",
+    "iter_jsonl": "kernelindex_sdk.sources",
     # canonical form and digests
     "canonicalize": "kernelindex_sdk.canonical",
     "digest": "kernelindex_sdk.canonical",
@@ -43,11 +43,19 @@ _EXPORTS: dict[str, str] = {
     "Item": "kernelindex_sdk.validation",
     "ValidationEngine": "kernelindex_sdk.engine",
     "JsonschemaEngine": "kernelindex_sdk.engine",
+    # the document pipeline
+    "Pipeline": "kernelindex_sdk.pipeline",
+    "Tally": "kernelindex_sdk.pipeline",
+    "WorkerFailed": "kernelindex_sdk.parallel",
     # errors
     "Problem": "kernelindex_sdk.errors",
     "KernelIndexError": "kernelindex_sdk.errors",
     "IntakeError": "kernelindex_sdk.errors",
     "UnreadableFile": "kernelindex_sdk.errors",
+    "UnreadableDirectory": "kernelindex_sdk.errors",
+    "SymlinkLoop": "kernelindex_sdk.errors",
+    "NotARegularFile": "kernelindex_sdk.errors",
+    "DocumentTooLarge": "kernelindex_sdk.errors",
     "EmptyDocument": "kernelindex_sdk.errors",
     "MalformedJSON": "kernelindex_sdk.errors",
     "InvalidEncoding": "kernelindex_sdk.errors",
@@ -70,7 +78,9 @@ __all__ = [  # noqa: RUF022 - grouped as above
     "SchemaRegistry", "default_registry", "bundled_schema",
     "structure", "unstructure", "ModelError",
     "validate", "ValidationSession", "Item", "ValidationEngine", "JsonschemaEngine",
-    "Problem", "KernelIndexError", "IntakeError", "UnreadableFile", "EmptyDocument",
+    "Pipeline", "Tally", "WorkerFailed",
+    "Problem", "KernelIndexError", "IntakeError", "UnreadableFile", "UnreadableDirectory",
+    "SymlinkLoop", "NotARegularFile", "DocumentTooLarge", "EmptyDocument",
     "MalformedJSON", "InvalidEncoding", "ByteOrderMark", "DuplicateKey", "NonFiniteNumber",
     "NumberOutOfRange", "NestingTooDeep", "UnknownKind",
     "atomic_write_bytes", "atomic_write_many", "Progress",
@@ -83,6 +93,7 @@ if TYPE_CHECKING:
     from kernelindex_sdk.engine import JsonschemaEngine, ValidationEngine
     from kernelindex_sdk.errors import (
         ByteOrderMark,
+        DocumentTooLarge,
         DuplicateKey,
         EmptyDocument,
         IntakeError,
@@ -91,16 +102,22 @@ if TYPE_CHECKING:
         MalformedJSON,
         NestingTooDeep,
         NonFiniteNumber,
+        NotARegularFile,
         NumberOutOfRange,
         Problem,
+        SymlinkLoop,
         UnknownKind,
+        UnreadableDirectory,
         UnreadableFile,
     )
     from kernelindex_sdk.fileio import atomic_write_bytes, atomic_write_many
-    from kernelindex_sdk.intake import Document, iter_documents, iter_jsonl, load_file, loads
+    from kernelindex_sdk.intake import Document, loads
     from kernelindex_sdk.models import ModelError, structure, unstructure
+    from kernelindex_sdk.parallel import WorkerFailed
+    from kernelindex_sdk.pipeline import Pipeline, Tally
     from kernelindex_sdk.progress import Progress
     from kernelindex_sdk.registry import SchemaRegistry, default_registry
+    from kernelindex_sdk.sources import iter_documents, iter_jsonl, load_file
     from kernelindex_sdk.validation import Item, ValidationSession, validate
 
 

@@ -33,6 +33,7 @@ from collections.abc import Mapping
 from typing import Any
 from urllib.parse import quote, urldefrag, urljoin
 
+from kernelindex_sdk.pointers import escape_token
 from kernelindex_sdk.registry import SchemaRegistry, default_registry
 
 __all__ = ["bundled_schema"]
@@ -141,7 +142,7 @@ class _Bundler:
             return "#" + fragment
         key = self._key_for(target)
         # The fragment stays as written (percent-encoded, as a URI fragment must be).
-        return "#/$defs/" + quote(_escape(key), safe="") + fragment
+        return "#/$defs/" + quote(escape_token(key), safe="") + fragment
 
     def _rewrite(self, node: Any, base: str, *, at_root: bool = False) -> Any:
         """A copy of the schema ``node`` with its refs (and its subschemas' refs) local."""
@@ -162,8 +163,3 @@ class _Bundler:
             else:  # data (const, enum, default, ...) and annotations: copied as they are
                 out[key] = copy.deepcopy(value)
         return out
-
-
-def _escape(token: str) -> str:
-    """One RFC 6901 reference token (``~`` → ``~0``, ``/`` → ``~1``)."""
-    return token.replace("~", "~0").replace("/", "~1")

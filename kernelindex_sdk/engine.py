@@ -13,11 +13,12 @@ from __future__ import annotations
 
 import re
 import reprlib
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from functools import cache
 from typing import TYPE_CHECKING, Any, Protocol
 
 from kernelindex_sdk.errors import Problem
+from kernelindex_sdk.pointers import pointer_of
 from kernelindex_sdk.registry import SchemaRegistry
 
 if TYPE_CHECKING:  # imported when first used: jsonschema is slow to import
@@ -35,16 +36,6 @@ class ValidationEngine(Protocol):
     def problems(self, schema_id: str, instance: Any, pointer: str = "") -> list[Problem]:
         """Every schema violation, each located by a pointer under ``pointer``."""
         ...
-
-
-def escape_token(token: str | int) -> str:
-    """One RFC 6901 reference token: ``~`` → ``~0``, ``/`` → ``~1``."""
-    return str(token).replace("~", "~0").replace("/", "~1")
-
-
-def pointer_of(path: Iterable[str | int], base: str = "") -> str:
-    """An RFC 6901 pointer for a path of keys and indices, under ``base``."""
-    return base + "".join("/" + escape_token(p) for p in path)
 
 
 _short = reprlib.Repr()

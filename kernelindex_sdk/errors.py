@@ -15,6 +15,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from kernelindex_sdk.printable import one_line
+
 
 @dataclass(frozen=True, slots=True)
 class Problem:
@@ -42,10 +44,14 @@ class Problem:
         return where
 
     def __str__(self) -> str:
-        """``file[:line[:col]]: <pointer>: message``; the pointer is left out for the root."""
+        """``file[:line[:col]]: <pointer>: message`` as one printable line.
+
+        The pointer is left out for the root. Everything from input is escaped
+        (:func:`~kernelindex_sdk.printable.one_line`), so a problem is always one line.
+        """
         if self.pointer:
-            return f"{self.located()}: {self.pointer}: {self.message}"
-        return f"{self.located()}: {self.message}"
+            return one_line(f"{self.located()}: {self.pointer}: {self.message}")
+        return one_line(f"{self.located()}: {self.message}")
 
 
 class KernelIndexError(Exception):
@@ -81,6 +87,30 @@ class UnreadableFile(IntakeError):
     """The file cannot be opened or read (missing, a directory, permissions)."""
 
     code = "unreadable-file"
+
+
+class UnreadableDirectory(IntakeError):
+    """A directory under a walked path cannot be listed (permissions, I/O error)."""
+
+    code = "unreadable-directory"
+
+
+class SymlinkLoop(IntakeError):
+    """A symbolic link under a walked path leads back to a directory being walked."""
+
+    code = "symlink-loop"
+
+
+class NotARegularFile(IntakeError):
+    """A FIFO, socket or device: reading one may block forever or never end."""
+
+    code = "not-a-regular-file"
+
+
+class DocumentTooLarge(IntakeError):
+    """One document (a file, a JSON Lines line, stdin) is above the size limit."""
+
+    code = "document-too-large"
 
 
 class EmptyDocument(IntakeError):

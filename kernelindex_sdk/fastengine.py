@@ -64,6 +64,7 @@ from urllib.parse import unquote, urldefrag, urljoin
 
 from kernelindex_sdk.engine import JsonschemaEngine, ValidationEngine
 from kernelindex_sdk.errors import Problem
+from kernelindex_sdk.pointers import unescape_token
 from kernelindex_sdk.registry import SchemaRegistry
 
 __all__ = ["FastEngine", "available", "default_engine", "format_function"]
@@ -422,8 +423,8 @@ class _Flattener:
         if fragment:
             if not fragment.startswith("/"):
                 raise Unsupported(f"$ref {ref!r}: only JSON-pointer fragments")
-            for token in unquote(fragment)[1:].split("/"):
-                token = token.replace("~1", "/").replace("~0", "~")
+            for escaped in unquote(fragment)[1:].split("/"):
+                token = unescape_token(escaped)
                 if isinstance(node, list) and token.isdigit():
                     index = int(token)
                     if index >= len(node):

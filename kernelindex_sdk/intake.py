@@ -39,17 +39,16 @@ code points, not bytes.
 from __future__ import annotations
 
 import json
-import os
 import re
 import sys
-import typing
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import dataclass, replace
-from itertools import accumulate, chain
+from dataclasses import dataclass
+from itertools import accumulate
 from typing import Any, NoReturn
 
 from kernelindex_sdk.errors import (
     ByteOrderMark,
+    DocumentTooLarge,
     DuplicateKey,
     EmptyDocument,
     IntakeError,
@@ -60,14 +59,15 @@ from kernelindex_sdk.errors import (
     NumberOutOfRange,
     UnreadableFile,
 )
+from kernelindex_sdk.pointers import escape_token
 
 __all__ = [
     "MAX_DEPTH",
     "MAX_SAFE_INTEGER",
     "Document",
-    "iter_documents",
-    "iter_jsonl",
-    "load_file",
+    "OverlongLine",
+    "is_blank_line",
+    "jsonl_records",
     "loads",
 ]
 
@@ -77,9 +77,6 @@ MAX_DEPTH: int = 256
 
 #: Largest integer an IEEE double (and so JCS, I-JSON, JavaScript) holds exactly.
 MAX_SAFE_INTEGER = 2**53 - 1
-
-#: File suffixes read as JSON Lines by :func:`iter_documents` when ``jsonl`` is None.
-JSONL_SUFFIXES = (".jsonl", ".ndjson")
 
 _MIN_NORMAL = sys.float_info.min  # below this, doubles lose precision (subnormals)
 _MAX_FLOAT = sys.float_info.max
@@ -350,17 +347,6 @@ def _fallback(
 # ------------------------------------------------------------------- locating pass
 
 
-def _pointer(path: Sequence[str]) -> str:
-    return "".join("/" + token for token in path)
-
-
-def _token(key: str) -> str:
-    """RFC 6901 escaping of one reference token."""
-    if "~" in key or "/" in key:
-        return key.replace("~", "~0").replace("/", "~1")
-    return key
-
-
 def _quote(key: str) -> str:
     """A key as it would appear in JSON, one line, shortened if huge."""
     return _abbrev(json.dumps(key, ensure_ascii=False), 60)
@@ -413,7 +399,7 @@ class _Locator:
 
         The pointer is built only here: building one per value slowed the pass by ~60%.
         """
-        pointer = _pointer(path[:-1] if up else path)
+        pointer = "".join("/" + token for token in (path[:-1] if up else path))
         if pos >= len(self.text):  # "end of input": point just after the last content,
             pos = len(self.text.rstrip(_WHITESPACE))  # not at a final newline's next line
         line, column = self.where(pos)
@@ -610,16 +596,23 @@ class _Locator:
         first = frame.seen.get(key)
         if first is not None:
             line, column = self.where(first)
+            # On the same line (always so in JSON Lines) the message names no line
+            # number: the problem's own location carries it.
+            first_at = (
+                f"column {column}"
+                if line == self.where(pos)[0]
+                else f"line {line}, column {column}"
+            )
             self.fail(
                 DuplicateKey,
-                f"duplicate key {_quote(key)} (first at line {line}, column {column}): "
+                f"duplicate key {_quote(key)} (first at {first_at}): "
                 "parsers disagree on which value wins",
                 pos,
                 path,
                 up=True,
             )
         frame.seen[key] = pos
-        path[-1] = _token(key)
+        path[-1] = escape_token(key)
         colon = self.skip(end)
         if colon >= len(self.text) or self.text[colon] != ":":
             self.fail(
@@ -741,76 +734,44 @@ def loads(data: bytes | str, *, source: str | None = None, first_line: int = 1) 
     return _loads(data, source, first_line, "input")
 
 
-def _unreadable(path: str, exc: OSError) -> UnreadableFile:
-    """A one-line, traceback-free reason a file could not be read."""
-    if isinstance(exc, IsADirectoryError):
-        reason = "is a directory, not a file"
-    elif isinstance(exc, FileNotFoundError):
-        reason = "no such file"
-    elif isinstance(exc, PermissionError):
-        reason = "permission denied"
-    else:
-        reason = f"cannot read: {exc.strerror or exc}"
-    return UnreadableFile(reason, source=path)
-
-
-def load_file(path: str | os.PathLike[str]) -> Any:
-    """Read a whole file and :func:`loads` it, with ``source=str(path)``.
-
-    Raises :class:`~kernelindex_sdk.errors.UnreadableFile` (not a bare OSError) when
-    the file cannot be read, so callers handle every input failure as an IntakeError.
-    """
-    name = str(path)
-    try:
-        data = read_bytes(path)
-    except OSError as exc:
-        raise _unreadable(name, exc) from exc
-    return _loads(data, name, 1, "input")
-
-
-def read_bytes(path: str | os.PathLike[str]) -> bytes:
-    """The whole content of a file, with the fewest system calls.
-
-    ``open(...).read()`` builds a buffered file object per call, a third of the cost
-    of reading a small record file. Here: ``open``, ``fstat``, one ``read`` of the
-    size plus one byte (which returns the size exactly when it reached the end), then
-    reads to the end only if the file was shorter, longer, or of unknown size (pipes,
-    ``/proc``).
-    """
-    fd = os.open(path, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0))
-    try:
-        size = os.fstat(fd).st_size
-        data = os.read(fd, size + 1)
-        if size and len(data) == size:
-            return data
-        parts = [data]
-        while True:
-            more = os.read(fd, max(size, 1 << 16))
-            if not more:
-                return b"".join(parts)
-            parts.append(more)
-    finally:
-        os.close(fd)
-
-
-def _is_blank(raw: bytes) -> bool:
+def is_blank_line(raw: bytes) -> bool:
     # Most records start with "{": only lines starting with whitespace pay for strip().
     return not raw or (raw[0] in _WS_BYTES and not raw.strip(b" \t\r\n"))
 
 
+class OverlongLine:
+    """Stands in, among the lines given to :func:`jsonl_records`, for a line longer
+    than the reader's limit: the reader skipped its bytes rather than hold them."""
+
+    __slots__ = ("limit", "size")
+
+    def __init__(self, limit: int, size: int) -> None:
+        #: The limit it broke, and the bytes it took (its ``\n`` included).
+        self.limit = limit
+        self.size = size
+
+
 def jsonl_records(
-    lines: Iterable[bytes], source: str, first_lineno: int, seen_any: bool
+    lines: Iterable[bytes | OverlongLine], source: str, first_lineno: int, seen_any: bool
 ) -> Iterator[Document | IntakeError]:
     """The JSON Lines loop over raw lines numbered from ``first_lineno``.
 
-    Shared by :func:`iter_jsonl`, stdin sniffing and ``validate --jobs`` (whose workers
-    read chunks of a file: ``seen_any`` says whether an earlier chunk held a document,
-    so that only a wholly empty stream is reported as one).
+    Every JSON Lines reader (files, stdin, the ranges of a file that parallel workers
+    read) runs this one loop. A bad line yields its :class:`IntakeError`, located at
+    that line, and reading goes on; an :class:`OverlongLine` yields
+    :class:`DocumentTooLarge`. A read error (``OSError`` from ``lines``) ends the
+    stream with :class:`UnreadableFile` at the line it stopped on. ``seen_any`` says
+    whether a document came before these lines: only a stream with no document at all
+    yields :class:`EmptyDocument`.
     """
     lineno = first_lineno - 1
     try:
         for lineno, raw in enumerate(lines, first_lineno):
-            if _is_blank(raw):
+            if not isinstance(raw, bytes):
+                seen_any = True
+                yield _too_large(raw, source, lineno)
+                continue
+            if is_blank_line(raw):
                 continue
             seen_any = True
             try:
@@ -823,120 +784,30 @@ def jsonl_records(
             yield Document(source, lineno, value)
     except OSError as exc:
         yield UnreadableFile(
-            f"read failed after line {lineno}: {exc.strerror or exc}", source=source
+            f"read failed here: {exc.strerror or exc}", source=source, line=lineno + 1
         )
         return
     if not seen_any:
-        yield EmptyDocument("empty JSON Lines input: no documents, only blank lines", source=source)
+        yield empty_jsonl(source)
 
 
-def iter_jsonl(stream: typing.BinaryIO, *, source: str) -> Iterator[Document | IntakeError]:
-    """Read JSON Lines: one strict JSON document per ``\\n``- or ``\\r\\n``-ended line.
-
-    Streams line by line, so memory stays flat on multi-GB inputs. A bad line yields
-    its :class:`IntakeError` (located at that line) and reading goes on, so one run
-    reports every bad record. Lines holding only whitespace are skipped (a trailing
-    blank line is common and harmless); a stream with no document at all yields one
-    :class:`EmptyDocument`. A UTF-8 BOM on line 1 is reported like any bad line; a
-    UTF-16/32 BOM stops the stream, since no later line can be read either.
-    """
-    return jsonl_records(stream, source, 1, False)
+def empty_jsonl(source: str) -> EmptyDocument:
+    """The problem of a JSON Lines input that holds only blank lines."""
+    return EmptyDocument("empty JSON Lines input: no documents, only blank lines", source=source)
 
 
-def _whole(data: bytes, source: str) -> Document | IntakeError:
-    try:
-        return Document(source, None, _loads(data, source, 1, "input"))
-    except IntakeError as exc:
-        return exc
+def _too_large(line: OverlongLine, source: str, lineno: int) -> DocumentTooLarge:
+    return DocumentTooLarge(
+        f"line longer than {size_text(line.limit)}, the limit for one document: not read",
+        source=source,
+        line=lineno,
+    )
 
 
-def _sniff(stream: typing.BinaryIO, source: str) -> Iterator[Document | IntakeError]:
-    """Stdin of unknown format: JSON Lines if, and only if, it cannot be one document.
-
-    Rule: read up to the first non-blank line. If that line on its own is a complete
-    JSON text (it parses, or fails for a reason other than syntax or encoding: a
-    duplicate key, a number, ...) *and* another non-blank line follows, the input
-    cannot be a single document (that would be trailing data), so it is read as
-    JSON Lines, streaming. Otherwise (a pretty-printed document, or a single line)
-    the whole input is read and parsed as one document.
-    """
-    lines = iter(stream)
-    head: list[bytes] = []
-    try:
-        for raw in lines:
-            head.append(raw)
-            if not _is_blank(raw):
-                break
-        else:
-            yield EmptyDocument(
-                "empty document: no JSON value (the input is empty or whitespace only)",
-                source=source,
-                line=1,
-            )
-            return
-        first_lineno = len(head)
-        try:
-            first: Document | IntakeError = Document(
-                source, first_lineno, _loads(head[-1], source, first_lineno, "input")
-            )
-        except (MalformedJSON, InvalidEncoding, ByteOrderMark):
-            yield _whole(b"".join(head) + b"".join(lines), source)
-            return
-        except IntakeError as exc:
-            first = exc
-        for raw in lines:
-            head.append(raw)
-            if not _is_blank(raw):
-                break
-        else:  # a single document on one line, perhaps with blank lines around it
-            yield replace(first, line=None) if isinstance(first, Document) else first
-            return
-    except OSError as exc:
-        yield UnreadableFile(f"cannot read: {exc.strerror or exc}", source=source)
-        return
-    yield first
-    yield from jsonl_records(chain([head[-1]], lines), source, len(head), True)
-
-
-def iter_documents(
-    path: str, *, jsonl: bool | None = None, stdin: typing.BinaryIO | None = None
-) -> Iterator[Document | IntakeError]:
-    """Every top-level document of a file (or of stdin for ``"-"``), or why not.
-
-    ``jsonl=None`` decides by suffix (``.jsonl``/``.ndjson``, any case, are JSON
-    Lines). Stdin has no suffix, so it is sniffed (:func:`_sniff`): JSON Lines when
-    its first non-blank line is a complete JSON text and more non-blank lines
-    follow (as one document that would be trailing data), else one document.
-    A whole-file document yields one :class:`Document` with ``line=None``.
-    Problems are yielded, not raised, so a caller checking many inputs keeps going.
-    """
-    if path == "-":
-        stream = stdin if stdin is not None else sys.stdin.buffer
-        source = "<stdin>"
-        if jsonl is None:
-            yield from _sniff(stream, source)
-        elif jsonl:
-            yield from iter_jsonl(stream, source=source)
-        else:
-            try:
-                data = stream.read()
-            except OSError as exc:
-                yield UnreadableFile(f"cannot read: {exc.strerror or exc}", source=source)
-                return
-            yield _whole(data, source)
-        return
-    if jsonl is None:
-        jsonl = path.lower().endswith(JSONL_SUFFIXES)
-    if not jsonl:
-        try:
-            yield Document(path, None, load_file(path))
-        except IntakeError as exc:
-            yield exc
-        return
-    try:
-        handle = open(path, "rb")  # noqa: SIM115 - closed below, after streaming
-    except OSError as exc:
-        yield _unreadable(path, exc)
-        return
-    with handle:
-        yield from iter_jsonl(handle, source=path)
+def size_text(size: int) -> str:
+    """A byte count for messages: ``256 MiB``, ``1.5 KiB``, ``12 bytes``."""
+    for unit, shift in (("GiB", 30), ("MiB", 20), ("KiB", 10)):
+        if size >= 1 << shift:
+            value = size / (1 << shift)
+            return f"{value:.0f} {unit}" if value == int(value) else f"{value:.1f} {unit}"
+    return f"{size} bytes"

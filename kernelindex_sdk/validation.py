@@ -13,6 +13,7 @@ memory stays flat on a stream of any length.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, replace
 from datetime import datetime, timezone
@@ -20,32 +21,85 @@ from typing import Any
 
 from kernelindex_sdk import checks
 from kernelindex_sdk.canonical import digest
-from kernelindex_sdk.engine import ValidationEngine, escape_token
+from kernelindex_sdk.engine import ValidationEngine
 from kernelindex_sdk.errors import IntakeError, Problem, UnknownKind
 from kernelindex_sdk.fastengine import default_engine
+from kernelindex_sdk.pointers import escape_token
 from kernelindex_sdk.registry import BUNDLE_KIND, SchemaRegistry, default_registry
 
 BUNDLE_MEMBERS = ("run", "protocol", "workload", "environment", "implementation")
 
 
-@dataclass(frozen=True, slots=True)
 class RecordRef:
     """A record found in a document, with its digest.
 
-    ``digest`` is None when the record has no spec or cannot be canonicalized, and
-    for a run when the session skips run digests (``strict_json``, see
-    :class:`ValidationSession`).
+    ``digest`` is None when the record has no spec or cannot be canonicalized. A
+    session that skips run digests for speed (``strict_json``, see
+    :class:`ValidationSession`) hands out refs that compute theirs on first access,
+    so the switch changes the time taken, never a result. Immutable; compared by
+    value; pickled with the digest computed.
     """
+
+    __slots__ = ("_digest", "_record", "kind", "name", "pointer")
 
     kind: str
     name: str | None
-    digest: str | None
     pointer: str
+    _digest: str | None
+    _record: Mapping[str, Any] | None
+
+    def __init__(
+        self,
+        kind: str,
+        name: str | None,
+        digest: str | None,
+        pointer: str,
+        *,
+        later: Mapping[str, Any] | None = None,
+    ) -> None:
+        object.__setattr__(self, "kind", kind)
+        object.__setattr__(self, "name", name)
+        object.__setattr__(self, "pointer", pointer)
+        object.__setattr__(self, "_digest", digest)
+        #: The record whose digest is still to compute (None once computed).
+        object.__setattr__(self, "_record", later)
+
+    @property
+    def digest(self) -> str | None:
+        record = self._record
+        if record is not None:
+            object.__setattr__(self, "_digest", safe_digest(record))
+            object.__setattr__(self, "_record", None)
+        return self._digest
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise AttributeError(f"RecordRef is immutable (tried to set {name!r})")
+
+    def _key(self) -> tuple[str, str | None, str | None, str]:
+        return (self.kind, self.name, self.digest, self.pointer)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, RecordRef):
+            return NotImplemented
+        return self._key() == other._key()
+
+    def __hash__(self) -> int:
+        return hash(self._key())
+
+    def __repr__(self) -> str:
+        return (
+            f"RecordRef(kind={self.kind!r}, name={self.name!r}, digest={self.digest!r},"
+            f" pointer={self.pointer!r})"
+        )
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (RecordRef, (self.kind, self.name, self.digest, self.pointer))
 
 
 @dataclass(frozen=True, slots=True)
 class Item:
-    """One validated record or bundle and everything wrong with it."""
+    """One record or bundle and everything wrong with it — or a document that could
+    not be read at all (``unreadable``: its one problem says why)."""
 
     source: str
     line: int | None
@@ -54,10 +108,21 @@ class Item:
     name: str | None
     problems: tuple[Problem, ...] = ()
     records: tuple[RecordRef, ...] = ()
+    #: True for a document (or path) that could not be read: never valid, never invalid.
+    unreadable: bool = False
+    #: The checked value itself, kept only when the session is asked to
+    #: (``keep_values``), for callers that go on to use valid records (``compare``).
+    value: Any = dataclasses.field(default=None, compare=False, repr=False)
 
     @property
     def valid(self) -> bool:
         return not self.problems
+
+
+def unreadable_item(error: IntakeError) -> Item:
+    """The item an unreadable document or path stands for: its intake problem."""
+    problem = error.problem
+    return Item(problem.source or "<input>", problem.line, "", None, None, (problem,), (), True)
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,6 +136,17 @@ class _Pending:
     #: The item (source, line, pointer) and whether it was valid before references.
     item: tuple[str, int | None, str]
     item_valid: bool
+
+
+def shifted_pending(pending: _Pending, offset: int) -> _Pending:
+    """A reference remembered by a worker that numbered lines from the start of its
+    range of a file, its lines moved ``offset`` lines down (``pipeline``)."""
+    source, line, pointer = pending.item
+    if line is None:
+        return pending
+    problem = pending.problem_at
+    moved = replace(problem, line=problem.line + offset) if problem.line is not None else problem
+    return replace(pending, problem_at=moved, item=(source, line + offset, pointer))
 
 
 def split_document(value: Any, pointer: str = "") -> Iterator[tuple[str, Any]]:
@@ -112,7 +188,8 @@ def _article(noun: str) -> str:
     return "an" if noun[:1] in "AEIOU" else "a"
 
 
-def _name_of(record: Any) -> str | None:
+def name_of(record: Any) -> str | None:
+    """``metadata.name`` of a record, when it has a string one."""
     metadata = record.get("metadata") if isinstance(record, dict) else None
     name = metadata.get("name") if isinstance(metadata, dict) else None
     return name if isinstance(name, str) else None
@@ -129,6 +206,7 @@ class ValidationSession:
         strict_refs: bool = False,
         now: datetime | None = None,
         strict_json: bool = False,
+        keep_values: bool = False,
     ) -> None:
         self.registry = registry or default_registry()
         self.engine = engine or default_engine(self.registry)
@@ -140,6 +218,8 @@ class ValidationSession:
         #: run; a third of the digest work on a bundle). ``validate`` sets it.
         self.strict_json = strict_json
         self._skip_run_digests = strict_json and not strict_refs
+        #: Put each checked value in its :attr:`Item.value` (for ``compare``).
+        self.keep_values = keep_values
         self._now = now
         self._known: dict[str, str] = {}
         #: Items that passed on their own but failed reference resolution in finish().
@@ -172,9 +252,8 @@ class ValidationSession:
         ]
 
     def unreadable(self, error: IntakeError) -> Item:
-        """The item an unreadable document stands for: invalid, with its intake problem."""
-        problem = error.problem
-        return Item(problem.source or "<input>", problem.line, "", None, None, (problem,))
+        """The item an unreadable document stands for (:func:`unreadable_item`)."""
+        return unreadable_item(error)
 
     def check_item(
         self, value: Any, *, pointer: str = "", source: str = "<input>", line: int | None = None
@@ -184,7 +263,7 @@ class ValidationSession:
         bundle = is_bundle(value)
         head = value.get("run") if bundle else value
         kind: str | None = BUNDLE_KIND if bundle else None
-        name = _name_of(head)
+        name = name_of(head)
         members = list(records_of(value, pointer))
         refs = self._refs(members)  # once: digests are the costly part of an item
         if not isinstance(value, dict):
@@ -231,15 +310,17 @@ class ValidationSession:
         located = tuple(replace(p, source=source, line=line) for p in problems) if problems else ()
         if self.strict_refs:
             self._remember(value, refs, source, line, pointer, not located)
-        return Item(source, line, pointer, kind, name, located, refs)
+        kept = value if self.keep_values else None
+        return Item(source, line, pointer, kind, name, located, refs, False, kept)
 
     def _refs(self, members: list[tuple[str, Mapping[str, Any]]]) -> tuple[RecordRef, ...]:
         refs = []
         for at, record in members:
             kind = str(record.get("kind"))
-            skip = self._skip_run_digests and kind == "BenchmarkRun"
-            found = None if skip else safe_digest(record)
-            refs.append(RecordRef(kind, _name_of(record), found, at))
+            if self._skip_run_digests and kind == "BenchmarkRun":
+                refs.append(RecordRef(kind, name_of(record), None, at, later=record))
+            else:
+                refs.append(RecordRef(kind, name_of(record), safe_digest(record), at))
         return tuple(refs)
 
     def _semantics(
@@ -260,11 +341,12 @@ class ValidationSession:
         """A bundle's run must reference exactly the records embedded beside it."""
         module = checks.for_version(bundle["run"]["apiVersion"])
         references: Mapping[str, tuple[str, str]] = getattr(module, "REFERENCES", {})
-        digests = {ref.pointer.rsplit("/", 1)[-1]: ref.digest for ref in refs}
+        by_member = {ref.pointer.rsplit("/", 1)[-1]: ref for ref in refs}
         spec = bundle["run"]["spec"]
         problems = []
         for member, (_, field) in references.items():
-            embedded = digests.get(member)
+            ref = by_member.get(member)
+            embedded = ref.digest if ref is not None else None
             if embedded is not None and spec.get(field) != embedded:
                 problems.append(
                     Problem(

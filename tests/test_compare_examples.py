@@ -11,9 +11,7 @@ import importlib.util
 from pathlib import Path
 from types import ModuleType
 
-from kernelindex_sdk.cli.inputs import read_documents
-from kernelindex_sdk.errors import IntakeError
-from kernelindex_sdk.validation import ValidationSession
+from kernelindex_sdk.pipeline import Pipeline
 
 EXAMPLES = Path(__file__).resolve().parent / "examples" / "compare"
 
@@ -39,14 +37,13 @@ def test_stored_examples_match_the_generator() -> None:
 
 
 def test_every_example_is_valid_but_the_invalid_one() -> None:
-    session = ValidationSession(strict_refs=True)
+    pipeline = Pipeline([str(EXAMPLES)], strict_refs=True)
     invalid = []
-    for path, document in read_documents([str(EXAMPLES)]):
-        assert not isinstance(document, IntakeError), path
-        for item in session.check_document(document.value, source=path, line=document.line):
-            if not item.valid:
-                invalid.append(Path(path).relative_to(EXAMPLES).as_posix())
-    problems = session.finish()
+    for item in pipeline:
+        assert not item.unreadable, item.problems
+        if not item.valid:
+            invalid.append(Path(item.source).relative_to(EXAMPLES).as_posix())
+    problems = pipeline.late
     assert invalid == ["invalid/bad.json"]
     # bad.json references records that only its directory's good.json partly holds.
     assert {p.source for p in problems} <= {str(EXAMPLES / "invalid" / "bad.json")}

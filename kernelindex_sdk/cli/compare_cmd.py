@@ -18,7 +18,6 @@ comparable; 2 usage error, unreadable input, or a plot that cannot be drawn.
 
 from __future__ import annotations
 
-import os
 import sys
 from typing import Final, TextIO
 
@@ -54,18 +53,19 @@ def run_compare(
     options: CompareOptions, *, out: TextIO | None = None, err: TextIO | None = None
 ) -> int:
     """Load, validate, group and report; return the exit status. Never raises for bad input."""
-    from kernelindex_sdk.cli.inputs import SUFFIXES, expand_paths
     from kernelindex_sdk.cli.reporters import format_problem
     from kernelindex_sdk.compare import grouping, records, report, runs, sweeps
     from kernelindex_sdk.compare.plot import PlotError, PlotUnavailable, check_path
     from kernelindex_sdk.errors import Problem
+    from kernelindex_sdk.printable import one_line
     from kernelindex_sdk.progress import Progress
+    from kernelindex_sdk.sources import FileSource, StdinSource, expand
 
     out = out if out is not None else sys.stdout
     err = err if err is not None else sys.stderr
 
     def say(message: str) -> None:
-        err.write(f"kernelindex compare: {message}\n")
+        err.write(one_line(f"kernelindex compare: {message}") + "\n")
 
     if options.format not in FORMATS:
         say(f"unknown --format {options.format!r} (choose from {', '.join(FORMATS)})")
@@ -78,11 +78,11 @@ def run_compare(
             say(str(error))
             return 2
 
-    files = list(expand_paths(options.paths))
-    # A bar counts files when each holds one document; JSON Lines: documents, no total.
-    streamed = any(f == "-" or not f.endswith(SUFFIXES[0]) for f in files)
+    found = list(expand(options.paths))
+    # A bar counts files, with a total when no standard input is among them.
+    streamed = any(isinstance(source, StdinSource) for source in found)
     with Progress(
-        total=None if streamed else len(files),
+        total=None if streamed else sum(isinstance(s, FileSource) for s in found),
         label="compare: loading",
         stream=err,
         enabled=options.progress,
@@ -91,7 +91,7 @@ def run_compare(
         def report_problem(problem: Problem) -> None:
             bar.note(format_problem(problem))
 
-        loaded = records.load_records(files, on_problem=report_problem, tick=bar.advance)
+        loaded = records.load_records(options.paths, on_problem=report_problem, tick=bar.advance)
     status = 2 if loaded.unreadable else 1 if loaded.invalid else 0
     if loaded.invalid:
         say(f"{loaded.invalid} invalid item{_s(loaded.invalid)} skipped (see above)")
@@ -259,12 +259,4 @@ def compare_command(
         plot=plot,
         progress=progress,
     )
-    try:
-        code = run_compare(options)
-        sys.stdout.flush()
-    except BrokenPipeError:
-        # The reader went away (``| head``): not an error worth a traceback.
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
-        code = 1
-    sys.exit(code)
+    sys.exit(run_compare(options))

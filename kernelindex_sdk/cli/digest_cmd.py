@@ -1,4 +1,4 @@
-"""``kernelindex digest FILE...`` and ``kernelindex canonicalize FILE``."""
+"""``kernelindex digest PATH...`` and ``kernelindex canonicalize FILE``."""
 
 from __future__ import annotations
 
@@ -8,58 +8,47 @@ from typing import Any
 
 import click
 
-from kernelindex_sdk.canonical import canonicalize
-from kernelindex_sdk.cli.inputs import read_documents
-from kernelindex_sdk.errors import IntakeError
+from kernelindex_sdk.printable import one_line
 
 
 def run_digest(paths: tuple[str, ...], format_: str) -> int:
-    """Print a line (or a JSON entry) per record, bundle members included."""
-    from kernelindex_sdk.cli.reporters import format_problem
-    from kernelindex_sdk.errors import Problem
-    from kernelindex_sdk.validation import records_of, safe_digest, split_document
+    """Print a line (or a JSON entry) per record, bundle members included.
 
-    status = 0
+    Records are read by the document pipeline, as ``validate`` reads them, but not
+    validated: anything with ``apiVersion``, ``kind`` and ``spec`` has a digest.
+    Problems go to stderr. Exit status: 2 when anything could not be read (or
+    nothing was found), 1 when an item is not a record, else 0.
+    """
+    from kernelindex_sdk.digesting import DigestSession
+    from kernelindex_sdk.pipeline import Pipeline
+
     rows: list[dict[str, Any]] = []
-    for _path, document in read_documents(paths):
-        if isinstance(document, IntakeError):
-            sys.stderr.write(format_problem(document.problem) + "\n")
-            status = 2
-            continue
-        for item_at, item in split_document(document.value):
-            records = list(records_of(item, item_at))
-            if not records:
-                records = [(item_at, item)]
-            for at, record in records:
-                value = safe_digest(record) if isinstance(record, dict) else None
-                if value is None:
-                    problem = Problem(
-                        "not a record: needs apiVersion, kind and spec to have a digest",
-                        pointer=at,
-                        source=document.source,
-                        line=document.line,
-                    )
-                    sys.stderr.write(format_problem(problem) + "\n")
-                    status = max(status, 1)
-                    continue
-                metadata = record.get("metadata")
-                name = metadata.get("name") if isinstance(metadata, dict) else None
-                row = {
-                    "digest": value,
-                    "kind": record.get("kind"),
-                    "name": name,
-                    "file": document.source,
-                    "line": document.line,
-                    "pointer": at,
-                }
-                if format_ == "json":
-                    rows.append(row)
-                else:
-                    sys.stdout.write(f"{value}  {row['kind']}  {name or '-'}\n")
+    pipeline = Pipeline(paths, checker=DigestSession())
+    for item in pipeline:
+        if item.problems:
+            sys.stdout.flush()
+            for problem in item.problems:
+                sys.stderr.write(f"{problem}\n")
+        for ref in item.records:
+            if format_ == "json":
+                rows.append(
+                    {
+                        "digest": ref.digest,
+                        "kind": ref.kind,
+                        "name": ref.name,
+                        "file": item.source,
+                        "line": item.line,
+                        "pointer": ref.pointer,
+                    }
+                )
+            else:
+                sys.stdout.write(one_line(f"{ref.digest}  {ref.kind}  {ref.name or '-'}") + "\n")
     if format_ == "json":
-        json.dump(rows, sys.stdout, ensure_ascii=False, indent=2)
+        json.dump(rows, sys.stdout, ensure_ascii=True, indent=2)
         sys.stdout.write("\n")
-    return status
+    if not pipeline.tally.files and not pipeline.tally.unreadable:
+        sys.stderr.write("kernelindex digest: no .json, .jsonl or .ndjson files found\n")
+    return pipeline.tally.exit_status()
 
 
 @click.command("digest")
@@ -75,9 +64,25 @@ def digest_command(paths: tuple[str, ...], format_: str) -> None:
     """Print `sha256:<hex>  <Kind>  <metadata.name>` for every record given.
 
     The digest is sha256 of the RFC 8785 form of {apiVersion, kind, spec}; metadata is
-    left out. Every member of a bundle gets its own line.
+    left out. Every member of a bundle gets its own line. PATH is anything validate
+    takes: files, directories, JSON Lines, or - (stdin).
     """
     sys.exit(run_digest(paths, format_))
+
+
+def run_canonicalize(path: str) -> int:
+    """Write the RFC 8785 bytes of the one document in ``path`` (``-``: stdin)."""
+    from kernelindex_sdk.canonical import canonicalize
+    from kernelindex_sdk.errors import IntakeError
+    from kernelindex_sdk.sources import iter_documents
+
+    for document in iter_documents(path, jsonl=False):
+        if isinstance(document, IntakeError):
+            sys.stderr.write(f"{document.problem}\n")
+            return 2
+        sys.stdout.buffer.write(canonicalize(document.value))
+    sys.stdout.buffer.flush()
+    return 0
 
 
 @click.command("canonicalize")
@@ -86,17 +91,6 @@ def canonicalize_command(path: str) -> None:
     """Write the RFC 8785 (JCS) bytes of any JSON document to stdout, exactly.
 
     No trailing newline: the output is the byte string a digest is taken over.
+    PATH is one regular file, or - (stdin).
     """
-    from kernelindex_sdk.cli.reporters import format_problem
-    from kernelindex_sdk.intake import iter_documents
-
-    try:
-        documents = list(iter_documents(path, jsonl=False))
-    except IntakeError as error:
-        documents = [error]
-    for document in documents:
-        if isinstance(document, IntakeError):
-            sys.stderr.write(format_problem(document.problem) + "\n")
-            sys.exit(2)
-        sys.stdout.buffer.write(canonicalize(document.value))
-    sys.stdout.buffer.flush()
+    sys.exit(run_canonicalize(path))

@@ -6,13 +6,16 @@ adapters (``kernelindex import ...``) are found through the ``kernelindex.comman
 entry-point group: the SDK never imports an adapter by name.
 
 Exit status everywhere: 0 all good, 1 something invalid, 2 usage error or unreadable
-input. No traceback ever reaches the user for bad input.
+input, 130 interrupted, 141 standard output closed early. No traceback ever reaches
+the user for bad input.
 """
 
 from __future__ import annotations
 
+import contextlib
+import os
 import sys
-from typing import Any
+from typing import Any, NoReturn
 
 import click
 
@@ -42,8 +45,19 @@ def _plugins() -> dict[str, Any]:
     return {ep.name: ep for ep in entry_points(group=ENTRY_POINT_GROUP)}
 
 
+class OutputClosed(Exception):
+    """Standard output was closed by its reader (``EPIPE``). Not an ``OSError``, so
+    that click's own handling (exit 1) does not take it: :func:`main` exits 141."""
+
+
 class LazyGroup(click.Group):
     """Imports a command only when it runs, so start-up stays fast."""
+
+    def invoke(self, ctx: click.Context) -> Any:
+        try:
+            return super().invoke(ctx)
+        except BrokenPipeError:
+            raise OutputClosed() from None
 
     def list_commands(self, ctx: click.Context) -> list[str]:
         return sorted(set(BUILTIN) | set(_plugins()))
@@ -79,13 +93,76 @@ def cli() -> None:
     """Record, check and compare GPU-kernel benchmark results (kernelindex.dev)."""
 
 
-def main(argv: list[str] | None = None) -> None:
-    """Console entry point: click, with exit status 2 for usage errors (click's default)."""
+def main(argv: list[str] | None = None) -> NoReturn:
+    """Console entry point: run a command and exit with its status, whatever happens.
+
+    * Usage errors: click's message, exit 2.
+    * Ctrl-C (SIGINT): ``kernelindex: interrupted``, exit 130; workers are ended by
+      the executor before this returns.
+    * Standard output closed early (``| head``): a quiet exit, 141 (128 + SIGPIPE),
+      as a process killed by SIGPIPE reports.
+    * Standard output that fails (``> /dev/full``): one line on stderr, exit 2.
+
+    Output that cannot be encoded (``PYTHONIOENCODING=ascii``) is written with
+    backslash escapes instead of failing.
+    """
+    _tolerant_streams()
     try:
-        cli.main(args=argv, prog_name="kernelindex")
-    except KeyboardInterrupt:
-        sys.stderr.write("kernelindex: interrupted\n")
-        sys.exit(130)
+        try:
+            cli.main(args=argv, prog_name="kernelindex", standalone_mode=False)
+            code: int = 0
+        except SystemExit as exit_:
+            code = _exit_code(exit_.code)
+        except click.exceptions.Exit as exit_:
+            code = exit_.exit_code
+        sys.stdout.flush()
+    except (KeyboardInterrupt, click.exceptions.Abort):
+        _quiet_stdout()
+        _say("interrupted")
+        code = 130
+    except click.ClickException as error:
+        error.show()
+        code = error.exit_code
+    except (BrokenPipeError, OutputClosed):
+        _quiet_stdout()
+        code = 141
+    except OSError as error:
+        _quiet_stdout()
+        _say(f"error: cannot write output: {error.strerror or error}")
+        code = 2
+    sys.exit(code)
+
+
+def _exit_code(code: object) -> int:
+    if code is None:
+        return 0
+    if isinstance(code, int):
+        return code
+    _say(str(code))
+    return 1
+
+
+def _say(message: str) -> None:
+    with contextlib.suppress(OSError, ValueError):
+        sys.stderr.write(f"kernelindex: {message}\n")
+        sys.stderr.flush()
+
+
+def _tolerant_streams() -> None:
+    for stream in (sys.stdout, sys.stderr):
+        reconfigure = getattr(stream, "reconfigure", None)
+        if reconfigure is not None:
+            with contextlib.suppress(ValueError, OSError):
+                reconfigure(errors="backslashreplace")
+
+
+def _quiet_stdout() -> None:
+    """Point standard output at /dev/null, so that the interpreter's final flush of
+    what is still buffered cannot fail again (and print a traceback) at exit."""
+    with contextlib.suppress(OSError, ValueError, AttributeError):
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
 
 
 if __name__ == "__main__":

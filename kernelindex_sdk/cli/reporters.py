@@ -1,40 +1,29 @@
 """Reporters, chosen by name with ``--format``: how validation results are shown.
 
-A reporter receives each item as it is validated (so text output streams) and the
-final tally; it never decides anything.
+A reporter receives each item as the pipeline yields it (so text output streams),
+the late problems, and the final tally; it never decides anything. Every line a
+reporter writes is one line whatever the input holds: text goes through
+:func:`~kernelindex_sdk.printable.one_line`, JSON is written ASCII-only (control
+characters and everything beyond ASCII as ``\\u`` escapes), so it stays valid JSON
+under any output encoding.
 """
 
 from __future__ import annotations
 
 import json
 import sys
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable
 from typing import IO, Any
 
 from kernelindex_sdk.errors import Problem
+from kernelindex_sdk.pipeline import Tally
+from kernelindex_sdk.printable import one_line
 from kernelindex_sdk.validation import Item
 
 
-@dataclass(slots=True)
-class Tally:
-    """Counts for the summary line."""
-
-    valid: int = 0
-    invalid: int = 0
-    files: int = 0
-    unreadable: int = 0
-
-    def summary(self) -> str:
-        return f"{self.valid} valid, {self.invalid} invalid in {self.files} files"
-
-
 def format_problem(problem: Problem) -> str:
-    """``file[:line[:col]]: <pointer>: message`` — one line, always."""
-    message = " ".join(problem.message.split())
-    if problem.pointer:
-        return f"{problem.located()}: {problem.pointer}: {message}"
-    return f"{problem.located()}: {message}"
+    """``file[:line[:col]]: <pointer>: message`` — one printable line, always."""
+    return str(problem)
 
 
 def problem_json(problem: Problem) -> dict[str, Any]:
@@ -60,9 +49,10 @@ class TextReporter:
             self.out.write(format_problem(problem) + "\n")
         if self.verbose and item.valid:
             where = f"{item.source}:{item.line}" if item.line else item.source
-            self.out.write(f"{where}: {item.pointer or '/'}: ok ({item.kind} {item.name})\n")
+            line = f"{where}: {item.pointer or '/'}: ok ({item.kind} {item.name})"
+            self.out.write(one_line(line) + "\n")
 
-    def problems(self, problems: list[Problem]) -> None:
+    def problems(self, problems: Iterable[Problem]) -> None:
         for problem in problems:
             self.out.write(format_problem(problem) + "\n")
 
@@ -80,22 +70,25 @@ class JsonReporter:
     def item(self, item: Item) -> None:
         self.found.extend(problem_json(p) for p in item.problems)
 
-    def problems(self, problems: list[Problem]) -> None:
+    def problems(self, problems: Iterable[Problem]) -> None:
         self.found.extend(problem_json(p) for p in problems)
 
     def finish(self, tally: Tally) -> None:
         report = {
             "valid": tally.valid,
             "invalid": tally.invalid,
+            "unreadable": tally.unreadable,
             "files": tally.files,
-            "ok": tally.invalid == 0,
+            "ok": tally.invalid == 0 and tally.unreadable == 0,
             "problems": self.found,
         }
-        json.dump(report, self.out, ensure_ascii=False, indent=2)
+        json.dump(report, self.out, ensure_ascii=True, indent=2)
         self.out.write("\n")
 
 
-REPORTERS: dict[str, Callable[..., TextReporter | JsonReporter]] = {
+Reporter = TextReporter | JsonReporter
+
+REPORTERS: dict[str, Callable[..., Reporter]] = {
     "text": TextReporter,
     "json": JsonReporter,
 }

@@ -15,6 +15,7 @@ import click
 
 from kernelindex_sdk.errors import UnknownKind
 from kernelindex_sdk.fileio import atomic_write_bytes
+from kernelindex_sdk.printable import one_line
 from kernelindex_sdk.registry import default_registry
 
 
@@ -57,7 +58,8 @@ def schema_export(directory: str) -> None:
         try:
             atomic_write_bytes(out, entry.path.read_bytes())
         except OSError as error:
-            click.echo(f"kernelindex schema export: {out}: {error.strerror or error}", err=True)
+            message = f"kernelindex schema export: {out}: {error.strerror or error}"
+            click.echo(one_line(message), err=True)
             sys.exit(2)
         written += 1
-    click.echo(f"exported {written} schemas to {target}", err=True)
+    click.echo(one_line(f"exported {written} schemas to {target}"), err=True)

@@ -20,8 +20,8 @@ from typing import Any
 
 import attrs
 
-from kernelindex_sdk.errors import IntakeError, Problem
-from kernelindex_sdk.validation import ValidationSession, records_of, split_document
+from kernelindex_sdk.errors import Problem
+from kernelindex_sdk.validation import ValidationSession, records_of
 
 #: Called with each problem as soon as it is found (so a long load streams its errors).
 ProblemSink = Callable[[Problem], None]
@@ -87,9 +87,9 @@ class LoadResult:
     index: RecordIndex
     #: Items (records or bundles) that failed validation and were skipped.
     invalid: int = 0
-    #: Documents that could not be read at all (missing file, malformed JSON, ...).
+    #: Paths and documents that could not be read at all (missing file, malformed JSON, ...).
     unreadable: int = 0
-    #: Documents read (valid or not).
+    #: Items read (valid, invalid or unreadable).
     documents: int = 0
 
 
@@ -102,39 +102,38 @@ def load_records(
 ) -> LoadResult:
     """Read, validate and index every record under ``paths`` (files, dirs, JSONL, ``-``).
 
-    Never raises for bad input: unreadable documents and invalid items are counted
-    and their problems passed to ``on_problem``.
+    Reading and validation are the document pipeline's (:mod:`kernelindex_sdk.pipeline`),
+    exactly as ``kernelindex validate`` runs them. Never raises for bad input:
+    unreadable documents and invalid items are counted and their problems passed to
+    ``on_problem``. ``tick`` is called once per file read.
     """
-    from kernelindex_sdk.cli.inputs import read_documents
+    from kernelindex_sdk.pipeline import Pipeline
 
     if session is None:
         session = default_session()
+    session.keep_values = True
     result = LoadResult(RecordIndex())
     report: ProblemSink = on_problem or (lambda problem: None)
-    for _path, document in read_documents(paths):
+    last_source: str | None = None
+    for item in Pipeline(list(paths), checker=session):
         result.documents += 1
-        if isinstance(document, IntakeError):
-            result.unreadable += 1
-            report(document.problem)
-        else:
-            for pointer, element in split_document(document.value):
-                item = session.check_item(
-                    element, pointer=pointer, source=document.source, line=document.line
-                )
-                if item.valid:
-                    digests = (ref.digest for ref in item.records)
-                    result.index.add(
-                        element, pointer, digests, Origin(document.source, document.line)
-                    )
-                else:
-                    result.invalid += 1
-                    for problem in item.problems:
-                        report(problem)
-        if tick is not None:
+        if tick is not None and item.source != last_source:
             tick()
+        last_source = item.source
+        if item.unreadable:
+            result.unreadable += 1
+            for problem in item.problems:
+                report(problem)
+        elif item.valid:
+            digests = (ref.digest for ref in item.records)
+            result.index.add(item.value, item.pointer, digests, Origin(item.source, item.line))
+        else:
+            result.invalid += 1
+            for problem in item.problems:
+                report(problem)
     return result
 
 
 def default_session() -> ValidationSession:
     """A session that checks exactly like ``validate``, with the SDK's default engine."""
-    return ValidationSession()
+    return ValidationSession(keep_values=True)

@@ -23,6 +23,7 @@ from kernelindex_sdk.compare.explain import METRIC_NAMES, Difference, Lookup, di
 from kernelindex_sdk.compare.grouping import Comparison, Group, Row
 from kernelindex_sdk.compare.runs import ResolvedRun, short_digest
 from kernelindex_sdk.compare.units import pick_unit, quantity, spread, times
+from kernelindex_sdk.printable import one_line
 
 #: Longest reason shown in a table cell before it is cut.
 REASON_WIDTH: Final = 48
@@ -152,19 +153,20 @@ class TextReporter:
                 "observed",
                 "",
             )
-            cells = [header] + [attrs.astuple(line) for line in _lines(group, self.options)]
-            widths = [max(len(str(c[i])) for c in cells) for i in range(len(header))]
-            self.out.write(heading(group) + "\n")
-            self.out.write(f"  workload  {workload_text(run)}\n")
-            self.out.write(f"  protocol  {protocol_text(run)}\n")
+            rows = [header] + [attrs.astuple(line) for line in _lines(group, self.options)]
+            cells = [tuple(one_line(str(c)) for c in row) for row in rows]
+            widths = [max(len(c[i]) for c in cells) for i in range(len(header))]
+            _put(self.out, heading(group))
+            _put(self.out, f"  workload  {workload_text(run)}")
+            _put(self.out, f"  protocol  {protocol_text(run)}")
             for note in _notes(group):
-                self.out.write(f"  note      {note}\n")
+                _put(self.out, f"  note      {note}")
             for cell in cells:
                 left = f"{cell[0]:<{widths[0]}}  {cell[1]:>{widths[1]}}  {cell[2]:<{widths[2]}}"
                 right = f"{cell[3]:>{widths[3]}}  {cell[4]:<{widths[4]}}  {cell[5]}"
                 self.out.write(f"  {left}  {right}".rstrip() + "\n")
             self.out.write("\n")
-        self.out.write(summary(comparison, self.options) + "\n")
+        _put(self.out, summary(comparison, self.options))
 
 
 class MarkdownReporter:
@@ -194,7 +196,13 @@ class MarkdownReporter:
 
 
 def _md(text: str) -> str:
-    return text.replace("|", "\\|")
+    """Text for a markdown table cell or line: one line, pipes escaped."""
+    return one_line(text).replace("|", "\\|")
+
+
+def _put(out: IO[str], text: str) -> None:
+    """Write ``text`` as exactly one line, whatever the records put in it."""
+    out.write(one_line(text) + "\n")
 
 
 def run_json(run: ResolvedRun, ratio: float | None) -> dict[str, Any]:
@@ -291,7 +299,7 @@ class JsonReporter:
                 "baseline": comparison.baseline,
             },
         }
-        json.dump(report, self.out, ensure_ascii=False, indent=2)
+        json.dump(report, self.out, ensure_ascii=True, indent=2)
         self.out.write("\n")
 
 
@@ -317,7 +325,8 @@ class CsvReporter:
             for row in group.rows:
                 runs = row.runs if self.options.show_all else row.runs[:1]
                 for index, (run, ratio) in enumerate(zip(runs, row.ratios, strict=False)):
-                    writer.writerow(_csv_row(group, row, run, ratio, index == 0))
+                    cells = _csv_row(group, row, run, ratio, index == 0)
+                    writer.writerow([one_line(c) if isinstance(c, str) else c for c in cells])
 
     @staticmethod
     def columns() -> tuple[str, ...]:
@@ -425,23 +434,23 @@ def write_explanation(explanation: Explanation, out: IO[str], fmt: str) -> None:
                 for group, diffs in zip(groups, explanation.differences, strict=True)
             ],
         }
-        json.dump(report, out, ensure_ascii=False, indent=2)
+        json.dump(report, out, ensure_ascii=True, indent=2)
         out.write("\n")
         return
     if len(groups) == 2 and groups[0].runs == groups[1].runs == 1:
         found = explanation.differences[1]
-        out.write("not comparable: " + "; ".join(str(d) for d in found) + "\n")
-        out.write(f"  A  {_run_line(groups[0].first)}\n")
-        out.write(f"  B  {_run_line(groups[1].first)}\n")
+        _put(out, "not comparable: " + "; ".join(str(d) for d in found))
+        _put(out, f"  A  {_run_line(groups[0].first)}")
+        _put(out, f"  B  {_run_line(groups[1].first)}")
         return
     runs = sum(g.runs for g in groups)
-    out.write(f"not comparable: the {runs} selected runs fall into {len(groups)} groups\n")
+    _put(out, f"not comparable: the {runs} selected runs fall into {len(groups)} groups")
     for index, (group, diffs) in enumerate(
         zip(groups, explanation.differences, strict=True), start=1
     ):
         count = f"{group.runs} run{'s' * (group.runs != 1)}"
-        out.write(f"  group {index}: {heading(group)}; {workload_text(group.first)} ({count})\n")
+        _put(out, f"  group {index}: {heading(group)}; {workload_text(group.first)} ({count})")
         if index == 1:
             out.write("    (the others are compared with this one)\n")
         else:
-            out.write("    " + "; ".join(str(d) for d in diffs) + "\n")
+            _put(out, "    " + "; ".join(str(d) for d in diffs))

@@ -24,8 +24,8 @@ from cattrs.errors import (
 )
 from cattrs.gen import make_dict_structure_fn, make_dict_unstructure_fn, override
 
-from kernelindex_sdk.engine import pointer_of
 from kernelindex_sdk.errors import KernelIndexError, Problem
+from kernelindex_sdk.pointers import pointer_of
 
 T = TypeVar("T")
 

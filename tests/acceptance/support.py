@@ -21,6 +21,7 @@ import pytest
 from click.testing import CliRunner, Result
 
 from kernelindex_sdk.cli.main import cli
+from kernelindex_sdk.printable import one_line
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent.parent
@@ -30,8 +31,28 @@ INVALID = EXAMPLES / "invalid"
 SEEDS = ROOT / "examples" / "seeds"
 SCHEMAS = ROOT / "schemas"
 
-#: ``<N> valid, <M> invalid in <F> files``
-SUMMARY = re.compile(r"^(\d+) valid, (\d+) invalid in (\d+) files$")
+#: ``<N> valid, <M> invalid[, <U> unreadable] in <F> files``: groups valid, invalid,
+#: unreadable (None when there were none) and files.
+SUMMARY = re.compile(r"^(\d+) valid, (\d+) invalid(?:, (\d+) unreadable)? in (\d+) files$")
+
+
+def summary_counts(summary: str) -> tuple[int, int, int, int]:
+    """(valid, invalid, unreadable, files) of a summary line."""
+    match = SUMMARY.match(summary)
+    assert match is not None, summary
+    valid, invalid, unreadable, files = match.groups()
+    return int(valid), int(invalid), int(unreadable or 0), int(files)
+
+
+def summary_of(report: dict[str, Any]) -> str:
+    """The text summary line of a ``--format json`` report."""
+    unreadable = f", {report['unreadable']} unreadable" if report["unreadable"] else ""
+    return (
+        f"{report['valid']} valid, {report['invalid']} invalid{unreadable}"
+        f" in {report['files']} files"
+    )
+
+
 #: ``file[:line[:col]]: [<pointer>: ]message``; the location is group 1.
 PROBLEM = re.compile(r"^(.+?(?::\d+(?::\d+)?)?): (?:(/\S*): )?(\S.*)$")
 
@@ -130,10 +151,9 @@ def problem_line_of(problem: dict[str, Any]) -> str:
         where += f":{problem['line']}"
         if problem["column"] is not None:
             where += f":{problem['column']}"
-    message = " ".join(problem["message"].split())
     if problem["pointer"]:
-        return f"{where}: {problem['pointer']}: {message}"
-    return f"{where}: {message}"
+        return one_line(f"{where}: {problem['pointer']}: {problem['message']}")
+    return one_line(f"{where}: {problem['message']}")
 
 
 def lines_with_all(lines: list[str], fragments: Sequence[str]) -> list[str]:
@@ -157,6 +177,6 @@ def example_files(directory: Path) -> list[Path]:
         relative = path.relative_to(directory)
         if any(part.startswith(".") for part in relative.parts):
             continue
-        if path.is_file() and path.suffix in (".json", ".jsonl", ".ndjson"):
+        if path.is_file() and path.suffix.lower() in (".json", ".jsonl", ".ndjson"):
             found.append(path)
     return found

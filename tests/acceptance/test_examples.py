@@ -29,6 +29,8 @@ from .support import (
     example_files,
     lines_with_all,
     problem_line_of,
+    summary_counts,
+    summary_of,
 )
 
 # A Workload record as text, laid out so a problem in "dtype" is at line 9.
@@ -170,7 +172,7 @@ def test_invalid_example(
     if expect["format"] == "json":
         report = run.json()
         lines = [problem_line_of(p) for p in report["problems"]]
-        summary = f"{report['valid']} valid, {report['invalid']} invalid in {report['files']} files"
+        summary = summary_of(report)
     else:
         lines, summary = run.problem_lines, run.summary
     assert summary == expect["summary"]
@@ -189,8 +191,8 @@ def test_invalid_example_as_json(
     assert run.exit_code == expect["exit"]
     report = run.json()
     assert report["ok"] is False
-    valid, invalid, files = map(int, SUMMARY.match(expect["summary"]).groups())  # type: ignore[union-attr]
-    assert (report["valid"], report["invalid"], report["files"]) == (valid, invalid, files)
+    counts = summary_counts(expect["summary"])
+    assert (report["valid"], report["invalid"], report["unreadable"], report["files"]) == counts
     _check_lines([problem_line_of(p) for p in report["problems"]], path.name, expect)
     codes = {p["code"] for p in report["problems"]}
     assert codes == {expect["code"]}, codes
@@ -206,15 +208,19 @@ def test_all_invalid_examples_in_one_invocation(invoke: Invoke, tmp_path: Path) 
         _expectation(rule)["problems"] for rule in _rules() if rule not in REFERENCE_RULES
     )
     assert len(run.problem_lines) == expected, run.stdout
-    valid = invalid = 0
+    valid = invalid = unreadable = 0
     for rule, path in zip(_rules(), paths, strict=True):
         if rule in REFERENCE_RULES:
             valid += count_items(path)
         else:
-            counts = SUMMARY.match(_expectation(rule)["summary"])
-            assert counts is not None
-            valid, invalid = valid + int(counts[1]), invalid + int(counts[2])
-    assert run.summary == f"{valid} valid, {invalid} invalid in {len(paths)} files"
+            counts = summary_counts(_expectation(rule)["summary"])
+            valid, invalid, unreadable = (
+                valid + counts[0],
+                invalid + counts[1],
+                unreadable + counts[2],
+            )
+    expected_summary = f"{valid} valid, {invalid} invalid, {unreadable} unreadable"
+    assert run.summary == f"{expected_summary} in {len(paths)} files"
 
 
 def test_references_are_valid_without_strict_refs(invoke: Invoke) -> None:
@@ -289,6 +295,7 @@ def test_valid_directory_as_json(invoke: Invoke) -> None:
     assert run.json() == {
         "valid": items,
         "invalid": 0,
+        "unreadable": 0,
         "files": len(VALID_FILES),
         "ok": True,
         "problems": [],

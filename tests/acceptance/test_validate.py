@@ -82,7 +82,7 @@ def test_stdin_jsonl_bad_line_is_located(invoke: Invoke) -> None:
     assert run.exit_code == 2
     assert len(run.problem_lines) == 1
     assert run.problem_lines[0].startswith("<stdin>:3:")
-    assert run.summary == "4 valid, 1 invalid in 1 files"
+    assert run.summary == "4 valid, 0 invalid, 1 unreadable in 1 files"
 
 
 def test_stdin_invalid_record(invoke: Invoke) -> None:
@@ -129,7 +129,8 @@ def test_unreadable_beats_invalid(invoke: Invoke, tmp_path: Path) -> None:
     run = invoke("validate", INVALID / "bad-name.json", tmp_path / "missing.json")
     assert run.exit_code == 2
     assert len(run.problem_lines) == 2
-    assert run.summary == "0 valid, 2 invalid in 2 files"
+    # A missing path is neither a file read nor an invalid record: it is unreadable.
+    assert run.summary == "0 valid, 1 invalid, 1 unreadable in 1 files"
 
 
 def test_missing_file(invoke: Invoke, tmp_path: Path) -> None:
@@ -137,7 +138,7 @@ def test_missing_file(invoke: Invoke, tmp_path: Path) -> None:
     run = invoke("validate", missing)
     assert run.exit_code == 2
     assert run.problem_lines == [f"{missing}: no such file or directory"]
-    assert run.summary == "0 valid, 1 invalid in 1 files"
+    assert run.summary == "0 valid, 0 invalid, 1 unreadable in 0 files"
 
 
 def test_missing_file_json(invoke: Invoke, tmp_path: Path) -> None:
@@ -231,13 +232,14 @@ def test_json_report_shape(invoke: Invoke, monkeypatch: pytest.MonkeyPatch) -> N
     run = invoke("validate", "--format", "json", "three-schema-errors.json", "nan.json")
     assert run.exit_code == 2
     report = run.json()
-    assert list(report) == ["valid", "invalid", "files", "ok", "problems"]
-    assert (report["valid"], report["invalid"], report["files"], report["ok"]) == (
-        0,
-        2,
-        2,
-        False,
-    )
+    assert list(report) == ["valid", "invalid", "unreadable", "files", "ok", "problems"]
+    assert (
+        report["valid"],
+        report["invalid"],
+        report["unreadable"],
+        report["files"],
+        report["ok"],
+    ) == (0, 1, 1, 2, False)
     assert len(report["problems"]) == 4
     for problem in report["problems"]:
         assert list(problem) == ["file", "line", "column", "pointer", "code", "message"]
@@ -271,7 +273,7 @@ def test_json_report_is_the_only_output(invoke: Invoke) -> None:
         (["valid/records.jsonl"], "4 valid, 0 invalid in 1 files"),
         (["valid/array-of-records.json"], "3 valid, 0 invalid in 1 files"),
         (["valid/refs/split"], "5 valid, 0 invalid in 5 files"),
-        (["invalid/jsonl-bad-line.jsonl"], "4 valid, 1 invalid in 1 files"),
+        (["invalid/jsonl-bad-line.jsonl"], "4 valid, 0 invalid, 1 unreadable in 1 files"),
     ],
 )
 def test_summary_line(

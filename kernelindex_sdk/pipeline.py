@@ -1,0 +1,514 @@
+"""The document pipeline: sources → intake → split → check → tally, in input order.
+
+One loop serves ``kernelindex validate``, ``digest`` and ``compare`` and the library
+alike, so every one of them reads, counts and reports input the same way::
+
+    run = Pipeline(["records/", "runs.jsonl"], strict_refs=True, jobs=0)
+    for item in run:                    # kernelindex_sdk.validation.Item, in input order
+        for problem in item.problems:
+            print(problem)              # file[:line]: pointer: message, one line
+    for problem in run.late:            # references resolved only at the end
+        print(problem)
+    print(run.tally.summary())          # "3 valid, 1 invalid in 4 files"
+    exit_status = run.tally.exit_status()
+
+**Reading** is :mod:`kernelindex_sdk.sources` (one walking rule; special files,
+oversized documents and unreadable directories are problems, never skipped).
+**Checking** is a *checker*: :class:`~kernelindex_sdk.validation.ValidationSession`
+by default, :class:`~kernelindex_sdk.digesting.DigestSession` to list digests.
+**Counting**: every item is valid, invalid or unreadable; a path or document that
+could not be read is an item too (``Item.unreadable``), so nothing is ever dropped.
+
+**Parallel runs** (``jobs`` > 1) go through the one executor,
+:func:`kernelindex_sdk.parallel.ordered_map`: whole files in batches, and large
+JSON Lines files as byte ranges that each worker reads for itself (a line belongs to
+the range it starts in, so no byte is read twice and nothing is sent through pipes
+but results). Workers number lines from the start of their range; the parent, taking
+results in order, adds the lines of the ranges before. So the items, the problems,
+the tally and the late problems are those of ``jobs=1``, for every ``jobs``.
+"""
+
+from __future__ import annotations
+
+import os
+import typing
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass, replace
+from itertools import chain
+from typing import Any, Literal, Protocol
+
+from kernelindex_sdk.errors import IntakeError, Problem, UnreadableFile
+from kernelindex_sdk.intake import Document, OverlongLine, empty_jsonl, jsonl_records
+from kernelindex_sdk.sources import (
+    MAX_DOCUMENT_BYTES,
+    STDIN,
+    FileSource,
+    Source,
+    bounded_lines,
+    expand,
+    open_regular,
+    read,
+)
+from kernelindex_sdk.validation import Item, ValidationSession, shifted_pending, unreadable_item
+
+__all__ = [
+    "AUTO_MIN_FILES",
+    "AUTO_MIN_JSONL_BYTES",
+    "CHUNK_BYTES",
+    "Checker",
+    "FilesTask",
+    "Pipeline",
+    "RangeTask",
+    "Tally",
+    "TaskResult",
+    "describe",
+]
+
+#: JSON Lines files at least twice this size are cut into ranges of this many bytes.
+CHUNK_BYTES = 1 << 20
+#: Whole files per task.
+BATCH_FILES = 32
+#: ``jobs=None`` runs on every core for inputs at least this large, else in-process:
+#: below, starting workers costs more than they save.
+AUTO_MIN_FILES = 500
+AUTO_MIN_JSONL_BYTES = 16 << 20
+#: First bytes of a byte-order mark or of UTF-16/32 text: such a file is read whole.
+_ODD_START = (b"\xef", b"\xff", b"\xfe", b"\x00")
+
+
+class Checker(Protocol):
+    """What the pipeline runs on each document (a :class:`ValidationSession` or
+    :class:`~kernelindex_sdk.digesting.DigestSession`)."""
+
+    #: Items that passed when checked but failed in :meth:`finish`.
+    invalidated: int
+
+    def prepare(self) -> None:
+        """Do costly set-up now, before workers are forked (so they inherit it)."""
+
+    def check_document(
+        self, value: Any, *, source: str = ..., line: int | None = ...
+    ) -> list[Item]:
+        """Check every item of one parsed document."""
+        ...
+
+    def take_references(self) -> tuple[list[tuple[str, str]], list[Any]]:
+        """Hand over what was gathered for :meth:`finish` since the last call."""
+        ...
+
+    def add_references(self, known: Iterable[tuple[str, str]], pending: Iterable[Any]) -> None:
+        """Merge what another checker's :meth:`take_references` handed over."""
+
+    def finish(self) -> list[Problem]:
+        """Problems found only once every document was seen."""
+        ...
+
+
+@dataclass(slots=True)
+class Tally:
+    """Counts for the summary line and the exit status."""
+
+    valid: int = 0
+    invalid: int = 0
+    #: Paths and documents that could not be read.
+    unreadable: int = 0
+    #: Regular files (and standard input) read.
+    files: int = 0
+
+    def count(self, item: Item) -> None:
+        if item.unreadable:
+            self.unreadable += 1
+        elif item.problems:
+            self.invalid += 1
+        else:
+            self.valid += 1
+
+    def summary(self) -> str:
+        """``3 valid, 1 invalid in 4 files`` (``, 2 unreadable`` when any were)."""
+        unreadable = f", {self.unreadable} unreadable" if self.unreadable else ""
+        return f"{self.valid} valid, {self.invalid} invalid{unreadable} in {self.files} files"
+
+    def exit_status(self) -> int:
+        """2 when anything could not be read or nothing was found, 1 when anything is
+        invalid, else 0."""
+        if self.unreadable or not self.files:
+            return 2
+        return 1 if self.invalid else 0
+
+
+# --------------------------------------------------------------------------- tasks
+
+
+@dataclass(frozen=True, slots=True)
+class FilesTask:
+    """Whole files to read, with the unreadable paths between them (in input order)."""
+
+    entries: tuple[FileSource | Item, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class RangeTask:
+    """The lines of a JSON Lines file that start in bytes ``[start, end)``."""
+
+    path: str
+    start: int
+    #: None: to the end of the file, however long it has grown.
+    end: int | None
+
+    @property
+    def last(self) -> bool:
+        return self.end is None
+
+
+Task = FilesTask | RangeTask
+
+
+@dataclass(frozen=True, slots=True)
+class TaskResult:
+    """What a worker sends back: counts, the items to report, and what merging needs."""
+
+    task: Task
+    items: tuple[Item, ...]
+    tally: Tally
+    #: Range tasks: the lines that started in the range; whether any held anything;
+    #: whether reading failed (later ranges of the file are then not reported).
+    lines: int = 0
+    seen_any: bool = False
+    read_failed: bool = False
+    known: tuple[tuple[str, str], ...] = ()
+    pending: tuple[Any, ...] = ()
+
+
+def describe(task: Task) -> str:
+    """A task in a :class:`~kernelindex_sdk.parallel.WorkerFailed` message."""
+    if isinstance(task, RangeTask):
+        span = (
+            f"from byte {task.start} to the end"
+            if task.end is None
+            else (f"bytes {task.start}-{task.end - 1}")
+        )
+        return f"{task.path} ({span})"
+    names = [e.path if isinstance(e, FileSource) else e.source for e in task.entries]
+    return names[0] if len(names) == 1 else f"{names[0]} and {len(names) - 1} more paths"
+
+
+# --------------------------------------------------------------------------- pipeline
+
+
+class Pipeline:
+    """Read, check and count every document under ``paths``; iterate for the items.
+
+    ``report="problems"`` yields only items with problems (the tally still counts
+    every item): what a report of a large input needs, and much less to send back
+    from workers. ``jobs``: 1 runs in this process, ``n`` on ``n`` workers, 0 on one
+    per core, None on one per core only for large inputs (:data:`AUTO_MIN_FILES`,
+    :data:`AUTO_MIN_JSONL_BYTES`). Standard input (``-``) is always read in this
+    process, so an invocation that names it runs with ``jobs=1``.
+
+    A pipeline runs once. After the iteration ends, :attr:`late` holds the problems
+    found only at the end (``strict_refs``) and :attr:`tally` the final counts.
+    """
+
+    def __init__(
+        self,
+        paths: Sequence[str],
+        *,
+        checker: Checker | None = None,
+        strict_refs: bool = False,
+        jobs: int | None = 1,
+        report: Literal["all", "problems"] = "all",
+        keep_values: bool = False,
+        stdin: typing.BinaryIO | None = None,
+        max_document_bytes: int = MAX_DOCUMENT_BYTES,
+    ) -> None:
+        if isinstance(paths, (str, bytes)):
+            raise TypeError("paths must be a sequence of path strings, not one string")
+        if report not in ("all", "problems"):
+            raise ValueError(f"report must be 'all' or 'problems', not {report!r}")
+        if jobs is not None and jobs < 0:
+            raise ValueError(f"jobs must be >= 0 or None, not {jobs}")
+        self.paths = tuple(paths)
+        self.checker: Checker = checker or ValidationSession(
+            strict_refs=strict_refs, strict_json=True, keep_values=keep_values
+        )
+        self.jobs = jobs
+        self.report = report
+        self.stdin = stdin
+        self.max_document_bytes = max_document_bytes
+        self.tally = Tally()
+        #: Problems found once everything was read (unresolved references).
+        self.late: tuple[Problem, ...] = ()
+        #: The worker count the run used (known once iteration starts).
+        self.jobs_used: int | None = None
+        self._started = False
+
+    def __iter__(self) -> Iterator[Item]:
+        if self._started:
+            raise RuntimeError("a Pipeline runs once; make a new one")
+        self._started = True
+        jobs, sources = self._plan()
+        self.jobs_used = jobs
+        if jobs > 1:
+            yield from self._parallel(sources, jobs)
+        else:
+            yield from self._in_process(sources)
+        late = self.checker.finish()
+        invalidated = self.checker.invalidated
+        self.tally.invalid += invalidated
+        self.tally.valid -= invalidated
+        self.late = tuple(late)
+
+    def run(self) -> Tally:
+        """Consume the whole pipeline (items unused) and return the final tally."""
+        for _ in self:
+            pass
+        return self.tally
+
+    # ------------------------------------------------------------------ planning
+
+    def _plan(self) -> tuple[int, Iterator[Source | IntakeError]]:
+        from kernelindex_sdk.parallel import can_fork, default_jobs
+
+        sources = expand(self.paths)
+        if STDIN in self.paths or not can_fork():
+            return 1, sources
+        if self.jobs is not None:
+            return (default_jobs() if self.jobs == 0 else self.jobs), sources
+        cores = default_jobs()
+        if cores < 2:
+            return 1, sources
+        seen: list[Source | IntakeError] = []
+        files = jsonl_bytes = 0
+        for source in sources:  # look ahead just far enough to decide
+            seen.append(source)
+            if isinstance(source, FileSource):
+                if source.jsonl:
+                    jsonl_bytes += _size(source)
+                else:
+                    files += 1
+                if files >= AUTO_MIN_FILES or jsonl_bytes >= AUTO_MIN_JSONL_BYTES:
+                    return cores, chain(seen, sources)
+        return 1, iter(seen)
+
+    # ------------------------------------------------------------------ in process
+
+    def _in_process(self, sources: Iterator[Source | IntakeError]) -> Iterator[Item]:
+        checker, tally, every = self.checker, self.tally, self.report == "all"
+        for source in sources:
+            if isinstance(source, IntakeError):
+                item = unreadable_item(source)
+                tally.count(item)
+                yield item
+                continue
+            tally.files += 1
+            for document in read(source, max_bytes=self.max_document_bytes, stdin=self.stdin):
+                for item in _check(checker, document):
+                    tally.count(item)
+                    if every or item.problems:
+                        yield item
+
+    # ------------------------------------------------------------------ parallel
+
+    def _parallel(self, sources: Iterator[Source | IntakeError], jobs: int) -> Iterator[Item]:
+        from kernelindex_sdk.parallel import ordered_map
+
+        self.checker.prepare()
+        tally = self.tally
+        offset = 0  # lines before the current range of the current JSON Lines file
+        seen_any = failed = False
+        for result in ordered_map(self._run_task, self._tasks(sources), jobs, describe=describe):
+            task = result.task
+            if isinstance(task, RangeTask):
+                if task.start == 0:
+                    offset, seen_any, failed = 0, False, False
+                if not failed:
+                    yield from self._merge(result, offset)
+                    offset += result.lines
+                    seen_any = seen_any or result.seen_any
+                    failed = result.read_failed
+                    if task.last and not seen_any and not failed:
+                        item = unreadable_item(empty_jsonl(task.path))
+                        tally.count(item)
+                        yield item
+                continue
+            yield from self._merge(result, 0)
+
+    def _merge(self, result: TaskResult, offset: int) -> Iterator[Item]:
+        tally = self.tally
+        tally.valid += result.tally.valid
+        tally.invalid += result.tally.invalid
+        tally.unreadable += result.tally.unreadable
+        pending = result.pending
+        if offset:
+            pending = tuple(shifted_pending(p, offset) for p in pending)
+        self.checker.add_references(result.known, pending)
+        for item in result.items:
+            yield _shifted(item, offset) if offset else item
+
+    def _tasks(self, sources: Iterator[Source | IntakeError]) -> Iterator[Task]:
+        """The work, in input order: batches of whole files, and ranges of large JSON Lines."""
+        batch: list[FileSource | Item] = []
+        for source in sources:
+            if isinstance(source, IntakeError):
+                batch.append(unreadable_item(source))
+                continue
+            assert isinstance(source, FileSource)  # stdin never runs in parallel
+            self.tally.files += 1
+            if source.jsonl and _size(source) >= 2 * CHUNK_BYTES and _plain_start(source.path):
+                if batch:
+                    yield FilesTask(tuple(batch))
+                    batch = []
+                yield from _ranges(source.path, _size(source))
+                continue
+            batch.append(source)
+            if len(batch) >= BATCH_FILES:
+                yield FilesTask(tuple(batch))
+                batch = []
+        if batch:
+            yield FilesTask(tuple(batch))
+
+    def _run_task(self, task: Task) -> TaskResult:
+        """One task, in a worker: the very reading and checking of ``jobs=1``."""
+        checker, every = self.checker, self.report == "all"
+        tally = Tally()
+        kept: list[Item] = []
+        lines = 0
+        seen_any = read_failed = False
+        if isinstance(task, FilesTask):
+            documents: Iterable[Document | IntakeError | Item] = _files(
+                task, self.max_document_bytes
+            )
+        else:
+            counter = _LineCounter()
+            documents = _range_documents(task, self.max_document_bytes, counter)
+        for document in documents:
+            if isinstance(task, RangeTask):
+                seen_any = True
+                read_failed = read_failed or isinstance(document, UnreadableFile)
+            items = [document] if isinstance(document, Item) else _check(checker, document)
+            for item in items:
+                tally.count(item)
+                if every or item.problems:
+                    kept.append(item)
+        if isinstance(task, RangeTask):
+            lines = counter.lines
+        known, pending = checker.take_references()
+        return TaskResult(
+            task, tuple(kept), tally, lines, seen_any, read_failed, tuple(known), tuple(pending)
+        )
+
+
+def _check(checker: Checker, document: Document | IntakeError) -> list[Item]:
+    if isinstance(document, IntakeError):
+        return [unreadable_item(document)]
+    return checker.check_document(document.value, source=document.source, line=document.line)
+
+
+def _shifted(item: Item, offset: int) -> Item:
+    """An item of a range task, its lines made absolute."""
+    if item.line is None:
+        return item
+    problems = tuple(
+        replace(p, line=p.line + offset) if p.line is not None else p for p in item.problems
+    )
+    return replace(item, line=item.line + offset, problems=problems)
+
+
+def _size(source: FileSource) -> int:
+    if source.size is not None:
+        return source.size
+    try:
+        return os.stat(source.path).st_size
+    except OSError:
+        return 0  # read as a whole; the reader reports what is wrong
+
+
+def _plain_start(path: str) -> bool:
+    """False for a file starting like a byte-order mark or UTF-16/32 text, or that
+    cannot be read: those are read whole, as ``jobs=1`` reads them."""
+    try:
+        fd, _ = open_regular(path)
+    except IntakeError:
+        return False
+    try:
+        head = os.pread(fd, 2, 0)
+    except OSError:
+        return False
+    finally:
+        os.close(fd)
+    return not (head[:1] in _ODD_START or head[1:2] == b"\x00")
+
+
+def _ranges(path: str, size: int) -> Iterator[RangeTask]:
+    start = 0
+    while start + CHUNK_BYTES < size:
+        yield RangeTask(path, start, start + CHUNK_BYTES)
+        start += CHUNK_BYTES
+    yield RangeTask(path, start, None)
+
+
+def _files(task: FilesTask, max_bytes: int) -> Iterator[Document | IntakeError | Item]:
+    for entry in task.entries:
+        if isinstance(entry, Item):
+            yield entry
+        else:
+            yield from read(entry, max_bytes=max_bytes)
+
+
+@dataclass(slots=True)
+class _LineCounter:
+    lines: int = 0
+
+
+def _range_documents(
+    task: RangeTask, max_bytes: int, counter: _LineCounter
+) -> Iterator[Document | IntakeError]:
+    """The documents of the lines that start in the task's range, numbered from 1."""
+    try:
+        fd, _ = open_regular(task.path)
+    except IntakeError as exc:
+        yield UnreadableFile(str(exc.problem.message), source=task.path)
+        return
+    with open(fd, "rb") as handle:
+        try:
+            start = _first_line_start(handle, task)
+        except OSError as exc:
+            yield UnreadableFile(f"read failed: {exc.strerror or exc}", source=task.path)
+            return
+        if start is None:
+            return
+        handle.seek(start)
+        lines = _lines_until(bounded_lines(handle, max_bytes), start, task.end, counter)
+        yield from jsonl_records(lines, task.path, 1, True)
+
+
+def _first_line_start(handle: typing.BinaryIO, task: RangeTask) -> int | None:
+    """Where the first line starting in the range starts (None: no line does)."""
+    if task.start == 0:
+        return 0
+    handle.seek(task.start - 1)
+    if handle.read(1) == b"\n":
+        return task.start
+    position = task.start
+    while task.end is None or position < task.end:
+        want = CHUNK_BYTES if task.end is None else min(CHUNK_BYTES, task.end - position)
+        block = handle.read(want)
+        if not block:
+            return None
+        found = block.find(b"\n")
+        if found >= 0:
+            start = position + found + 1
+            return start if task.end is None or start < task.end else None
+        position += len(block)
+    return None
+
+
+def _lines_until(
+    lines: Iterable[bytes | OverlongLine], position: int, end: int | None, counter: _LineCounter
+) -> Iterator[bytes | OverlongLine]:
+    for line in lines:
+        if end is not None and position >= end:
+            return
+        counter.lines += 1
+        yield line
+        position += len(line) if isinstance(line, bytes) else line.size

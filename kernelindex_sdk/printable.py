@@ -1,0 +1,50 @@
+"""One line of printable text from anything an input may hold.
+
+Names, titles, pointers, messages and file names come from input the SDK does not
+control. Written to a terminal or a log as they are, a ``\\n`` in a record's name
+forges a report line, an ESC sequence rewrites the screen, and a bidirectional
+override makes text read backwards. Every line the SDK and its commands print goes
+through :func:`one_line`, so one problem or one record is always exactly one line.
+
+What is escaped, and how:
+
+* ``\\n``, ``\\r``, ``\\t`` as those two-character escapes;
+* the other C0 controls, DEL and the C1 controls as ``\\xNN``;
+* a lone surrogate U+DC80..U+DCFF — how Python spells a byte of a file name that is
+  not UTF-8 (``surrogateescape``) — as ``\\xNN`` of that byte; other surrogates
+  as ``\\uXXXX``;
+* the line and paragraph separators U+2028/U+2029 and the bidirectional controls
+  (U+061C, U+200E/F, U+202A..U+202E, U+2066..U+2069) as ``\\uXXXX``.
+
+A backslash itself is left as it is, so messages quoting regular expressions stay
+readable; an escape is therefore recognisable but not always reversible.
+"""
+
+from __future__ import annotations
+
+import re
+
+_UNSAFE = re.compile(
+    "[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069\ud800-\udfff]"
+)
+_NAMED = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
+
+
+def _escape(match: re.Match[str]) -> str:
+    char = match.group()
+    named = _NAMED.get(char)
+    if named is not None:
+        return named
+    code = ord(char)
+    if code <= 0x9F:
+        return f"\\x{code:02x}"
+    if 0xDC80 <= code <= 0xDCFF:  # a byte that surrogateescape smuggled in
+        return f"\\x{code - 0xDC00:02x}"
+    return f"\\u{code:04x}"
+
+
+def one_line(text: str) -> str:
+    """``text`` with every character that could break or disguise a line escaped."""
+    if _UNSAFE.search(text) is None:
+        return text
+    return _UNSAFE.sub(_escape, text)

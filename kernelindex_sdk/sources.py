@@ -1,0 +1,521 @@
+"""Where documents come from: PATH arguments, directories, JSON Lines, standard input.
+
+Every command and the library read input through this module, so one rule decides
+what is read and how, and nothing that cannot be read is ever skipped silently:
+
+* ``-`` is standard input, sniffed as one document or JSON Lines (:func:`read_stdin`).
+* A named regular file is read whatever its name: as JSON Lines when it ends in
+  ``.jsonl`` or ``.ndjson`` (any case), else as one document.
+* A named directory is walked (:func:`walk`): sorted by name, each directory's files
+  before its subdirectories, entries whose name starts with ``.`` left out, and of
+  the rest the regular files ending in ``.json``, ``.jsonl`` or ``.ndjson`` (any case)
+  read. Symbolic links are followed, to files and to directories alike; a link back
+  to a directory being walked is a :class:`~kernelindex_sdk.errors.SymlinkLoop`, and
+  a dangling link an :class:`~kernelindex_sdk.errors.UnreadableFile`.
+* Only regular files are read. A FIFO, socket or device, named or found under one of
+  those names in a walk, is a :class:`~kernelindex_sdk.errors.NotARegularFile`: a
+  FIFO would block forever and ``/dev/zero`` never ends. Files are opened with
+  ``O_NONBLOCK`` and checked again with ``fstat``, so a FIFO swapped in after the
+  walk cannot hang a reader either.
+* One document — a whole file, a JSON Lines line, standard input — larger than
+  ``max_bytes`` (:data:`MAX_DOCUMENT_BYTES`, 256 MiB by default) is a
+  :class:`~kernelindex_sdk.errors.DocumentTooLarge`, found before it is held in
+  memory: a file by its size, a line or a stream by reading at most the limit.
+* A directory that cannot be listed, a missing path, a file that cannot be opened:
+  each is one :class:`~kernelindex_sdk.errors.IntakeError` naming the path.
+
+Errors are *yielded* in input order beside the documents, never raised, so one bad
+path does not hide the rest and every caller sees every problem.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import stat
+import sys
+import typing
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, replace
+from itertools import chain
+from typing import Final
+
+from kernelindex_sdk.errors import (
+    ByteOrderMark,
+    DocumentTooLarge,
+    EmptyDocument,
+    IntakeError,
+    InvalidEncoding,
+    MalformedJSON,
+    NotARegularFile,
+    SymlinkLoop,
+    UnreadableDirectory,
+    UnreadableFile,
+)
+from kernelindex_sdk.intake import (
+    Document,
+    OverlongLine,
+    is_blank_line,
+    jsonl_records,
+    loads,
+    size_text,
+)
+
+__all__ = [
+    "JSONL_SUFFIXES",
+    "MAX_DOCUMENT_BYTES",
+    "STDIN",
+    "SUFFIXES",
+    "FileSource",
+    "Source",
+    "StdinSource",
+    "documents",
+    "expand",
+    "iter_documents",
+    "iter_jsonl",
+    "load_file",
+    "open_regular",
+    "read",
+    "read_bytes",
+    "read_stdin",
+    "walk",
+]
+
+#: What a walk reads (compared in lower case).
+SUFFIXES: Final = (".json", ".jsonl", ".ndjson")
+#: Read as JSON Lines, named or walked (compared in lower case).
+JSONL_SUFFIXES: Final = (".jsonl", ".ndjson")
+#: The PATH argument that names standard input.
+STDIN: Final = "-"
+#: The largest document read: a whole file, one JSON Lines line, standard input.
+MAX_DOCUMENT_BYTES: Final = 256 << 20
+
+_OPEN_FLAGS = os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0)
+_DRAIN_BYTES = 1 << 20
+
+
+@dataclass(frozen=True, slots=True)
+class FileSource:
+    """A regular file to read: as JSON Lines or as one document."""
+
+    path: str
+    jsonl: bool
+    #: Its size when the walk saw it (None when the walk did not stat it).
+    size: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class StdinSource:
+    """Standard input: ``jsonl`` None sniffs the format (see :func:`read_stdin`)."""
+
+    jsonl: bool | None = None
+    name: str = "<stdin>"
+
+
+Source = FileSource | StdinSource
+
+
+def is_jsonl_name(path: str) -> bool:
+    """Whether a file of this name is read as JSON Lines."""
+    return path.lower().endswith(JSONL_SUFFIXES)
+
+
+def is_walked_name(name: str) -> bool:
+    """Whether a walk reads a regular file of this name."""
+    return not name.startswith(".") and name.lower().endswith(SUFFIXES)
+
+
+# --------------------------------------------------------------------------- paths
+
+
+def expand(paths: Iterable[str]) -> Iterator[Source | IntakeError]:
+    """What each PATH argument names, in order: sources to read, or why not."""
+    for arg in paths:
+        if arg == STDIN:
+            yield StdinSource()
+            continue
+        try:
+            info = os.stat(arg)
+        except (OSError, ValueError) as exc:
+            yield _path_error(arg, exc)
+            continue
+        mode = info.st_mode
+        if stat.S_ISDIR(mode):
+            yield from walk(arg, info)
+        elif stat.S_ISREG(mode):
+            yield FileSource(arg, is_jsonl_name(arg), info.st_size)
+        else:
+            yield _not_regular(arg, mode, named=True)
+
+
+def walk(root: str, root_info: os.stat_result | None = None) -> Iterator[FileSource | IntakeError]:
+    """Every file a walk of ``root`` reads, and every entry it cannot (module docstring).
+
+    Iterative (a deep tree cannot exhaust the stack). Loops are found by the device
+    and inode of the directories on the way down, so a link to a sibling is walked
+    and only a link back up is refused.
+    """
+    if root_info is None:
+        try:
+            root_info = os.stat(root)
+        except (OSError, ValueError) as exc:
+            yield _path_error(root, exc)
+            return
+    stack: list[tuple[str, frozenset[tuple[int, int]]]] = [
+        (root, frozenset({(root_info.st_dev, root_info.st_ino)}))
+    ]
+    while stack:
+        directory, above = stack.pop()
+        try:
+            with os.scandir(directory) as listing:
+                entries = sorted(
+                    (entry for entry in listing if not entry.name.startswith(".")),
+                    key=lambda entry: entry.name,
+                )
+        except OSError as exc:
+            yield UnreadableDirectory(f"cannot read directory: {_reason(exc)}", source=directory)
+            continue
+        subdirectories: list[tuple[str, frozenset[tuple[int, int]]]] = []
+        for entry in entries:
+            try:
+                if entry.is_symlink():
+                    info = entry.stat()  # where it leads
+                    if stat.S_ISDIR(info.st_mode):
+                        key = (info.st_dev, info.st_ino)
+                        if key in above:
+                            yield SymlinkLoop(
+                                "symbolic link loop: leads back to a directory being walked;"
+                                " not walked again",
+                                source=entry.path,
+                            )
+                        else:
+                            subdirectories.append((entry.path, above | {key}))
+                        continue
+                    mode = info.st_mode
+                elif entry.is_dir(follow_symlinks=False):
+                    info = entry.stat(follow_symlinks=False)
+                    subdirectories.append((entry.path, above | {(info.st_dev, info.st_ino)}))
+                    continue
+                elif entry.is_file(follow_symlinks=False):
+                    mode = stat.S_IFREG  # d_type said so: no stat needed
+                else:
+                    mode = entry.stat(follow_symlinks=False).st_mode
+            except OSError as exc:
+                yield _entry_error(entry.path, exc)
+                continue
+            if not is_walked_name(entry.name):
+                continue
+            if stat.S_ISREG(mode):
+                yield FileSource(entry.path, is_jsonl_name(entry.name))
+            else:
+                yield _not_regular(entry.path, mode, named=False)
+        stack.extend(reversed(subdirectories))
+
+
+def _reason(exc: OSError) -> str:
+    if isinstance(exc, PermissionError):
+        return "permission denied"
+    if isinstance(exc, FileNotFoundError):
+        return "no such file or directory"
+    return str(exc.strerror or exc).lower()
+
+
+def _path_error(path: str, exc: OSError | ValueError) -> IntakeError:
+    """Why a PATH argument names nothing readable."""
+    if isinstance(exc, ValueError):  # an embedded NUL: no file can have that name
+        return UnreadableFile("not a usable path: it holds a NUL character", source=path)
+    if exc.errno == errno.ELOOP:
+        return SymlinkLoop("symbolic link loop: the path never resolves", source=path)
+    if isinstance(exc, NotADirectoryError):
+        return UnreadableFile("no such file or directory (a part of it is a file)", source=path)
+    return UnreadableFile(_reason(exc), source=path)
+
+
+def _entry_error(path: str, exc: OSError) -> IntakeError:
+    """Why an entry found by a walk cannot be read."""
+    if exc.errno == errno.ELOOP:
+        return SymlinkLoop("symbolic link loop: the link never resolves", source=path)
+    if isinstance(exc, FileNotFoundError):
+        return UnreadableFile("dangling symbolic link: its target does not exist", source=path)
+    return UnreadableFile(f"cannot read: {_reason(exc)}", source=path)
+
+
+_KINDS = (
+    (stat.S_ISFIFO, "a FIFO (named pipe)"),
+    (stat.S_ISCHR, "a character device"),
+    (stat.S_ISBLK, "a block device"),
+    (stat.S_ISSOCK, "a socket"),
+    (stat.S_ISDIR, "a directory"),
+)
+
+
+def _not_regular(path: str, mode: int, *, named: bool) -> IntakeError:
+    what = next((name for test, name in _KINDS if test(mode)), "not a regular file")
+    hint = "; use - for standard input" if named else ""
+    return NotARegularFile(f"is {what}, not a regular file: not read{hint}", source=path)
+
+
+# --------------------------------------------------------------------------- reading
+
+
+def documents(
+    paths: Iterable[str],
+    *,
+    max_bytes: int = MAX_DOCUMENT_BYTES,
+    stdin: typing.BinaryIO | None = None,
+) -> Iterator[Document | IntakeError]:
+    """Every document under ``paths``, and every reason something was not read, in order."""
+    for source in expand(paths):
+        if isinstance(source, IntakeError):
+            yield source
+        else:
+            yield from read(source, max_bytes=max_bytes, stdin=stdin)
+
+
+def read(
+    source: Source,
+    *,
+    max_bytes: int = MAX_DOCUMENT_BYTES,
+    stdin: typing.BinaryIO | None = None,
+) -> Iterator[Document | IntakeError]:
+    """The documents of one source (errors yielded, not raised)."""
+    if isinstance(source, StdinSource):
+        stream = stdin if stdin is not None else sys.stdin.buffer
+        yield from read_stdin(stream, jsonl=source.jsonl, max_bytes=max_bytes, name=source.name)
+    elif source.jsonl:
+        yield from _read_jsonl(source.path, max_bytes)
+    else:
+        try:
+            data = read_bytes(source.path, max_bytes=max_bytes)
+            yield Document(source.path, None, loads(data, source=source.path))
+        except IntakeError as exc:
+            yield exc
+
+
+def open_regular(path: str | os.PathLike[str]) -> tuple[int, int]:
+    """A descriptor of a regular file and its size; raises IntakeError otherwise."""
+    name = os.fspath(path)
+    try:
+        fd = os.open(name, _OPEN_FLAGS)
+    except (OSError, ValueError) as exc:
+        raise _path_error(str(name), exc) from None
+    try:
+        info = os.fstat(fd)
+    except OSError as exc:
+        os.close(fd)
+        raise UnreadableFile(f"cannot read: {_reason(exc)}", source=str(name)) from None
+    if not stat.S_ISREG(info.st_mode):
+        os.close(fd)
+        if stat.S_ISDIR(info.st_mode):
+            raise UnreadableFile("is a directory, not a file", source=str(name))
+        raise _not_regular(str(name), info.st_mode, named=True)
+    return fd, info.st_size
+
+
+def _too_large(source: str, size: int | None, limit: int) -> DocumentTooLarge:
+    what = f"{size_text(size)}: " if size is not None else ""
+    return DocumentTooLarge(
+        f"{what}larger than {size_text(limit)}, the limit for one document: not read",
+        source=source,
+    )
+
+
+def read_bytes(path: str | os.PathLike[str], *, max_bytes: int = MAX_DOCUMENT_BYTES) -> bytes:
+    """The whole content of a regular file of at most ``max_bytes``.
+
+    With the fewest system calls: ``open``, ``fstat``, one ``read`` of the size plus
+    one byte (which returns the size exactly when it reached the end), and more reads
+    only if the file changed size or does not know it (``/proc``). Raises
+    :class:`~kernelindex_sdk.errors.IntakeError` subclasses, never a bare ``OSError``.
+    """
+    name = str(os.fspath(path))
+    fd, size = open_regular(path)
+    try:
+        if size > max_bytes:
+            raise _too_large(name, size, max_bytes)
+        data = os.read(fd, size + 1)
+        if size and len(data) == size:
+            return data
+        parts, total = [data], len(data)
+        while data:
+            if total > max_bytes:
+                raise _too_large(name, None, max_bytes)
+            data = os.read(fd, max(size, 1 << 16))
+            parts.append(data)
+            total += len(data)
+        return b"".join(parts)
+    except OSError as exc:
+        raise UnreadableFile(f"cannot read: {_reason(exc)}", source=name) from None
+    finally:
+        os.close(fd)
+
+
+def load_file(path: str | os.PathLike[str], *, max_bytes: int = MAX_DOCUMENT_BYTES) -> typing.Any:
+    """Read one regular file and parse it strictly (:func:`~kernelindex_sdk.intake.loads`).
+
+    Raises an :class:`~kernelindex_sdk.errors.IntakeError` subclass — never a bare
+    ``OSError`` — when the file cannot be read or parsed.
+    """
+    if not isinstance(path, (str, os.PathLike)):
+        raise TypeError(f"load_file() takes a path, not {type(path).__name__}")
+    data = read_bytes(path, max_bytes=max_bytes)
+    return loads(data, source=str(os.fspath(path)))
+
+
+def bounded_lines(
+    stream: typing.BinaryIO, max_bytes: int = MAX_DOCUMENT_BYTES
+) -> Iterator[bytes | OverlongLine]:
+    """The lines of ``stream``; a line longer than ``max_bytes`` (its ``\\n`` aside)
+    becomes an :class:`~kernelindex_sdk.intake.OverlongLine`, its bytes skipped
+    unread into memory. Memory stays bounded by the limit, whatever the input."""
+    readline = stream.readline
+    limit = max_bytes + 1
+    while True:
+        line = readline(limit)
+        if len(line) < limit or line[-1:] == b"\n":
+            if not line:
+                return
+            yield line
+            continue
+        size = len(line)
+        while line and line[-1:] != b"\n":
+            line = readline(_DRAIN_BYTES)
+            size += len(line)
+        yield OverlongLine(max_bytes, size)
+
+
+def _read_jsonl(path: str, max_bytes: int) -> Iterator[Document | IntakeError]:
+    try:
+        fd, _ = open_regular(path)
+    except IntakeError as exc:
+        yield exc
+        return
+    with open(fd, "rb") as handle:
+        yield from jsonl_records(bounded_lines(handle, max_bytes), path, 1, False)
+
+
+def iter_jsonl(
+    stream: typing.BinaryIO, *, source: str, max_bytes: int = MAX_DOCUMENT_BYTES
+) -> Iterator[Document | IntakeError]:
+    """Read JSON Lines: one strict JSON document per ``\\n``- or ``\\r\\n``-ended line.
+
+    Streams line by line, so memory stays flat on inputs of any size. A bad line
+    yields its :class:`IntakeError` (located at that line) and reading goes on, so one
+    run reports every bad record. Lines holding only whitespace are skipped; a stream
+    with no document at all yields one :class:`EmptyDocument`. A UTF-16/32 byte-order
+    mark stops the stream, since no later line can be read either.
+    """
+    return jsonl_records(bounded_lines(stream, max_bytes), source, 1, False)
+
+
+def read_stdin(
+    stream: typing.BinaryIO,
+    *,
+    jsonl: bool | None = None,
+    max_bytes: int = MAX_DOCUMENT_BYTES,
+    name: str = "<stdin>",
+) -> Iterator[Document | IntakeError]:
+    """Standard input as documents: JSON Lines, one document, or sniffed (``jsonl=None``).
+
+    The sniffing rule: read up to the first non-blank line. If that line on its own is
+    a complete JSON text (it parses, or fails for a reason other than syntax or
+    encoding: a duplicate key, a number, ...) *and* another non-blank line follows,
+    the input cannot be one document (that would be trailing data), so it is read as
+    JSON Lines, streaming. Otherwise (a pretty-printed document, or a single line) the
+    whole input is read as one document.
+    """
+    if jsonl:
+        yield from iter_jsonl(stream, source=name, max_bytes=max_bytes)
+    elif jsonl is None:
+        yield from _sniff(stream, name, max_bytes)
+    else:
+        try:
+            data = stream.read(max_bytes + 1)
+        except OSError as exc:
+            yield UnreadableFile(f"cannot read: {_reason(exc)}", source=name)
+            return
+        if len(data) > max_bytes:
+            yield _too_large(name, None, max_bytes)
+            return
+        yield _whole(data, name)
+
+
+def _whole(data: bytes, source: str) -> Document | IntakeError:
+    try:
+        return Document(source, None, loads(data, source=source))
+    except IntakeError as exc:
+        return exc
+
+
+def _sniff(
+    stream: typing.BinaryIO, source: str, max_bytes: int
+) -> Iterator[Document | IntakeError]:
+    lines = bounded_lines(stream, max_bytes)
+    head: list[bytes | OverlongLine] = []
+    total = 0
+    try:
+        for raw in lines:
+            head.append(raw)
+            if not isinstance(raw, bytes):
+                # Too long for one document either way: read on as JSON Lines, which
+                # reports this line and goes on with the next.
+                yield from jsonl_records(chain(head, lines), source, 1, False)
+                return
+            total += len(raw)
+            if not is_blank_line(raw):
+                break
+        else:
+            yield EmptyDocument(
+                "empty document: no JSON value (the input is empty or whitespace only)",
+                source=source,
+                line=1,
+            )
+            return
+        first_line = head[-1]
+        assert isinstance(first_line, bytes)
+        first_lineno = len(head)
+        try:
+            first: Document | IntakeError = Document(
+                source, first_lineno, loads(first_line, source=source, first_line=first_lineno)
+            )
+        except (MalformedJSON, InvalidEncoding, ByteOrderMark):
+            rest = stream.read(max_bytes + 1 - total)
+            if total + len(rest) > max_bytes:
+                yield _too_large(source, None, max_bytes)
+                return
+            yield _whole(b"".join(typing.cast(list[bytes], head)) + rest, source)
+            return
+        except IntakeError as exc:
+            first = exc
+        for raw in lines:
+            head.append(raw)
+            if not isinstance(raw, bytes) or not is_blank_line(raw):
+                break
+        else:  # a single document on one line, perhaps with blank lines around it
+            yield replace(first, line=None) if isinstance(first, Document) else first
+            return
+    except OSError as exc:
+        yield UnreadableFile(f"cannot read: {_reason(exc)}", source=source)
+        return
+    yield first
+    yield from jsonl_records(chain([head[-1]], lines), source, len(head), True)
+
+
+def iter_documents(
+    path: str,
+    *,
+    jsonl: bool | None = None,
+    stdin: typing.BinaryIO | None = None,
+    max_bytes: int = MAX_DOCUMENT_BYTES,
+) -> Iterator[Document | IntakeError]:
+    """Every top-level document of one file (or of stdin for ``"-"``), or why not.
+
+    ``jsonl=None`` decides by suffix for files (:data:`JSONL_SUFFIXES`, any case) and
+    sniffs standard input (:func:`read_stdin`). A whole-file document yields one
+    :class:`Document` with ``line=None``. Problems are yielded, not raised.
+    """
+    if path == STDIN:
+        yield from read(StdinSource(jsonl), max_bytes=max_bytes, stdin=stdin)
+        return
+    as_jsonl = is_jsonl_name(path) if jsonl is None else jsonl
+    yield from read(FileSource(path, as_jsonl), max_bytes=max_bytes)

@@ -1,0 +1,313 @@
+"""Faults, with real processes and files: kills, signals, special files, closed output.
+
+Each test runs the installed entry point (``python -m kernelindex_sdk.cli.main``) in
+its own session, so a test can signal the whole process group and check that no
+worker outlives the run, and kills the group if anything hangs.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+
+import pytest
+
+from .support import SEEDS, assert_no_traceback
+
+COMMAND = [sys.executable, "-m", "kernelindex_sdk.cli.main"]
+#: Run as a user for whom mode 000 means something (root reads anything otherwise).
+WITHOUT_DAC = [
+    "setpriv",
+    "--bounding-set=-dac_override,-dac_read_search",
+    "--inh-caps=-dac_override,-dac_read_search",
+    "--",
+]
+
+
+def _start(args: Sequence[str], **options: object) -> subprocess.Popen[bytes]:
+    return subprocess.Popen(
+        [*COMMAND, *args],
+        stdout=options.pop("stdout", subprocess.PIPE),  # type: ignore[arg-type]
+        stderr=subprocess.PIPE,
+        start_new_session=True,
+        **options,  # type: ignore[call-overload]
+    )
+
+
+def _finish(process: subprocess.Popen[bytes], timeout: float = 60) -> tuple[int, str, str]:
+    try:
+        out, err = process.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        os.killpg(process.pid, signal.SIGKILL)
+        process.communicate()
+        pytest.fail(f"hung for {timeout} s")
+    text = (out or b"").decode("utf-8", "replace"), err.decode("utf-8", "replace")
+    assert_no_traceback(text[0] + text[1])
+    return process.returncode, text[0], text[1]
+
+
+def _run(
+    args: Sequence[str], prefix: Sequence[str] = (), **options: object
+) -> tuple[int, str, str]:
+    process = subprocess.Popen(
+        [*prefix, *COMMAND, *args],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        start_new_session=True,
+        **options,  # type: ignore[call-overload]
+    )
+    return _finish(process)
+
+
+def _living(group: int) -> list[int]:
+    """Processes of the group that have not exited (zombies waiting for init aside)."""
+    alive = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            fields = Path(f"/proc/{entry}/stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[2]) == group and fields[0] != "Z":
+            alive.append(int(entry))
+    return alive
+
+
+def _children(pid: int) -> list[int]:
+    try:
+        text = Path(f"/proc/{pid}/task/{pid}/children").read_text()
+    except OSError:
+        return []
+    return [int(word) for word in text.split()]
+
+
+def _wait_for_workers(process: subprocess.Popen[bytes], count: int = 2) -> list[int]:
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        found = _children(process.pid)
+        if len(found) >= count:
+            return found
+        if process.poll() is not None:
+            break
+        time.sleep(0.002)
+    os.killpg(process.pid, signal.SIGKILL)
+    pytest.fail("the workers never started")
+
+
+def _gone(group: int, within: float = 5.0) -> bool:
+    deadline = time.monotonic() + within
+    while _living(group):
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.01)
+    return True
+
+
+@pytest.fixture(scope="module")
+def big_jsonl(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """~25 MB of JSON Lines: several seconds of work for two workers."""
+    seed = json.dumps(json.loads(sorted(SEEDS.glob("*.json"))[0].read_text("utf-8")))
+    path = tmp_path_factory.mktemp("big") / "big.jsonl"
+    with open(path, "w", encoding="utf-8") as handle:
+        for _ in range(11_000):
+            handle.write(seed + "\n")
+    return path
+
+
+# --------------------------------------------------------------------------- workers
+
+
+def test_a_killed_worker_ends_the_run_in_one_line(big_jsonl: Path) -> None:
+    process = _start(["validate", "--jobs", "2", str(big_jsonl)])
+    victim = _wait_for_workers(process)[0]
+    os.kill(victim, signal.SIGKILL)
+    started = time.monotonic()
+    status, out, err = _finish(process)
+    assert time.monotonic() - started < 10
+    assert status == 2
+    lines = err.strip().splitlines()
+    assert len(lines) == 1, err
+    assert lines[0].startswith(f"kernelindex validate: worker process {victim} was killed by")
+    assert "SIGKILL" in lines[0] and str(big_jsonl) in lines[0]
+    assert lines[0].endswith("(rerun with --jobs 1)")
+    assert "valid" not in out  # no summary pretending the run was complete
+    assert _gone(process.pid)
+
+
+def test_ctrl_c_exits_130_and_ends_the_workers(big_jsonl: Path) -> None:
+    process = _start(["validate", "--jobs", "2", str(big_jsonl)])
+    _wait_for_workers(process)
+    os.killpg(process.pid, signal.SIGINT)  # what a terminal sends: the whole group
+    status, _, err = _finish(process)
+    assert status == 130
+    assert err.strip() == "kernelindex: interrupted"
+    assert _gone(process.pid)
+
+
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGKILL], ids=["TERM", "KILL"])
+def test_killing_the_parent_ends_the_workers_at_once(big_jsonl: Path, sig: int) -> None:
+    process = _start(["validate", "--jobs", "2", str(big_jsonl)])
+    workers = _wait_for_workers(process)
+    os.kill(process.pid, sig)
+    status, _, err = _finish(process)
+    assert status == -sig if sig == signal.SIGKILL else status == 128 + sig
+    assert _gone(process.pid, within=2.0), workers
+    assert "Error" not in err
+
+
+# --------------------------------------------------------------------------- walking
+
+
+@pytest.fixture
+def tree(tmp_path: Path) -> Path:
+    """good.json, a symlinked folder holding an invalid record, a FIFO, a locked folder."""
+    root = tmp_path / "tree"
+    (root / "locked").mkdir(parents=True)
+    shutil.copy(sorted(SEEDS.glob("*.json"))[0], root / "good.json")
+    (root / "locked" / "x.json").write_text("{}", encoding="utf-8")
+    (root / "locked").chmod(0)
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (elsewhere / "BAD.JSON").write_text('{"apiVersion": "kernelindex.dev/v1alpha1"}', "utf-8")
+    (root / "linked").symlink_to(elsewhere)
+    os.mkfifo(root / "p.json")
+    return root
+
+
+@pytest.fixture
+def unlock(tree: Path) -> Iterator[None]:
+    yield
+    (tree / "locked").chmod(0o755)
+
+
+@pytest.mark.usefixtures("unlock")
+@pytest.mark.skipif(shutil.which("setpriv") is None, reason="needs util-linux setpriv")
+def test_nothing_under_a_walked_path_is_skipped_silently(tree: Path) -> None:
+    runs = [_run(["validate", "--jobs", str(jobs), str(tree)], WITHOUT_DAC) for jobs in (1, 2)]
+    assert runs[0] == runs[1]
+    status, out, _ = runs[0]
+    assert status == 2
+    lines = out.splitlines()
+    assert f"{tree}/locked: cannot read directory: permission denied" in lines
+    assert f"{tree}/p.json: is a FIFO (named pipe), not a regular file: not read" in lines
+    assert any(line.startswith(f"{tree}/linked/BAD.JSON: ") for line in lines)
+    assert lines[-1] == "1 valid, 1 invalid, 2 unreadable in 2 files"
+
+
+def test_a_symlink_loop_is_one_line_for_every_job_count(tmp_path: Path) -> None:
+    shutil.copy(sorted(SEEDS.glob("*.json"))[0], tmp_path / "good.json")
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "sub" / "up").symlink_to(tmp_path)
+    runs = [_run(["validate", "--jobs", str(jobs), str(tmp_path)]) for jobs in (1, 2)]
+    assert runs[0] == runs[1]
+    status, out, _ = runs[0]
+    assert status == 2
+    assert out.splitlines() == [
+        f"{tmp_path}/sub/up: symbolic link loop: leads back to a directory being walked;"
+        " not walked again",
+        "1 valid, 0 invalid, 1 unreadable in 1 files",
+    ]
+
+
+@pytest.mark.parametrize("command", ["validate", "digest", "canonicalize"])
+def test_devices_and_fifos_named_are_refused(tmp_path: Path, command: str) -> None:
+    os.mkfifo(tmp_path / "p.json")
+    for special, what in (
+        ("/dev/zero", "a character device"),
+        (str(tmp_path / "p.json"), "a FIFO"),
+    ):
+        status, _, _ = result = _run([command, special])
+        assert status == 2
+        text = result[1] + result[2]
+        assert f"{special}: is {what}" in text and "use - for standard input" in text
+
+
+def test_extensions_match_in_any_case_when_walked(tmp_path: Path) -> None:
+    seed = sorted(SEEDS.glob("*.json"))[0].read_text("utf-8")
+    (tmp_path / "A.JSON").write_text(seed, "utf-8")
+    (tmp_path / "b.JSONL").write_text(json.dumps(json.loads(seed)) + "\n", "utf-8")
+    (tmp_path / "c.NdJson").write_text(json.dumps(json.loads(seed)) + "\n", "utf-8")
+    status, out, _ = _run(["validate", str(tmp_path)])
+    assert (status, out.splitlines()[-1]) == (0, "3 valid, 0 invalid in 3 files")
+
+
+def test_a_document_above_the_limit_is_refused_before_it_is_read(tmp_path: Path) -> None:
+    path = tmp_path / "huge.json"
+    with open(path, "wb") as handle:
+        handle.truncate(300 << 20)  # sparse: costs nothing unless read
+    status, out, _ = _run(["validate", str(path)])
+    assert status == 2
+    assert out.splitlines()[0] == (
+        f"{path}: 300 MiB: larger than 256 MiB, the limit for one document: not read"
+    )
+
+
+# --------------------------------------------------------------------------- output
+
+
+def _forged(tmp_path: Path) -> Path:
+    bundle = json.loads(sorted(SEEDS.glob("*.json"))[0].read_text("utf-8"))
+    bundle["run"]["metadata"]["name"] = "x\nsha256:0000  BenchmarkRun  forged\x1b[2J"
+    bundle["run"]["spec"]["bogus\n\u202e"] = "é"
+    path = tmp_path / "new\nline\x1b.json"
+    path.write_text(json.dumps(bundle), encoding="utf-8")
+    return path
+
+
+def test_nothing_from_input_can_forge_a_line(tmp_path: Path) -> None:
+    path = _forged(tmp_path)
+    escaped = str(path).replace("\n", "\\n").replace("\x1b", "\\x1b")
+    status, out, _ = _run(["digest", str(path)])
+    assert status == 0
+    lines = out.splitlines()
+    assert len(lines) == 3
+    assert lines[0].endswith("  BenchmarkRun  x\\nsha256:0000  BenchmarkRun  forged\\x1b[2J")
+    status, out, _ = _run(["validate", str(path)])
+    assert status == 1
+    lines = out.splitlines()
+    assert len(lines) == 3
+    assert all(line.startswith(f"{escaped}: /run/") for line in lines[:2])
+    assert "/run/spec/bogus\\n\\u202e: unknown field" in lines[1]
+    assert "\x1b" not in out
+
+
+def test_output_stays_correct_when_only_ascii_can_be_written(tmp_path: Path) -> None:
+    path = _forged(tmp_path)
+    env = {**os.environ, "PYTHONIOENCODING": "ascii"}
+    status, out, _ = _run(["validate", "--format", "json", str(path)], env=env)
+    assert status == 1
+    report = json.loads(out)
+    assert report["invalid"] == 1
+    assert any("\u202e" in problem["pointer"] for problem in report["problems"])
+    status, out, _ = _run(["validate", str(path)], env=env)
+    assert status == 1 and out.isascii() and len(out.splitlines()) == 3
+
+
+def test_a_closed_stdout_is_a_quiet_exit(big_jsonl: Path, tmp_path: Path) -> None:
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"broken": \n' * 20_000, encoding="utf-8")
+    for jobs in ("1", "2"):
+        process = _start(["validate", "--jobs", jobs, str(bad)])
+        assert process.stdout is not None
+        process.stdout.readline()
+        process.stdout.close()  # as `| head -1` does
+        status, _, err = _finish(process)
+        assert (status, err) == (141, "")
+
+
+def test_a_full_stdout_is_one_line_and_exit_2(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"broken": \n' * 20_000, encoding="utf-8")
+    with open("/dev/full", "wb") as full:
+        process = _start(["validate", str(bad)], stdout=full)
+        status, _, err = _finish(process)
+    assert status == 2
+    assert err == "kernelindex: error: cannot write output: No space left on device\n"

@@ -1,0 +1,190 @@
+"""Where documents come from: the one walking rule, special files, size limits."""
+
+from __future__ import annotations
+
+import io
+import os
+from pathlib import Path
+
+import pytest
+
+from kernelindex_sdk.errors import (
+    DocumentTooLarge,
+    IntakeError,
+    MalformedJSON,
+    NotARegularFile,
+    SymlinkLoop,
+    UnreadableFile,
+)
+from kernelindex_sdk.intake import Document
+from kernelindex_sdk.sources import (
+    FileSource,
+    StdinSource,
+    documents,
+    expand,
+    iter_documents,
+    load_file,
+    read_bytes,
+    read_stdin,
+    walk,
+)
+
+
+def _tree(root: Path, files: dict[str, str]) -> None:
+    for name, text in files.items():
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+
+
+def _names(found: list[FileSource | IntakeError], root: Path) -> list[str]:
+    out = []
+    for entry in found:
+        path = entry.path if isinstance(entry, FileSource) else entry.problem.source
+        assert path is not None
+        out.append(os.path.relpath(path, root))
+    return out
+
+
+def test_walk_order_suffixes_and_hidden_entries(tmp_path: Path) -> None:
+    _tree(
+        tmp_path,
+        {
+            "b.json": "{}",
+            "A.JSON": "{}",
+            "c.Jsonl": "{}",
+            "d.NDJSON": "{}",
+            "notes.txt": "x",
+            ".hidden.json": "{}",
+            ".git/x.json": "{}",
+            "sub/z.json": "{}",
+            "sub/deeper/y.json": "{}",
+            "aa/q.json": "{}",
+        },
+    )
+    found = list(walk(str(tmp_path)))
+    # Each directory's files (sorted), then its subdirectories (sorted), depth first.
+    assert _names(found, tmp_path) == [
+        "A.JSON",
+        "b.json",
+        "c.Jsonl",
+        "d.NDJSON",
+        "aa/q.json",
+        "sub/z.json",
+        "sub/deeper/y.json",
+    ]
+    jsonl = {os.path.basename(e.path): e.jsonl for e in found if isinstance(e, FileSource)}
+    assert jsonl["c.Jsonl"] and jsonl["d.NDJSON"] and not jsonl["A.JSON"]
+
+
+def test_named_files_are_read_whatever_their_name(tmp_path: Path) -> None:
+    (tmp_path / "record.txt").write_text("{}", encoding="utf-8")
+    (tmp_path / "x.JSONL").write_text("{}\n{}\n", encoding="utf-8")
+    found = list(expand([str(tmp_path / "record.txt"), str(tmp_path / "x.JSONL"), "-"]))
+    assert found[0] == FileSource(str(tmp_path / "record.txt"), False, 2)
+    assert isinstance(found[1], FileSource) and found[1].jsonl
+    assert found[2] == StdinSource()
+
+
+def test_symlinks_are_followed_and_loops_refused(tmp_path: Path) -> None:
+    _tree(tmp_path, {"real/r.json": "{}", "top.json": "{}"})
+    (tmp_path / "link").symlink_to(tmp_path / "real")
+    (tmp_path / "real" / "back").symlink_to(tmp_path)
+    (tmp_path / "dangling.json").symlink_to(tmp_path / "nowhere")
+    (tmp_path / "self.json").symlink_to(tmp_path / "self.json")
+    found = list(walk(str(tmp_path)))
+    names = _names(found, tmp_path)
+    assert "link/r.json" in names and "real/r.json" in names
+    errors = {
+        os.path.relpath(str(e.problem.source), tmp_path): e
+        for e in found
+        if isinstance(e, IntakeError)
+    }
+    assert isinstance(errors["dangling.json"], UnreadableFile)
+    assert "dangling symbolic link" in str(errors["dangling.json"])
+    assert isinstance(errors["self.json"], SymlinkLoop)
+    assert isinstance(errors["real/back"], SymlinkLoop)
+    assert isinstance(errors["link/back"], SymlinkLoop)
+
+
+def test_special_files_are_refused_never_opened(tmp_path: Path) -> None:
+    fifo = tmp_path / "p.json"
+    os.mkfifo(fifo)
+    (walked,) = walk(str(tmp_path))  # reading a FIFO would block this test forever
+    assert isinstance(walked, NotARegularFile)
+    assert "FIFO" in str(walked)
+    (named,) = expand([str(fifo)])
+    assert isinstance(named, NotARegularFile)
+    assert "use - for standard input" in str(named)
+    (device,) = expand(["/dev/null"])
+    assert isinstance(device, NotARegularFile) and "character device" in str(device)
+    with pytest.raises(NotARegularFile):
+        read_bytes(fifo)
+    with pytest.raises(NotARegularFile):
+        load_file("/dev/zero")
+
+
+def test_paths_that_name_nothing(tmp_path: Path) -> None:
+    (missing, nul, through_file) = expand(
+        [str(tmp_path / "nope.json"), "a\x00b", str(tmp_path / "f.json" / "x")]
+    )
+    assert isinstance(missing, UnreadableFile) and "no such file" in str(missing)
+    assert isinstance(nul, UnreadableFile) and "NUL" in str(nul)
+    assert isinstance(through_file, UnreadableFile)
+    with pytest.raises(UnreadableFile):
+        load_file("a\x00b")
+    with pytest.raises(UnreadableFile, match="is a directory"):
+        load_file(tmp_path)
+    with pytest.raises(TypeError):
+        load_file(3)  # type: ignore[arg-type]
+
+
+def test_a_whole_file_above_the_limit_is_refused_before_it_is_read(tmp_path: Path) -> None:
+    path = tmp_path / "huge.json"
+    with open(path, "wb") as handle:
+        handle.truncate(300 << 20)  # sparse: nothing is written or read
+    (error,) = iter_documents(str(path))
+    assert isinstance(error, DocumentTooLarge)
+    assert "300 MiB" in str(error) and "256 MiB" in str(error)
+    small = tmp_path / "small.json"
+    small.write_text('{"a": 1}', encoding="utf-8")
+    with pytest.raises(DocumentTooLarge):
+        read_bytes(small, max_bytes=4)
+
+
+def test_an_overlong_json_lines_line_is_one_problem_and_reading_goes_on(tmp_path: Path) -> None:
+    path = tmp_path / "x.jsonl"
+    path.write_bytes(b'{"a": 1}\n{"long": "' + b"x" * 5000 + b'"}\n\n{"b": 2}\n' + b"y" * 100)
+    found = list(iter_documents(str(path), max_bytes=100))
+    assert isinstance(found[0], Document) and found[0].line == 1
+    assert isinstance(found[1], DocumentTooLarge) and found[1].problem.line == 2
+    assert isinstance(found[2], Document) and found[2].line == 4
+    assert isinstance(found[3], MalformedJSON) and found[3].problem.line == 5
+
+
+def test_stdin_above_the_limit(tmp_path: Path) -> None:
+    pretty = b'{\n  "a": "' + b"x" * 500 + b'"\n}\n'
+    (whole,) = read_stdin(io.BytesIO(pretty), max_bytes=100)
+    assert isinstance(whole, DocumentTooLarge)
+    (forced,) = read_stdin(io.BytesIO(pretty), jsonl=False, max_bytes=100)
+    assert isinstance(forced, DocumentTooLarge)
+    lines = b'{"a": 1}\n' + b'{"b": "' + b"x" * 500 + b'"}\n{"c": 3}\n'
+    found = list(read_stdin(io.BytesIO(lines), max_bytes=100))
+    assert [type(f).__name__ for f in found] == ["Document", "DocumentTooLarge", "Document"]
+    first = b'{"b": "' + b"x" * 500 + b'"}\n{"c": 3}\n'
+    found = list(read_stdin(io.BytesIO(first), max_bytes=100))
+    assert [type(f).__name__ for f in found] == ["DocumentTooLarge", "Document"]
+
+
+def test_documents_streams_errors_in_input_order(tmp_path: Path) -> None:
+    _tree(tmp_path, {"a.json": "{}", "b.json": "{", "c.jsonl": "{}\n[]\n"})
+    found = list(documents([str(tmp_path / "a.json"), str(tmp_path / "gone"), str(tmp_path)]))
+    kinds = [type(f).__name__ for f in found]
+    assert kinds == [
+        "Document",
+        "UnreadableFile",
+        "Document",
+        "MalformedJSON",
+        "Document",
+        "Document",
+    ]
