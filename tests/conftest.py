@@ -1,18 +1,69 @@
-"""Shared fixtures: the seeds (from ../shared when present) and small records of our own."""
+"""Shared fixtures (the seeds, from ../shared when present, and small records of our own)
+and the hypothesis profiles.
+
+Profiles, chosen with ``HYPOTHESIS_PROFILE`` (or pytest's ``--hypothesis-profile``):
+
+* ``default`` (plain ``pytest``): 10 examples a test; a test written for ``n`` examples
+  (``max_examples=profiles.examples(n)``) draws a tenth of them, at least one.
+* ``long``: 100 examples a test, and ``examples(n)`` is ``n``: the counts the
+  differential and property tests were written for. ``.ci/run`` runs it over every
+  test marked ``hypothesis_long``.
+* ``thorough``: 20 times ``long``, for a run of its own.
+
+``hypothesis_long`` marks what the ``long`` profile runs with more data: every ``@given``
+test (marked at collection below) and, by hand, the tests that call ``@given`` inside
+their body and the exhaustive differential checks that take a share of their cases in
+``default`` (``profiles.long_profile()``).
+"""
 
 from __future__ import annotations
 
 import copy
 import json
+import os
 from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import is_hypothesis_test, settings
+from profiles import MAX_EXAMPLES
 
 ROOT = Path(__file__).resolve().parent.parent
 SHARED = ROOT.parent / "shared"
 SEEDS_DIR = SHARED / "seeds"
 EXAMPLE_SEEDS = ROOT / "examples" / "seeds"
+
+# ------------------------------------------------------------------ hypothesis profiles
+
+# Only the example count differs; tests set their own deadline and health checks.
+for _name, _max_examples in MAX_EXAMPLES.items():
+    settings.register_profile(_name, max_examples=_max_examples)
+if "KERNELINDEX_HYPOTHESIS_PROFILE" in os.environ:
+    raise pytest.UsageError(
+        "KERNELINDEX_HYPOTHESIS_PROFILE is gone: set HYPOTHESIS_PROFILE=long (the example "
+        "counts once called quick) or HYPOTHESIS_PROFILE=thorough (20 times as many)"
+    )
+PROFILE = os.environ.get("HYPOTHESIS_PROFILE", "default")
+if PROFILE not in MAX_EXAMPLES:
+    raise pytest.UsageError(f"HYPOTHESIS_PROFILE must be one of {sorted(MAX_EXAMPLES)}")
+settings.load_profile(PROFILE)
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line(
+        "markers",
+        "hypothesis_long: draws more data under HYPOTHESIS_PROFILE=long (CI runs these "
+        "again with it)",
+    )
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        if isinstance(item, pytest.Function) and is_hypothesis_test(item.obj):
+            item.add_marker(pytest.mark.hypothesis_long)
+
+
+# ------------------------------------------------------------------------------ seeds
 
 
 def seed_paths() -> list[Path]:

@@ -17,16 +17,16 @@ Two families:
 :func:`consistent_bundles` builds bundles that pass *all* of validation: their run
 references the embedded records by their real digests and its statistics are in order.
 
-Settings: every law uses :func:`law_settings`; ``KERNELINDEX_HYPOTHESIS_PROFILE=thorough``
-multiplies the example counts by 20 (the default, ``quick``, keeps ``tests/test_laws.py``
-well under a minute on two cores).
+Settings: every law uses :func:`law_settings`, whose example count scales with the
+hypothesis profile (``profiles.examples``): a tenth in ``default``, the count written in
+``long`` (``HYPOTHESIS_PROFILE=long``), twenty times it in ``thorough``.
 """
 
 from __future__ import annotations
 
 import copy
+import functools
 import json
-import os
 import random
 import string
 import warnings
@@ -38,6 +38,7 @@ from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
 from hypothesis.errors import HypothesisWarning
 from hypothesis_jsonschema import from_schema
+from profiles import examples
 
 from kernelindex_sdk.bundled import bundled_schema
 from kernelindex_sdk.canonical import digest
@@ -52,26 +53,13 @@ MAX_SAFE_INTEGER = 2**53 - 1
 
 # --------------------------------------------------------------------------- settings
 
-#: Hypothesis profiles of the laws (registered here, chosen by environment variable:
-#: pytest's --hypothesis-profile is read before test modules are imported).
-_SCALE = {"quick": 1, "thorough": 20}
-for _name, _scale in _SCALE.items():
-    settings.register_profile(
-        f"kernelindex-{_name}",
-        deadline=None,
-        suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
-        max_examples=25 * _scale,
-    )
-PROFILE = os.environ.get("KERNELINDEX_HYPOTHESIS_PROFILE", "quick")
-if PROFILE not in _SCALE:
-    raise ValueError(f"KERNELINDEX_HYPOTHESIS_PROFILE must be one of {sorted(_SCALE)}")
-
 
 def law_settings(max_examples: int, **overrides: Any) -> settings:
     """Settings for one law: the profile's, with ``max_examples`` scaled by it."""
     return settings(
-        settings.get_profile(f"kernelindex-{PROFILE}"),
-        max_examples=max_examples * _SCALE[PROFILE],
+        max_examples=examples(max_examples),
+        deadline=None,
+        suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
         **overrides,
     )
 
@@ -461,11 +449,14 @@ def _from_bundled(schema: dict[str, Any]) -> st.SearchStrategy[Any]:
         )
 
 
+@functools.cache
 def schema_instances(kind: str, *, resolve_status: bool = True) -> st.SearchStrategy[Any]:
     """Instances of ``kind`` drawn from its bundled schema by hypothesis-jsonschema.
 
     With ``resolve_status`` (the default) BenchmarkRun and Bundle draw from the union of
     :func:`status_case_schema` (fast); without it, from the schema as it is (slow).
+    Built once per argument: ``from_schema`` spends about a second and a half on a
+    bundle's schema, and tests drawing inside their body ask again on every example.
     """
     if resolve_status and kind in ("BenchmarkRun", "Bundle"):
         return st.one_of([_from_bundled(status_case_schema(kind, c)) for c in STATUS_CASES])

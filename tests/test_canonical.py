@@ -9,6 +9,7 @@ the fast path relies on. A fast path may decline (``None``), never differ.
 from __future__ import annotations
 
 import enum
+import functools
 import hashlib
 import json
 import math
@@ -25,6 +26,7 @@ import pytest
 import rfc8785
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from profiles import examples
 
 from kernelindex_sdk import canonical
 from kernelindex_sdk.canonical import DIGEST_PREFIX, canonicalize, digest, digest_bytes, identity
@@ -211,14 +213,14 @@ odd_values = st.recursive(json_scalars | odd_scalars, _odd_containers, max_leave
 # ---------------------------------------------------------------------------
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(300), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(json_values)
 def test_canonicalize_equals_reference(value: Any) -> None:
     assert canonicalize(value) == rfc8785.dumps(value)
 
 
 @pytest.mark.parametrize("fast", FAST_PATHS)
-@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(200), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(value=json_values)
 def test_each_fast_path_declines_or_equals_reference(fast: FastFn, value: Any) -> None:
     out = fast(value)
@@ -226,20 +228,20 @@ def test_each_fast_path_declines_or_equals_reference(fast: FastFn, value: Any) -
 
 
 @pytest.mark.parametrize("fast", FAST_PATHS)
-@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(200), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(value=fast_values)
 def test_each_fast_path_is_taken_and_exact_on_its_domain(fast: FastFn, value: Any) -> None:
     assert fast(value) == rfc8785.dumps(value)
 
 
-@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(200), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(odd_values)
 def test_non_json_values_behave_like_reference(value: Any) -> None:
     assert _outcome(canonicalize, value) == _outcome(rfc8785.dumps, value)
 
 
 @pytest.mark.parametrize("fast", FAST_PATHS)
-@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(200), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(value=odd_values)
 def test_each_fast_path_declines_non_json_or_equals_reference(fast: FastFn, value: Any) -> None:
     out = fast(value)
@@ -348,34 +350,57 @@ def test_cycles_behave_like_reference() -> None:
 
 ALL_CHARS = [chr(c) for c in range(0x110000) if not 0xD800 <= c <= 0xDFFF]
 
+# The exhaustive checks below run once per fast path on the same values; the reference
+# (pure Python, seconds on a million code points) writes each value once, shared by all.
 
-@pytest.mark.parametrize("fast", FAST_PATHS)
-def test_every_code_point_escapes_like_reference(fast: FastFn) -> None:
+
+def _with_reference(value: Any) -> tuple[Any, bytes]:
+    return value, rfc8785.dumps(value)
+
+
+@functools.cache
+def _escaping_cases() -> list[tuple[Any, bytes]]:
     # One string per code point, so each is escaped on its own...
-    assert fast(ALL_CHARS) == rfc8785.dumps(ALL_CHARS)
+    cases = [_with_reference(ALL_CHARS)]
     # ...and in context, at every offset of a long string (SIMD chunk boundaries).
     text = "".join(ALL_CHARS[:0x800]) + "".join(ALL_CHARS[0x800::97])
     for start in range(0, 40):
-        chunk = [text[start:], "a" * start + text, text[: start * 50]]
-        assert fast(chunk) == rfc8785.dumps(chunk)
+        cases.append(_with_reference([text[start:], "a" * start + text, text[: start * 50]]))
+    return cases
+
+
+@pytest.mark.parametrize("fast", FAST_PATHS)
+def test_every_code_point_escapes_like_reference(fast: FastFn) -> None:
+    for value, expected in _escaping_cases():
+        assert fast(value) == expected
+
+
+@functools.cache
+def _key_order_cases() -> dict[str, tuple[Any, bytes]]:
+    low = [c for c in ALL_CHARS if ord(c) < 0xD800]
+    astral = [c for c in ALL_CHARS if ord(c) >= 0x10000][::5]
+    return {
+        # No non-BMP: orders agree.
+        "bmp": _with_reference({c: 0 for c in ALL_CHARS if ord(c) < 0x10000}),
+        # Below U+D800 and non-BMP (every 5th): orders agree, so the fast path is taken.
+        "low_and_astral": _with_reference(dict.fromkeys(low + astral, 0)),
+        # Two-char keys sharing a prefix: the order is decided at the second char.
+        "prefixed": _with_reference(dict.fromkeys(["k" + c for c in low[::3] + astral[::50]], 0)),
+        # With U+E000..U+FFFF beside non-BMP keys the orders differ.
+        "mixed": _with_reference(dict.fromkeys(["k" + c for c in ALL_CHARS[::101]], 0)),
+    }
 
 
 @pytest.mark.parametrize("fast", FAST_PATHS)
 def test_key_order_over_every_code_point(fast: FastFn) -> None:
-    bmp = {c: 0 for c in ALL_CHARS if ord(c) < 0x10000}  # no non-BMP: orders agree
-    assert fast(bmp) == rfc8785.dumps(bmp)
-    # Below U+D800 and non-BMP (every 5th): orders agree, so the fast path is taken.
-    low = [c for c in ALL_CHARS if ord(c) < 0xD800]
-    astral = [c for c in ALL_CHARS if ord(c) >= 0x10000][::5]
-    low_and_astral = dict.fromkeys(low + astral, 0)
-    assert fast(low_and_astral) == rfc8785.dumps(low_and_astral)
-    # Two-char keys sharing a prefix: the order is decided at the second char.
-    prefixed = dict.fromkeys(["k" + c for c in low[::3] + astral[::50]], 0)
-    assert fast(prefixed) == rfc8785.dumps(prefixed)
-    # With U+E000..U+FFFF beside non-BMP keys the orders differ: declined, never wrong.
-    mixed = dict.fromkeys(["k" + c for c in ALL_CHARS[::101]], 0)
+    cases = _key_order_cases()
+    for name in ("bmp", "low_and_astral", "prefixed"):
+        value, expected = cases[name]
+        assert fast(value) == expected, name
+    # Where the orders differ: declined, never wrong.
+    mixed, expected = cases["mixed"]
     assert fast(mixed) is None
-    assert canonicalize(mixed) == rfc8785.dumps(mixed)
+    assert canonicalize(mixed) == expected
 
 
 @pytest.mark.parametrize(
@@ -439,14 +464,20 @@ def test_floats_in_the_fast_rule_print_as_reference() -> None:
     assert rfc8785.dumps(fast) == ("[" + ",".join(map(repr, fast)) + "]").encode()
 
 
+@functools.cache
+def _float_cases() -> tuple[tuple[Any, bytes], tuple[Any, bytes]]:
+    """All the interesting floats, and those the fast rule takes, with their reference bytes."""
+    eligible = [x for x in INTERESTING_FLOATS if canonical._floats_print_as_repr([x])]
+    return _with_reference(INTERESTING_FLOATS), _with_reference(eligible)
+
+
 @pytest.mark.parametrize("fast", FAST_PATHS)
 def test_all_interesting_floats_through_each_fast_path(fast: FastFn) -> None:
-    expected = rfc8785.dumps(INTERESTING_FLOATS)
-    out = fast(INTERESTING_FLOATS)
+    (floats, expected), (eligible, expected_eligible) = _float_cases()
+    out = fast(floats)
     assert out is None  # exponent/integral floats among them: declined, never wrong
-    eligible = [x for x in INTERESTING_FLOATS if canonical._floats_print_as_repr([x])]
-    assert fast(eligible) == rfc8785.dumps(eligible)
-    assert canonicalize(INTERESTING_FLOATS) == expected
+    assert fast(eligible) == expected_eligible
+    assert canonicalize(floats) == expected
 
 
 def test_stdlib_path_is_used_without_orjson() -> None:
@@ -521,7 +552,7 @@ def _shuffled(value: Any, rng: random.Random) -> Any:
     return value
 
 
-@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(100), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(spec=st.dictionaries(json_keys, json_values, max_size=4), seed=st.integers())
 def test_digest_ignores_key_order(spec: dict[str, Any], seed: int) -> None:
     record = {"spec": spec, "metadata": {"name": "x"}, "kind": "K", "apiVersion": "v"}

@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from profiles import examples
 
 from kernelindex_sdk.checks import for_version
 from kernelindex_sdk.checks.v1alpha1 import CLOCK_SKEW, _parse_timestamp, check_run_spec
@@ -117,7 +118,7 @@ def test_unknown_version_has_no_checks() -> None:
 
 
 @settings(
-    max_examples=300,
+    max_examples=examples(300),
     deadline=None,
     # observedAt is overwritten on every example: sharing the fixture is safe.
     suppress_health_check=[HealthCheck.function_scoped_fixture],

@@ -11,8 +11,9 @@
    metadata, changes with any change to ``spec``, and equals its definition
    (sha256 of the reference JCS bytes of ``{apiVersion, kind, spec}``).
 
-Example counts are modest (the file runs in well under a minute on two cores); set
-``KERNELINDEX_HYPOTHESIS_PROFILE=thorough`` for 20x more. See ``strategies.py``.
+Example counts scale with the hypothesis profile (``tests/conftest.py``): modest in
+``default``, the counts written here with ``HYPOTHESIS_PROFILE=long``, 20x those with
+``HYPOTHESIS_PROFILE=thorough``. See ``strategies.py``.
 """
 
 from __future__ import annotations
@@ -28,9 +29,9 @@ import pytest
 import rfc8785
 from hypothesis import assume, given
 from hypothesis import strategies as st
+from profiles import long_profile
 from strategies import (
     MODELS,
-    PROFILE,
     RECORD_KINDS,
     STATUS_CASES,
     consistent_bundles,
@@ -91,6 +92,7 @@ def _round_trips(kind: str, instance: Any) -> None:
     assert structure(wire, KINDS[kind]) == model
 
 
+@pytest.mark.hypothesis_long
 @pytest.mark.parametrize("kind", ALL_KINDS)
 def test_schema_instances_round_trip_through_models(kind: str) -> None:
     """Law 1 on instances hypothesis-jsonschema draws from ``bundled_schema(kind)``.
@@ -129,9 +131,10 @@ def test_schema_instances_round_trip_through_models(kind: str) -> None:
     law()
 
 
+@pytest.mark.hypothesis_long
 @pytest.mark.skipif(
-    PROFILE != "thorough",
-    reason="~3 s an example; runs with KERNELINDEX_HYPOTHESIS_PROFILE=thorough "
+    not long_profile(),
+    reason="~3 s an example; runs with HYPOTHESIS_PROFILE=long or thorough "
     "(test_status_cases_are_exactly_the_schema_conditionals covers the shortcut)",
 )
 def test_unresolved_run_schema_instances_round_trip() -> None:
@@ -179,6 +182,7 @@ def test_status_cases_are_exactly_the_schema_conditionals(seed_bundle: dict[str,
 # --------------------------------------------------------------------------- law 2
 
 
+@pytest.mark.hypothesis_long
 @pytest.mark.parametrize("kind", ALL_KINDS)
 def test_model_instances_are_schema_valid(kind: str) -> None:
     """Law 2: models built by ``strategies.MODELS`` unstructure to schema-valid JSON.
