@@ -65,6 +65,7 @@ _EXPORTS: dict[str, str] = {
     "NumberOutOfRange": "kernelindex_sdk.errors",
     "NestingTooDeep": "kernelindex_sdk.errors",
     "UnknownKind": "kernelindex_sdk.errors",
+    "SchemaDirectoryError": "kernelindex_sdk.errors",
     # files and terminals
     "atomic_write_bytes": "kernelindex_sdk.fileio",
     "atomic_write_many": "kernelindex_sdk.fileio",
@@ -82,7 +83,7 @@ __all__ = [  # noqa: RUF022 - grouped as above
     "Problem", "KernelIndexError", "IntakeError", "UnreadableFile", "UnreadableDirectory",
     "SymlinkLoop", "NotARegularFile", "DocumentTooLarge", "EmptyDocument",
     "MalformedJSON", "InvalidEncoding", "ByteOrderMark", "DuplicateKey", "NonFiniteNumber",
-    "NumberOutOfRange", "NestingTooDeep", "UnknownKind",
+    "NumberOutOfRange", "NestingTooDeep", "UnknownKind", "SchemaDirectoryError",
     "atomic_write_bytes", "atomic_write_many", "Progress",
 ]  # fmt: skip
 
@@ -105,6 +106,7 @@ if TYPE_CHECKING:
         NotARegularFile,
         NumberOutOfRange,
         Problem,
+        SchemaDirectoryError,
         SymlinkLoop,
         UnknownKind,
         UnreadableDirectory,

@@ -161,10 +161,18 @@ class NestingTooDeep(IntakeError):
     code = "nesting-too-deep"
 
 
-class UnknownKind(KernelIndexError):
-    """No schema is registered for a record's ``apiVersion`` + ``kind``."""
+class SchemaDirectoryError(KernelIndexError):
+    """A folder given as a schema registry is missing or holds no schemas."""
 
-    def __init__(self, api_version: object, kind: object, known: list[str]) -> None:
+
+class UnknownKind(KernelIndexError):
+    """No schema is registered for a record's ``apiVersion`` + ``kind`` (or, looked up
+    by name, for a kind in any or a given version: ``api_version`` is then None or the
+    version asked for, and ``lookup`` is True)."""
+
+    def __init__(
+        self, api_version: object, kind: object, known: list[str], *, lookup: bool = False
+    ) -> None:
         self.api_version = api_version
         self.kind = kind
         self.known = known
@@ -173,4 +181,10 @@ class UnknownKind(KernelIndexError):
             version, _, name = pair.rpartition("/")
             by_version.setdefault(version, []).append(name)
         listed = "; ".join(f"{v}: {', '.join(names)}" for v, names in by_version.items())
-        super().__init__(f"unknown apiVersion/kind {api_version!r}/{kind!r} (known: {listed})")
+        if not lookup:
+            message = f"unknown apiVersion/kind {api_version!r}/{kind!r} (known: {listed})"
+        elif api_version is None:
+            message = f"no schema for a kind named {kind!r} (known: {listed})"
+        else:
+            message = f"no schema for kind {kind!r} in apiVersion {api_version!r} (known: {listed})"
+        super().__init__(message)

@@ -14,6 +14,7 @@ Routing is derived from the files, not written in code: the directory names give
 from __future__ import annotations
 
 import json
+import os
 import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
@@ -21,7 +22,7 @@ from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from kernelindex_sdk.errors import UnknownKind
+from kernelindex_sdk.errors import SchemaDirectoryError, UnknownKind
 
 if TYPE_CHECKING:  # imported when first used: only the reference engine needs it
     from referencing import Registry
@@ -80,11 +81,24 @@ class SchemaRegistry:
         return resources
 
     @classmethod
-    def from_directory(cls, root: Path) -> SchemaRegistry:
-        """Load every ``*.schema.json`` below ``root/<group>/<version>/``."""
+    def from_directory(cls, root: str | os.PathLike[str]) -> SchemaRegistry:
+        """Load every ``*.schema.json`` below ``root/<group>/<version>/``.
+
+        Raises :class:`~kernelindex_sdk.errors.SchemaDirectoryError` when ``root`` is
+        not a directory or holds no schema: an empty registry would route nothing and
+        report every record as of an unknown kind.
+        """
         entries: list[SchemaEntry] = []
         support: list[SchemaEntry] = []
-        for path in sorted(root.glob("*/*/*.schema.json")):
+        root = Path(root)
+        if not root.is_dir():
+            raise SchemaDirectoryError(f"{root}: not a directory of schemas")
+        found = sorted(root.glob("*/*/*.schema.json"))
+        if not found:
+            raise SchemaDirectoryError(
+                f"{root}: no schemas (expected <group>/<version>/*.schema.json below it)"
+            )
+        for path in found:
             contents = json.loads(path.read_text(encoding="utf-8"))
             schema_id = _id_of(contents)
             if schema_id is None:
@@ -136,7 +150,8 @@ class SchemaRegistry:
             )
         ]
         if not matches:
-            raise UnknownKind(api_version or "*", kind, self.known())
+            every = sorted(f"{e.api_version}/{e.kind}" for e in self.entries)
+            raise UnknownKind(api_version, kind, every, lookup=True)
         return max(matches, key=lambda e: _version_key(e.api_version))
 
     def __iter__(self) -> Iterator[SchemaEntry]:

@@ -290,7 +290,19 @@ class ValidationSession:
             else:
                 kind = entry.kind
                 if not self.engine.is_valid(entry.id, value):
-                    problems.extend(self.engine.problems(entry.id, value, pointer))
+                    found = self.engine.problems(entry.id, value, pointer)
+                    problems.extend(found)
+                    # The semantic rules need a record of the schema's shape; whether
+                    # the embedded records hash to the run's references does not, and a
+                    # user fixing a name should not only then learn of a changed protocol.
+                    if bundle and isinstance(head, dict) and isinstance(head.get("spec"), dict):
+                        flagged = {p.pointer for p in found}
+                        problems.extend(
+                            p
+                            for p in self._bundle_references(value, refs, pointer)
+                            if p.pointer not in flagged
+                        )
+                        problems.sort(key=lambda p: p.pointer)
                 else:
                     problems.extend(self._semantics(members, entry.api_version))
                     # Valid, yet no digest: a value JCS cannot represent slipped into an

@@ -25,12 +25,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import shared_data
 from hypothesis import is_hypothesis_test, settings
 from profiles import MAX_EXAMPLES
 
 ROOT = Path(__file__).resolve().parent.parent
-SHARED = ROOT.parent / "shared"
-SEEDS_DIR = SHARED / "seeds"
+SEEDS_DIR = shared_data.find("seeds") or ROOT / "examples" / "seeds"
 EXAMPLE_SEEDS = ROOT / "examples" / "seeds"
 
 # ------------------------------------------------------------------ hypothesis profiles

@@ -24,6 +24,7 @@ from typing import Any
 
 import pytest
 import rfc8785
+import shared_data
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from profiles import examples
@@ -590,18 +591,14 @@ def test_digest_changes_with_kind_and_api_version() -> None:
 
 
 def _seed_files() -> list[Path]:
-    root = Path(__file__).resolve().parents[1]
-    for shared in (root.parent / "shared", root / "shared"):
-        seeds = sorted((shared / "seeds").glob("*.json"))
-        if seeds:
-            return seeds
-    return []
+    seeds = shared_data.find("seeds")
+    return sorted(seeds.glob("*.json")) if seeds is not None else []
 
 
 SEEDS = _seed_files()
 
 
-@pytest.mark.skipif(not SEEDS, reason="shared/seeds not present")
+@pytest.mark.skipif(not SEEDS, reason="shared/seeds not present (see tests/shared_data.py)")
 @pytest.mark.parametrize("path", SEEDS, ids=lambda p: p.name)
 def test_seed_digests(path: Path) -> None:
     bundle = json.loads(path.read_text(encoding="utf-8"))

@@ -210,7 +210,7 @@ def test_markdown_format() -> None:
     result = compare(ex("oom"), "--format", "markdown")
     lines = result.out.splitlines()
     assert lines[0] == "### GeGLU MLP [geglu] · forward · latency · NVIDIA H100 80GB HBM3"
-    assert "| implementation | median | p20–p80 | speed-up | observed | |" in lines
+    assert "| implementation | median | p20–p80 | speed-up | observed | note |" in lines
     assert any(line.startswith("| liger 0.5.0 | OOM | CUDA out of memory") for line in lines)
 
 
@@ -224,7 +224,7 @@ def test_filters() -> None:
     memory = compare(ex("memory"), ex("oom"), "--metric", "memory")
     assert "peak memory" in memory.out and "latency" not in memory.out
     none = compare(ex("oom"), "--pass", "backward")
-    assert none.code == 0 and none.out == ""
+    assert none.code == 1 and none.out == ""  # nothing to compare is not a success
     assert "no run matches the filters (2 valid runs loaded)" in none.err
 
 
@@ -262,7 +262,7 @@ def test_no_valid_runs_at_all(tmp_path: Path) -> None:
     lines = (EXAMPLES / "oom" / "records.jsonl").read_text(encoding="utf-8").splitlines()
     (tmp_path / "no-runs.jsonl").write_text(lines[0] + "\n", encoding="utf-8")
     result = compare(str(tmp_path))
-    assert result.code == 0 and result.out == ""
+    assert result.code == 1 and result.out == ""
     assert "no valid run to compare" in result.err
 
 
@@ -361,3 +361,71 @@ def test_a_reference_to_a_record_of_the_wrong_kind_is_not_resolved(tmp_path: Pat
         "not comparable: environment hardware differs (NVIDIA H100 80GB HBM3 vs environment sha256:"
     )
     assert "ExecutionEnvironment ×1" in result.err
+
+
+# --------------------------------------------------------------------------- sweeps
+
+
+def test_a_sweep_is_one_table_with_the_swept_value_down_and_providers_across() -> None:
+    result = compare(ex("sweep"))
+    assert result.code == 0
+    lines = result.out.splitlines()
+    assert lines[:7] == [
+        "GeGLU MLP [geglu] · forward · latency · NVIDIA H100 80GB HBM3",
+        "  fixed     batch=8, dtype=bf16, hidden=4096",
+        "  protocol  Example harness · forward pass",
+        "  seq   huggingface (baseline)  liger 0.5.0  speed-up",
+        "  1024                104.9 µs     52.43 µs     2.00×",
+        "  2048                209.7 µs     104.9 µs     2.00×",
+        "  4096                419.4 µs          OOM       n/a",
+    ]
+    # llama4_rope-style: a second sweep (hidden at seq 1024) shares one shape with the first.
+    assert "  hidden  huggingface (baseline)  liger 0.5.0  speed-up" in lines
+    assert lines[-1] == "4 groups, 8 runs in 2 sweep tables"
+
+
+def test_sweep_tables_in_markdown_have_no_empty_column() -> None:
+    result = compare(ex("sweep"), "--format", "markdown")
+    lines = result.out.splitlines()
+    assert "| seq | huggingface (baseline) | liger 0.5.0 | speed-up |" in lines
+    assert "|---|---:|---:|---:|" in lines
+    assert "| 4096 | 419.4 µs | OOM | n/a |" in lines
+    assert not any(line.rstrip().endswith("| |") for line in lines)
+
+
+def test_by_shape_and_all_keep_one_table_per_group() -> None:
+    by_shape = compare(ex("sweep"), "--by-shape")
+    headings = [line for line in by_shape.out.splitlines() if line.startswith("GeGLU")]
+    assert len(headings) == 4
+    assert by_shape.out.splitlines()[-1] == "4 groups, 8 runs"
+    every = compare(ex("sweep"), "--all")
+    assert [line for line in every.out.splitlines() if line.startswith("GeGLU")] == headings
+
+
+def test_passes_read_forward_backward_full(tmp_path: Path) -> None:
+    records = [json.loads(line) for line in (EXAMPLES / "oom" / "records.jsonl").open()]
+    from kernelindex_sdk.canonical import digest
+
+    out = []
+    for pass_ in ("full", "backward", "forward"):
+        by_digest = {}
+        for record in records:
+            copy = json.loads(json.dumps(record))
+            if copy["kind"] == "Workload":
+                copy["spec"]["pass"] = pass_
+            by_digest[digest(record)] = copy
+        old_workload = next(d for d, r in by_digest.items() if r["kind"] == "Workload")
+        new_workload = digest(by_digest[old_workload])
+        for copy in by_digest.values():
+            if copy["kind"] == "BenchmarkRun" and copy["spec"]["workloadDigest"] == old_workload:
+                copy["spec"]["workloadDigest"] = new_workload
+            out.append(copy)
+    path = tmp_path / "passes.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in out), encoding="utf-8")
+    result = compare(str(path))
+    headings = [line.split(" · ")[1] for line in result.out.splitlines() if " · " in line[:40]]
+    assert [h for h in headings if h in ("forward", "backward", "full")] == [
+        "forward",
+        "backward",
+        "full",
+    ]

@@ -13,16 +13,12 @@ import time
 from pathlib import Path
 
 import pytest
+import shared_data
 from click.testing import CliRunner
 
 from kernelindex_sdk.cli.compare_cmd import CompareOptions, run_compare
 from kernelindex_sdk.cli.main import cli
 
-REPO = Path(__file__).resolve().parents[1]
-CSV_CANDIDATES = (
-    REPO.parent / "shared" / "liger" / "all_benchmark_data.csv",
-    REPO / "shared" / "liger" / "all_benchmark_data.csv",
-)
 LIGER_ROWS = 2448
 #: Generous for a loaded 2-core CI machine; it takes about 2-4 s on an idle one.
 TIME_LIMIT_S = 30.0
@@ -30,9 +26,7 @@ TIME_LIMIT_S = 30.0
 
 @pytest.fixture(scope="module")
 def imported(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    csv_path = next((p for p in CSV_CANDIDATES if p.is_file()), None)
-    if csv_path is None:
-        pytest.skip("shared/liger/all_benchmark_data.csv not present")
+    csv_path = shared_data.require("liger", "all_benchmark_data.csv")
     out = tmp_path_factory.mktemp("liger")
     result = CliRunner().invoke(
         cli, ["import", "liger", str(csv_path), "--out", str(out), "--layout", "jsonl"]

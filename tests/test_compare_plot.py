@@ -1,6 +1,6 @@
 """``compare --plot``: drawn with matplotlib when installed, a clear message when not.
 
-Tests that draw skip cleanly without matplotlib (``kernelindex-sdk[plot]``); the
+Tests that draw skip cleanly without matplotlib (the ``plot`` extra); the
 "not installed" path is tested everywhere by hiding matplotlib from the import system.
 """
 
@@ -60,7 +60,7 @@ def test_require_matplotlib_names_the_extra(no_matplotlib: None) -> None:
     with pytest.raises(PlotUnavailable) as caught:
         require_matplotlib()
     assert INSTALL_HINT in str(caught.value)
-    assert "kernelindex-sdk[plot]" in str(caught.value)
+    assert "pip install matplotlib" in str(caught.value)
 
 
 def test_plot_option_without_matplotlib_says_how_to_install(
@@ -72,7 +72,7 @@ def test_plot_option_without_matplotlib_says_how_to_install(
         CompareOptions((str(EXAMPLES / "sweep"),), plot=str(target)), out=out, err=err
     )
     assert code == 2
-    assert "pip install 'kernelindex-sdk[plot]'" in err.getvalue()
+    assert "pip install matplotlib" in err.getvalue()
     assert "Traceback" not in err.getvalue()
     assert out.getvalue() == "" and not target.exists()
 
@@ -132,12 +132,12 @@ def test_axes_units_and_log_scales() -> None:
     import attrs
     from matplotlib.figure import Figure
 
-    from kernelindex_sdk.compare.plot import _draw
+    from kernelindex_sdk.compare.plot import _draw, _log_y, _title
     from kernelindex_sdk.compare.sweeps import Point, Series
 
     [seq, _] = sweep_panels()
     ax = Figure().add_subplot()
-    _draw(ax, seq, {"huggingface": "C0", "liger 0.5.0": "C1"})
+    _draw(ax, seq, {"huggingface": "C0", "liger 0.5.0": "C1"}, _title(seq), _log_y([seq]))
     assert ax.get_yscale() == "linear" and ax.get_xscale() == "linear"
     assert ax.get_ylabel() == "latency (µs)" and ax.get_xlabel() == "seq"
 
@@ -151,7 +151,35 @@ def test_axes_units_and_log_scales() -> None:
         series=(Series("sha256:x", "huggingface", True, points, ()),),
     )
     ax = Figure().add_subplot()
-    _draw(ax, wide, {"huggingface": "C0"})
+    assert _log_y([wide]) and _log_y([seq, wide])  # one rule for a whole figure
+    _draw(ax, wide, {"huggingface": "C0"}, _title(wide), _log_y([wide]))
     assert ax.get_yscale() == "log" and ax.get_xscale() == "log"
     assert ax.get_ylabel() == "peak memory (GiB)"
     assert [t.get_text() for t in ax.get_xticklabels()] == ["1024", "4096", "65536"]
+
+
+def test_long_subtitles_wrap_and_are_never_cut() -> None:
+    import attrs
+
+    from kernelindex_sdk.compare.plot import SUBTITLE_WIDTH, _title
+
+    [seq, _] = sweep_panels()
+    fixed = tuple((f"settings.option_{i}", "a-long-setting-value") for i in range(8))
+    long = attrs.evolve(seq, fixed=fixed)
+    title = _title(long)
+    lines = title.splitlines()
+    assert len(lines) > 3 and all(len(line) <= SUBTITLE_WIDTH for line in lines)
+    assert "…" not in title
+    assert " ".join(lines).replace(" ", "") == (long.title + long.subtitle).replace(" ", "")
+
+
+def test_ratio_panels_are_drawn_under_each_panel(tmp_path: Path) -> None:
+    pytest.importorskip("matplotlib")
+    from kernelindex_sdk.compare.plot import render
+
+    path = tmp_path / "ratios.png"
+    render(sweep_panels(), str(path), ratios=True)
+    assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    plain = tmp_path / "plain.png"
+    render(sweep_panels(), str(plain))
+    assert path.stat().st_size != plain.stat().st_size

@@ -13,6 +13,7 @@ from typing import Any, BinaryIO, cast
 from unittest import mock
 
 import pytest
+import shared_data
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from profiles import examples
@@ -40,7 +41,7 @@ from kernelindex_sdk.intake import (
 from kernelindex_sdk.sources import iter_documents, iter_jsonl, load_file
 
 EXAMPLES = Path(__file__).parent / "examples" / "intake"
-SEEDS = Path("/work/shared/seeds")
+SEEDS = shared_data.find("seeds") or Path("shared/seeds")
 
 
 def raises(data: bytes | str, **kwargs: Any) -> IntakeError:
@@ -337,7 +338,7 @@ def test_valid_fixture() -> None:
     assert value["spec"]["numbers"][-1] == 0.30000000000000004
 
 
-@pytest.mark.skipif(not SEEDS.is_dir(), reason="/work/shared/seeds is not available")
+@pytest.mark.skipif(not SEEDS.is_dir(), reason="shared/seeds not present (tests/shared_data.py)")
 @pytest.mark.parametrize("path", sorted(SEEDS.glob("*.json")) if SEEDS.is_dir() else [])
 def test_seed_loads(path: Path) -> None:
     data = path.read_bytes()

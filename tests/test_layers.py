@@ -41,6 +41,7 @@ LAYERS: dict[str, int] = {
     "canonical": 2,
     "registry": 3,
     "bundled": 3,
+    "schemafiles": 3,
     "models": 4,
     "engine": 5,
     "fastengine": 5,

@@ -422,3 +422,15 @@ def test_bundled_names_never_collide(tmp_path: Path) -> None:
     assert validator.is_valid({"kind": "Thing", "name": "x", "local": 1})
     assert not validator.is_valid({"kind": "Thing", "name": 1})
     assert not validator.is_valid({"kind": "Thing", "local": "x"})
+
+
+def test_from_directory_takes_str_and_refuses_an_empty_or_missing_folder(tmp_path: Path) -> None:
+    from kernelindex_sdk.errors import SchemaDirectoryError
+    from kernelindex_sdk.registry import packaged_schema_root
+
+    registry = SchemaRegistry.from_directory(str(packaged_schema_root()))
+    assert {e.kind for e in registry.entries} >= {"BenchmarkRun", "Bundle"}
+    with pytest.raises(SchemaDirectoryError, match="not a directory"):
+        SchemaRegistry.from_directory(tmp_path / "missing")
+    with pytest.raises(SchemaDirectoryError, match="no schemas"):
+        SchemaRegistry.from_directory(tmp_path)

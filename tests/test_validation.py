@@ -119,3 +119,20 @@ def test_strict_json_with_strict_refs_keeps_run_digests(seed_bundle: dict[str, A
     session.check_document([protocol, run2])
     messages = [p.message for p in session.finish()]
     assert any("refers to a BenchmarkRun, not a BenchmarkProtocol" in m for m in messages)
+
+
+def test_a_bundle_with_schema_problems_still_has_its_references_checked(
+    seed_bundle: dict[str, Any],
+) -> None:
+    """An invalid name and a changed protocol: both reported at once, not one by one."""
+    seed_bundle["run"]["metadata"]["name"] = "Not A Slug"
+    seed_bundle["protocol"]["spec"]["harness"]["name"] = "another harness"
+    problems = validate(seed_bundle)
+    assert [(p.pointer, p.code) for p in problems] == [
+        ("/run/metadata/name", "schema"),
+        ("/run/spec/protocolDigest", "digest-mismatch"),
+    ]
+    # A malformed reference is the schema's to report, once.
+    seed_bundle["run"]["spec"]["protocolDigest"] = "sha256:nope"
+    pointers = [p.pointer for p in validate(seed_bundle)]
+    assert pointers.count("/run/spec/protocolDigest") == 1

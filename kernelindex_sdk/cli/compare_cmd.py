@@ -12,8 +12,9 @@ environment hardware / metric) instead of tables, and exits 1. Without either, a
 selection simply shows one table per group: runs that are not comparable are never
 put in one table, and many groups are the normal case (one per shape of a sweep).
 
-Exit status: 0 done; 1 invalid records were skipped, or the runs asked about are not
-comparable; 2 usage error, unreadable input, or a plot that cannot be drawn.
+Exit status: 0 done; 1 invalid records were skipped, no run matched, or the runs asked
+about are not comparable; 2 usage error, unreadable input, or a plot that cannot be
+drawn.
 """
 
 from __future__ import annotations
@@ -43,8 +44,12 @@ class CompareOptions:
     metrics: tuple[str, ...] = ()
     format: str = "text"
     show_all: bool = False
+    #: One table per workload shape instead of one per sweep.
+    by_shape: bool = False
     explain: bool = False
     plot: str | None = None
+    #: Under each plot panel, the ratio over the baseline against x.
+    plot_ratios: bool = False
     #: Draw a progress bar: None = only when stderr is a terminal.
     progress: bool | None = None
 
@@ -116,7 +121,7 @@ def run_compare(
             say(f"no run matches the filters ({len(resolved)} valid runs loaded)")
         else:
             say("no valid run to compare in the input")
-        return status
+        return max(status, 1)
 
     comparison = grouping.group_runs(selected, baseline=options.baseline)
     if options.baseline and not any(g.baseline for g in comparison.groups):
@@ -128,7 +133,8 @@ def run_compare(
             report.write_explanation(explanation, out, options.format)
             return max(status, 1)
 
-    reporter = report.REPORTERS[options.format](out, report.ReportOptions(options.show_all))
+    shown = report.ReportOptions(show_all=options.show_all, by_shape=options.by_shape)
+    reporter = report.REPORTERS[options.format](out, shown)
     reporter.write(comparison)
 
     if options.plot is not None:
@@ -138,7 +144,7 @@ def run_compare(
         if unplaced:
             say(f"note: {unplaced} group{_s(unplaced)} without a Workload record not plotted")
         try:
-            render(panel_list, options.plot)
+            render(panel_list, options.plot, ratios=options.plot_ratios)
         except (PlotError, PlotUnavailable) as error:
             say(str(error))
             return 2
@@ -205,6 +211,12 @@ def _s(count: int) -> str:
     help="List every run, older re-runs too, not just the newest.",
 )
 @click.option(
+    "--by-shape",
+    is_flag=True,
+    help="One table per workload shape (every comparable group) instead of one per"
+    " sweep. Implied by --all; json and csv are always per shape.",
+)
+@click.option(
     "--explain",
     is_flag=True,
     help="Treat the selection as one comparison: if its runs are not all comparable,"
@@ -214,7 +226,13 @@ def _s(count: int) -> str:
     "--plot",
     metavar="FILE",
     help="Also draw one panel per kernel, pass, metric, GPU and sweep into FILE"
-    " (.png, .svg or .pdf; needs kernelindex-sdk[plot]).",
+    " (.png, .svg or .pdf; needs matplotlib: pip install matplotlib).",
+)
+@click.option(
+    "--plot-ratios",
+    is_flag=True,
+    help="With --plot: under each panel, a small one with the speed-up (or memory"
+    " saving) over the baseline against x.",
 )
 @click.option(
     "--progress/--no-progress",
@@ -230,8 +248,10 @@ def compare_command(
     metrics: tuple[str, ...],
     format_: str,
     show_all: bool,
+    by_shape: bool,
     explain: bool,
     plot: str | None,
+    plot_ratios: bool,
     progress: bool | None,
 ) -> None:
     """Compare runs: per comparable group, each implementation's median, p20–p80 and
@@ -243,8 +263,8 @@ def compare_command(
     the newest is shown. Given exactly two runs (or --explain), says what differs if
     they are not comparable.
 
-    Exit status: 0 done; 1 invalid records skipped or runs not comparable; 2 usage
-    error, unreadable input, or a plot that cannot be drawn.
+    Exit status: 0 done; 1 invalid records skipped, no run matched, or runs not
+    comparable; 2 usage error, unreadable input, or a plot that cannot be drawn.
     """
     options = CompareOptions(
         paths=paths,
@@ -255,8 +275,10 @@ def compare_command(
         metrics=metrics,
         format=format_,
         show_all=show_all,
+        by_shape=by_shape,
         explain=explain,
         plot=plot,
+        plot_ratios=plot_ratios,
         progress=progress,
     )
     sys.exit(run_compare(options))

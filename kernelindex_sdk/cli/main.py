@@ -59,6 +59,19 @@ class LazyGroup(click.Group):
         except BrokenPipeError:
             raise OutputClosed() from None
 
+    def resolve_command(
+        self, ctx: click.Context, args: list[str]
+    ) -> tuple[str | None, click.Command | None, list[str]]:
+        """As click's, but a mistyped command gets a suggestion, as options do."""
+        name = click.utils.make_str(args[0]) if args else ""
+        if args and not name.startswith("-") and self.get_command(ctx, name) is None:
+            import difflib
+
+            close = difflib.get_close_matches(name, self.list_commands(ctx), n=3, cutoff=0.6)
+            hint = f" Did you mean {' or '.join(repr(c) for c in close)}?" if close else ""
+            ctx.fail(f"No such command {name!r}.{hint}")
+        return super().resolve_command(ctx, args)
+
     def list_commands(self, ctx: click.Context) -> list[str]:
         return sorted(set(BUILTIN) | set(_plugins()))
 
@@ -72,6 +85,8 @@ class LazyGroup(click.Group):
             command = plugin.load()
         except ImportError as error:
             return _unavailable(cmd_name, f"{error}; is its extra installed?")
+        except Exception as error:  # a broken plugin must not break --help or the rest
+            return _unavailable(cmd_name, f"{plugin.value} cannot be loaded: {error}")
         if not isinstance(command, click.Command):
             return _unavailable(cmd_name, f"{plugin.value} is not a click command")
         return command

@@ -43,6 +43,8 @@ class TextReporter:
     def __init__(self, out: IO[str] | None = None, *, verbose: bool = False) -> None:
         self.out = out or sys.stdout
         self.verbose = verbose
+        #: Whether it needs valid items too (else the pipeline sends only problems).
+        self.every_item = verbose
 
     def item(self, item: Item) -> None:
         for problem in item.problems:
@@ -61,20 +63,44 @@ class TextReporter:
 
 
 class JsonReporter:
-    """One JSON object at the end: the tally and every problem."""
+    """One JSON object at the end: the tally and every problem (with ``-v``, every item)."""
 
     def __init__(self, out: IO[str] | None = None, *, verbose: bool = False) -> None:
         self.out = out or sys.stdout
+        self.verbose = verbose
+        self.every_item = verbose
         self.found: list[dict[str, Any]] = []
+        self.items: list[dict[str, Any]] = []
 
     def item(self, item: Item) -> None:
         self.found.extend(problem_json(p) for p in item.problems)
+        if self.verbose:
+            self.items.append(
+                {
+                    "file": item.source,
+                    "line": item.line,
+                    "pointer": item.pointer,
+                    "kind": item.kind,
+                    "name": item.name,
+                    "status": "unreadable"
+                    if item.unreadable
+                    else "invalid"
+                    if item.problems
+                    else "valid",
+                }
+            )
 
     def problems(self, problems: Iterable[Problem]) -> None:
-        self.found.extend(problem_json(p) for p in problems)
+        found = list(problems)
+        self.found.extend(problem_json(p) for p in found)
+        if self.verbose:  # a late reference problem makes its item invalid
+            late = {(p.source, p.line) for p in found}
+            for entry in self.items:
+                if entry["status"] == "valid" and (entry["file"], entry["line"]) in late:
+                    entry["status"] = "invalid"
 
     def finish(self, tally: Tally) -> None:
-        report = {
+        report: dict[str, Any] = {
             "valid": tally.valid,
             "invalid": tally.invalid,
             "unreadable": tally.unreadable,
@@ -82,13 +108,129 @@ class JsonReporter:
             "ok": tally.invalid == 0 and tally.unreadable == 0,
             "problems": self.found,
         }
+        if self.verbose:
+            report["items"] = self.items
         json.dump(report, self.out, ensure_ascii=True, indent=2)
         self.out.write("\n")
 
 
-Reporter = TextReporter | JsonReporter
+def _github_data(text: str) -> str:
+    """A workflow command's message: ``%``, CR and LF percent-encoded (GitHub's rule)."""
+    return one_line(text).replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+
+
+def _github_property(text: str) -> str:
+    """A workflow command's property value: as data, and ``:`` and ``,`` encoded too."""
+    return _github_data(text).replace(":", "%3A").replace(",", "%2C")
+
+
+class GithubReporter:
+    """GitHub Actions annotations, one ``::error`` line per problem, then the summary.
+
+    ``::error file=F,line=L,col=C,title=T::message`` puts each problem on the file in a
+    pull request's diff; the summary is a plain log line.
+    """
+
+    def __init__(self, out: IO[str] | None = None, *, verbose: bool = False) -> None:
+        self.out = out or sys.stdout
+        self.every_item = False
+
+    def _annotate(self, problem: Problem) -> None:
+        fields = [f"file={_github_property(problem.source or '<input>')}"]
+        if problem.line is not None:
+            fields.append(f"line={problem.line}")
+            if problem.column is not None:
+                fields.append(f"col={problem.column}")
+        title = f"kernelindex {problem.code}" + (
+            f" at {problem.pointer}" if problem.pointer else ""
+        )
+        fields.append(f"title={_github_property(title)}")
+        message = f"{problem.pointer}: {problem.message}" if problem.pointer else problem.message
+        self.out.write(f"::error {','.join(fields)}::{_github_data(message)}\n")
+
+    def item(self, item: Item) -> None:
+        for problem in item.problems:
+            self._annotate(problem)
+
+    def problems(self, problems: Iterable[Problem]) -> None:
+        for problem in problems:
+            self._annotate(problem)
+
+    def finish(self, tally: Tally) -> None:
+        self.out.write(tally.summary() + "\n")
+
+
+class JunitReporter:
+    """JUnit XML at the end: one test case per record or bundle, a failure per invalid
+    one, an error per document that could not be read — what CI systems show as tests.
+
+    Test cases are named ``FILE[:LINE] POINTER`` (class name: the file); every
+    problem of an item is one line of its failure text. Everything from input is
+    escaped to one printable line first, so the XML is always well-formed.
+    """
+
+    def __init__(self, out: IO[str] | None = None, *, verbose: bool = False) -> None:
+        self.out = out or sys.stdout
+        self.every_item = True  # a test case for every item, passed ones included
+        #: (source, line, pointer, label, problems, unreadable) per item, in order.
+        self.cases: list[tuple[str, int | None, str, str, list[Problem], bool]] = []
+
+    def item(self, item: Item) -> None:
+        label = f" ({item.kind} {item.name})" if item.kind and item.name else ""
+        self.cases.append(
+            (item.source, item.line, item.pointer, label, list(item.problems), item.unreadable)
+        )
+
+    def problems(self, problems: Iterable[Problem]) -> None:
+        for problem in problems:  # late reference problems: to the item they belong to
+            for source, line, pointer, _, found, _ in self.cases:
+                if (source, line) == (problem.source, problem.line) and (
+                    problem.pointer.startswith(pointer + "/") or not pointer
+                ):
+                    found.append(problem)
+                    break
+            else:
+                self.cases.append(
+                    (problem.source or "<input>", problem.line, "", "", [problem], False)
+                )
+
+    def finish(self, tally: Tally) -> None:
+        import xml.etree.ElementTree as ET
+
+        failures = sum(1 for case in self.cases if case[4] and not case[5])
+        errors = sum(1 for case in self.cases if case[5])
+        counts = {"tests": str(len(self.cases)), "failures": str(failures), "errors": str(errors)}
+        suites = ET.Element("testsuites", {"name": "kernelindex validate", **counts})
+        suite = ET.SubElement(
+            suites, "testsuite", {"name": "kernelindex validate", **counts, "skipped": "0"}
+        )
+        for source, line, pointer, label, found, unreadable in self.cases:
+            where = f"{source}:{line}" if line is not None else source
+            case = ET.SubElement(
+                suite,
+                "testcase",
+                {
+                    "classname": one_line(source),
+                    "name": one_line(f"{where} {pointer or '/'}{label}"),
+                },
+            )
+            if found:
+                tag = "error" if unreadable else "failure"
+                element = ET.SubElement(
+                    case, tag, {"message": str(found[0]), "type": found[0].code}
+                )
+                element.text = "\n".join(str(p) for p in found)
+        ET.indent(suites)
+        self.out.write('<?xml version="1.0" encoding="utf-8"?>\n')
+        self.out.write(ET.tostring(suites, encoding="unicode"))
+        self.out.write("\n")
+
+
+Reporter = TextReporter | JsonReporter | GithubReporter | JunitReporter
 
 REPORTERS: dict[str, Callable[..., Reporter]] = {
     "text": TextReporter,
     "json": JsonReporter,
+    "github": GithubReporter,
+    "junit": JunitReporter,
 }

@@ -15,6 +15,7 @@ class ValidateOptions:
     """Everything ``validate`` was asked to do, as plain data."""
 
     paths: tuple[str, ...]
+    #: A name in :data:`~kernelindex_sdk.cli.reporters.REPORTERS`.
     format: str = "text"
     strict_refs: bool = False
     verbose: bool = False
@@ -33,7 +34,7 @@ def run_validate(options: ValidateOptions) -> int:
         options.paths,
         strict_refs=options.strict_refs,
         jobs=options.jobs,
-        report="all" if options.verbose else "problems",
+        report="all" if reporter.every_item else "problems",
     )
     try:
         for item in pipeline:
@@ -64,7 +65,8 @@ def run_validate(options: ValidateOptions) -> int:
     type=click.Choice(sorted(REPORTERS)),
     default="text",
     show_default=True,
-    help="How to report: text lines for people, one JSON object for machines.",
+    help="How to report: text lines for people, one JSON object for machines, GitHub"
+    " Actions annotations (github), or JUnit XML for CI test reports (junit).",
 )
 @click.option(
     "--strict-refs",

@@ -11,7 +11,7 @@ together; a notebook can too)::
     result = compare.group_runs(chosen)                   # groups, newest, ratios
     compare.REPORTERS["markdown"](sys.stdout, compare.ReportOptions()).write(result)
     panels, _ = compare.panels(result)                    # sweeps found
-    compare.plot.render(panels, "geglu.png")              # needs kernelindex-sdk[plot]
+    compare.plot.render(panels, "geglu.png")              # needs matplotlib
 
 The comparability rule is in :mod:`~kernelindex_sdk.compare.runs`; grouping, the
 newest-run choice and ratios in :mod:`~kernelindex_sdk.compare.grouping`; the sweep

@@ -38,6 +38,9 @@ REFERENCE_PROVIDERS: Final[tuple[str, ...]] = (
     "reference",
 )
 
+#: Timed passes in the order people read them: forward, then backward, then both.
+PASS_ORDER: Final = {"forward": 0, "backward": 1, "full": 2}
+
 #: What the ratio is called, per metric.
 RATIO_NAMES: Final = {LATENCY: "speed-up", "peak_memory": "memory saving"}
 
@@ -227,6 +230,7 @@ def _group_order(group: Group) -> tuple[object, ...]:
         )
     return (
         run.kernel or "~",
+        PASS_ORDER.get(run.pass_ or "", len(PASS_ORDER)),
         run.pass_ or "~",
         group.key.metric,
         run.gpu,

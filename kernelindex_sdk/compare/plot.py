@@ -1,6 +1,6 @@
 """Drawing panels with matplotlib: what Liger's visualizer shows, from validated records.
 
-matplotlib is an optional extra (``kernelindex-sdk[plot]``) and is imported only
+matplotlib is an optional extra (the ``plot`` extra) and is imported only
 when a plot is drawn; without it :func:`render` raises :class:`PlotUnavailable`,
 whose message says how to install it. Figures are built with
 :class:`matplotlib.figure.Figure` directly, never through ``pyplot``, so nothing
@@ -9,11 +9,14 @@ global (backend, open figures) changes in a host program.
 Defaults meant to be readable without options:
 
 * one panel per sweep (see :mod:`~kernelindex_sdk.compare.sweeps`), titled by the
-  kernel's display name, pass and metric, with the GPU and fixed shape underneath;
+  kernel's display name, pass and metric, with the GPU and fixed shape underneath,
+  wrapped to the panel's width (never cut);
 * y in one readable unit per panel (``latency (ms)``, ``peak memory (MiB)``), the
   median as a line with markers and the p20–p80 spread as a band;
-* a log y axis when the values span more than :data:`LOG_SPAN` ×, a log₂ x axis for
-  power-of-two sweeps spanning more than :data:`LOG_SPAN` ×;
+* one y scale for the whole figure: logarithmic when any panel's values span more
+  than :data:`LOG_SPAN` ×; a log₂ x axis for power-of-two sweeps spanning more than
+  :data:`LOG_SPAN` ×;
+* with ``ratios``, a small panel under each with the ratio over the baseline;
 * each implementation one colour in every panel, the baseline first in the legend;
 * runs that did not pass as an ✕ on the x axis, labelled with their status.
 """
@@ -21,11 +24,13 @@ Defaults meant to be readable without options:
 from __future__ import annotations
 
 import math
+import textwrap
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Final
 
 from kernelindex_sdk.compare.explain import METRIC_NAMES
+from kernelindex_sdk.compare.grouping import RATIO_NAMES
 from kernelindex_sdk.compare.sweeps import Panel
 from kernelindex_sdk.compare.units import pick_unit
 
@@ -35,7 +40,14 @@ FORMATS: Final = (".png", ".svg", ".pdf")
 LOG_SPAN: Final = 20.0
 #: Most panels one figure holds: beyond, a figure is unreadable and slow to draw.
 MAX_PANELS: Final = 60
-INSTALL_HINT: Final = "pip install 'kernelindex-sdk[plot]'"
+#: How to get matplotlib, in forms that work: the PyPI name alone (matplotlib), or the
+#: project's extra from a checkout or the wheel that ``.ci/run`` builds.
+INSTALL_HINT: Final = (
+    "pip install matplotlib (or, in a kernelindex checkout, pip install '.[plot]')"
+)
+#: Characters per line of a panel's title and subtitle before they wrap.
+TITLE_WIDTH: Final = 60
+SUBTITLE_WIDTH: Final = 66
 
 
 class PlotUnavailable(Exception):
@@ -64,8 +76,12 @@ def check_path(path: str) -> None:
         raise PlotError(f"--plot {path}: the file must end in {', '.join(FORMATS)}")
 
 
-def render(panels: Sequence[Panel], path: str, *, dpi: int = 100) -> None:
-    """Draw every panel into one figure and save it to ``path`` (type from the suffix)."""
+def render(panels: Sequence[Panel], path: str, *, dpi: int = 100, ratios: bool = False) -> None:
+    """Draw every panel into one figure and save it to ``path`` (type from the suffix).
+
+    ``ratios``: under each panel, a smaller one with each implementation's ratio over
+    the baseline against x (a 1.02× speed-up is invisible on a latency axis).
+    """
     check_path(path)
     require_matplotlib()
     if not panels:
@@ -79,14 +95,55 @@ def render(panels: Sequence[Panel], path: str, *, dpi: int = 100) -> None:
 
     columns = 1 if len(panels) == 1 else 2 if len(panels) <= 4 else 3
     rows = math.ceil(len(panels) / columns)
-    figure = Figure(figsize=(6.0 * columns, 4.2 * rows), layout="constrained")
+    titles = [_title(panel) for panel in panels]
+    extra_lines = max(title.count("\n") for title in titles) - 1
+    height = 4.2 + 0.15 * max(0, extra_lines) + (1.4 if ratios else 0.0)
+    figure = Figure(figsize=(6.0 * columns, height * rows), layout="constrained")
     colours = _colours([s.label for p in panels for s in p.series])
-    axes = figure.subplots(rows, columns, squeeze=False)
+    log_y = _log_y(panels)
+    if ratios:
+        grid = figure.subplots(
+            2 * rows, columns, squeeze=False, gridspec_kw={"height_ratios": [3, 1] * rows}
+        )
+        main = [[grid[2 * r][c] for c in range(columns)] for r in range(rows)]
+        under = [[grid[2 * r + 1][c] for c in range(columns)] for r in range(rows)]
+    else:
+        main = figure.subplots(rows, columns, squeeze=False).tolist()
+        under = []
     for index, panel in enumerate(panels):
-        _draw(axes[index // columns][index % columns], panel, colours)
+        ax = main[index // columns][index % columns]
+        _draw(ax, panel, colours, titles[index], log_y)
+        if ratios:
+            _draw_ratios(under[index // columns][index % columns], panel, colours)
     for index in range(len(panels), rows * columns):
-        axes[index // columns][index % columns].set_visible(False)
+        main[index // columns][index % columns].set_visible(False)
+        if ratios:
+            under[index // columns][index % columns].set_visible(False)
     figure.savefig(path, dpi=dpi)
+
+
+def _title(panel: Panel) -> str:
+    """The panel's title over its subtitle (GPU, fixed shape), each wrapped to the
+    panel's width — never cut, however long the fixed settings are."""
+    title = textwrap.fill(panel.title, TITLE_WIDTH)
+    subtitle = textwrap.fill(panel.subtitle, SUBTITLE_WIDTH, break_long_words=True)
+    return f"{title}\n{subtitle}"
+
+
+def _log_y(panels: Sequence[Panel]) -> bool:
+    """One y scale for the whole figure: logarithmic when any panel's values span more
+    than :data:`LOG_SPAN`, so panels side by side are read the same way."""
+    for panel in panels:
+        values = [
+            v
+            for s in panel.series
+            for p in s.points
+            for v in (p.value, p.p20, p.p80)
+            if v is not None and v > 0
+        ]
+        if values and max(values) / min(values) > LOG_SPAN:
+            return True
+    return False
 
 
 def _colours(labels: Sequence[str]) -> dict[str, Any]:
@@ -98,11 +155,10 @@ def _colours(labels: Sequence[str]) -> dict[str, Any]:
     return {label: palette[i % len(palette)] for i, label in enumerate(order)}
 
 
-def _draw(ax: Any, panel: Panel, colours: dict[str, Any]) -> None:
+def _draw(ax: Any, panel: Panel, colours: dict[str, Any], title: str, log_y: bool) -> None:
     from matplotlib import transforms
 
     values = [p.value for s in panel.series for p in s.points]
-    bands = [v for s in panel.series for p in s.points for v in (p.p20, p.p80) if v]
     unit = pick_unit(values, panel.metric)
     positions = {x: i for i, x in enumerate(panel.x_values)}
 
@@ -142,8 +198,7 @@ def _draw(ax: Any, panel: Panel, colours: dict[str, Any]) -> None:
                     color=colour,
                 )
 
-    positive = [v for v in values + bands if v > 0]
-    if positive and max(positive) / min(positive) > LOG_SPAN:
+    if log_y and any(v > 0 for v in values):
         from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
 
         # Ticks at 1, 2, 5 × 10^k written as plain numbers (0.2, not 2×10⁻¹).
@@ -154,20 +209,33 @@ def _draw(ax: Any, panel: Panel, colours: dict[str, Any]) -> None:
     _x_axis(ax, panel)
     metric = METRIC_NAMES.get(panel.metric, panel.metric)
     ax.set_ylabel(f"{metric} ({unit[0]})")
-    # Title on top, the GPU and the fixed shape in small grey type under it.
-    ax.set_title(_fit(panel.title, 64) + "\n", fontsize=10, loc="left")
-    ax.text(
-        0.0, 1.0, _fit(panel.subtitle, 110), transform=ax.transAxes, fontsize=7.5,
-        color="0.35", va="bottom", ha="left",
-    )  # fmt: skip
+    ax.set_title(title, fontsize=9, loc="left")
     ax.grid(True, which="major", alpha=0.3)
     if panel.series:
         ax.legend(fontsize=7.5, frameon=False)
 
 
-def _fit(text: str, width: int) -> str:
-    """Cut a title that would run into the next panel."""
-    return text if len(text) <= width else text[: width - 1] + "…"
+def _draw_ratios(ax: Any, panel: Panel, colours: dict[str, Any]) -> None:
+    """Each implementation's ratio over the baseline against x, a line at 1×."""
+    positions = {x: i for i, x in enumerate(panel.x_values)}
+    drawn = False
+    for series in panel.series:
+        if series.is_baseline:
+            continue
+        points = [p for p in series.points if p.ratio is not None]
+        if not points:
+            continue
+        xs = [positions[p.x] if panel.categorical else p.x for p in points]
+        ax.plot(xs, [p.ratio for p in points], marker="o", markersize=3, linewidth=1.2,
+                color=colours[series.label])  # fmt: skip
+        drawn = True
+    ax.axhline(1.0, color="0.5", linewidth=0.8, linestyle="--")
+    _x_axis(ax, panel)
+    ax.set_ylabel(RATIO_NAMES.get(panel.metric, "ratio") + " (×)", fontsize=8)
+    ax.grid(True, which="major", alpha=0.3)
+    if not drawn:
+        ax.text(0.5, 0.5, "no baseline: ratio n/a", transform=ax.transAxes, ha="center",
+                va="center", fontsize=8, color="0.4")  # fmt: skip
 
 
 def _x_axis(ax: Any, panel: Panel) -> None:

@@ -20,8 +20,9 @@ from typing import IO, Any, Final
 import attrs
 
 from kernelindex_sdk.compare.explain import METRIC_NAMES, Difference, Lookup, differences
-from kernelindex_sdk.compare.grouping import Comparison, Group, Row
-from kernelindex_sdk.compare.runs import ResolvedRun, short_digest
+from kernelindex_sdk.compare.grouping import RATIO_NAMES, Comparison, Group, Row
+from kernelindex_sdk.compare.runs import ResolvedRun, short_digest, show_value
+from kernelindex_sdk.compare.sweeps import Panel, panels
 from kernelindex_sdk.compare.units import pick_unit, quantity, spread, times
 from kernelindex_sdk.printable import one_line
 
@@ -37,8 +38,10 @@ RATIO_KINDS: Final = {"latency": "speedup", "peak_memory": "memory_saving"}
 class ReportOptions:
     """How much to show."""
 
-    #: List every run of a row (older re-runs too), not just the newest.
+    #: List every run of a row (older re-runs too), not just the newest (per shape).
     show_all: bool = False
+    #: One table per comparable group (workload shape) instead of one per sweep.
+    by_shape: bool = False
 
 
 def heading(group: Group) -> str:
@@ -126,73 +129,203 @@ def _notes(group: Group) -> list[str]:
     return notes
 
 
-def summary(comparison: Comparison, options: ReportOptions) -> str:
+def summary(comparison: Comparison, options: ReportOptions, *, sweeps: int = 0) -> str:
     groups = len(comparison.groups)
     runs = comparison.runs
     text = f"{groups} group{'s' * (groups != 1)}, {runs} run{'s' * (runs != 1)}"
+    if sweeps:
+        text += f" in {sweeps} sweep table{'s' * (sweeps != 1)}"
     older = comparison.older
     if older and not options.show_all:
         text += f" ({older} older re-run{'s' * (older != 1)} not shown; --all lists them)"
     return text
 
 
+@attrs.frozen
+class SweepTable:
+    """A sweep as a table: the swept value down, implementations across.
+
+    What Liger's visualizer draws, as text: one table per kernel, pass, metric, GPU and
+    fixed settings, a row per value of the swept parameter, a column of medians per
+    implementation and, for each one that is not the baseline, a column of its ratio
+    over the baseline at that value.
+    """
+
+    panel: Panel
+    header: tuple[str, ...]
+    rows: tuple[tuple[str, ...], ...]
+    #: Columns to right-align (numbers).
+    numeric: tuple[bool, ...]
+    notes: tuple[str, ...]
+
+    @property
+    def title(self) -> str:
+        panel = self.panel
+        name = (
+            f"{panel.kernel_title} [{panel.kernel}]"
+            if panel.kernel and panel.kernel != panel.kernel_title
+            else panel.kernel_title
+        )
+        metric = METRIC_NAMES.get(panel.metric, panel.metric)
+        return " · ".join([name, panel.pass_ or "pass unknown", metric, panel.gpu])
+
+    @property
+    def fixed(self) -> str:
+        return ", ".join(f"{k}={show_value(v)}" for k, v in self.panel.fixed) or "—"
+
+
+def sweep_table(panel: Panel) -> SweepTable:
+    """The table of one panel (see :class:`SweepTable`)."""
+    ratio_name = RATIO_NAMES.get(panel.metric, "ratio")
+    unit = pick_unit((p.value for s in panel.series for p in s.points), panel.metric)
+    others = [s for s in panel.series if not s.is_baseline]
+    header: list[str] = [panel.x_name or "workload"]
+    header += [f"{s.label} (baseline)" if s.is_baseline else s.label for s in panel.series]
+    if len(others) == 1:
+        header.append(ratio_name)
+    else:
+        header += [f"{ratio_name} {s.label}" for s in others]
+    rows = []
+    for x in panel.x_values:
+        row = [show_value(x)]
+        ratios = []
+        for series in panel.series:
+            point = next((p for p in series.points if p.x == x), None)
+            failure = next((f for f in series.failures if f.x == x), None)
+            if point is not None:
+                row.append(quantity(point.value, unit))
+            elif failure is not None:
+                row.append(failure.status.upper())
+            else:
+                row.append("—")
+            if not series.is_baseline:
+                ratios.append(times(point.ratio) if point is not None else "n/a")
+        rows.append(tuple(row + ratios))
+    numeric = (False,) + (True,) * (len(header) - 1)
+    notes = []
+    if not any(s.is_baseline for s in panel.series):
+        notes.append(f"no baseline provider in this sweep: {ratio_name} n/a")
+    return SweepTable(panel, tuple(header), tuple(rows), numeric, tuple(notes))
+
+
+def _aligned(cells: list[tuple[str, ...]], numeric: tuple[bool, ...]) -> list[str]:
+    """Rows of cells as aligned text, two spaces apart."""
+    widths = [max(len(row[i]) for row in cells) for i in range(len(cells[0]))]
+    out = []
+    for row in cells:
+        parts = [
+            f"{cell:>{width}}" if right else f"{cell:<{width}}"
+            for cell, width, right in zip(row, widths, numeric, strict=True)
+        ]
+        out.append(("  " + "  ".join(parts)).rstrip())
+    return out
+
+
+def _split(
+    comparison: Comparison, options: ReportOptions
+) -> tuple[list[tuple[Panel, list[str]]], list[Group]]:
+    """The sweeps to show as sweep tables (each with its groups' notes), and the groups
+    to show per shape: every group with ``by_shape`` or ``show_all``; else the groups
+    in no sweep (a one-off shape, or no Workload record given)."""
+    if options.by_shape or options.show_all:
+        return [], list(comparison.groups)
+    found, _ = panels(comparison)
+    group_of = {id(row.newest): group for group in comparison.groups for row in group.rows}
+    sweeps: list[tuple[Panel, list[str]]] = []
+    placed: set[int] = set()
+    for panel in found:
+        if panel.x_name is None:
+            continue  # one-off shapes: their own tables say more
+        groups = {
+            id(group_of[id(run)]): group_of[id(run)]
+            for series in panel.series
+            for run in [p.run for p in series.points] + [f.run for f in series.failures]
+        }
+        notes = [note for g in groups.values() for note in _notes(g) if "baseline" not in note]
+        sweeps.append((panel, list(dict.fromkeys(notes))))
+        placed.update(groups)
+    rest = [g for g in comparison.groups if id(g) not in placed]
+    return sweeps, rest
+
+
 class TextReporter:
-    """Aligned tables for a terminal, one per group."""
+    """Aligned tables for a terminal: one per sweep, or one per group (``by_shape``)."""
 
     def __init__(self, out: IO[str], options: ReportOptions) -> None:
         self.out, self.options = out, options
 
     def write(self, comparison: Comparison) -> None:
-        for group in comparison.groups:
-            run = group.first
-            header = (
-                "implementation",
-                _statistic(group),
-                "p20–p80",
-                group.ratio_name,
-                "observed",
-                "",
-            )
-            rows = [header] + [attrs.astuple(line) for line in _lines(group, self.options)]
-            cells = [tuple(one_line(str(c)) for c in row) for row in rows]
-            widths = [max(len(c[i]) for c in cells) for i in range(len(header))]
-            _put(self.out, heading(group))
-            _put(self.out, f"  workload  {workload_text(run)}")
-            _put(self.out, f"  protocol  {protocol_text(run)}")
-            for note in _notes(group):
+        sweeps, shapes = _split(comparison, self.options)
+        for panel, notes in sweeps:
+            table = sweep_table(panel)
+            _put(self.out, table.title)
+            _put(self.out, f"  fixed     {table.fixed}")
+            _put(self.out, f"  protocol  {panel.protocol}")
+            for note in [*notes, *table.notes]:
                 _put(self.out, f"  note      {note}")
-            for cell in cells:
-                left = f"{cell[0]:<{widths[0]}}  {cell[1]:>{widths[1]}}  {cell[2]:<{widths[2]}}"
-                right = f"{cell[3]:>{widths[3]}}  {cell[4]:<{widths[4]}}  {cell[5]}"
-                self.out.write(f"  {left}  {right}".rstrip() + "\n")
+            cells = [tuple(one_line(c) for c in row) for row in (table.header, *table.rows)]
+            for line in _aligned(cells, table.numeric):
+                self.out.write(line + "\n")
             self.out.write("\n")
-        _put(self.out, summary(comparison, self.options))
+        for group in shapes:
+            self._group(group)
+        _put(self.out, summary(comparison, self.options, sweeps=len(sweeps)))
+
+    def _group(self, group: Group) -> None:
+        run = group.first
+        header = ("implementation", _statistic(group), "p20–p80", group.ratio_name, "observed", "")
+        rows = [header] + [attrs.astuple(line) for line in _lines(group, self.options)]
+        cells = [tuple(one_line(str(c)) for c in row) for row in rows]
+        _put(self.out, heading(group))
+        _put(self.out, f"  workload  {workload_text(run)}")
+        _put(self.out, f"  protocol  {protocol_text(run)}")
+        for note in _notes(group):
+            _put(self.out, f"  note      {note}")
+        for line in _aligned(cells, (False, True, False, True, False, False)):
+            self.out.write(line + "\n")
+        self.out.write("\n")
 
 
 class MarkdownReporter:
-    """One heading and one GitHub-flavoured table per group, for docs and PRs."""
+    """GitHub-flavoured tables for docs and PRs: one per sweep, or per group (``by_shape``)."""
 
     def __init__(self, out: IO[str], options: ReportOptions) -> None:
         self.out, self.options = out, options
 
     def write(self, comparison: Comparison) -> None:
-        for group in comparison.groups:
-            run = group.first
-            self.out.write(f"### {_md(heading(group))}\n\n")
-            self.out.write(
-                f"workload `{_md(workload_text(run))}` · protocol {_md(protocol_text(run))}\n\n"
-            )
-            for note in _notes(group):
+        sweeps, shapes = _split(comparison, self.options)
+        for panel, notes in sweeps:
+            table = sweep_table(panel)
+            self.out.write(f"### {_md(table.title)}\n\n")
+            self.out.write(f"fixed `{_md(table.fixed)}` · protocol {_md(panel.protocol)}\n\n")
+            for note in [*notes, *table.notes]:
                 self.out.write(f"> {_md(note)}\n\n")
-            self.out.write(
-                f"| implementation | {_statistic(group)} | p20–p80 | {group.ratio_name}"
-                " | observed | |\n|---|---:|---|---:|---|---|\n"
-            )
-            for line in _lines(group, self.options):
-                cells = " | ".join(_md(str(c)) for c in attrs.astuple(line))
-                self.out.write(f"| {cells} |\n")
+            self.out.write("| " + " | ".join(_md(h) for h in table.header) + " |\n")
+            align = ["---:" if right else "---" for right in table.numeric]
+            self.out.write("|" + "|".join(align) + "|\n")
+            for row in table.rows:
+                self.out.write("| " + " | ".join(_md(c) for c in row) + " |\n")
             self.out.write("\n")
-        self.out.write(f"_{_md(summary(comparison, self.options))}_\n")
+        for group in shapes:
+            self._group(group)
+        self.out.write(f"_{_md(summary(comparison, self.options, sweeps=len(sweeps)))}_\n")
+
+    def _group(self, group: Group) -> None:
+        run = group.first
+        self.out.write(f"### {_md(heading(group))}\n\n")
+        self.out.write(
+            f"workload `{_md(workload_text(run))}` · protocol {_md(protocol_text(run))}\n\n"
+        )
+        for note in _notes(group):
+            self.out.write(f"> {_md(note)}\n\n")
+        self.out.write(
+            f"| implementation | {_statistic(group)} | p20–p80 | {group.ratio_name}"
+            " | observed | note |\n|---|---:|---|---:|---|---|\n"
+        )
+        for line in _lines(group, self.options):
+            cells = " | ".join(_md(str(c)) for c in attrs.astuple(line))
+            self.out.write(f"| {cells} |\n")
+        self.out.write("\n")
 
 
 def _md(text: str) -> str:

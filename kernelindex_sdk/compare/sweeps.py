@@ -50,6 +50,8 @@ class Point:
     p20: float | None
     p80: float | None
     run: ResolvedRun
+    #: The run's ratio over the group's baseline (None: n/a, or the baseline itself).
+    ratio: float | None = None
 
 
 @attrs.frozen
@@ -249,7 +251,7 @@ def _build(
                 series[row.implementation] = entry
             x = xs[index]
             if run.passed and run.value is not None:
-                entry[2].append(Point(x, run.value, run.p20, run.p80, run))
+                entry[2].append(Point(x, run.value, run.p20, run.p80, run, row.ratio))
             else:
                 entry[3].append(Failure(x, run.status, run.reason, run))
     first = groups[members[0]].first

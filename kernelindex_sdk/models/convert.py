@@ -30,8 +30,16 @@ from kernelindex_sdk.pointers import pointer_of
 T = TypeVar("T")
 
 
+#: Attributes whose wire name is not their camelCase form.
+_WIRE_EXCEPTIONS = {"json_schema": "$schema"}
+
+
 def wire_name(attribute: str) -> str:
-    """``primary_statistic`` → ``primaryStatistic``; ``pass_`` → ``pass``."""
+    """``primary_statistic`` → ``primaryStatistic``; ``pass_`` → ``pass``;
+    ``json_schema`` → ``$schema``."""
+    special = _WIRE_EXCEPTIONS.get(attribute)
+    if special is not None:
+        return special
     head, *rest = attribute.rstrip("_").split("_")
     return head + "".join(part[:1].upper() + part[1:] for part in rest)
 

@@ -101,6 +101,10 @@ class BenchmarkRun:
     spec: RunSpec
     kind: Literal["BenchmarkRun"] = "BenchmarkRun"
     api_version: Literal["kernelindex.dev/v1alpha1"] = API_VERSION
+    #: ``$schema`` on the wire: the schema's ``$id``, for editors (never in a digest).
+    json_schema: (
+        Literal["https://kernelindex.dev/schemas/v1alpha1/benchmark-run.schema.json"] | None
+    ) = None
 
 
 # --- BenchmarkProtocol ----------------------------------------------------------------
@@ -148,6 +152,10 @@ class BenchmarkProtocol:
     spec: ProtocolSpec
     kind: Literal["BenchmarkProtocol"] = "BenchmarkProtocol"
     api_version: Literal["kernelindex.dev/v1alpha1"] = API_VERSION
+    #: ``$schema`` on the wire: the schema's ``$id``, for editors (never in a digest).
+    json_schema: (
+        Literal["https://kernelindex.dev/schemas/v1alpha1/benchmark-protocol.schema.json"] | None
+    ) = None
 
 
 # --- ExecutionEnvironment -------------------------------------------------------------
@@ -176,6 +184,10 @@ class ExecutionEnvironment:
     spec: EnvironmentSpec
     kind: Literal["ExecutionEnvironment"] = "ExecutionEnvironment"
     api_version: Literal["kernelindex.dev/v1alpha1"] = API_VERSION
+    #: ``$schema`` on the wire: the schema's ``$id``, for editors (never in a digest).
+    json_schema: (
+        Literal["https://kernelindex.dev/schemas/v1alpha1/execution-environment.schema.json"] | None
+    ) = None
 
 
 # --- Workload ---------------------------------------------------------------------------
@@ -198,6 +210,10 @@ class Workload:
     spec: WorkloadSpec
     kind: Literal["Workload"] = "Workload"
     api_version: Literal["kernelindex.dev/v1alpha1"] = API_VERSION
+    #: ``$schema`` on the wire: the schema's ``$id``, for editors (never in a digest).
+    json_schema: Literal["https://kernelindex.dev/schemas/v1alpha1/workload.schema.json"] | None = (
+        None
+    )
 
 
 # --- Implementation ---------------------------------------------------------------------
@@ -233,6 +249,10 @@ class Implementation:
     spec: ImplementationSpec
     kind: Literal["Implementation"] = "Implementation"
     api_version: Literal["kernelindex.dev/v1alpha1"] = API_VERSION
+    #: ``$schema`` on the wire: the schema's ``$id``, for editors (never in a digest).
+    json_schema: (
+        Literal["https://kernelindex.dev/schemas/v1alpha1/implementation.schema.json"] | None
+    ) = None
 
 
 # --- Bundle ---------------------------------------------------------------------------
@@ -247,6 +267,10 @@ class Bundle:
     workload: Workload | None = None
     environment: ExecutionEnvironment | None = None
     implementation: Implementation | None = None
+    #: ``$schema`` on the wire: the Bundle schema's ``$id``, for editors.
+    json_schema: Literal["https://kernelindex.dev/schemas/v1alpha1/bundle.schema.json"] | None = (
+        None
+    )
 
 
 Record = BenchmarkRun | BenchmarkProtocol | ExecutionEnvironment | Workload | Implementation

@@ -224,8 +224,18 @@ def test_schema_show_unknown(invoke: Invoke) -> None:
     run = invoke("schema", "show", "Nope")
     assert run.exit_code == 2
     assert run.stdout == ""
-    assert "Nope" in run.stderr
-    assert "BenchmarkRun" in run.stderr
+    assert run.stderr.startswith("kernelindex schema show: no schema for a kind named 'Nope'")
+    assert "'*'" not in run.stderr
+    assert "BenchmarkRun" in run.stderr and "Bundle" in run.stderr
+    versioned = invoke("schema", "show", "Nope", "--version", "v9")
+    assert "no schema for kind 'Nope' in apiVersion 'v9'" in versioned.stderr
+
+
+def test_a_mistyped_command_gets_a_suggestion(invoke: Invoke) -> None:
+    run = invoke("valdate", "x.json")
+    assert run.exit_code == 2
+    assert "No such command 'valdate'. Did you mean 'validate'?" in run.stderr
+    assert "Did you mean" not in invoke("zzzz").stderr
 
 
 def test_schema_export(invoke: Invoke, tmp_path: Path) -> None:
@@ -248,3 +258,25 @@ def test_schema_export_onto_a_file(invoke: Invoke, tmp_path: Path) -> None:
     target.write_text("x", "utf-8")
     run = invoke("schema", "export", target)
     assert run.exit_code == 2
+
+
+def test_a_broken_plugin_never_breaks_help(monkeypatch: pytest.MonkeyPatch) -> None:
+    """An adapter whose entry point names something missing is listed as unavailable."""
+    from click.testing import CliRunner
+
+    from kernelindex_sdk.cli import main as cli_main
+
+    class Broken:
+        name = "broken"
+        value = "nowhere:missing"
+
+        def load(self) -> object:
+            raise AttributeError("module 'nowhere' has no attribute 'missing'")
+
+    monkeypatch.setattr(cli_main, "_plugins", lambda: {"broken": Broken()})
+    runner = CliRunner()
+    listed = runner.invoke(cli_main.cli, ["--help"])
+    assert listed.exit_code == 0 and "broken" in listed.stdout
+    ran = runner.invoke(cli_main.cli, ["broken"])
+    assert ran.exit_code == 2
+    assert "cannot load this command: nowhere:missing cannot be loaded" in ran.stderr

@@ -68,6 +68,7 @@ SCHEMA_RULES = {
     "bad-name", "bad-date-time", "bad-uri", "unknown-api-version", "unknown-kind",
     "passed-without-result", "passed-with-timing-and-memory", "oom-with-timing",
     "failed-without-reason", "bad-enum-unit", "negative-latency", "three-schema-errors",
+    "wrong-schema",
 }  # fmt: skip
 SEMANTIC_RULES = {
     "p20-above-median", "median-above-p80", "latency-in-bytes",

@@ -349,3 +349,92 @@ def test_unresolved_reference_json(invoke: Invoke) -> None:
 def test_wrong_kind_is_fine_without_strict_refs(invoke: Invoke) -> None:
     run = invoke("validate", INVALID / "strict-refs-wrong-kind.jsonl")
     assert run.exit_code == 0
+
+
+# ------------------------------------------------------------------ CI formats
+
+
+def test_github_annotations(invoke: Invoke, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(INVALID.parent)
+    run = invoke(
+        "validate",
+        "--format",
+        "github",
+        "invalid/jsonl-bad-line.jsonl",
+        "invalid/bad-name.json",
+        "valid/workload.json",
+    )
+    assert run.exit_code == 2
+    lines = run.stdout.splitlines()
+    assert lines[0].startswith(
+        "::error file=invalid/jsonl-bad-line.jsonl,line=3,col=51,"
+        "title=kernelindex malformed-json at /kind::/kind: expected a JSON value"
+    )
+    assert lines[1] == (
+        "::error file=invalid/bad-name.json,title=kernelindex schema at /metadata/name::"
+        "/metadata/name: 'Liger GeGLU' does not match '^[a-z0-9][a-z0-9._-]*$'"
+    )
+    assert lines[-1] == "5 valid, 1 invalid, 1 unreadable in 3 files"
+
+
+def test_github_annotations_escape_what_github_parses(invoke: Invoke, tmp_path: Path) -> None:
+    path = tmp_path / "a,b:c%.json"
+    record = json.loads((INVALID / "bad-name.json").read_text("utf-8"))
+    record["metadata"]["name"] = "x\nsha%"
+    path.write_text(json.dumps(record), encoding="utf-8")
+    run = invoke("validate", "--format", "github", path)
+    (line, _) = run.stdout.splitlines()
+    assert line.startswith(f"::error file={tmp_path}/a%2Cb%3Ac%25.json,")
+    assert "'x\\nsha%25'" in line  # repr escaped the newline; then % was encoded
+
+
+def test_junit_report(invoke: Invoke, monkeypatch: pytest.MonkeyPatch) -> None:
+    import xml.etree.ElementTree as ET
+
+    monkeypatch.chdir(INVALID.parent)
+    run = invoke(
+        "validate",
+        "--format",
+        "junit",
+        "invalid/jsonl-bad-line.jsonl",
+        "invalid/three-schema-errors.json",
+        "valid/workload.json",
+        "missing.json",
+    )
+    assert run.exit_code == 2
+    root = ET.fromstring(run.stdout)
+    assert root.tag == "testsuites"
+    assert (root.get("tests"), root.get("failures"), root.get("errors")) == ("8", "1", "2")
+    cases = root.findall("./testsuite/testcase")
+    assert len(cases) == 8
+    failed = [c for c in cases if c.find("failure") is not None]
+    assert [c.get("classname") for c in failed] == ["invalid/three-schema-errors.json"]
+    failure = failed[0].find("failure")
+    assert failure is not None and failure.get("type") == "schema"
+    assert len((failure.text or "").splitlines()) == 3
+    errors = [c.find("error") for c in cases if c.find("error") is not None]
+    assert [e.get("type") for e in errors if e is not None] == [
+        "malformed-json",
+        "unreadable-file",
+    ]
+    names = [c.get("name") for c in cases]
+    assert "invalid/jsonl-bad-line.jsonl:1 / (Workload w)" in names or any(
+        n and n.startswith("invalid/jsonl-bad-line.jsonl:1 ") for n in names
+    )
+
+
+def test_verbose_json_lists_every_item(invoke: Invoke, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(INVALID.parent)
+    run = invoke(
+        "validate", "-v", "--format", "json", "valid/records.jsonl", "invalid/bad-name.json"
+    )
+    report = run.json()
+    statuses = [(i["file"], i["line"], i["status"]) for i in report["items"]]
+    assert statuses == [
+        ("valid/records.jsonl", 1, "valid"),
+        ("valid/records.jsonl", 2, "valid"),
+        ("valid/records.jsonl", 3, "valid"),
+        ("valid/records.jsonl", 4, "valid"),
+        ("invalid/bad-name.json", None, "invalid"),
+    ]
+    assert "items" not in invoke("validate", "--format", "json", "valid/records.jsonl").json()
