@@ -8,7 +8,8 @@ command says so and exits 2.
 
 Exit status: 0 every run passed or was skipped; 1 some run failed (correctness check
 or error) or ran out of memory — its record is written all the same; 2 usage error,
-no CUDA device, or a dependency missing.
+no CUDA device, or a dependency missing (a provider asked for, or the reference a
+provider is checked against, cannot be imported: said before anything runs).
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ import click
 
 from bench_adapters.liger_bench.probes import NoDevice, TimerSettings
 from bench_adapters.liger_bench.runner import Tools
+from kernelindex_sdk.printable import one_line
 
 
 @attrs.frozen
@@ -99,11 +101,11 @@ def run_bench_liger(
         )
         items = plan(request, catalog, lambda key, message: warnings.append(message))
     except PlanError as error:
-        return fail(str(error))
+        return fail(one_line(str(error)))
     except (BenchCatalogError, CatalogError) as error:
-        return fail(f"the packaged catalog is broken (a bug): {error}")
+        return fail(one_line(f"the packaged catalog is broken (a bug): {error}"))
     for message in dict.fromkeys(warnings):
-        stderr.write(f"kernelindex bench liger: warning: {message}\n")
+        stderr.write(f"kernelindex bench liger: warning: {one_line(message)}\n")
 
     if options.dry_run:
         _print_plan(items, stdout)
@@ -112,7 +114,7 @@ def run_bench_liger(
         return fail("--out DIR is required (or --dry-run to only list the plan)")
     out_dir = Path(options.out)
     if out_dir.exists() and not out_dir.is_dir():
-        return fail(f"--out {options.out}: exists and is not a directory")
+        return fail(one_line(f"--out {options.out}: exists and is not a directory"))
     if options.warmup_ms < 0 or options.rep_ms <= 0 or options.memory_repetitions < 1:
         return fail("--warmup-ms must be >= 0, --rep-ms > 0 and --memory-repetitions >= 1")
 
@@ -121,20 +123,34 @@ def run_bench_liger(
         memory_repetitions=options.memory_repetitions,
         seed=options.seed,
     )
-    from bench_adapters.liger_bench.bench import cuda_tools, run_bench
+    from bench_adapters.liger_bench.bench import (
+        cuda_tools,
+        device_warnings,
+        missing_dependencies,
+        run_bench,
+    )
 
     try:
         tools = (tools_factory or cuda_tools)(settings)
     except NoDevice as error:
-        return fail(f"{error} (--dry-run lists the plan without one)")
+        return fail(f"{one_line(str(error))} (--dry-run lists the plan without one)")
+    missing = missing_dependencies(items, tools.backend)
+    if missing is not None:
+        return fail(one_line(f"{missing}; or leave a provider out with --provider"))
     try:
-        written = run_bench(items, catalog, out_dir, tools, settings, stream=stderr)
+        info = tools.device.describe()
     except NoDevice as error:
-        return fail(str(error))
+        return fail(one_line(str(error)))
+    for warning in device_warnings(info):
+        stderr.write(f"kernelindex bench liger: warning: {one_line(warning)}\n")
+    try:
+        written = run_bench(items, catalog, out_dir, tools, settings, stream=stderr, info=info)
+    except NoDevice as error:
+        return fail(one_line(str(error)))
     except OutputError as error:
-        return fail(str(error))
+        return fail(one_line(str(error)))
     except OSError as error:
-        return fail(f"cannot write under {options.out}: {error}")
+        return fail(one_line(f"cannot write under {options.out}: {error}"))
     stdout.write(format_table(summary_rows(written)) + "\n")
     counts: dict[str, int] = {}
     for entry in written:
@@ -142,7 +158,8 @@ def run_bench_liger(
     tally = ", ".join(
         f"{counts[s]} {s}" for s in ("passed", "failed", "oom", "skipped") if s in counts
     )
-    stdout.write(f"{len(written)} runs written under {out_dir}: {tally or 'none'}\n")
+    stdout.write(f"{len(written)} runs written under {one_line(str(out_dir))}: {tally or 'none'}\n")
+    stdout.flush()
     return 1 if counts.get("failed") or counts.get("oom") else 0
 
 
@@ -218,7 +235,8 @@ def bench_group() -> None:
     "overrides",
     multiple=True,
     metavar="KEY=VALUE",
-    help="Override a key of the kernel's Liger config (JSON value), e.g. --set bsz=4.",
+    help="Override a key of Liger's config, for the kernels whose config has it (strict "
+    "JSON value, or text), e.g. --set bsz=4.",
 )
 @click.option("--out", type=click.Path(file_okay=False), help="Directory to write records to.")
 @click.option(
@@ -253,7 +271,7 @@ def liger_command(
     Each run is first checked against the reference (outputs, and gradients for a
     timed backward); a mismatch is recorded as failed, never timed. Out of memory is
     recorded as oom and the sweep goes on. Exit status: 0 no run failed, 1 some run
-    failed or ran out of memory, 2 usage error or no CUDA device.
+    failed or ran out of memory, 2 usage error, no CUDA device or a missing dependency.
     """
     options = BenchLigerOptions(
         kernels=split_list(kernels),

@@ -1,31 +1,45 @@
-"""``kernelindex import ...``: adapter commands, plugged into the SDK's command line.
+"""``kernelindex import ...`` and ``kernelindex export ...``: adapter commands for the CLI.
 
-The SDK's ``kernelindex`` finds :data:`import_group` through the ``kernelindex.commands``
-entry point (``import = "bench_adapters.cli:import_group"``), so the SDK never imports
-an adapter by name. Each importer's module is loaded only when its command runs.
+The SDK's ``kernelindex`` finds :data:`import_group` and :data:`export_group` through the
+``kernelindex.commands`` entry points (``import = "bench_adapters.cli:import_group"``,
+``export = "bench_adapters.cli:export_group"``), so the SDK never imports an adapter by
+name. Each adapter's modules are loaded only when its command runs.
 
-Exit status: 0 every row imported; 1 some rows were bad (reported, skipped, the rest
-written — or, with ``--strict``, nothing written); 2 unreadable input, unwritable
-output, or a usage error. Warnings, bad rows and the summary go to stderr, one line
-each; no traceback reaches the user for bad input.
+``import liger`` exit status: 0 every row imported; 1 some rows were refused (each
+reported, the rest written — or, with ``--strict``, nothing written); 2 unreadable
+input, output that cannot be written or would lose data already there, or a usage
+error. ``export liger``: 0 every run written or left out for its status; 1 something
+was left out for a problem (reported); 2 unreadable input (nothing written), output
+that exists (without ``--force``) or cannot be written, or a usage error. Warnings,
+problems and summaries go to stderr, one line each; no traceback reaches the user.
 """
 
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TextIO
+from typing import BinaryIO, TextIO
 
 import click
 
 EXIT_OK = 0
 EXIT_ROWS_SKIPPED = 1
 EXIT_UNREADABLE = 2
+#: How many lines of an output conflict are listed before "and N more".
+MAX_LISTED = 20
+#: Warnings quote input (an unknown kernel's name): longer ones are cut, never wrapped.
+MAX_WARNING = 300
 
 
 @click.group(name="import")
 def import_group() -> None:
     """Import other tools' benchmark results as kernelindex records."""
+
+
+@click.group(name="export")
+def export_group() -> None:
+    """Export kernelindex records in other tools' formats."""
 
 
 @import_group.command("liger")
@@ -42,9 +56,16 @@ def import_group() -> None:
     type=click.Choice(["bundles", "jsonl"]),
     default="bundles",
     show_default=True,
-    help="bundles: one bundle file per run; jsonl: one stream DIR/liger.jsonl.",
+    help="bundles: one bundle file per run; jsonl: one stream DIR/liger.jsonl, merged "
+    "with the stream already there.",
 )
 @click.option("--strict", is_flag=True, help="Stop at the first bad row and write nothing.")
+@click.option(
+    "--force",
+    is_flag=True,
+    help="Replace bundle files of the same name that hold other content, and a "
+    "DIR/liger.jsonl that cannot be merged. Without it such data is never replaced.",
+)
 @click.option(
     "--quality-flags",
     is_flag=True,
@@ -52,17 +73,28 @@ def import_group() -> None:
     "[collapsed_quantiles]. Off by default: the published seeds carry no such flag.",
 )
 def liger_command(
-    csv_paths: tuple[str, ...], out_dir: str, layout: str, strict: bool, quality_flags: bool
+    csv_paths: tuple[str, ...],
+    out_dir: str,
+    layout: str,
+    strict: bool,
+    force: bool,
+    quality_flags: bool,
 ) -> None:
-    """Import Liger-Kernel benchmark CSVs (all_benchmark_data*.csv).
+    """Import Liger-Kernel benchmark CSVs (all_benchmark_data*.csv; - reads stdin).
 
     Every row becomes a BenchmarkRun plus the protocol, workload, environment and
-    implementation it references; each distinct record is written once. Importing
-    again into the same directory changes nothing.
+    implementation it references, checked as `kernelindex validate --strict-refs`
+    checks before anything is written; a row that fails is reported and refused.
+    Importing again into the same directory changes nothing.
     """
     sys.exit(
         run_liger_import(
-            csv_paths, out_dir, layout=layout, strict=strict, quality_flags=quality_flags
+            csv_paths,
+            out_dir,
+            layout=layout,
+            strict=strict,
+            quality_flags=quality_flags,
+            force=force,
         )
     )
 
@@ -74,27 +106,34 @@ def run_liger_import(
     layout: str = "bundles",
     strict: bool = False,
     quality_flags: bool = False,
+    force: bool = False,
     err: TextIO | None = None,
+    stdin: BinaryIO | None = None,
 ) -> int:
     """The ``import liger`` command without click: returns the exit status."""
-    from bench_adapters.liger import CatalogError, OutputError, import_csv
+    from bench_adapters.liger import CatalogError, ExistingOutput, OutputError, import_csv
     from kernelindex_sdk.errors import IntakeError, Problem
     from kernelindex_sdk.printable import one_line
 
-    stream = err if err is not None else sys.stderr
     prog = "kernelindex import liger"
+    stream, usage = _error_channel(prog, err)
+    if not out_dir:
+        return usage("--out '': an empty path names no directory")
     out = Path(out_dir)
     if out.exists() and not out.is_dir():
-        stream.write(
-            one_line(f"{prog}: error: --out {out_dir}: exists and is not a directory") + "\n"
-        )
-        return EXIT_UNREADABLE
+        return usage(f"--out {out_dir}: exists and is not a directory")
     if layout not in ("bundles", "jsonl"):
-        stream.write(f"{prog}: error: --layout {layout}: expected bundles or jsonl\n")
-        return EXIT_UNREADABLE
+        return usage(f"--layout {layout}: expected bundles or jsonl")
+    if list(csv_paths).count("-") > 1:
+        return usage("- (standard input) can be read only once")
+    if any(not path for path in csv_paths):
+        return usage("'': an empty path names no file")
 
     def on_warning(message: str) -> None:
-        stream.write(one_line(f"warning: {message}") + "\n")
+        line = one_line(f"warning: {message}")
+        if len(line) > MAX_WARNING:
+            line = line[: MAX_WARNING - 1] + "…"
+        stream.write(line + "\n")
 
     def on_problem(problem: Problem) -> None:
         stream.write(f"{problem}\n")
@@ -106,12 +145,18 @@ def run_liger_import(
             layout="jsonl" if layout == "jsonl" else "bundles",
             strict=strict,
             quality_flags=quality_flags,
+            force=force,
             on_warning=on_warning,
             on_problem=on_problem,
             progress_stream=stream,
+            stdin=stdin,
         )
     except IntakeError as error:
         stream.write(f"{error.problem}\n")
+        return EXIT_UNREADABLE
+    except ExistingOutput as error:
+        _list_problems(error.problems, stream)
+        stream.write(one_line(f"{prog}: error: {error}") + "\n")
         return EXIT_UNREADABLE
     except OutputError as error:
         stream.write(one_line(f"{prog}: error: {error}") + "\n")
@@ -124,3 +169,97 @@ def run_liger_import(
     for line in summary.lines():
         stream.write(f"{line}\n")
     return EXIT_OK if summary.clean else EXIT_ROWS_SKIPPED
+
+
+def _error_channel(prog: str, err: TextIO | None) -> tuple[TextIO, Callable[[str], int]]:
+    """Where a command reports (``err`` or stderr), and how it fails: one line, exit 2."""
+    from kernelindex_sdk.printable import one_line
+
+    stream = err if err is not None else sys.stderr
+
+    def fail(message: str) -> int:
+        stream.write(one_line(f"{prog}: error: {message}") + "\n")
+        return EXIT_UNREADABLE
+
+    return stream, fail
+
+
+def _list_problems(problems: Sequence[object], stream: TextIO) -> None:
+    for problem in problems[:MAX_LISTED]:
+        stream.write(f"{problem}\n")
+    if len(problems) > MAX_LISTED:
+        stream.write(f"... and {len(problems) - MAX_LISTED} more\n")
+
+
+@export_group.command("liger")
+@click.argument("record_paths", metavar="RECORDS...", nargs=-1, required=True)
+@click.option(
+    "--out",
+    "out_path",
+    required=True,
+    metavar="FILE|-",
+    help="The CSV to write (- writes it to stdout).",
+)
+@click.option("--force", is_flag=True, help="Replace FILE if it exists with other content.")
+def export_liger_command(record_paths: tuple[str, ...], out_path: str, force: bool) -> None:
+    """Write records as Liger-Kernel's benchmark CSV (all_benchmark_data.csv).
+
+    RECORDS are read as `kernelindex validate --strict-refs` reads them (files,
+    folders, JSON Lines, - for stdin). One row per BenchmarkRun of speed or memory;
+    runs that failed, ran out of memory or were skipped are left out and counted.
+    Imported runs give back their source rows byte for byte.
+    """
+    sys.exit(run_liger_export(record_paths, out_path, force=force))
+
+
+def run_liger_export(
+    record_paths: tuple[str, ...] | list[str],
+    out_path: str,
+    *,
+    force: bool = False,
+    out: BinaryIO | None = None,
+    err: TextIO | None = None,
+    stdin: BinaryIO | None = None,
+) -> int:
+    """The ``export liger`` command without click: returns the exit status."""
+    from bench_adapters.liger.export import Exporter, csv_bytes
+    from kernelindex_sdk.errors import Problem
+    from kernelindex_sdk.fileio import atomic_write_bytes, directory_lock
+
+    prog = "kernelindex export liger"
+    stream, fail = _error_channel(prog, err)
+    if not out_path:
+        return fail("--out '': an empty path names no file (- writes to stdout)")
+    target = Path(out_path)
+    if out_path != "-" and target.is_dir():
+        return fail(f"--out {out_path}: is a directory, not a file")
+
+    def on_problem(problem: Problem) -> None:
+        stream.write(f"{problem}\n")
+
+    exporter = Exporter()
+    exporter.read(list(record_paths), stdin=stdin, on_problem=on_problem)
+    summary = exporter.summary
+    if summary.unreadable or not summary.files:
+        if not summary.files:
+            stream.write(f"{prog}: error: no input files\n")
+        stream.write(f"{prog}: unreadable input: nothing written\n")
+        return EXIT_UNREADABLE
+    data = csv_bytes(exporter.rows(on_problem))
+    if out_path == "-":
+        sink = out if out is not None else sys.stdout.buffer
+        sink.write(data)
+        sink.flush()
+    else:
+        try:
+            with directory_lock(target.parent):
+                if target.exists() and not force and target.read_bytes() != data:
+                    return fail(
+                        f"--out {out_path}: exists with other content (--force replaces it)"
+                    )
+                atomic_write_bytes(target, data)
+        except OSError as error:
+            return fail(f"{error.filename or out_path}: cannot write: {error.strerror or error}")
+    for line in summary.lines():
+        stream.write(f"{line}\n")
+    return summary.exit_status()

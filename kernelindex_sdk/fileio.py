@@ -1,23 +1,73 @@
-"""Writing files so that a failure never leaves half a file behind.
+"""Writing files so that a failure never leaves half a file — or half a batch — behind.
 
 Every file the SDK or an adapter writes goes through :func:`atomic_write_bytes` (one
-file) or :func:`atomic_write_many` (a batch): the bytes land in a temporary file in the
-same directory, reach the disk, and only then are renamed over the target
-(``os.replace`` is atomic on POSIX and Windows). A reader sees the old file or the new
-one, never a torn one. Writing the same bytes again leaves the file (and its mtime)
+file) or :func:`atomic_write_many` (a batch). A reader sees the old file or the new
+one, never a torn one, and writing the same bytes again leaves a file (and its mtime)
 untouched, so re-running an import into the same directory changes nothing.
 
-New files get the usual permissions (``0666`` less the umask), not ``mkstemp``'s
-private ``0600``; a replaced file keeps its mode.
+**One writer per directory.** Both functions hold the directory's writer lock
+(:func:`directory_lock`: ``flock`` on the directory itself, so no lock file is left
+in it) while they write. The lock is re-entrant within a process, so a caller that
+must read a directory and then write into it without a second writer slipping in
+between (an import merging into a stream) holds it around both.
+
+**All or none, per directory.** A batch is first written into a hidden staging
+folder in the target directory (``.kernelindex-batch-*``), synced, and then
+*committed* by renaming a journal into that folder; only then are the files renamed
+into place, and the folder removed. Whoever takes a directory's lock first finishes
+what a killed writer left there: a committed batch is completed (its remaining files
+renamed into place), an uncommitted one — and any temporary file of a single write —
+is deleted. So:
+
+* a failure or kill before the commit leaves the directory's visible files exactly as
+  they were (the staging folder is removed by the next writer);
+* after the commit, the whole batch lands: by the writer itself or, if it was killed
+  while renaming, by the next writer to take the directory's lock. Between the kill
+  and that next writer, a reader can see part of a committed batch — every file of
+  it whole;
+* a batch spanning several directories is all or none in each directory, committed
+  one directory after the other.
+
+Hidden names are left out by every walk (``kernelindex validate DIR`` never reads a
+staging folder). New files get the usual permissions (``0666`` less the umask), not
+``mkstemp``'s private ``0600``; a replaced file keeps its mode. On systems without
+``fcntl`` (Windows) there is no lock: one writer at a time is then the caller's job.
 """
 
 from __future__ import annotations
 
 import contextlib
+import json
 import os
+import re
+import shutil
 import tempfile
-from collections.abc import Iterable
+import threading
+from collections.abc import Iterable, Iterator
 from pathlib import Path
+
+try:
+    import fcntl
+except ImportError:  # pragma: no cover - Windows
+    fcntl = None  # type: ignore[assignment]
+
+#: Prefix of a batch's staging folder, and of a single write's temporary file.
+STAGING_PREFIX = ".kernelindex-batch-"
+TEMP_PREFIX = ".kernelindex-tmp-"
+#: A staging folder holding this file is committed: its files are to be renamed in.
+JOURNAL = "journal.json"
+#: Temporary files that earlier kernelindex versions wrote beside their targets
+#: (``.<name>.json.<8 characters>.tmp``), left only by a killed run: removed too.
+_LEGACY_TEMP = re.compile(r"\..+\.jsonl?\.[a-z0-9_]{8}\.tmp")
+
+
+class ExistingFiles(FileExistsError):
+    """Files of a batch exist with other content, and replacing them was not allowed."""
+
+    def __init__(self, paths: list[Path]) -> None:
+        self.paths = paths
+        more = f" and {len(paths) - 1} more" if len(paths) > 1 else ""
+        super().__init__(17, f"exists with other content{more}", str(paths[0]))
 
 
 def _unchanged(target: Path, data: bytes) -> bool:
@@ -33,10 +83,9 @@ def _default_mode() -> int:
     return 0o666 & ~umask
 
 
-def _temp_copy(target: Path, data: bytes, *, sync: bool) -> str:
-    """Write ``data`` to a temporary file beside ``target``; return its name."""
-    target.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp_name = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
+def _write_temp(directory: Path, target: Path, data: bytes, prefix: str, *, sync: bool) -> str:
+    """Write ``data`` to a new temporary file in ``directory``, with ``target``'s mode."""
+    fd, tmp_name = tempfile.mkstemp(dir=directory, prefix=prefix, suffix=".tmp")
     try:
         with os.fdopen(fd, "wb") as tmp:
             tmp.write(data)
@@ -55,48 +104,216 @@ def _temp_copy(target: Path, data: bytes, *, sync: bool) -> str:
     return tmp_name
 
 
+# ----------------------------------------------------------------------------- lock
+
+
+class _Held:
+    """A directory lock this process holds: the thread lock, the descriptor, the depth."""
+
+    def __init__(self) -> None:
+        self.thread_lock = threading.RLock()
+        self.fd: int | None = None
+        self.depth = 0
+
+
+_HELD: dict[tuple[int, int], _Held] = {}
+_HELD_GUARD = threading.Lock()
+
+
+@contextlib.contextmanager
+def directory_lock(path: str | os.PathLike[str]) -> Iterator[Path]:
+    """Hold the writer lock of directory ``path`` (created if missing) until the block ends.
+
+    Exclusive between processes (``flock``; released by the kernel if the holder dies)
+    and between threads, re-entrant within one thread. Taking it finishes or removes
+    whatever a killed writer left in the directory (see the module docstring). Raises
+    ``OSError`` when the directory cannot be created or opened.
+    """
+    directory = Path(path)
+    directory.mkdir(parents=True, exist_ok=True)
+    info = directory.stat()
+    key = (info.st_dev, info.st_ino)
+    with _HELD_GUARD:
+        held = _HELD.setdefault(key, _Held())
+    with held.thread_lock:
+        if held.depth == 0:
+            held.fd = _lock_fd(directory)
+            try:
+                recover(directory)
+            except BaseException:
+                _unlock_fd(held.fd)
+                held.fd = None
+                raise
+        held.depth += 1
+        try:
+            yield directory
+        finally:
+            held.depth -= 1
+            if held.depth == 0:
+                _unlock_fd(held.fd)
+                held.fd = None
+
+
+def _lock_fd(directory: Path) -> int | None:
+    if fcntl is None:  # pragma: no cover - Windows
+        return None
+    fd = os.open(directory, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | os.O_CLOEXEC)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
+
+
+def _unlock_fd(fd: int | None) -> None:
+    if fd is not None:
+        os.close(fd)  # closing the last descriptor releases the flock
+
+
+def recover(directory: str | os.PathLike[str]) -> None:
+    """Finish what killed writers left in ``directory``; call with its lock held.
+
+    A committed staging folder is completed (its files renamed into place), an
+    uncommitted one removed; stray temporary files of single writes are deleted.
+    """
+    root = Path(directory)
+    with os.scandir(root) as entries:
+        leftovers = [entry for entry in entries if entry.name.startswith(".")]
+    for entry in sorted(leftovers, key=lambda e: e.name):
+        if entry.name.startswith(STAGING_PREFIX) and entry.is_dir(follow_symlinks=False):
+            staging = Path(entry.path)
+            journal = _read_journal(staging)
+            if journal is not None:
+                _rename_into_place(staging, root, journal)
+            shutil.rmtree(staging, ignore_errors=False)
+        elif (
+            entry.name.startswith(TEMP_PREFIX) or _LEGACY_TEMP.fullmatch(entry.name)
+        ) and entry.is_file(follow_symlinks=False):
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(entry.path)
+
+
+def _read_journal(staging: Path) -> list[tuple[str, str]] | None:
+    """The (staged file, target name) pairs of a committed batch; None if uncommitted."""
+    try:
+        data = (staging / JOURNAL).read_bytes()
+    except FileNotFoundError:
+        return None
+    return [(str(staged), str(name)) for staged, name in json.loads(data)]
+
+
+def _rename_into_place(staging: Path, root: Path, journal: list[tuple[str, str]]) -> None:
+    for staged, name in journal:
+        source = staging / staged
+        if os.path.lexists(source):  # absent: renamed before the writer died
+            os.replace(source, root / name)
+    _sync_directory(root)
+
+
+def _sync_directory(directory: Path) -> None:
+    with contextlib.suppress(OSError):  # not every platform can fsync a directory
+        fd = os.open(directory, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+
+
+# ----------------------------------------------------------------------------- writes
+
+
 def atomic_write_bytes(path: str | os.PathLike[str], data: bytes) -> bool:
     """Write ``data`` to ``path`` atomically; return False when it already held exactly that."""
     target = Path(path)
-    if _unchanged(target, data):
-        return False
-    tmp_name = _temp_copy(target, data, sync=True)
-    try:
-        os.replace(tmp_name, target)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp_name)
-        raise
+    with directory_lock(target.parent) as directory:
+        if _unchanged(target, data):
+            return False
+        tmp_name = _write_temp(directory, target, data, TEMP_PREFIX, sync=True)
+        try:
+            os.replace(tmp_name, target)
+        except BaseException:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp_name)
+            raise
     return True
 
 
-def atomic_write_many(files: Iterable[tuple[str | os.PathLike[str], bytes]]) -> list[bool]:
-    """Write a batch of files, all or none, with one sync instead of one per file.
+def atomic_write_many(
+    files: Iterable[tuple[str | os.PathLike[str], bytes]], *, replace: bool = True
+) -> list[bool]:
+    """Write a batch of files, all or none per directory, with one sync for the batch.
 
-    Every changed file is first written to a temporary beside its target; only when all
-    of them are written (and synced, once, with ``os.sync``) are they renamed into
-    place. A failure while writing leaves every target as it was. Returns, per file,
-    whether it changed (False: it already held exactly those bytes).
+    Returns, per file, whether it changed (False: it already held exactly those
+    bytes). With ``replace=False`` a file that exists with other content is never
+    replaced: :class:`ExistingFiles` (a ``FileExistsError``) names every such file, and
+    nothing is written. Any other failure before the commit leaves every target as it
+    was; see the module docstring for what holds after it.
     """
-    pending: list[tuple[str, Path]] = []
-    changed: list[bool] = []
-    renamed = 0
-    try:
-        for path, data in files:
-            target = Path(path)
+    batch = [(Path(path), data) for path, data in files]
+    groups: dict[Path, list[int]] = {}
+    for index, (target, _) in enumerate(batch):
+        groups.setdefault(target.parent, []).append(index)
+    changed = [False] * len(batch)
+    with contextlib.ExitStack() as stack:
+        directories = {
+            parent: stack.enter_context(directory_lock(parent)) for parent in sorted(groups)
+        }
+        existing = []
+        for index, (target, data) in enumerate(batch):
             if _unchanged(target, data):
-                changed.append(False)
                 continue
-            pending.append((_temp_copy(target, data, sync=False), target))
-            changed.append(True)
-        if pending:
-            os.sync()
-        for tmp_name, target in pending:
-            os.replace(tmp_name, target)
-            renamed += 1
-    except BaseException:
-        for tmp_name, _ in pending[renamed:]:
-            with contextlib.suppress(OSError):
-                os.unlink(tmp_name)
-        raise
+            changed[index] = True
+            if not replace and os.path.lexists(target):
+                existing.append(target)
+        if existing:
+            raise ExistingFiles(existing)
+        staged = [
+            (directories[parent], [i for i in indexes if changed[i]])
+            for parent, indexes in groups.items()
+        ]
+        staged = [(directory, indexes) for directory, indexes in staged if indexes]
+        batches = []
+        try:
+            for directory, indexes in staged:
+                batches.append(_stage(directory, [batch[i] for i in indexes]))
+            if batches:
+                os.sync()
+            for staging, journal in batches:
+                _commit(staging, journal)
+        except BaseException:
+            for staging, _ in batches:
+                shutil.rmtree(staging, ignore_errors=True)
+            raise
+        for (directory, _), (staging, journal) in zip(staged, batches, strict=True):
+            _rename_into_place(staging, directory, journal)
+            shutil.rmtree(staging)
     return changed
+
+
+def _stage(directory: Path, files: list[tuple[Path, bytes]]) -> tuple[Path, list[tuple[str, str]]]:
+    """Write ``files`` into a new staging folder of ``directory``; its uncommitted journal."""
+    staging = Path(tempfile.mkdtemp(dir=directory, prefix=STAGING_PREFIX))
+    by_name: dict[str, str] = {}  # target name -> staged file
+    try:
+        for target, data in files:
+            tmp_name = _write_temp(staging, target, data, "", sync=False)
+            # A name given twice: the last bytes win, as they would written in order.
+            by_name.pop(target.name, None)
+            by_name[target.name] = os.path.basename(tmp_name)
+    except BaseException:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
+    return staging, [(staged, name) for name, staged in by_name.items()]
+
+
+def _commit(staging: Path, journal: list[tuple[str, str]]) -> None:
+    """Make a staged batch count: its journal, whole and on disk, under its final name."""
+    text = json.dumps(journal, ensure_ascii=True).encode("ascii")
+    pending = staging / (JOURNAL + ".tmp")
+    with open(pending, "wb") as handle:
+        handle.write(text)
+        handle.flush()
+        os.fsync(handle.fileno())
+    os.replace(pending, staging / JOURNAL)
+    _sync_directory(staging)

@@ -8,6 +8,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import re
 import subprocess
 import sys
 from collections.abc import Callable, Sequence
@@ -134,11 +135,13 @@ class FakeDevice:
     def __init__(self, info: DeviceInfo = H200) -> None:
         self.info = info
         self.released = 0
+        self.described = 0
 
     def require(self) -> None:
         pass
 
     def describe(self) -> DeviceInfo:
+        self.described += 1
         return self.info
 
     def is_out_of_memory(self, error: BaseException) -> bool:
@@ -224,6 +227,18 @@ class FakeMemory:
 FIXED_NOW = datetime(2026, 11, 29, 12, 0, 0, 123456, tzinfo=timezone.utc)
 
 
+class Ticking:
+    """A stopwatch that advances ``step`` seconds at every reading."""
+
+    def __init__(self, step: float = 1.5) -> None:
+        self.now = 0.0
+        self.step = step
+
+    def __call__(self) -> float:
+        self.now += self.step
+        return self.now
+
+
 def make_tools(
     backend: FakeBackend | None = None,
     timer: FakeTimer | None = None,
@@ -236,6 +251,7 @@ def make_tools(
         timer=timer or FakeTimer(),
         memory=memory or FakeMemory(),
         clock=lambda: FIXED_NOW,
+        stopwatch=Ticking(),
     )
 
 
@@ -348,7 +364,11 @@ def test_a_benched_workload_has_the_imported_workloads_digest(row: str) -> None:
     outcome = Runner(make_tools()).run_one(item, "liger")
     bundle = assembler.bundle(outcome)
     assert bundle["run"]["spec"]["workloadDigest"] == run["spec"]["workloadDigest"]
-    assert bundle["workload"] == mapper.records[run["spec"]["workloadDigest"]]
+    imported = mapper.records[run["spec"]["workloadDigest"]]
+    assert bundle["workload"]["spec"] == imported["spec"]
+    # The importer may annotate its record with the CSV cells; name and title agree.
+    for field in ("name", "title"):
+        assert bundle["workload"]["metadata"][field] == imported["metadata"][field]
     # ... and never the imported protocol or environment: these runs are not imported ones.
     assert bundle["run"]["spec"]["protocolDigest"] != run["spec"]["protocolDigest"]
     assert bundle["run"]["spec"]["environmentDigest"] != run["spec"]["environmentDigest"]
@@ -452,6 +472,7 @@ def test_a_matching_provider_is_gated_then_timed_in_nanoseconds() -> None:
         "ms_20": 0.41705599427223206,
         "ms_50": 0.4175359904766083,
         "ms_80": 0.4181375920772552,
+        "first_call_ms": 1500.0,  # the correctness-check call, timed apart (one tick)
     }
     assert outcome.checked_against == "huggingface"
     assert outcome.observed_at == "2026-11-29T12:00:00.123Z"
@@ -465,7 +486,7 @@ def test_a_mismatch_is_a_failed_run_and_is_never_timed() -> None:
     timer = FakeTimer()
     outcome = Runner(make_tools(backend, timer)).run_one(seed_item("relu_squared"), "liger")
     assert outcome.status == "failed"
-    assert outcome.values is None and outcome.native == {}
+    assert outcome.values is None and outcome.native == {"first_call_ms": 1500.0}
     assert outcome.reason is not None and "differs from the torch reference" in outcome.reason
     assert "max |difference| 6" in outcome.reason
     assert timer.calls == []
@@ -619,7 +640,12 @@ def test_a_passed_run_has_the_importers_shape_and_the_sweeps_provenance() -> Non
     assert spec["sourceNative"]["externalId"] == (
         "relu_squared/backward/liger/nvidia-h200/hidden512-rows4096-bf16/2026-11-29-12-00-00-123"
     )
-    assert spec["sourceNative"]["metrics"] == {"ms_20": 0.0103, "ms_50": 0.0106, "ms_80": 0.0344}
+    assert spec["sourceNative"]["metrics"] == {
+        "ms_20": 0.0103,
+        "ms_50": 0.0106,
+        "ms_80": 0.0344,
+        "first_call_ms": 1500.0,
+    }
     impl = bundle["implementation"]["spec"]
     assert impl == {
         "provider": "liger",
@@ -763,8 +789,19 @@ def test_run_bench_writes_valid_bundles_as_the_importer_names_them(tmp_path: Pat
     )
     assert result.returncode == 0, result.stdout + result.stderr
     rows = summary_rows(written)
-    assert [r[4] for r in rows[:2]] == ["liger", "torch"]  # distill_cosine_loss first
-    assert [r[8] for r in rows[:2]] == ["1.33x", "1.00x"]  # 2.0 ms / 1.5 ms
+    # The distillation loss compiles on its first call: it runs last.
+    assert [(r[0], r[4]) for r in rows] == [
+        ("geglu", "liger"),
+        ("geglu", "huggingface"),
+        ("llama4_rope", "liger"),
+        ("llama4_rope", "huggingface"),
+        ("relu_squared", "liger"),
+        ("relu_squared", "torch"),
+        ("distill_cosine_loss", "liger"),
+        ("distill_cosine_loss", "torch"),
+    ]
+    assert [r[8] for r in rows[-2:]] == ["1.33x", "1.00x"]  # 2.0 ms / 1.5 ms
+    assert [r[9] for r in rows[-2:]] == ["1.5 s", "-"]  # the gated run's first call
 
 
 def _options(**changes: Any) -> BenchLigerOptions:
@@ -863,17 +900,34 @@ def test_help_and_dry_run_import_no_torch_triton_or_liger() -> None:
 # --------------------------------------------------------------------------- scripts/gpu-check
 
 
-def test_gpu_check_runs_the_seed_workloads_validates_and_tabulates(tmp_path: Path) -> None:
+def _gpu_check(tmp_path: Path, tools: Tools, *extra: str) -> tuple[int, str, str]:
     from bench_adapters.liger_bench.gpu_check import check
 
     out, err = io.StringIO(), io.StringIO()
+    argv = ["--out", str(tmp_path), "--seeds", str(REPO / "examples" / "seeds"), *extra]
+    status = check(argv, tools=tools, out=out, err=err)
+    return status, out.getvalue(), err.getvalue()
+
+
+def test_gpu_check_runs_the_seed_workloads_validates_and_tabulates(tmp_path: Path) -> None:
+    device = FakeDevice()
     timer = FakeTimer({"liger": (0.5, 0.4, 0.6)})
-    status = check(["--out", str(tmp_path)], tools=make_tools(timer=timer), out=out, err=err)
-    assert status == 0, err.getvalue()
-    text = out.getvalue()
-    assert text.startswith("NVIDIA H200 (sm_90, 150754820096 bytes); cuda 13.0, driver 580.159.03")
+    status, text, err = _gpu_check(tmp_path, make_tools(timer=timer, device=device))
+    assert status == 0, err
+    assert device.described == 1  # describing may cost nvidia-smi's timeout: once
     lines = text.splitlines()
-    header = next(line for line in lines if line.startswith("kernel"))
+    # The device line first, then one line per run as it ends, the compiling kernel last.
+    assert lines[0].startswith(
+        "NVIDIA H200 (sm_90, 150754820096 bytes); cuda 13.0, driver 580.159.03"
+    )
+    assert lines[1] == (
+        "[1/8] geglu backward liger: passed, median 0.5000 ms (0.4000 ms – 0.6000 ms), "
+        "first call 1.5 s"
+    )
+    assert lines[2].startswith("[2/8] geglu backward huggingface: passed, median 2.0000 ms")
+    assert lines[2].endswith(", 1.00x")
+    assert lines[7].startswith("[7/8] distill_cosine_loss full liger: passed")
+    header = next(line for line in lines if line.startswith("kernel "))
     assert header.split() == [
         "kernel",
         "pass",
@@ -882,18 +936,87 @@ def test_gpu_check_runs_the_seed_workloads_validates_and_tabulates(tmp_path: Pat
         "median",
         "p20–p80",
         "speed-up",
+        "first",
+        "call",
     ]
-    geglu = [line.split() for line in lines if line.startswith("geglu ")]
-    # provider, status, median, speed-up; the p20–p80 spread in between
-    assert [(c[2], c[3], c[4], c[-1]) for c in geglu] == [
-        ("liger", "passed", "0.5000", "4.00x"),
-        ("huggingface", "passed", "2.0000", "1.00x"),
-    ]
-    assert " ".join(geglu[0][6:11]) == "0.4000 ms – 0.6000 ms"
+    geglu = [re.split(r"\s{2,}", line) for line in lines if line.startswith("geglu ")]
+    assert geglu == [
+        ["geglu", "backward", "liger", "passed", "0.5000 ms", "0.4000 ms – 0.6000 ms",
+         "4.00x", "1.5 s"],
+        ["geglu", "backward", "huggingface", "passed", "2.0000 ms", "1.5000 ms – 2.5000 ms",
+         "1.00x", "-"],
+    ]  # fmt: skip
     assert text.rstrip().endswith(
         "8 runs written under " + str(tmp_path) + ", 8 files valid; 0 runs did not pass"
     )
-    assert len(list(tmp_path.iterdir())) == 8
+    bundles = sorted(tmp_path.glob("*.json"))
+    assert len(bundles) == 8
+    # The table file beside the bundles holds the final table; validate reads only JSON.
+    table = (tmp_path / "table.txt").read_text(encoding="utf-8")
+    assert table.splitlines()[0].split()[:3] == ["kernel", "pass", "provider"]
+    assert table in text
+    for bundle in bundles:
+        run = json.loads(bundle.read_text(encoding="utf-8"))["run"]["spec"]
+        first_call = run["sourceNative"]["metrics"].get("first_call_ms")
+        assert (first_call == 1500.0) == (
+            run["sourceNative"]["externalId"].split("/")[2] == "liger"
+        )
+
+
+def test_gpu_check_puts_its_runs_beside_the_seeds_by_kernel_pass_and_shape(
+    tmp_path: Path,
+) -> None:
+    timer = FakeTimer({"liger": (0.5, 0.4, 0.6)})
+    status, text, err = _gpu_check(tmp_path, make_tools(timer=timer))
+    assert status == 0, err
+    comparison = (tmp_path / "seed-comparison.md").read_text(encoding="utf-8")
+    assert comparison in text
+    rows = [line for line in comparison.splitlines() if line.startswith("| geglu ")]
+    cells = [[c.strip() for c in row.strip("|").split("|")] for row in rows]
+    assert cells == [
+        ["geglu", "backward", SEED_SLUGS["geglu"], "latency", "NVIDIA A100 SXM4-80GB",
+         "Liger CSV", "0.2.1", "70.514 ms", "–", "–", "–"],
+        ["geglu", "backward", SEED_SLUGS["geglu"], "latency", "NVIDIA H200",
+         "kernelindex bench liger", "0.8.5", "0.5 ms", "huggingface", "2 ms", "4.00×"],
+    ]  # fmt: skip
+    assert comparison.count("| Liger CSV |") == 4
+    assert comparison.count("| kernelindex bench liger |") == 4
+
+
+def test_gpu_check_keeps_every_run_that_ended_before_a_stop(tmp_path: Path) -> None:
+    """A window that runs out (here: an interrupt at the fifth timing) loses nothing
+    already measured: bundles, the table file and the streamed lines are all there."""
+
+    class StopsAtFifth(FakeTimer):
+        def time(self, fn: Callable[[], object], grad_to_none: Sequence[Any]) -> tuple[float, ...]:
+            if len(self.calls) == 4:
+                raise KeyboardInterrupt
+            return super().time(fn, grad_to_none)
+
+    from bench_adapters.liger_bench.gpu_check import check
+
+    out = io.StringIO()
+    with pytest.raises(KeyboardInterrupt):
+        check(
+            ["--out", str(tmp_path), "--seeds", str(tmp_path / "none")],
+            tools=make_tools(timer=StopsAtFifth()),
+            out=out,
+            err=io.StringIO(),
+        )
+    assert [line[:6] for line in out.getvalue().splitlines()[1:]] == [
+        "[1/8] ",
+        "[2/8] ",
+        "[3/8] ",
+        "[4/8] ",
+    ]
+    assert len(list(tmp_path.glob("*.json"))) == 4
+    table = (tmp_path / "table.txt").read_text(encoding="utf-8").splitlines()
+    assert [row.split()[:3] for row in table[1:]] == [
+        ["geglu", "backward", "liger"],
+        ["geglu", "backward", "huggingface"],
+        ["llama4_rope", "backward", "liger"],
+        ["llama4_rope", "backward", "huggingface"],
+    ]
 
 
 def test_gpu_check_fails_when_a_run_does_not_pass(tmp_path: Path) -> None:

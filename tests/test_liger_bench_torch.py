@@ -120,6 +120,58 @@ def test_torch_references_run_every_pass_and_repeat_deterministically(
     assert (len(grads) > 0) == (pass_ != "forward")
 
 
+def _context(dtype: str = "bf16", seed: int = 0) -> Any:
+    from bench_adapters.liger_bench.setups import SetupContext
+
+    return SetupContext(
+        torch=torch,
+        device=torch.device("cpu"),
+        dtype=dtype,
+        parameters={},
+        settings={},
+        provider="torch",
+        seed=seed,
+    )
+
+
+def test_modules_are_built_on_meta_then_moved_empty_and_filled() -> None:
+    """No weight is made (fp32, on the CPU) only to be overwritten: the module is built
+    on ``meta``, cast there, moved with ``to_empty`` and filled once, by name."""
+    seen: list[str] = []
+
+    def build() -> Any:
+        seen.append(torch.empty(0).device.type)
+        return torch.nn.Linear(16, 8, bias=True)
+
+    module = _context().module(build)
+    assert seen == ["meta"]
+    assert {(p.device.type, p.dtype) for p in module.parameters()} == {("cpu", torch.bfloat16)}
+    assert all(p.requires_grad for p in module.parameters())
+    assert float(module.weight.detach().abs().max()) <= 1 / 4  # ±1/sqrt(fan_in 16)
+    again = _context().module(build)
+    assert torch.equal(module.weight, again.weight) and torch.equal(module.bias, again.bias)
+    other = _context(seed=1).module(build)
+    assert not torch.equal(module.weight, other.weight)
+    frozen = _context("fp32").module(build, trainable=False)
+    assert frozen.weight.dtype == torch.float32 and not frozen.weight.requires_grad
+
+
+def test_a_module_with_buffers_is_built_on_the_device_so_they_keep_their_values() -> None:
+    seen: list[str] = []
+
+    class Scaled(torch.nn.Module):  # type: ignore[misc]
+        def __init__(self) -> None:
+            super().__init__()
+            seen.append(torch.empty(0).device.type)
+            self.linear = torch.nn.Linear(4, 4)
+            self.register_buffer("scale", torch.full((4,), 3.0))
+
+    module = _context().module(Scaled)
+    assert seen == ["meta", "cpu"]
+    assert torch.equal(module.scale, torch.full((4,), 3.0, dtype=torch.bfloat16))
+    assert module.linear.weight.dtype == torch.bfloat16
+
+
 def test_gradients_are_reset_between_results_and_timing() -> None:
     backend = TorchBackend("cpu")
     prepared = backend.prepare(tiny_workload("relu_squared", "full"), "torch", seed=0)

@@ -136,7 +136,7 @@ def test_seed_workload_slugs_and_parameters(full: Conversion) -> None:
 def test_every_row_imports(full: Conversion) -> None:
     summary = full.summary
     assert summary.rows_read == LIGER_ROWS
-    assert summary.rows_skipped == 0 and summary.problems == []
+    assert summary.rows_refused == 0 and summary.problems == []
     assert summary.runs + summary.duplicate_rows == LIGER_ROWS
     assert summary.warnings == []
 
@@ -345,26 +345,44 @@ def test_reimport_changes_nothing(tmp_path: Path, layout: Layout) -> None:
     assert second.files_unchanged == first.files_written == len(before)
 
 
-def test_failure_mid_write_leaves_no_partial_file(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def _failing_replace(monkeypatch: pytest.MonkeyPatch, at_call: int) -> None:
+    """Make the ``at_call``-th ``os.replace`` fail as a full disk would."""
     real_replace = os.replace
     calls = {"n": 0}
 
     def flaky_replace(src: Any, dst: Any) -> None:
         calls["n"] += 1
-        if calls["n"] == 3:
+        if calls["n"] == at_call:
             raise OSError(28, "No space left on device")
         real_replace(src, dst)
 
     monkeypatch.setattr(os, "replace", flaky_replace)
+
+
+def test_failure_before_the_commit_writes_nothing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _failing_replace(monkeypatch, 1)  # the journal's rename: the commit itself
     with pytest.raises(OutputError, match="No space left on device"):
         import_csv([EXAMPLES / "good.csv"], tmp_path, layout="bundles")
-    files = sorted(tmp_path.iterdir())
-    assert len(files) == 2, "the two bundles before the failure, whole"
-    for path in files:
-        assert path.suffix == ".json" and not path.name.startswith(".")
-        assert validate(json.loads(path.read_text("utf-8"))) == []
+    assert list(tmp_path.iterdir()) == [], "no bundle, no staging folder left"
+
+
+def test_failure_after_the_commit_is_completed_by_the_next_writer(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _failing_replace(monkeypatch, 3)  # the commit, one bundle renamed in, then a failure
+    with pytest.raises(OutputError, match="No space left on device"):
+        import_csv([EXAMPLES / "good.csv"], tmp_path, layout="bundles")
+    visible = [p for p in tmp_path.iterdir() if not p.name.startswith(".")]
+    assert len(visible) == 1, "the bundle renamed before the failure, whole"
+    monkeypatch.undo()
+    summary = import_csv([EXAMPLES / "amd.csv"], tmp_path, layout="bundles")
+    names = sorted(p.name for p in tmp_path.iterdir())
+    assert not any(name.startswith(".") for name in names), "the staging folder is gone"
+    assert len(names) == 6 + summary.runs, "the committed batch was completed"
+    for name in names:
+        assert validate(json.loads((tmp_path / name).read_text("utf-8"))) == []
 
 
 def test_failed_stream_write_keeps_the_old_stream(
@@ -419,7 +437,7 @@ def test_no_grad_forward_is_a_forward_pass_with_its_own_protocol() -> None:
 
 def test_summary_counts(tmp_path: Path) -> None:
     summary = import_csv([EXAMPLES / "good.csv"], tmp_path)
-    assert (summary.rows_read, summary.runs, summary.rows_skipped) == (6, 6, 0)
+    assert (summary.rows_read, summary.runs, summary.rows_refused) == (6, 6, 0)
     assert summary.collapsed_quantiles == 2
     assert summary.environments == 2
     assert summary.protocols == 6
@@ -431,7 +449,7 @@ def test_summary_counts(tmp_path: Path) -> None:
         "workloads",
         "environments",
         "implementations",
-        "rows skipped",
+        "rows refused",
         "collapsed quantiles",
     ):
         assert label in text

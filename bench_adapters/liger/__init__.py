@@ -10,8 +10,9 @@ GPUs and providers is catalog data in ``data/*.json``.
     summary = import_csv(["all_benchmark_data.csv"], "out", layout="bundles")
     print("\\n".join(summary.lines()))
 
-:func:`convert` does the reading and mapping alone (records in memory, nothing
-written), :func:`write_records` the writing.
+:func:`convert` does the reading, mapping and checking alone (records in memory,
+nothing written), :func:`write_records` the writing. The way back, records to Liger's
+CSV, is :mod:`bench_adapters.liger.export` (``kernelindex export liger``).
 """
 
 from __future__ import annotations
@@ -20,10 +21,11 @@ from bench_adapters.liger.catalog import Catalog, CatalogError, load_catalog
 from bench_adapters.liger.importer import Conversion, ImportSummary, convert, import_csv
 from bench_adapters.liger.mapper import MappedRun, Mapper
 from bench_adapters.liger.records import COLLAPSED_QUANTILES
-from bench_adapters.liger.source import COLUMNS
+from bench_adapters.liger.source import COLUMNS, LIGER_HEADER, MAX_ROW_BYTES
 from bench_adapters.liger.writer import (
     JSONL_NAME,
     LAYOUTS,
+    ExistingOutput,
     Layout,
     OutputError,
     WriteResult,
@@ -36,9 +38,12 @@ __all__ = [
     "COLUMNS",
     "JSONL_NAME",
     "LAYOUTS",
+    "LIGER_HEADER",
+    "MAX_ROW_BYTES",
     "Catalog",
     "CatalogError",
     "Conversion",
+    "ExistingOutput",
     "ImportSummary",
     "Layout",
     "MappedRun",

@@ -34,6 +34,8 @@ class KernelInfo:
     title: str
     default_dtype: str | None
     parameters: Mapping[str, str]
+    #: x_name -> the x_label Liger's script writes beside it (for the export).
+    x_labels: Mapping[str, str] = attrs.field(factory=dict)
 
 
 @attrs.frozen
@@ -169,6 +171,7 @@ def _kernels() -> dict[str, KernelInfo]:
             title=_str(entry.get("title"), f"{where}/title"),
             default_dtype=_opt_str(entry.get("defaultDtype"), f"{where}/defaultDtype"),
             parameters=_str_map(entry.get("parameters", {}), f"{where}/parameters"),
+            x_labels=_str_map(entry.get("xLabels", {}), f"{where}/xLabels"),
         )
     return kernels
 

@@ -1,27 +1,45 @@
-"""Importing Liger CSVs: read every file, map every row, then write — or write nothing.
+"""Importing Liger CSVs: read and check every row, then write the good ones — or nothing.
 
-The whole import is computed in memory before the first byte is written, so a file
-that cannot be read (or, with ``strict``, the first bad row) stops it with the output
-directory untouched. Without ``strict`` a bad row is reported (file, line, what is
-wrong), skipped, and counted; the good rows are written. The summary tells the
-caller everything the command line prints and needs for its exit status.
+Every row is mapped to records and checked with ``kernelindex validate
+--strict-refs``'s own checks (:mod:`~bench_adapters.liger.checking`) before anything is
+written. A row that fails is reported (file, line, column or pointer, what is wrong),
+refused and counted; the others are written. A file that cannot be read stops the
+import with the output untouched, and so does, with ``strict``, the first bad row.
+The summary tells the caller everything the command line prints and needs for its
+exit status.
+
+Each run also gets the labels that let the export give its row back byte for byte
+(:mod:`~bench_adapters.liger.spelling`). Writing happens under the output directory's
+writer lock, so two imports into one folder never lose each other's records: the
+second waits, then merges into (``jsonl``) or adds beside (``bundles``) what the first
+wrote.
 """
 
 from __future__ import annotations
 
 import os
 from collections.abc import Callable, Sequence
+from dataclasses import replace as replace_problem
 from pathlib import Path
-from typing import Any, TextIO
+from typing import Any, BinaryIO, TextIO
 
 import attrs
 
 from bench_adapters.liger.catalog import Catalog
+from bench_adapters.liger.checking import RecordChecker
 from bench_adapters.liger.mapper import MappedRun, Mapper, Warnings
-from bench_adapters.liger.source import LigerCsv, RowError, read_text
-from bench_adapters.liger.writer import Layout, write_records
+from bench_adapters.liger.source import STDIN_NAME, LigerCsv, LigerRow, RowError, open_csv
+from bench_adapters.liger.spelling import Referenced, Speller
+from bench_adapters.liger.writer import (
+    ExistingOutput,
+    Layout,
+    output_lock,
+    read_stream,
+    write_records,
+)
 from kernelindex_sdk.errors import Problem
 from kernelindex_sdk.progress import Progress
+from kernelindex_sdk.sources import STDIN
 
 
 @attrs.define
@@ -29,7 +47,8 @@ class ImportSummary:
     """Counts and findings of one import."""
 
     rows_read: int = 0
-    rows_skipped: int = 0
+    #: Rows reported and not written (a bad cell, or records ``validate`` rejects).
+    rows_refused: int = 0
     #: Rows whose run was identical to an earlier row's (written once).
     duplicate_rows: int = 0
     runs: int = 0
@@ -41,6 +60,8 @@ class ImportSummary:
     collapsed_quantiles: int = 0
     files_written: int = 0
     files_unchanged: int = 0
+    #: Records of the stream already in the output, kept in the merge (``jsonl``).
+    records_kept: int = 0
     problems: list[Problem] = attrs.field(factory=list)
     warnings: list[str] = attrs.field(factory=list)
     #: True when ``strict`` stopped at a bad row and nothing was written.
@@ -48,7 +69,7 @@ class ImportSummary:
 
     @property
     def clean(self) -> bool:
-        """No row was skipped."""
+        """No row was refused."""
         return not self.problems
 
     def lines(self) -> list[str]:
@@ -60,9 +81,10 @@ class ImportSummary:
             ("workloads", self.workloads),
             ("environments", self.environments),
             ("implementations", self.implementations),
-            ("rows skipped", self.rows_skipped),
+            ("rows refused", self.rows_refused),
             ("duplicate rows", self.duplicate_rows),
             ("collapsed quantiles", self.collapsed_quantiles),
+            ("records kept", self.records_kept),
             ("files written", self.files_written),
             ("files unchanged", self.files_unchanged),
         ]
@@ -72,7 +94,7 @@ class ImportSummary:
 
 @attrs.define
 class Conversion:
-    """Everything an import produces before writing: distinct runs and referenced records."""
+    """Everything an import writes: the runs of the rows that passed, the records they use."""
 
     runs: list[MappedRun]
     records: dict[str, dict[str, Any]]
@@ -89,6 +111,20 @@ def _as_list(paths: Paths) -> list[str | os.PathLike[str]]:
     return list(paths)
 
 
+class RowSettler:
+    """Gives a row's run its spelling labels, then checks the records it would be written with."""
+
+    def __init__(self, catalog: Catalog) -> None:
+        self._speller = Speller(catalog)
+        self._checker = RecordChecker()
+
+    def __call__(self, mapped: MappedRun, referenced: Referenced) -> list[Problem]:
+        """Every problem ``validate`` would report for the row's records; [] to write it."""
+        if mapped.text is not None:
+            self._speller.spell(mapped.run, mapped.text, referenced)
+        return self._checker.row_problems(mapped.run, referenced, mapped.source, mapped.line)
+
+
 def convert(
     paths: Paths,
     *,
@@ -98,74 +134,144 @@ def convert(
     on_warning: Callable[[str], None] | None = None,
     on_problem: Callable[[Problem], None] | None = None,
     progress: Progress | None = None,
+    stdin: BinaryIO | None = None,
 ) -> Conversion:
-    """Read and map every row of ``paths``; raises the SDK's IntakeError if a file is unreadable."""
+    """Read, map and check every row of ``paths`` (``-``: standard input); writes nothing.
+
+    Raises the SDK's IntakeError if a file is unreadable. The result holds only what
+    would be written: the runs of rows that passed, and the records those reference.
+    """
     summary = ImportSummary()
+
+    def tell(callback: Callable[[Any], None] | None, value: Any) -> None:
+        if callback is not None:
+            if progress is not None:
+                progress.clear()
+            callback(value)
 
     def warn(message: str) -> None:
         summary.warnings.append(message)
-        if on_warning is not None:
-            if progress is not None:
-                progress.clear()
-            on_warning(message)
+        tell(on_warning, message)
 
-    def problem(found: Problem, rows: int = 1) -> None:
-        summary.problems.append(found)
-        summary.rows_skipped += rows
-        if on_problem is not None:
-            if progress is not None:
-                progress.clear()
-            on_problem(found)
+    def refuse(found: Sequence[Problem], rows: int = 1) -> None:
+        summary.problems.extend(found)
+        summary.rows_refused += rows
+        for item in found:
+            tell(on_problem, item)
 
-    files = [LigerCsv(os.fspath(path), read_text(path)) for path in _as_list(paths)]
+    sources = _as_list(paths)
     if progress is not None:
-        progress.total = sum(csv_file.estimated_rows() for csv_file in files)
+        progress.total = _total_bytes(sources)
     mapper = Mapper(catalog, quality_flags=quality_flags, warn=Warnings(warn))
-    runs: dict[str, MappedRun] = {}
-    for csv_file in files:
+    reader = _RowReader(mapper, RowSettler(mapper.catalog), summary, warn, refuse, strict)
+    for path in sources:
+        name = STDIN_NAME if os.fspath(path) == STDIN else os.fspath(path)
+        stream = open_csv(path, stdin)
+        try:
+            reader.read(LigerCsv(name, stream))
+        finally:
+            if os.fspath(path) != STDIN:
+                stream.close()
+            if progress is not None:
+                progress.advance(0)
+        if summary.stopped:
+            break
+    return _conversion(reader.runs, mapper.records, summary)
+
+
+@attrs.define
+class _RowReader:
+    """Reads CSVs row by row into ``runs``: each row mapped, spelled and checked at once."""
+
+    mapper: Mapper
+    settle: RowSettler
+    summary: ImportSummary
+    warn: Callable[[str], None]
+    refuse: Callable[[Sequence[Problem], int], None]
+    strict: bool
+    runs: dict[str, MappedRun] = attrs.field(factory=dict)
+
+    def read(self, csv_file: LigerCsv) -> None:
+        """Read one CSV; refused rows are reported through ``refuse``."""
+        summary = self.summary
         header_problem = csv_file.header_problem()
         if header_problem is not None:
             unreadable = csv_file.data_rows()
             summary.rows_read += unreadable
-            problem(header_problem, rows=unreadable)
-            if progress is not None:
-                progress.advance(unreadable)
-            if strict:
-                summary.stopped = True
-                break
-            continue
+            self.refuse([header_problem], unreadable)
+            summary.stopped = self.strict
+            return
         for item in csv_file.rows():
-            if isinstance(item, Problem):
-                summary.rows_read += 1
-                problem(item)
-            else:
-                summary.rows_read += 1
-                try:
-                    mapped = mapper.map_row(item)
-                except RowError as error:
-                    problem(
-                        Problem(str(error), code=error.code, source=item.source, line=item.line)
-                    )
-                else:
-                    if mapped.digest in runs:
-                        summary.duplicate_rows += 1
-                    else:
-                        runs[mapped.digest] = mapped
-                        summary.collapsed_quantiles += mapped.collapsed
-            if progress is not None:
-                progress.advance()
-            if strict and summary.problems:
+            summary.rows_read += 1
+            found = [item] if isinstance(item, Problem) else self._map_and_check(item)
+            if found:
+                self.refuse(found, 1)
+            if self.strict and summary.problems:
                 summary.stopped = True
-                break
-        if summary.stopped:
-            break
-    kinds = [record["kind"] for record in mapper.records.values()]
+                return
+
+    def _map_and_check(self, row: LigerRow) -> list[Problem]:
+        """Map one parsed row and check its records; its problems ([] when kept or a duplicate)."""
+        try:
+            mapped = self.mapper.map_row(row)
+        except RowError as error:
+            return [Problem(str(error), code=error.code, source=row.source, line=row.line)]
+        earlier = self.runs.get(mapped.digest)
+        if earlier is not None:
+            self.summary.duplicate_rows += 1
+            if earlier.text != mapped.text:
+                self.warn(
+                    f"{row.source}:{row.line}: the same run as {earlier.source}:{earlier.line}, "
+                    "written differently: kept once, as the earlier row wrote it"
+                )
+            return []
+        records = self.mapper.records
+        referenced = (
+            records[mapped.refs[0]],
+            records[mapped.refs[1]],
+            records[mapped.refs[2]],
+            records[mapped.refs[3]],
+        )
+        found = self.settle(mapped, referenced)
+        if not found:
+            self.runs[mapped.digest] = mapped
+            self.summary.collapsed_quantiles += mapped.collapsed
+        return one_per_row(found)
+
+
+def one_per_row(found: list[Problem]) -> list[Problem]:
+    """A refused row is one line: its first problem, saying how many more there are."""
+    if len(found) <= 1:
+        return found
+    first = found[0]
+    return [replace_problem(first, message=f"{first.message} (and {len(found) - 1} more)")]
+
+
+def _conversion(
+    runs: dict[str, MappedRun], records: dict[str, dict[str, Any]], summary: ImportSummary
+) -> Conversion:
+    """The kept runs and only the records they reference (a refused row's records are not)."""
+    used = {ref for mapped in runs.values() for ref in mapped.refs}
+    kept = {value: record for value, record in records.items() if value in used}
+    kinds = [record["kind"] for record in kept.values()]
     summary.runs = len(runs)
     summary.protocols = kinds.count("BenchmarkProtocol")
     summary.workloads = kinds.count("Workload")
     summary.environments = kinds.count("ExecutionEnvironment")
     summary.implementations = kinds.count("Implementation")
-    return Conversion(runs=list(runs.values()), records=mapper.records, summary=summary)
+    return Conversion(runs=list(runs.values()), records=kept, summary=summary)
+
+
+def _total_bytes(paths: Sequence[str | os.PathLike[str]]) -> int | None:
+    total = 0
+    for path in paths:
+        if os.fspath(path) == STDIN:
+            return None
+        try:
+            total += os.stat(path).st_size
+        except OSError:
+            return None
+    return total
 
 
 def import_csv(
@@ -175,22 +281,26 @@ def import_csv(
     layout: Layout = "bundles",
     strict: bool = False,
     quality_flags: bool = False,
+    force: bool = False,
     catalog: Catalog | None = None,
     on_warning: Callable[[str], None] | None = None,
     on_problem: Callable[[Problem], None] | None = None,
     progress_stream: TextIO | None = None,
+    stdin: BinaryIO | None = None,
 ) -> ImportSummary:
     """Import Liger benchmark CSVs into ``out_dir``; see :func:`convert` for the options.
 
     Raises the SDK's ``IntakeError`` (unreadable input) or
-    :class:`~bench_adapters.liger.writer.OutputError` (unwritable output); bad rows are
-    never raised, only reported in the summary. ``progress_stream``: where to draw a
-    progress bar (drawn only if it is a terminal).
+    :class:`~bench_adapters.liger.writer.OutputError` (unwritable output, or
+    :class:`~bench_adapters.liger.writer.ExistingOutput`: data already there that
+    would be lost, and ``force`` not given); bad rows are never raised, only reported
+    in the summary. ``progress_stream``: where to draw a progress bar (drawn only if it
+    is a terminal).
     """
     # No stream: no bar. A stream: a bar only if it is a terminal (Progress decides).
     enabled = None if progress_stream is not None else False
     stream = progress_stream
-    with Progress(None, "liger: reading", stream=stream, enabled=enabled) as bar:
+    with Progress(None, "liger: reading bytes", stream=stream, enabled=enabled) as bar:
         conversion = convert(
             paths,
             strict=strict,
@@ -199,15 +309,83 @@ def import_csv(
             on_warning=on_warning,
             on_problem=on_problem,
             progress=bar,
+            stdin=stdin,
         )
     summary = conversion.summary
     if summary.stopped:
         return summary
-    total = len(conversion.runs) if layout == "bundles" else 1
-    with Progress(total, "liger: writing", stream=stream, enabled=enabled) as bar:
-        result = write_records(
-            conversion.runs, conversion.records, Path(out_dir), layout, advance=bar.advance
-        )
+    with output_lock(out_dir) as directory:
+        existing = _existing_stream(directory, layout, force)
+        if existing:
+            _settle_against(conversion, existing, catalog, on_problem)
+        total = len(conversion.runs) if layout == "bundles" else 1
+        with Progress(total, "liger: writing", stream=stream, enabled=enabled) as bar:
+            result = write_records(
+                conversion.runs,
+                conversion.records,
+                directory,
+                layout,
+                advance=bar.advance,
+                force=force,
+                existing=existing,
+            )
+    summary.records_kept = len(existing or {})
     summary.files_written = len(result.written)
     summary.files_unchanged = len(result.unchanged)
     return summary
+
+
+def _existing_stream(
+    directory: Path, layout: Layout, force: bool
+) -> dict[str, dict[str, Any]] | None:
+    """The stream to merge into (jsonl), or None; with ``force`` a broken one is replaced."""
+    if layout != "jsonl":
+        return None
+    try:
+        return read_stream(directory)
+    except ExistingOutput:
+        if force:
+            return None
+        raise
+
+
+def _settle_against(
+    conversion: Conversion,
+    existing: dict[str, dict[str, Any]],
+    catalog: Catalog | None,
+    on_problem: Callable[[Problem], None] | None,
+) -> None:
+    """Spell and check again the runs whose records the stream already holds another copy of.
+
+    The merge keeps the copy already there (its metadata may differ: another import's
+    spelling, another title), so the runs that reference it must be exact against it.
+    """
+    settle: RowSettler | None = None
+    kept = []
+    summary = conversion.summary
+    for mapped in conversion.runs:
+        if mapped.digest in existing:
+            summary.runs -= 1  # already there: the copy there is kept
+            continue
+        copies = [existing.get(ref, conversion.records[ref]) for ref in mapped.refs]
+        if all(
+            copy is conversion.records[ref] for copy, ref in zip(copies, mapped.refs, strict=True)
+        ):
+            kept.append(mapped)
+            continue
+        if settle is None:
+            from bench_adapters.liger.catalog import load_catalog
+
+            settle = RowSettler(catalog or load_catalog())
+        found = one_per_row(settle(mapped, (copies[0], copies[1], copies[2], copies[3])))
+        if found:
+            summary.problems.extend(found)
+            summary.rows_refused += 1
+            for problem in found:
+                if on_problem is not None:
+                    on_problem(problem)
+        else:
+            kept.append(mapped)
+    conversion.runs = kept
+    used = {ref for mapped in kept for ref in mapped.refs}
+    conversion.records = {k: v for k, v in conversion.records.items() if k in used}

@@ -20,7 +20,8 @@ from bench_adapters.liger import records
 from bench_adapters.liger.catalog import Catalog, MetricInfo, ModeInfo, ProviderInfo, load_catalog
 from bench_adapters.liger.hardware import resolve_gpu
 from bench_adapters.liger.names import gpu_slug, record_name, slug
-from bench_adapters.liger.source import MAX_SAFE_INTEGER, LigerRow, RowError
+from bench_adapters.liger.source import MAX_SAFE_INTEGER, LigerRow, RowError, SourceText
+from bench_adapters.liger.spelling import workload_labels
 from bench_adapters.liger.workload import describe_workload
 from kernelindex_sdk.canonical import digest
 
@@ -53,6 +54,11 @@ class MappedRun:
     #: protocol, workload, environment, implementation
     refs: tuple[str, str, str, str]
     collapsed: bool
+    #: The row as written, for its spelling labels (None for runs not read from a CSV).
+    text: SourceText | None = None
+    #: Where the row is: file and line (for the problems of the records it becomes).
+    source: str | None = None
+    line: int | None = None
 
 
 _Cached = tuple[dict[str, Any], str]
@@ -80,7 +86,20 @@ class Mapper:
         self._kernel_titles: dict[str, str] = {}
 
     def map_row(self, row: LigerRow) -> MappedRun:
-        """The run for ``row``; :class:`RowError` if the row names an unknown metric or mode."""
+        """The run for ``row``; :class:`RowError` if the row names an unknown metric or mode.
+
+        A value no digest can be computed of (RFC 8785 refuses it) is a RowError too:
+        whatever a cell holds, mapping never raises anything else.
+        """
+        try:
+            return self._map_row(row)
+        except (ValueError, TypeError, RecursionError) as error:
+            raise RowError(
+                f"the records this row becomes cannot be canonicalized (RFC 8785): {error}",
+                "not-canonicalizable",
+            ) from None
+
+    def _map_row(self, row: LigerRow) -> MappedRun:
         catalog = self.catalog
         metric = catalog.metrics.get(row.metric)
         if metric is None:
@@ -143,7 +162,15 @@ class Mapper:
             digests=refs,
             quality_flags=[records.COLLAPSED_QUANTILES] if collapsed and self.quality_flags else [],
         )
-        return MappedRun(run=run, digest=digest(run), refs=refs, collapsed=collapsed)
+        return MappedRun(
+            run=run,
+            digest=digest(run),
+            refs=refs,
+            collapsed=collapsed,
+            text=row.text,
+            source=row.source,
+            line=row.line,
+        )
 
     def _keep(self, record: dict[str, Any]) -> str:
         value = digest(record)
@@ -249,7 +276,8 @@ class Mapper:
             shape = describe_workload(
                 row.kernel, row.x_name, row.x_value, row.config, self.catalog, self.warn
             )
-            record = records.workload_record(row.kernel, kernel_title, pass_, shape)
+            labels = workload_labels(row.text)
+            record = records.workload_record(row.kernel, kernel_title, pass_, shape, labels)
             cached = self._workloads[key] = (record, self._keep(record), shape.slug)
         return cached[1], cached[2]
 

@@ -75,9 +75,16 @@ def implementation_record(provider: str, info: ProviderInfo, version: str) -> di
 
 
 def workload_record(
-    kernel: str, kernel_title: str, pass_: str, shape: WorkloadShape
+    kernel: str,
+    kernel_title: str,
+    pass_: str,
+    shape: WorkloadShape,
+    labels: dict[str, str] | None = None,
 ) -> dict[str, Any]:
-    """What was computed: kernel, pass, normalized shape, dtype, settings."""
+    """What was computed: kernel, pass, normalized shape, dtype, settings.
+
+    ``labels`` (metadata, outside the digest): how the source spelled it, if given.
+    """
     spec: dict[str, Any] = {
         "kernel": slug(kernel),
         "pass": pass_,
@@ -86,14 +93,13 @@ def workload_record(
     }
     if shape.settings:
         spec["settings"] = shape.settings
-    return envelope(
-        "Workload",
-        {
-            "name": record_name(f"liger-{kernel}-{pass_}-{shape.slug}"),
-            "title": f"{kernel_title} · {pass_} · {shape.slug}",
-        },
-        spec,
-    )
+    metadata: dict[str, Any] = {
+        "name": record_name(f"liger-{kernel}-{pass_}-{shape.slug}"),
+        "title": f"{kernel_title} · {pass_} · {shape.slug}",
+    }
+    if labels:
+        metadata["labels"] = labels
+    return envelope("Workload", metadata, spec)
 
 
 def run_record(

@@ -1,41 +1,50 @@
 """Reading Liger-Kernel benchmark CSVs into typed rows, with every defect located.
 
 Liger's harness (``benchmark/scripts/utils.py``) writes one row per x value with the
-columns in :data:`COLUMNS`. This module is the only place that touches CSV text: it
-checks the header, splits records, and parses each cell (numbers, the config JSON,
+columns of :data:`LIGER_HEADER`. This module is the only place that touches CSV text:
+it checks the header, splits records, and parses each cell (numbers, the config JSON,
 the timestamp) into a :class:`LigerRow`. A row that cannot be parsed becomes a
 :class:`~kernelindex_sdk.errors.Problem` naming the file, the line the record starts
-on and what is wrong; reading goes on with the next row, and the caller decides
-whether to stop. A file that cannot be read at all raises the SDK's intake errors.
+on, the column and what is wrong; reading goes on with the next row, and the caller
+decides whether to stop. A file that cannot be read at all raises the SDK's intake
+errors.
 
-Columns are found by name, not position, so a CSV with its columns in another order
-(or with extra columns) still reads.
+Input is read as a stream, one record at a time, so memory stays bounded whatever the
+file holds: a record longer than :data:`MAX_ROW_BYTES` is reported and its bytes are
+skipped, never held. The config cell goes through the SDK's strict JSON intake — the
+one parser of the project — so it is refused for exactly what a record would be.
+
+Every row also keeps what it said, as written (:class:`SourceText`), so the export can
+give the row back byte for byte. Columns are found by name, not position, so a CSV
+with its columns in another order (or with extra columns) still reads.
 """
 
 from __future__ import annotations
 
 import csv
 import io
-import json
 import math
 import os
 import re
 from collections.abc import Iterator, Mapping
-from typing import Any
+from typing import Any, BinaryIO
 
 import attrs
 
 from bench_adapters.liger.names import timestamp_slug
-from kernelindex_sdk.errors import InvalidEncoding, Problem, UnreadableFile
+from kernelindex_sdk.errors import IntakeError, InvalidEncoding, Problem, UnreadableFile
+from kernelindex_sdk.intake import OverlongLine, loads
+from kernelindex_sdk.sources import STDIN, bounded_lines, open_regular
 
-#: The columns the importer reads. ``x_label`` is Liger's axis label, not needed.
-COLUMNS = (
+#: Liger's header, in Liger's order: what its harness writes and what the export writes.
+LIGER_HEADER = (
     "kernel_name",
     "kernel_provider",
     "kernel_operation_mode",
     "metric_name",
     "metric_unit",
     "x_name",
+    "x_label",
     "x_value",
     "y_value_50",
     "y_value_20",
@@ -45,18 +54,48 @@ COLUMNS = (
     "timestamp",
     "liger_version",
 )
+#: The columns the importer reads. ``x_label`` is Liger's axis label, kept only as text.
+COLUMNS = tuple(name for name in LIGER_HEADER if name != "x_label")
 #: Columns that may be empty: a row without config or release still imports.
 OPTIONAL_CELLS = frozenset({"extra_benchmark_config_str", "liger_version"})
+#: Cells that become part of a record's ids, titles or labels, and their longest length
+#: (a label holds 1024 characters; ids and titles 4096, with several cells in them).
+NAME_CELLS = frozenset(name for name in COLUMNS if not name.startswith(("y_", "x_value"))) - {
+    "extra_benchmark_config_str",
+    "timestamp",
+}
+MAX_NAME_CELL = 1024
 #: Largest integer every JSON reader (and RFC 8785) represents exactly.
 MAX_SAFE_INTEGER = 2**53 - 1
+#: The longest CSV record (one row, all its lines) read, in bytes. Liger's rows are a
+#: few hundred bytes; this bounds the memory one row can take, whatever the input.
+MAX_ROW_BYTES = 64 << 10
+#: The name standard input has in problems.
+STDIN_NAME = "<stdin>"
 
 _INTEGER = re.compile(r"[+-]?[0-9]+")
 _DECIMAL = re.compile(r"[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?")
+#: More digits than this cannot be a safe integer (and are not parsed at all).
+_MAX_DIGITS = 16
 _TIMESTAMP = re.compile(
     r"([0-9]{4}-[0-9]{2}-[0-9]{2})[ T]([0-9]{2}:[0-9]{2}:[0-9]{2})(?:\.([0-9]+))?(Z|[+-]00:?00)?"
 )
+_POINTER_LIMIT = 60
+#: ``sources`` does not export its byte formatter; rows are capped in KiB.
+_KIB = 1024
 
 Scalar = int | float | str
+
+
+@attrs.frozen
+class SourceText:
+    """What a row said, as written: for giving it back unchanged (the export)."""
+
+    #: Every cell of :data:`LIGER_HEADER`, unstripped ("" for a column the file lacks).
+    cells: tuple[str, ...]
+    #: The record's text without its line ending, when the file's header is exactly
+    #: :data:`LIGER_HEADER` (so the line can stand under it); else None.
+    line: str | None
 
 
 @attrs.frozen
@@ -85,53 +124,142 @@ class LigerRow:
     #: ``YYYY-MM-DD-HH-MM-SS``
     time_slug: str
     liger_version: str
+    text: SourceText = SourceText(cells=(), line=None)
 
 
 class RowError(Exception):
-    """A cell that cannot be parsed; becomes the row's Problem."""
+    """A cell that cannot be parsed, or a row that cannot be mapped: the row's Problem."""
 
     def __init__(self, message: str, code: str) -> None:
         super().__init__(message)
         self.code = code
 
 
-def read_text(path: str | os.PathLike[str]) -> str:
-    """The file's text (UTF-8, an optional BOM dropped); intake errors if unreadable."""
+class _TooLong(Exception):
+    """A record grew past :data:`MAX_ROW_BYTES` (its size so far, and whether its end is known)."""
+
+    def __init__(self, size: int, inside_quotes: bool) -> None:
+        super().__init__(size)
+        self.size = size
+        self.inside_quotes = inside_quotes
+
+
+def open_csv(path: str | os.PathLike[str], stdin: BinaryIO | None = None) -> BinaryIO:
+    """A binary stream of the CSV at ``path`` (``-``: standard input); intake errors if not."""
     source = os.fspath(path)
-    try:
-        with open(source, "rb") as handle:
-            data = handle.read()
-    except OSError as error:
-        reason = error.strerror or str(error)
-        raise UnreadableFile(f"cannot read: {reason}", source=source) from None
-    if data.startswith(b"\xef\xbb\xbf"):
-        data = data[3:]
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError as error:
-        line = data[: error.start].count(b"\n") + 1
-        raise InvalidEncoding(
-            f"not UTF-8: byte 0x{data[error.start]:02x} cannot be decoded", source=source, line=line
-        ) from None
+    if source == STDIN:
+        if stdin is not None:
+            return stdin
+        import sys
+
+        return sys.stdin.buffer
+    fd, _ = open_regular(source)
+    return open(fd, "rb")
+
+
+class _Lines:
+    """The physical lines of a stream as text, counted; what ``csv.reader`` is fed.
+
+    Lines are decoded one by one (UTF-8, a leading BOM dropped) and the lines of the
+    record being read are remembered, so the record's own text is known when it ends.
+    A record growing past :data:`MAX_ROW_BYTES` raises :class:`_TooLong` at once.
+    """
+
+    def __init__(self, stream: BinaryIO, source: str) -> None:
+        self._raw = bounded_lines(stream, MAX_ROW_BYTES)
+        self.source = source
+        #: Physical lines consumed so far (the number of the last one).
+        self.number = 0
+        #: Bytes read so far (for progress).
+        self.bytes = 0
+        self.taken: list[str] = []
+        self._size = 0
+        self._quotes = 0
+
+    def __iter__(self) -> _Lines:
+        return self
+
+    def start_record(self) -> None:
+        self.taken, self._size, self._quotes = [], 0, 0
+
+    def __next__(self) -> str:
+        try:
+            raw = next(self._raw)
+        except OSError as error:
+            raise UnreadableFile(
+                f"read failed here: {error.strerror or error}", source=self.source,
+                line=self.number + 1,
+            ) from None  # fmt: skip
+        self.number += 1
+        if isinstance(raw, OverlongLine):
+            self.bytes += raw.size
+            raise _TooLong(self._size + raw.size, inside_quotes=False)
+        self.bytes += len(raw)
+        if self.number == 1 and raw.startswith(b"\xef\xbb\xbf"):
+            raw = raw[3:]
+        try:
+            text = raw.decode("utf-8")
+        except UnicodeDecodeError as error:
+            raise InvalidEncoding(
+                f"not UTF-8: byte 0x{raw[error.start]:02x} cannot be decoded",
+                source=self.source,
+                line=self.number,
+            ) from None
+        self._size += len(raw)
+        self._quotes += text.count('"')
+        if self._size > MAX_ROW_BYTES:
+            raise _TooLong(self._size, inside_quotes=self._quotes % 2 == 1)
+        self.taken.append(text)
+        return text
+
+    def skip_quoted(self) -> int:
+        """After a too-long record left inside quotes: skip to the line that closes them."""
+        skipped = 0
+        quotes = 1
+        for raw in self._raw:
+            self.number += 1
+            size = raw.size if isinstance(raw, OverlongLine) else len(raw)
+            self.bytes += size
+            skipped += size
+            if isinstance(raw, bytes):
+                quotes += raw.count(b'"')
+                if quotes % 2 == 0:
+                    break
+        return skipped
+
+    def record_text(self) -> str:
+        """The text of the record just read, without its line ending."""
+        text = "".join(self.taken)
+        if text.endswith("\r\n"):
+            return text[:-2]
+        return text[:-1] if text.endswith(("\n", "\r")) else text
 
 
 class LigerCsv:
-    """One CSV file's rows, parsed lazily, each a :class:`LigerRow` or a Problem."""
+    """One CSV's rows, read as a stream and parsed lazily, each a :class:`LigerRow` or a Problem.
 
-    def __init__(self, source: str, text: str) -> None:
+    ``data`` is a binary stream, or the CSV's text or bytes (for small inputs and tests).
+    """
+
+    def __init__(self, source: str, data: BinaryIO | str | bytes) -> None:
         self.source = source
-        self._text = text
+        if isinstance(data, str):
+            data = data.encode("utf-8", "surrogatepass")
+        stream = io.BytesIO(data) if isinstance(data, bytes) else data
+        self._lines = _Lines(stream, source)
+        self._reader = csv.reader(self._lines, strict=False)
         self._configs: dict[str, Mapping[str, Any]] = {}
         self._times: dict[str, tuple[str, str]] = {}
         self._header_done = False
         self._header: list[str] | None = None
         self._index: dict[str, int] = {}
+        self._liger_header = False
         self._header_problem: Problem | None = None
 
-    def estimated_rows(self) -> int:
-        """About how many data rows there are (lines, less the header): for progress."""
-        lines = self._text.count("\n") + (0 if self._text.endswith("\n") else 1)
-        return max(0, lines - 1)
+    @property
+    def bytes_read(self) -> int:
+        """How many bytes of the input have been read (for progress)."""
+        return self._lines.bytes
 
     def header_problem(self) -> Problem | None:
         """What is wrong with the header (no header, a column missing or twice), if anything."""
@@ -139,8 +267,8 @@ class LigerCsv:
         return self._header_problem
 
     def data_rows(self) -> int:
-        """How many data records follow the header (what a bad header makes unreadable)."""
-        return sum(1 for _ in self._records(skip_header=True))
+        """How many data records follow (what a bad header makes unreadable); reads them."""
+        return sum(1 for _ in self._records())
 
     def rows(self) -> Iterator[LigerRow | Problem]:
         """Every data row in order, parsed or as its Problem; nothing if the header is bad."""
@@ -148,9 +276,9 @@ class LigerCsv:
         if self._header_problem is not None or self._header is None:
             return
         header, index = self._header, self._index
-        for line, record in self._records(skip_header=True):
-            if isinstance(record, csv.Error):
-                yield self._problem(line, f"malformed CSV: {record}", "malformed-csv")
+        for line, record in self._records():
+            if isinstance(record, Problem):
+                yield record
                 continue
             if len(record) != len(header):
                 kind = "short" if len(record) < len(header) else "long"
@@ -165,42 +293,55 @@ class LigerCsv:
             except RowError as error:
                 yield self._problem(line, str(error), error.code)
 
-    def _records(self, *, skip_header: bool) -> Iterator[tuple[int, list[str] | csv.Error]]:
-        """(first line, fields) of every non-blank record; a csv.Error in place of fields."""
-        reader = csv.reader(io.StringIO(self._text, newline=""), strict=False)
-        seen_header = not skip_header
+    def _records(self) -> Iterator[tuple[int, list[str] | Problem]]:
+        """(first line, fields) of every non-blank record; a Problem in place of fields."""
+        lines = self._lines
         while True:
-            line = reader.line_num + 1
+            lines.start_record()
+            line = lines.number + 1
             try:
-                record = next(reader)
+                record = next(self._reader)
             except StopIteration:
                 return
             except csv.Error as error:
-                if seen_header:
-                    yield line, error
+                yield line, self._problem(line, f"malformed CSV: {error}", "malformed-csv")
+                continue
+            except _TooLong as error:
+                size = error.size + (lines.skip_quoted() if error.inside_quotes else 0)
+                yield (
+                    line,
+                    self._problem(
+                        line,
+                        f"row longer than {MAX_ROW_BYTES // _KIB} KiB, the limit for one row "
+                        f"({size / _KIB:.1f} KiB or more): not read",
+                        "row-too-long",
+                    ),
+                )
                 continue
             if not record or (len(record) == 1 and not record[0].strip()):
                 continue
-            if not seen_header:
-                seen_header = True
-                continue
             yield line, record
+
+    def record_text(self) -> str:
+        """The text of the record read last (for the round trip)."""
+        return self._lines.record_text()
 
     def _read_header(self) -> None:
         if self._header_done:
             return
         self._header_done = True
-        for line, record in self._records(skip_header=False):
-            if isinstance(record, csv.Error):
+        for line, record in self._records():
+            if isinstance(record, Problem):
                 self._header_problem = self._problem(
-                    line, f"malformed CSV header: {record}", "malformed-csv"
+                    line, f"unreadable CSV header: {record.message}", record.code or "bad-header"
                 )
                 return
             header = [name.strip() for name in record]
             self._header_problem = self._check_header(header, line)
             if self._header_problem is None:
                 self._header = header
-                self._index = {name: header.index(name) for name in COLUMNS}
+                self._index = {name: header.index(name) for name in LIGER_HEADER if name in header}
+                self._liger_header = tuple(record) == LIGER_HEADER
             return
         self._header_problem = self._problem(1, "empty file: no header row", "empty-file")
 
@@ -223,18 +364,28 @@ class LigerCsv:
 
     def _parse(self, record: list[str], index: Mapping[str, int], line: int) -> LigerRow:
         cells = {name: record[position].strip() for name, position in index.items()}
-        for name, value in cells.items():
-            if not value and name not in OPTIONAL_CELLS:
+        for name in COLUMNS:
+            if not cells[name] and name not in OPTIONAL_CELLS:
                 raise RowError(f"{name}: empty", "empty-cell")
+            if len(cells[name]) > MAX_NAME_CELL and name in NAME_CELLS:
+                raise RowError(
+                    f"{name}: {len(cells[name])} characters, more than the {MAX_NAME_CELL} "
+                    "that the ids, titles and labels it becomes part of can hold",
+                    "cell-too-long",
+                )
         config_text = cells["extra_benchmark_config_str"]
         config = self._configs.get(config_text)
         if config is None:
-            config = parse_config(config_text)
+            config = parse_config(config_text, self.source, line)
             self._configs[config_text] = config
         times = self._times.get(cells["timestamp"])
         if times is None:
             times = parse_timestamp(cells["timestamp"])
             self._times[cells["timestamp"]] = times
+        as_written = SourceText(
+            cells=tuple(record[index[name]] if name in index else "" for name in LIGER_HEADER),
+            line=self.record_text() if self._liger_header else None,
+        )
         return LigerRow(
             source=self.source,
             line=line,
@@ -254,18 +405,23 @@ class LigerCsv:
             observed_at=times[0],
             time_slug=times[1],
             liger_version=cells["liger_version"],
+            text=as_written,
         )
+
+
+def _abbreviated(text: str) -> str:
+    return text if len(text) <= _POINTER_LIMIT else text[: _POINTER_LIMIT - 1] + "…"
 
 
 def parse_measurement(column: str, text: str) -> float:
     """A y value: a finite, non-negative decimal number."""
     if not _DECIMAL.fullmatch(text):
-        raise RowError(f"{column}: not a number: {text!r}", "bad-number")
+        raise RowError(f"{column}: not a number: {_abbreviated(text)!r}", "bad-number")
     value = float(text)
     if not math.isfinite(value):
-        raise RowError(f"{column}: not a finite number: {text!r}", "bad-number")
+        raise RowError(f"{column}: not a finite number: {_abbreviated(text)!r}", "bad-number")
     if value < 0:
-        raise RowError(f"{column}: negative: {text!r}", "bad-number")
+        raise RowError(f"{column}: negative: {_abbreviated(text)!r}", "bad-number")
     return value
 
 
@@ -273,67 +429,50 @@ def parse_x(text: str) -> Scalar:
     """The x value: an integer, a decimal number, or else a string (``llama_3_8b``).
 
     Integral decimals (``4096.0``) become integers, so the same shape always gets the
-    same workload whichever way the CSV spelled it.
+    same workload whichever way the CSV spelled it. A number must lie within
+    ±(2**53 - 1), as every number in a record must.
     """
     if _INTEGER.fullmatch(text):
-        number = int(text)
-        if abs(number) > MAX_SAFE_INTEGER:
-            raise RowError(f"x_value: number out of range: {text!r}", "bad-number")
-        return number
+        digits = text.lstrip("+-").lstrip("0")
+        if len(digits) > _MAX_DIGITS or abs(int(text)) > MAX_SAFE_INTEGER:
+            raise RowError(
+                f"x_value: number out of range: {_abbreviated(text)!r} "
+                f"(a record holds numbers within ±(2**53 - 1))",
+                "bad-number",
+            )
+        return int(text)
     if _DECIMAL.fullmatch(text):
         value = float(text)
         if not math.isfinite(value):
-            raise RowError(f"x_value: not a finite number: {text!r}", "bad-number")
-        if value.is_integer() and abs(value) <= MAX_SAFE_INTEGER:
-            return int(value)
-        return value
+            raise RowError(f"x_value: not a finite number: {_abbreviated(text)!r}", "bad-number")
+        if abs(value) > MAX_SAFE_INTEGER:
+            raise RowError(
+                f"x_value: number out of range: {_abbreviated(text)!r} "
+                f"(a record holds numbers within ±(2**53 - 1))",
+                "bad-number",
+            )
+        return int(value) if value.is_integer() else value
     return text
 
 
-def _reject_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not JSON")
+def parse_config(text: str, source: str = "<csv>", line: int = 1) -> Mapping[str, Any]:
+    """``extra_benchmark_config_str``: a JSON object (empty or ``null`` means none).
 
-
-def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    result: dict[str, Any] = {}
-    for key, value in pairs:
-        if key in result:
-            raise ValueError(f"duplicate key {key!r}")
-        result[key] = value
-    return result
-
-
-def _check_numbers(value: Any) -> None:
-    if isinstance(value, bool):
-        return
-    if isinstance(value, int):
-        if abs(value) > MAX_SAFE_INTEGER:
-            raise ValueError(f"number out of range: {value}")
-    elif isinstance(value, float):
-        if not math.isfinite(value):
-            raise ValueError(f"not a finite number: {value}")
-    elif isinstance(value, dict):
-        for item in value.values():
-            _check_numbers(item)
-    elif isinstance(value, list):
-        for item in value:
-            _check_numbers(item)
-
-
-def parse_config(text: str) -> Mapping[str, Any]:
-    """``extra_benchmark_config_str``: a JSON object (empty or ``null`` means none)."""
+    Parsed by the SDK's strict intake: duplicate keys, NaN, unsafe numbers, lone
+    surrogates and deep nesting are refused as they are in any record.
+    """
     if not text:
         return {}
     try:
-        value = json.loads(text, object_pairs_hook=_no_duplicates, parse_constant=_reject_constant)
-        _check_numbers(value)
-    except json.JSONDecodeError as error:
+        value = loads(text, source=source, first_line=line)
+    except IntakeError as error:
+        problem = error.problem
+        where = f" at character {problem.column}" if problem.column is not None else ""
+        pointer = f" ({_abbreviated(problem.pointer)})" if problem.pointer else ""
         raise RowError(
-            f"extra_benchmark_config_str: invalid JSON: {error.msg} (column {error.colno})",
+            f"extra_benchmark_config_str: invalid JSON{where}{pointer}: {problem.message}",
             "bad-config",
         ) from None
-    except (ValueError, RecursionError) as error:
-        raise RowError(f"extra_benchmark_config_str: invalid JSON: {error}", "bad-config") from None
     if value is None:
         return {}
     if not isinstance(value, dict):
@@ -348,12 +487,15 @@ def parse_timestamp(text: str) -> tuple[str, str]:
     """Liger's local ``YYYY-MM-DD HH:MM:SS`` read as UTC -> (observedAt, timestamp slug)."""
     match = _TIMESTAMP.fullmatch(text)
     if match is None:
-        raise RowError(f"timestamp: not a 'YYYY-MM-DD HH:MM:SS' time: {text!r}", "bad-timestamp")
+        raise RowError(
+            f"timestamp: not a 'YYYY-MM-DD HH:MM:SS' time: {_abbreviated(text)!r}", "bad-timestamp"
+        )
     date, time, fraction, _zone = match.groups()
     year, month, day = (int(part) for part in date.split("-"))
     hour, minute, second = (int(part) for part in time.split(":"))
     if not (
-        1 <= month <= 12
+        year >= 1
+        and 1 <= month <= 12
         and 1 <= day <= _days_in_month(year, month)
         and hour < 24
         and minute < 60

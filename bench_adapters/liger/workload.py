@@ -33,6 +33,7 @@ from bench_adapters.liger.catalog import Catalog
 from bench_adapters.liger.names import slug, value_slug
 
 Scalar = int | float | str | bool
+_MAX_SAFE_INTEGER = 2**53 - 1
 #: ``warn(key, message)``: the key dedupes, so each unknown thing is named once.
 Warn = Callable[[tuple[str, ...], str], None]
 
@@ -129,8 +130,8 @@ def _is_scalar(value: Any) -> bool:
 
 def _claim(parameters: dict[str, Scalar], name: str, value: Scalar) -> bool:
     """Set ``parameters[name]`` unless it holds another value; True if it now holds ``value``."""
-    if isinstance(value, float) and value.is_integer():
-        value = int(value)
+    if isinstance(value, float) and value.is_integer() and abs(value) <= _MAX_SAFE_INTEGER:
+        value = int(value)  # 4096.0 is the shape 4096; 1e16 stays a number the schema refuses
     if name in parameters:
         held = parameters[name]
         return held == value and type(held) is type(value)

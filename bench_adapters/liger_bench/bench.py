@@ -7,9 +7,11 @@ machine-facing tools come from a factory, so tests pass stand-ins and the real o
 
 from __future__ import annotations
 
+import argparse
+import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any, TextIO
+from typing import Any, NoReturn, TextIO
 
 import attrs
 
@@ -20,12 +22,14 @@ from bench_adapters.liger_bench.catalog import BenchCatalog
 from bench_adapters.liger_bench.plan import PlannedItem
 from bench_adapters.liger_bench.probes import (
     CudaDevice,
+    DeviceInfo,
     DoBenchTimer,
     TimerSettings,
     TorchMemoryProbe,
 )
-from bench_adapters.liger_bench.runner import Outcome, Runner, Tools
+from bench_adapters.liger_bench.runner import FIRST_CALL, Backend, Outcome, Runner, Tools
 from kernelindex_sdk.canonical import digest
+from kernelindex_sdk.printable import one_line
 from kernelindex_sdk.progress import Progress
 
 
@@ -60,6 +64,62 @@ def cuda_tools(settings: BenchSettings) -> Tools:
         memory=TorchMemoryProbe(settings.memory_repetitions),
         seed=settings.seed,
     )
+
+
+#: What to install for each module a provider may need, in the one-line error.
+INSTALL_HINTS = {
+    "liger_kernel": "pip install 'kernelindex-sdk[liger]'",
+    "triton": "pip install 'kernelindex-sdk[liger]'",
+    "torch": "pip install 'kernelindex-sdk[liger]'",
+    "transformers": "pip install transformers",
+}
+
+
+def missing_dependencies(items: Sequence[PlannedItem], backend: Backend) -> str | None:
+    """Why the plan cannot run as asked here, in one line; None when it can.
+
+    Checked before anything runs, so a missing Liger or transformers costs no GPU time
+    and no half-written output: every provider planned must be importable, and every
+    provider that is checked against a reference must have one importable. The
+    runner's ``skipped`` status stays for what only fails at run time.
+    """
+    why: dict[str, list[str]] = {}
+    for item in items:
+        kernel = item.workload.kernel
+        for provider in item.providers:
+            reason = backend.missing(kernel, provider)
+            if reason is not None:
+                _note(why, reason, f"{provider} ({kernel.name})")
+            elif kernel.gated(provider) and all(
+                backend.missing(kernel, ref) is not None for ref in kernel.references
+            ):
+                refs = "; ".join(
+                    f"{ref}: {backend.missing(kernel, ref)}" for ref in kernel.references
+                )
+                _note(why, f"no reference to check against ({refs})", f"{provider} ({kernel.name})")
+    if not why:
+        return None
+    parts = [f"{reason}, needed by {', '.join(users)}" for reason, users in why.items()]
+    hints = [hint for module, hint in INSTALL_HINTS.items() if any(f"'{module}'" in r for r in why)]
+    hint = "; ".join(dict.fromkeys(hints)) or "install what is named"
+    return f"missing dependencies: {'; '.join(parts)} ({hint})"
+
+
+def _note(table: dict[str, list[str]], reason: str, user: str) -> None:
+    users = table.setdefault(reason, [])
+    if user not in users:
+        users.append(user)
+
+
+def device_warnings(info: DeviceInfo) -> list[str]:
+    """What the environment record will lack, said before a sweep writes it."""
+    warnings = list(info.notes)
+    if "driver" not in info.software and not warnings:
+        warnings.append(
+            "the NVIDIA driver version could not be read; "
+            "the environment record is written without it"
+        )
+    return warnings
 
 
 def harness_version() -> str:
@@ -101,9 +161,15 @@ def run_bench(
     *,
     stream: TextIO | None = None,
     on_written: Callable[[Written], None] = lambda written: None,
+    info: DeviceInfo | None = None,
 ) -> list[Written]:
-    """Run every item, writing each run's bundle as soon as it ends (a crash loses none)."""
-    info = tools.device.describe()
+    """Run every item, writing each run's bundle as soon as it ends (a crash loses none).
+
+    ``info`` is the device as already described (describing reads the driver version,
+    which may cost ``nvidia-smi``'s timeout: do it once).
+    """
+    if info is None:
+        info = tools.device.describe()
     assembler = Assembler(
         catalog.liger, info, settings.timer, settings.memory_repetitions, harness_version()
     )
@@ -140,8 +206,17 @@ def format_value(outcome: Outcome, index: int) -> str:
     return f"{value / 2**20:.1f} MiB"
 
 
+def format_first_call(outcome: Outcome) -> str:
+    """The correctness-check call's wall time (compiling included), or ``-``."""
+    ms = outcome.native.get(FIRST_CALL)
+    if ms is None:
+        return "-"
+    return f"{ms / 1000:.1f} s" if ms >= 1000 else f"{ms:.0f} ms"
+
+
 def summary_rows(written: Sequence[Written]) -> list[list[str]]:
-    """Table rows: kernel, pass, metric, workload, provider, status, median, p20–p80, speed-up.
+    """Table rows: kernel, pass, metric, workload, provider, status, median, p20–p80,
+    speed-up, first call.
 
     The speed-up of a provider is the reference's median over its own, for the same
     workload and metric (the reference being the first of the kernel's references
@@ -179,6 +254,7 @@ def summary_rows(written: Sequence[Written]) -> list[list[str]]:
                 format_value(o, 1),
                 spread,
                 speedup,
+                format_first_call(o),
             ]
         )
     return rows
@@ -194,12 +270,24 @@ HEADER = [
     "median",
     "p20–p80",
     "speed-up",
+    "first call",
 ]
 
 
+class UsageParser(argparse.ArgumentParser):
+    """argparse for the scripts, with a usage error as one line (``prog: what``) and exit 2.
+
+    argparse's own error prints the whole usage first; the house rule is one line.
+    """
+
+    def error(self, message: str) -> NoReturn:
+        sys.stderr.write(f"{self.prog}: {one_line(message)} (--help for usage)\n")
+        raise SystemExit(2)
+
+
 def format_table(rows: Sequence[Sequence[str]], header: Sequence[str] = HEADER) -> str:
-    """Plain-text columns, left-aligned."""
-    table = [list(header), *[list(row) for row in rows]]
+    """Plain-text columns, left-aligned; every cell one printable line."""
+    table = [list(header), *[[one_line(cell) for cell in row] for row in rows]]
     widths = [max(len(row[i]) for row in table) for i in range(len(header))]
     lines = [
         "  ".join(cell.ljust(widths[i]) for i, cell in enumerate(row)).rstrip() for row in table

@@ -49,6 +49,8 @@ class ProviderEntry:
 
     entry_point: str
     requires: tuple[str, ...]
+    #: Its first call compiles (``torch.compile``): seconds to minutes before any timing.
+    compiles_on_first_call: bool = False
 
 
 @attrs.frozen
@@ -82,6 +84,11 @@ class BenchKernel:
         if found is not None:
             return found
         return min(self.tolerances.values(), key=lambda t: (t.atol, t.rtol))
+
+    @property
+    def compiles_on_first_call(self) -> bool:
+        """Whether a provider of this kernel compiles on its first call (run such kernels last)."""
+        return any(entry.compiles_on_first_call for entry in self.providers.values())
 
     def gated(self, provider: str) -> bool:
         """Whether ``provider``'s results are checked against a reference before timing."""
@@ -156,9 +163,13 @@ def parse_catalog(data: Mapping[str, Any], liger: Catalog) -> BenchCatalog:
             if provider not in liger.providers:
                 raise _fail(here, "provider unknown to the importer's catalog (providers.json)")
             spec = _obj(spec, here)
+            compiles = spec.get("compilesOnFirstCall", False)
+            if not isinstance(compiles, bool):
+                raise _fail(f"{here}/compilesOnFirstCall", f"expected a boolean, got {compiles!r}")
             providers[provider] = ProviderEntry(
                 entry_point=_str(spec.get("entryPoint"), f"{here}/entryPoint"),
                 requires=_strs(spec.get("requires", []), f"{here}/requires"),
+                compiles_on_first_call=compiles,
             )
         defaults_for = _strs(entry.get("defaultProviders"), f"{where}/defaultProviders")
         references = _strs(entry.get("references"), f"{where}/references")

@@ -46,6 +46,8 @@ class DeviceInfo:
     memory_bytes: int | None
     #: Component -> version: driver, cuda, torch, triton, liger-kernel, python, ...
     software: Mapping[str, str]
+    #: What could not be read, and why (e.g. the driver version): said before a sweep.
+    notes: tuple[str, ...] = ()
 
     @property
     def architecture(self) -> str:
@@ -122,20 +124,37 @@ def package_versions(
     return found
 
 
+#: How long ``nvidia-smi`` may take to print the driver version before it is given up.
+NVIDIA_SMI_TIMEOUT_S = 10
+
+
 def driver_version(
     run: Callable[[list[str]], str] | None = None, nvml: Callable[[], str] | None = None
 ) -> str | None:
     """The NVIDIA driver version: NVML first (``nvidia-ml-py``), then ``nvidia-smi``."""
+    return driver_lookup(run, nvml)[0]
+
+
+def driver_lookup(
+    run: Callable[[list[str]], str] | None = None, nvml: Callable[[], str] | None = None
+) -> tuple[str | None, str | None]:
+    """(driver version, None), or (None, why neither NVML nor ``nvidia-smi`` gave one).
+
+    ``nvidia-smi`` gets :data:`NVIDIA_SMI_TIMEOUT_S` seconds: a hung one must not eat
+    a short GPU window.
+    """
     try:
-        return (nvml or _nvml_driver)()
-    except Exception:  # NVML missing or refusing: fall back to nvidia-smi
-        pass
+        return (nvml or _nvml_driver)(), None
+    except Exception as error:  # NVML missing or refusing: fall back to nvidia-smi
+        nvml_why = f"NVML: {type(error).__name__}: {error}"
     try:
         text = (run or _run)(["nvidia-smi", "--query-gpu=driver_version", "--format=csv,noheader"])
-    except (OSError, subprocess.SubprocessError):
-        return None
+    except (OSError, subprocess.SubprocessError) as error:
+        return None, f"{nvml_why}; nvidia-smi: {type(error).__name__}: {error}"
     first = text.strip().splitlines()[0].strip() if text.strip() else ""
-    return first or None
+    if not first:
+        return None, f"{nvml_why}; nvidia-smi printed no version"
+    return first, None
 
 
 def _nvml_driver() -> str:
@@ -151,7 +170,9 @@ def _nvml_driver() -> str:
 def _run(argv: list[str]) -> str:
     if shutil.which(argv[0]) is None:
         raise FileNotFoundError(argv[0])
-    return subprocess.run(argv, capture_output=True, text=True, check=True, timeout=30).stdout
+    return subprocess.run(
+        argv, capture_output=True, text=True, check=True, timeout=NVIDIA_SMI_TIMEOUT_S
+    ).stdout
 
 
 class CudaDevice:
@@ -159,6 +180,7 @@ class CudaDevice:
 
     def __init__(self, index: int = 0) -> None:
         self.index = index
+        self._info: DeviceInfo | None = None
 
     def _torch(self) -> Any:
         try:
@@ -183,12 +205,25 @@ class CudaDevice:
         torch.cuda.set_device(self.index)
 
     def describe(self) -> DeviceInfo:
+        """Read once per device object: the answer cannot change, and reading the driver
+        version may cost ``nvidia-smi``'s timeout."""
+        if self._info is None:
+            self._info = self._read()
+        return self._info
+
+    def _read(self) -> DeviceInfo:
         torch = self._torch()
         props = torch.cuda.get_device_properties(self.index)
         software: dict[str, str] = {}
-        driver = driver_version()
+        notes: list[str] = []
+        driver, why = driver_lookup()
         if driver:
             software["driver"] = driver
+        else:
+            notes.append(
+                f"the NVIDIA driver version could not be read ({why}); "
+                "the environment record is written without it"
+            )
         if getattr(torch.version, "cuda", None):
             software["cuda"] = str(torch.version.cuda)
         software.update(package_versions())
@@ -198,6 +233,7 @@ class CudaDevice:
             capability=(int(props.major), int(props.minor)),
             memory_bytes=int(props.total_memory) or None,
             software=software,
+            notes=tuple(notes),
         )
 
     def is_out_of_memory(self, error: BaseException) -> bool:

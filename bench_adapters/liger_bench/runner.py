@@ -5,7 +5,10 @@ For every planned item and each of its providers, in order:
 1. a provider whose modules are not importable is ``skipped`` (with the module named);
 2. a provider that is not itself a reference is run once and checked against the
    reference (:mod:`~bench_adapters.liger_bench.gate`); a mismatch is ``failed``, and
-   with no importable reference the run is ``skipped`` — unchecked code is never timed;
+   with no importable reference the run is ``skipped`` — unchecked code is never timed.
+   That call is the provider's first at the workload, so it absorbs Triton's JIT and
+   ``torch.compile`` (tens of seconds for the distillation loss): its wall time is
+   recorded apart, as ``first_call_ms``, and never reaches ``do_bench``'s estimate;
 3. the pass is timed (:class:`~bench_adapters.liger_bench.probes.Timer`) or its peak
    memory measured (:class:`~bench_adapters.liger_bench.probes.MemoryProbe`).
 
@@ -19,6 +22,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import time
 from collections.abc import Callable, Iterable, Sequence
 from datetime import datetime, timezone
 from typing import Any, Protocol
@@ -32,13 +36,18 @@ from bench_adapters.liger_bench.probes import Device, MemoryProbe, Timer, quanti
 
 #: Statistics a run carries, and the quantile each one is.
 STATISTICS = (("p20", 0.2), ("median", 0.5), ("p80", 0.8))
+#: ``sourceNative.metrics`` name of the correctness-check call's wall time, in ms.
+FIRST_CALL = "first_call_ms"
 
 
 class Prepared(Protocol):
     """One provider set up at one workload: inputs built, module ready."""
 
     def results(self) -> gate.Results:
-        """Run the pass once; the named outputs (and gradients) to check."""
+        """Run the pass once; the named outputs (and gradients) to check.
+
+        Returns once the device has finished, so a wall clock around it times the call.
+        """
 
     def timed(self) -> tuple[Callable[[], object], Sequence[Any]]:
         """The callable to measure, and the tensors whose ``.grad`` is reset between calls."""
@@ -72,6 +81,8 @@ class Tools:
     memory: MemoryProbe
     clock: Callable[[], datetime] = utc_now
     seed: int = 0
+    #: Seconds, monotonic: the wall time of a provider's first (correctness-check) call.
+    stopwatch: Callable[[], float] = time.perf_counter
 
 
 @attrs.frozen
@@ -85,7 +96,8 @@ class Outcome:
     reason: str | None
     #: (p20, median, p80) in ns (speed) or bytes (memory) when passed.
     values: tuple[int, int, int] | None
-    #: The measurement as the harness produced it (do_bench's ms; peak bytes).
+    #: The measurement as the harness produced it (do_bench's ms; peak bytes), and
+    #: ``first_call_ms``, the wall time of the correctness-check call, where one ran.
     native: dict[str, float]
     #: RFC 3339 UTC, milliseconds: when the run finished.
     observed_at: str
@@ -136,8 +148,9 @@ class Runner:
             reference, why_not = self._choose_reference(kernel)
             if reference is None:
                 return self._outcome(item, provider, "skipped", why_not)
+        first_call: dict[str, float] = {}
         try:
-            verdict, values, native = self._gate_and_measure(item, provider, reference)
+            verdict, values, native = self._gate_and_measure(item, provider, reference, first_call)
         except _Stage as failure:
             error = failure.error
             if isinstance(error, ImportError):
@@ -147,28 +160,46 @@ class Runner:
             else:
                 status, what = "failed", "error"
             reason = f"{what} while {failure.stage}: {_describe(error)}"
-            return self._outcome(item, provider, status, reason, checked_against=reference)
+            return self._outcome(
+                item, provider, status, reason, None, first_call, checked_against=reference
+            )
         finally:
             self._release()
         if verdict is not None:
-            return self._outcome(item, provider, "failed", verdict, checked_against=reference)
+            return self._outcome(
+                item, provider, "failed", verdict, None, first_call, checked_against=reference
+            )
         return self._outcome(
-            item, provider, "passed", None, values, native, checked_against=reference
+            item,
+            provider,
+            "passed",
+            None,
+            values,
+            {**native, **first_call},
+            checked_against=reference,
         )
 
     def _gate_and_measure(
-        self, item: PlannedItem, provider: str, reference: str | None
+        self,
+        item: PlannedItem,
+        provider: str,
+        reference: str | None,
+        first_call: dict[str, float],
     ) -> tuple[str | None, tuple[int, int, int] | None, dict[str, float]]:
         """(gate verdict, values, native); raises :class:`_Stage` on any error.
 
-        A method of its own so every tensor it made is released when it returns.
+        A method of its own so every tensor it made is released when it returns. The
+        correctness-check call's wall time goes into ``first_call`` as soon as it is
+        known, so a run that fails later still records it.
         """
         backend, workload = self.tools.backend, item.workload
         if reference is not None:
             expected = self._reference_results(workload, reference)
         prepared = _stage(f"setting up {provider}", backend.prepare, workload, provider, self.seed)
         if reference is not None:
+            started = self.tools.stopwatch()
             actual = _stage(f"running {provider} for the correctness check", prepared.results)
+            first_call[FIRST_CALL] = round((self.tools.stopwatch() - started) * 1000, 3)
             verdict = gate.check(
                 actual,
                 expected,

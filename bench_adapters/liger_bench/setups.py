@@ -11,13 +11,15 @@ Rules every setup keeps, so that providers are compared on identical inputs:
 
 * draw every random input *before* branching on the provider, in a fixed order (the
   context's generator is seeded the same for every provider);
-* build modules through :meth:`SetupContext.module`, which fills parameters by name
-  from the seed (the providers' parameter names agree);
+* build modules through :meth:`SetupContext.module`, given a function that makes the
+  module (it runs on the ``meta`` device), which fills parameters by name from the
+  seed (the providers' parameter names agree);
 * import torch, Liger and transformers inside the function, never at module level.
 """
 
 from __future__ import annotations
 
+import functools
 import importlib
 import math
 import types
@@ -109,16 +111,30 @@ class SetupContext:
             0, high, shape, generator=self.generator, device=self.device, dtype=self.torch.long
         )
 
-    def module(self, module: Any, *, trainable: bool = True) -> Any:
-        """``module`` on the device in the workload's dtype, parameters filled by name.
+    def module(self, build: Callable[[], Any], *, trainable: bool = True) -> Any:
+        """The module ``build()`` makes, on the device in the workload's dtype, filled by name.
 
-        Each parameter is drawn uniform in ±1/sqrt(fan_in) (torch.nn.Linear's default
+        ``build`` runs under ``torch.device("meta")``: no weight is allocated or
+        initialised on the CPU (in fp32, single-threaded, a 4096×128256 layer costs
+        seconds, only to be overwritten). The module is cast to the workload's dtype
+        while still on ``meta``, moved with ``to_empty(device=...)``, then every
+        parameter is drawn uniform in ±1/sqrt(fan_in) (torch.nn.Linear's default
         range) from a generator seeded by the run seed and the parameter's name, so
         providers whose parameter names agree get identical weights, whatever order
         they create them in.
+
+        ``to_empty`` leaves buffers uninitialised and nothing here can fill them, so a
+        module with buffers is built again directly on the device instead.
         """
         torch = self.torch
-        module = module.to(device=self.device, dtype=self.dtype)
+        with torch.device("meta"):
+            module = build()
+        if any(True for _ in module.buffers()):
+            with torch.device(self.device):
+                module = build()
+            module = module.to(dtype=self.dtype)
+        else:
+            module = module.to(dtype=self.dtype).to_empty(device=self.device)
         with torch.no_grad():
             for name, parameter in module.named_parameters():
                 generator = torch.Generator(device=self.device)
@@ -146,12 +162,13 @@ def geglu(ctx: SetupContext) -> Case:
     hidden, intermediate = ctx.param("hidden"), ctx.param("intermediate")
     act = str(ctx.setting("hidden_act", "gelu_pytorch_tanh"))
     x = ctx.randn(batch, seq, hidden, requires_grad=True)
+    build: Callable[[], Any]
     if ctx.provider == "liger":
         geglu_module = _import("liger_kernel.transformers.geglu")
         config = types.SimpleNamespace(
             hidden_size=hidden, intermediate_size=intermediate, hidden_act=act
         )
-        module = geglu_module.LigerGEGLUMLP(config)
+        build = functools.partial(geglu_module.LigerGEGLUMLP, config)
     elif ctx.provider == "huggingface":
         llama_config = _import("transformers.models.llama.configuration_llama")
         llama = _import("transformers.models.llama.modeling_llama")
@@ -164,10 +181,10 @@ def geglu(ctx: SetupContext) -> Case:
             num_attention_heads=1,
             num_key_value_heads=1,
         )
-        module = llama.LlamaMLP(config)
+        build = functools.partial(llama.LlamaMLP, config)
     else:
-        module = references.geglu_mlp(hidden, intermediate, act)
-    module = ctx.module(module)
+        build = functools.partial(references.geglu_mlp, hidden, intermediate, act)
+    module = ctx.module(build)
     leaves = [("x", x), *module.named_parameters()]
     return Case(forward=lambda: module(x), leaves=leaves)
 
@@ -213,8 +230,8 @@ def distill_cosine_loss(ctx: SetupContext) -> Case:
     teacher_input = ctx.rand(tokens, hidden)
     target = ctx.randint(vocab, tokens)
     linear = ctx.torch.nn.Linear
-    student = ctx.module(linear(hidden // 2, vocab, bias=bias))
-    teacher = ctx.module(linear(hidden, vocab, bias=bias), trainable=False)
+    student = ctx.module(functools.partial(linear, hidden // 2, vocab, bias=bias))
+    teacher = ctx.module(functools.partial(linear, hidden, vocab, bias=bias), trainable=False)
     loss: Callable[..., Any]
     if ctx.provider == "liger":
         cosine = _import("liger_kernel.chunked_loss.cosine_similarity_loss")

@@ -58,7 +58,9 @@ class TorchBackend:
             provider=provider,
             seed=seed,
         )
-        return TorchPrepared(self.torch, setup(context), workload.pass_, seed, self.device)
+        prepared = TorchPrepared(self.torch, setup(context), workload.pass_, seed, self.device)
+        prepared.synchronize()
+        return prepared
 
     def compare(self, actual: Any, expected: Any, tolerance: Tolerance) -> str | None:
         return compare(actual, expected, tolerance)
@@ -89,6 +91,11 @@ class TorchPrepared:
         self.seed = seed
         self.device = device
 
+    def synchronize(self) -> None:
+        """Wait for the device's queued work, so a wall clock around a call measures it."""
+        if self.device.type == "cuda":
+            self.torch.cuda.synchronize(self.device)
+
     def _outputs(self, value: Any) -> tuple[Any, ...]:
         return tuple(value) if isinstance(value, (tuple, list)) else (value,)
 
@@ -115,6 +122,7 @@ class TorchPrepared:
             leaf.grad = None
 
     def results(self) -> Results:
+        """One call of the pass; returns when the device has finished it."""
         outputs = self._outputs(self.case.forward())
         single = len(outputs) == 1
         named: list[tuple[str, Any]] = [
@@ -128,6 +136,7 @@ class TorchPrepared:
                 grad = leaf.grad
                 named.append((f"grad {name}", None if grad is None else grad.detach().clone()))
             self._clear_grads()
+        self.synchronize()
         return named
 
     def timed(self) -> tuple[Callable[[], object], Sequence[Any]]:

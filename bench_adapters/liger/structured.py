@@ -1,0 +1,224 @@
+"""A Liger CSV row computed from a run's structured fields (runs not imported from a CSV).
+
+``kernelindex bench liger`` writes runs that no CSV row stands behind. The export still
+gives each one the row Liger's own harness would have written for that measurement:
+
+* kernel, provider and mode: the workload's ``kernel`` and ``pass``, the
+  implementation's ``provider``; metric and unit: ``speed``/``ms`` for a timing,
+  ``memory``/``MB`` for peak memory (the first unit of ``data/metrics.json``, which are
+  Liger's);
+* y values: the median and the p20/p80 measurements, converted back from whole ns or
+  bytes — equal to Liger's within the 1 ns (1 byte) rounding of the record;
+* x and config: Liger's sweep for the kernel (``x`` name and fixed config, in Liger's
+  own keys, as the bench catalog records them), with the workload's values put in;
+  the result is checked by mapping it forward again (:func:`describe_workload`): the
+  config is kept only if it gives back exactly the run's workload. The x label is the
+  one Liger's script writes beside that x (``xLabels`` in ``data/kernels.json``);
+* GPU: the environment's ``deviceName`` (the driver's own name), else the name an
+  importer environment was built from, else product and form factor; timestamp:
+  ``observedAt`` in UTC as ``YYYY-MM-DD HH:MM:SS``; release: the run's
+  ``liger_version`` label, else the implementation's liger-kernel version.
+
+A run this cannot express (a kernel without a known sweep, a workload no config gives
+back, a run without p20/p80) raises :class:`NotExpressible` with the reason.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import re
+from collections.abc import Mapping
+from datetime import datetime, timezone
+from typing import Any
+
+from bench_adapters.liger.catalog import Catalog, MetricInfo
+from bench_adapters.liger.spelling import Referenced, Speller
+from bench_adapters.liger.workload import describe_workload
+
+#: The quantile columns and the run statistic each is read from.
+_STATISTICS = (("y_value_50", "median"), ("y_value_20", "p20"), ("y_value_80", "p80"))
+LIGER_PACKAGE = "liger-kernel"
+_RFC3339 = re.compile(
+    r"([0-9]{4}-[0-9]{2}-[0-9]{2})[Tt ]([0-9]{2}:[0-9]{2}:[0-9]{2})(?:\.[0-9]+)?"
+    r"([Zz]|[+-][0-9]{2}:[0-9]{2})"
+)
+
+#: Liger's sweep of a kernel in its own terms: x name and the fixed config.
+Sweep = tuple[str, Mapping[str, Any]]
+
+
+class NotExpressible(Exception):
+    """A run no Liger row can say; the message says why."""
+
+
+@functools.cache
+def bench_sweeps() -> dict[str, Sweep]:
+    """Liger's sweeps as ``kernelindex bench liger`` runs them (its catalog), by kernel."""
+    try:
+        from bench_adapters.liger_bench.catalog import load_bench_catalog
+
+        kernels = load_bench_catalog().kernels
+    except Exception:  # a broken bench catalog only leaves its runs unexpressible
+        return {}
+    return {name: (kernel.sweep.x_name, kernel.sweep.config) for name, kernel in kernels.items()}
+
+
+class RowComputer:
+    """Computes the cells of a run's row from its structured fields and its records."""
+
+    def __init__(
+        self, catalog: Catalog, speller: Speller, sweeps: Mapping[str, Sweep] | None = None
+    ) -> None:
+        self.catalog = catalog
+        self.speller = speller
+        self._sweeps = sweeps
+
+    @property
+    def sweeps(self) -> Mapping[str, Sweep]:
+        if self._sweeps is None:
+            self._sweeps = bench_sweeps()
+        return self._sweeps
+
+    def cells(self, run: Mapping[str, Any], referenced: Referenced) -> dict[str, str]:
+        """Every column of the row; :class:`NotExpressible` when one cannot be said."""
+        _, workload, environment, implementation = referenced
+        spec = run["spec"]
+        found = self.speller.metric_of(spec)
+        if found is None:
+            raise NotExpressible("the run carries neither a timing nor a memory result")
+        metric_name, metric = found
+        unit = next(iter(metric.units))
+        w_spec = workload["spec"]
+        kernel = str(w_spec["kernel"])
+        x_name, x_value, config = self._sweep_values(kernel, w_spec)
+        info = self.catalog.kernels.get(kernel)
+        cells = {
+            "kernel_name": kernel,
+            "kernel_provider": str(implementation["spec"]["provider"]),
+            "kernel_operation_mode": str(w_spec["pass"]),
+            "metric_name": metric_name,
+            "metric_unit": unit,
+            "x_name": x_name,
+            "x_label": info.x_labels.get(x_name, x_name) if info is not None else x_name,
+            "x_value": x_value if isinstance(x_value, str) else json.dumps(x_value),
+            "extra_benchmark_config_str": json.dumps(config),
+            "gpu_name": self._gpu_name(environment),
+            "timestamp": _utc_timestamp(spec["observedAt"]),
+            "liger_version": _release(run, implementation),
+        }
+        cells.update(_y_values(spec, metric, unit))
+        return cells
+
+    def _sweep_values(self, kernel: str, w_spec: Mapping[str, Any]) -> tuple[str, Any, Any]:
+        """x name, x value and config in Liger's terms that give back exactly ``w_spec``."""
+        sweep = self.sweeps.get(kernel)
+        if sweep is None:
+            raise NotExpressible(
+                f"kernel {kernel!r}: its x and config in Liger's terms are unknown "
+                "(the bench catalog has no sweep for it)"
+            )
+        x_name, template = sweep
+        parameters: Mapping[str, Any] = w_spec.get("parameters", {})
+        settings: Mapping[str, Any] = w_spec.get("settings", {})
+        info = self.catalog.kernels.get(kernel)
+        overrides = info.parameters if info is not None else {}
+
+        def shape_name(raw: str) -> str | None:
+            return overrides.get(raw) or self.catalog.shape_names.get(raw)
+
+        x_param = shape_name(x_name) or x_name.lower()
+        if x_param not in parameters:
+            raise NotExpressible(f"the workload has no {x_param!r}, the x Liger sweeps")
+        config: dict[str, Any] = {}
+        used = {x_param}
+        for key, value in template.items():
+            name = shape_name(key)
+            if key in self.catalog.dtype_keys:
+                config[key] = self._dtype_spelling(value, str(w_spec["dtype"]))
+            elif key in settings:
+                config[key] = settings[key]
+            elif key == x_name:
+                config[key] = value
+            elif name is not None and name in parameters:
+                config[key] = parameters[name]
+                used.add(name)
+        for name, value in parameters.items():
+            if name not in used:
+                config[name] = value
+        for key, value in settings.items():
+            config.setdefault(key, value)
+        shape = describe_workload(
+            kernel, x_name, parameters[x_param], config, self.catalog, lambda key, message: None
+        )
+        if (shape.parameters, shape.settings, shape.dtype) != (
+            dict(parameters),
+            dict(settings),
+            w_spec["dtype"],
+        ):
+            raise NotExpressible(
+                f"no config in Liger's terms for kernel {kernel!r} gives back this workload"
+            )
+        return x_name, parameters[x_param], config
+
+    def _dtype_spelling(self, written: Any, dtype: str) -> Any:
+        """Liger's spelling of ``dtype``: the template's if it means that, else ``torch.*``."""
+        spellings = self.catalog.dtypes
+        if isinstance(written, str) and spellings.get(written) == dtype:
+            return written
+        names = sorted(name for name, value in spellings.items() if value == dtype)
+        torch_names = [name for name in names if name.startswith("torch.")]
+        return (torch_names or names or [dtype])[0]
+
+    def _gpu_name(self, environment: Mapping[str, Any]) -> str:
+        hardware = environment["spec"]["hardware"]
+        device = hardware.get("deviceName")
+        if isinstance(device, str):
+            return device
+        imported = self.speller.gpu_name(environment)
+        if imported is not None:
+            return imported
+        form_factor = hardware.get("formFactor")
+        return str(hardware["product"]) + (f" {form_factor}" if form_factor else "")
+
+
+def _y_values(spec: Mapping[str, Any], metric: MetricInfo, unit: str) -> dict[str, str]:
+    """The three quantiles in Liger's unit, from the result and the p20/p80 measurements."""
+    base: dict[str, float] = {"median": spec[metric.result][metric.summary]["median"]}
+    for measurement in spec.get("measurements", ()):
+        factor = metric.units.get(measurement["unit"])
+        if measurement["metric"] == metric.metric and factor is not None:
+            base.setdefault(measurement["statistic"], measurement["value"] * factor)
+    cells = {}
+    for column, statistic in _STATISTICS:
+        if statistic not in base:
+            raise NotExpressible(f"the run has no {statistic}, which Liger's rows carry")
+        cells[column] = repr(base[statistic] / metric.units[unit])
+    return cells
+
+
+def _utc_timestamp(observed_at: str) -> str:
+    """An RFC 3339 time as Liger writes its timestamps: UTC, to the second."""
+    match = _RFC3339.fullmatch(observed_at)
+    if match is None:
+        raise NotExpressible(f"observedAt {observed_at!r} is not an RFC 3339 time")
+    date, clock, offset = match.groups()
+    offset = "+00:00" if offset in ("Z", "z") else offset
+    try:
+        moment = datetime.fromisoformat(f"{date}T{clock}{offset}").astimezone(timezone.utc)
+    except (ValueError, OverflowError):
+        raise NotExpressible(
+            f"observedAt {observed_at!r} has no UTC time Liger can write"
+        ) from None
+    return moment.replace(tzinfo=None).isoformat(sep=" ")
+
+
+def _release(run: Mapping[str, Any], implementation: Mapping[str, Any]) -> str:
+    labels = run.get("metadata", {}).get("labels") or {}
+    version = labels.get("liger_version")
+    if isinstance(version, str):
+        return version
+    package = implementation["spec"].get("package") or {}
+    if package.get("name") == LIGER_PACKAGE and isinstance(package.get("version"), str):
+        return str(package["version"])
+    return ""
