@@ -1,55 +1,61 @@
 """kernelindex SDK: schemas, models, digests and validation for GPU-kernel benchmark records.
 
-``import kernelindex_sdk as ki`` gives the whole library surface::
+``import kernelindex_sdk as ki`` gives the life cycle of a record — read, build, link,
+validate, digest, write — on plain JSON values and model instances alike::
 
     doc = ki.load_file("run.json")          # strict JSON intake
     problems = ki.validate(doc)             # [] when valid, else located Problems
     ki.digest(doc["run"])                   # "sha256:..." of {apiVersion, kind, spec}
-    ki.canonicalize(doc)                    # RFC 8785 bytes
     run = ki.structure(doc["run"], ki.models.BenchmarkRun)
+    run = ki.link(run, protocol=..., environment=...)   # reference digests filled in
+    text = ki.dumps(run, indent=2)
+
+Everything else lives in submodules: :mod:`~kernelindex_sdk.pipeline` (validating
+paths as the CLI does), :mod:`~kernelindex_sdk.sources` (reading files, directories,
+JSON Lines), :mod:`~kernelindex_sdk.validation` (sessions), :mod:`~kernelindex_sdk.bundled`,
+:mod:`~kernelindex_sdk.schemafiles`, :mod:`~kernelindex_sdk.strategies` (hypothesis).
 
 Names are imported on first use, so a command that needs only the intake layer does
-not pay for jsonschema or cattrs at start-up.
+not pay for jsonschema or cattrs at start-up. :data:`_EXPORTS` is the one list of the
+top-level names; ``__all__`` is made from it, and a test checks the typing imports
+below against it.
 """
 
 from __future__ import annotations
 
 import importlib
+import warnings
 from typing import TYPE_CHECKING, Any
 
 __version__ = "0.1.0"
 
+#: Top-level name → the module that defines it. ``models`` is the models package.
 _EXPORTS: dict[str, str] = {
-    # strict JSON intake, and where documents come from
+    # reading
     "loads": "kernelindex_sdk.intake",
-    "Document": "kernelindex_sdk.intake",
     "load_file": "kernelindex_sdk.sources",
-    "iter_documents": "kernelindex_sdk.sources",
-    "iter_jsonl": "kernelindex_sdk.sources",
-    # canonical form and digests
-    "canonicalize": "kernelindex_sdk.canonical",
-    "digest": "kernelindex_sdk.canonical",
-    # schemas
-    "SchemaRegistry": "kernelindex_sdk.registry",
-    "default_registry": "kernelindex_sdk.registry",
-    "bundled_schema": "kernelindex_sdk.bundled",
+    # the record life cycle
+    "validate": "kernelindex_sdk.lifecycle",
+    "digest": "kernelindex_sdk.lifecycle",
+    "canonicalize": "kernelindex_sdk.lifecycle",
+    "dumps": "kernelindex_sdk.lifecycle",
+    "link": "kernelindex_sdk.lifecycle",
+    "timestamp": "kernelindex_sdk.lifecycle",
+    "nanoseconds": "kernelindex_sdk.lifecycle",
     # models
     "structure": "kernelindex_sdk.models",
     "unstructure": "kernelindex_sdk.models",
-    "ModelError": "kernelindex_sdk.models",
-    # validation
-    "validate": "kernelindex_sdk.validation",
-    "ValidationSession": "kernelindex_sdk.validation",
-    "Item": "kernelindex_sdk.validation",
-    "ValidationEngine": "kernelindex_sdk.engine",
-    "JsonschemaEngine": "kernelindex_sdk.engine",
-    # the document pipeline
-    "Pipeline": "kernelindex_sdk.pipeline",
-    "Tally": "kernelindex_sdk.pipeline",
-    "WorkerFailed": "kernelindex_sdk.parallel",
-    # errors
+    # schemas
+    "SchemaRegistry": "kernelindex_sdk.registry",
+    "default_registry": "kernelindex_sdk.registry",
+    # problems and errors
     "Problem": "kernelindex_sdk.errors",
     "KernelIndexError": "kernelindex_sdk.errors",
+    "ModelError": "kernelindex_sdk.models",
+    "NotARecord": "kernelindex_sdk.errors",
+    "NotJSON": "kernelindex_sdk.errors",
+    "UnknownKind": "kernelindex_sdk.errors",
+    "SchemaDirectoryError": "kernelindex_sdk.errors",
     "IntakeError": "kernelindex_sdk.errors",
     "UnreadableFile": "kernelindex_sdk.errors",
     "UnreadableDirectory": "kernelindex_sdk.errors",
@@ -64,34 +70,31 @@ _EXPORTS: dict[str, str] = {
     "NonFiniteNumber": "kernelindex_sdk.errors",
     "NumberOutOfRange": "kernelindex_sdk.errors",
     "NestingTooDeep": "kernelindex_sdk.errors",
-    "UnknownKind": "kernelindex_sdk.errors",
-    "SchemaDirectoryError": "kernelindex_sdk.errors",
-    # files and terminals
+}
+
+#: Names that were top-level before the surface was narrowed: still found (with a
+#: DeprecationWarning naming their module) so that existing code keeps working.
+_MOVED: dict[str, str] = {
+    "iter_documents": "kernelindex_sdk.sources",
+    "iter_jsonl": "kernelindex_sdk.sources",
+    "Document": "kernelindex_sdk.intake",
+    "bundled_schema": "kernelindex_sdk.bundled",
+    "ValidationSession": "kernelindex_sdk.validation",
+    "Item": "kernelindex_sdk.validation",
+    "ValidationEngine": "kernelindex_sdk.engine",
+    "JsonschemaEngine": "kernelindex_sdk.engine",
+    "Pipeline": "kernelindex_sdk.pipeline",
+    "Tally": "kernelindex_sdk.pipeline",
+    "WorkerFailed": "kernelindex_sdk.parallel",
     "atomic_write_bytes": "kernelindex_sdk.fileio",
     "atomic_write_many": "kernelindex_sdk.fileio",
     "Progress": "kernelindex_sdk.progress",
 }
 
-__all__ = [  # noqa: RUF022 - grouped as above
-    "models",
-    "loads", "load_file", "iter_documents", "iter_jsonl", "Document",
-    "canonicalize", "digest",
-    "SchemaRegistry", "default_registry", "bundled_schema",
-    "structure", "unstructure", "ModelError",
-    "validate", "ValidationSession", "Item", "ValidationEngine", "JsonschemaEngine",
-    "Pipeline", "Tally", "WorkerFailed",
-    "Problem", "KernelIndexError", "IntakeError", "UnreadableFile", "UnreadableDirectory",
-    "SymlinkLoop", "NotARegularFile", "DocumentTooLarge", "EmptyDocument",
-    "MalformedJSON", "InvalidEncoding", "ByteOrderMark", "DuplicateKey", "NonFiniteNumber",
-    "NumberOutOfRange", "NestingTooDeep", "UnknownKind", "SchemaDirectoryError",
-    "atomic_write_bytes", "atomic_write_many", "Progress",
-]  # fmt: skip
+__all__ = ["models", *_EXPORTS]  # built from the one list above
 
 if TYPE_CHECKING:
     from kernelindex_sdk import models
-    from kernelindex_sdk.bundled import bundled_schema
-    from kernelindex_sdk.canonical import canonicalize, digest
-    from kernelindex_sdk.engine import JsonschemaEngine, ValidationEngine
     from kernelindex_sdk.errors import (
         ByteOrderMark,
         DocumentTooLarge,
@@ -103,7 +106,9 @@ if TYPE_CHECKING:
         MalformedJSON,
         NestingTooDeep,
         NonFiniteNumber,
+        NotARecord,
         NotARegularFile,
+        NotJSON,
         NumberOutOfRange,
         Problem,
         SchemaDirectoryError,
@@ -112,15 +117,19 @@ if TYPE_CHECKING:
         UnreadableDirectory,
         UnreadableFile,
     )
-    from kernelindex_sdk.fileio import atomic_write_bytes, atomic_write_many
-    from kernelindex_sdk.intake import Document, loads
+    from kernelindex_sdk.intake import loads
+    from kernelindex_sdk.lifecycle import (
+        canonicalize,
+        digest,
+        dumps,
+        link,
+        nanoseconds,
+        timestamp,
+        validate,
+    )
     from kernelindex_sdk.models import ModelError, structure, unstructure
-    from kernelindex_sdk.parallel import WorkerFailed
-    from kernelindex_sdk.pipeline import Pipeline, Tally
-    from kernelindex_sdk.progress import Progress
     from kernelindex_sdk.registry import SchemaRegistry, default_registry
-    from kernelindex_sdk.sources import iter_documents, iter_jsonl, load_file
-    from kernelindex_sdk.validation import Item, ValidationSession, validate
+    from kernelindex_sdk.sources import load_file
 
 
 def __getattr__(name: str) -> Any:
@@ -128,7 +137,15 @@ def __getattr__(name: str) -> Any:
         return importlib.import_module("kernelindex_sdk.models")
     module = _EXPORTS.get(name)
     if module is None:
-        raise AttributeError(f"module 'kernelindex_sdk' has no attribute {name!r}")
+        module = _MOVED.get(name)
+        if module is None:
+            raise AttributeError(f"module 'kernelindex_sdk' has no attribute {name!r}")
+        warnings.warn(
+            f"kernelindex_sdk.{name} moved: import it from {module}",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        return getattr(importlib.import_module(module), name)
     value = getattr(importlib.import_module(module), name)
     globals()[name] = value
     return value

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from kernelindex_sdk.errors import Problem
 from kernelindex_sdk.pointers import pointer_of
 from kernelindex_sdk.registry import SchemaRegistry
+from kernelindex_sdk.wire import DRAFT_2020_12, json_type
 
 if TYPE_CHECKING:  # imported when first used: jsonschema is slow to import
     from jsonschema import Draft202012Validator
@@ -48,9 +49,6 @@ _short.maxlist = 3
 def short_repr(value: Any) -> str:
     """A bounded repr, so a message never echoes a whole record."""
     return _short.repr(value)
-
-
-DRAFT_2020_12 = "https://json-schema.org/draft/2020-12/schema"
 
 
 def ecma_anchors(pattern: str) -> str:
@@ -178,7 +176,7 @@ def _message(error: ValidationError, path: list[str | int]) -> str:
             return f"unknown field {extra[0]!r}{more}"
     if keyword == "type":
         expected = value if isinstance(value, str) else " or ".join(value)
-        return f"expected {expected}, got {_json_type(instance)} {short_repr(instance)}"
+        return f"expected {expected}, got {json_type(instance)} {short_repr(instance)}"
     if keyword == "enum":
         return f"{short_repr(instance)} is not one of {', '.join(repr(v) for v in value)}"
     if keyword == "const":
@@ -207,17 +205,3 @@ def _deepest(errors: Sequence[ValidationError]) -> ValidationError | None:
 def _trim(message: str) -> str:
     message = " ".join(message.split())
     return message if len(message) <= 200 else message[:197] + "..."
-
-
-def _json_type(value: Any) -> str:
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "boolean"
-    if isinstance(value, int | float):
-        return "number"
-    if isinstance(value, str):
-        return "string"
-    if isinstance(value, list):
-        return "array"
-    return "object"

@@ -161,6 +161,24 @@ class NestingTooDeep(IntakeError):
     code = "nesting-too-deep"
 
 
+class NotARecord(KernelIndexError):
+    """A value given where a record is needed lacks ``apiVersion``, ``kind`` or ``spec``
+    (or, for ``link``, is not the kind its argument names)."""
+
+
+class NotJSON(KernelIndexError):
+    """A Python value is not one strict JSON document (a cycle, nesting beyond the
+    limit, a non-string key, a value of no JSON type, NaN, an integer beyond
+    ±(2**53 − 1)); ``problems`` locates each reason."""
+
+    def __init__(self, problems: list[Problem]) -> None:
+        self.problems = problems
+        shown = "; ".join(f"{p.pointer or '/'}: {p.message}" for p in problems[:3]) + (
+            f" (and {len(problems) - 3} more)" if len(problems) > 3 else ""
+        )
+        super().__init__(one_line(f"not strict JSON: {shown}"))
+
+
 class SchemaDirectoryError(KernelIndexError):
     """A folder given as a schema registry is missing or holds no schemas."""
 

@@ -66,10 +66,11 @@ from kernelindex_sdk.engine import JsonschemaEngine, ValidationEngine
 from kernelindex_sdk.errors import Problem
 from kernelindex_sdk.pointers import unescape_token
 from kernelindex_sdk.registry import SchemaRegistry
+from kernelindex_sdk.wire import DRAFT_2020_12
 
 __all__ = ["FastEngine", "available", "default_engine", "format_function"]
 
-DRAFT202012 = "https://json-schema.org/draft/2020-12/schema"
+DRAFT202012 = DRAFT_2020_12  # one definition: kernelindex_sdk.wire
 
 #: Keywords whose values hold subschemas, by shape.
 _SCHEMA_MAPS = frozenset({"$defs", "properties", "patternProperties"})

@@ -729,8 +729,14 @@ def loads(data: bytes | str, *, source: str | None = None, first_line: int = 1) 
     first line of ``data`` (a JSON Lines record passes its own line number), so
     reported lines point into the real file.
 
-    Raises a subclass of :class:`~kernelindex_sdk.errors.IntakeError`.
+    Raises a subclass of :class:`~kernelindex_sdk.errors.IntakeError`, and
+    ``TypeError`` for anything but ``str``, ``bytes``, ``bytearray`` or ``memoryview``
+    (a list of ints is not text, and ``bytes(2**53)`` would be 8 PiB of zeros).
     """
+    if not isinstance(data, (str, bytes, bytearray, memoryview)):
+        raise TypeError(
+            f"loads() takes str, bytes, bytearray or memoryview, not {type(data).__name__}"
+        )
     return _loads(data, source, first_line, "input")
 
 

@@ -23,12 +23,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from kernelindex_sdk.errors import SchemaDirectoryError, UnknownKind
+from kernelindex_sdk.wire import DRAFT_2020_12
 
 if TYPE_CHECKING:  # imported when first used: only the reference engine needs it
     from referencing import Registry
 
 #: The dialect of every schema without a ``$schema`` of its own.
-DRAFT202012_URI = "https://json-schema.org/draft/2020-12/schema"
+DRAFT202012_URI = DRAFT_2020_12  # one definition: kernelindex_sdk.wire
 
 BUNDLE_FILE = "bundle.schema.json"
 #: The name bundles go by in ``schema list`` / ``schema show``.

@@ -27,8 +27,6 @@ from kernelindex_sdk.fastengine import default_engine
 from kernelindex_sdk.pointers import escape_token
 from kernelindex_sdk.registry import BUNDLE_KIND, SchemaRegistry, default_registry
 
-BUNDLE_MEMBERS = ("run", "protocol", "workload", "environment", "implementation")
-
 
 class RecordRef:
     """A record found in a document, with its digest.
@@ -166,7 +164,10 @@ def is_bundle(value: Any) -> bool:
 def records_of(value: Any, pointer: str = "") -> Iterator[tuple[str, Mapping[str, Any]]]:
     """Every record in an item: the record itself, or a bundle's members in order."""
     if is_bundle(value):
-        for member in BUNDLE_MEMBERS:
+        run = value.get("run")
+        for member in checks.bundle_members(
+            run.get("apiVersion") if isinstance(run, dict) else None
+        ):
             record = value.get(member)
             if isinstance(record, dict):
                 yield f"{pointer}/{member}", record

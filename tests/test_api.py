@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 import kernelindex_sdk as ki
+from kernelindex_sdk.fileio import atomic_write_bytes, atomic_write_many
 
 
 def test_every_exported_name_resolves() -> None:
@@ -37,13 +38,13 @@ def test_importing_the_package_is_lazy() -> None:
 
 def test_atomic_write_modes_and_idempotence(tmp_path: Path) -> None:
     target = tmp_path / "sub" / "a.json"
-    assert ki.atomic_write_bytes(target, b"{}") is True
+    assert atomic_write_bytes(target, b"{}") is True
     umask = os.umask(0)
     os.umask(umask)
     assert stat.S_IMODE(target.stat().st_mode) == 0o666 & ~umask
     target.chmod(0o640)
-    assert ki.atomic_write_bytes(target, b"{}") is False
-    assert ki.atomic_write_bytes(target, b"[]") is True
+    assert atomic_write_bytes(target, b"{}") is False
+    assert atomic_write_bytes(target, b"[]") is True
     assert stat.S_IMODE(target.stat().st_mode) == 0o640  # a replaced file keeps its mode
     assert [p.name for p in target.parent.iterdir()] == ["a.json"]  # no temp files left
 
@@ -63,8 +64,8 @@ def test_atomic_write_many_is_all_or_nothing(
 
     monkeypatch.setattr(ki.fileio.tempfile, "mkstemp", failing_mkstemp)  # type: ignore[attr-defined]
     with pytest.raises(OSError):
-        ki.atomic_write_many(files)
+        atomic_write_many(files)
     assert list(tmp_path.iterdir()) == []  # nothing renamed, temporaries removed
     monkeypatch.undo()
-    assert ki.atomic_write_many(files) == [True, True, True]
-    assert ki.atomic_write_many(files) == [False, False, False]
+    assert atomic_write_many(files) == [True, True, True]
+    assert atomic_write_many(files) == [False, False, False]

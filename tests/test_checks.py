@@ -11,8 +11,9 @@ from hypothesis import strategies as st
 from profiles import examples
 
 from kernelindex_sdk.checks import for_version
-from kernelindex_sdk.checks.v1alpha1 import CLOCK_SKEW, _parse_timestamp, check_run_spec
+from kernelindex_sdk.checks.v1alpha1 import CLOCK_SKEW, check_run_spec
 from kernelindex_sdk.validation import ValidationSession
+from kernelindex_sdk.wire import parse_timestamp
 
 NOW = datetime(2026, 11, 30, tzinfo=timezone.utc)
 
@@ -137,7 +138,7 @@ def test_future_rule_matches_parsing_every_timestamp(
     sign = "+" if offset_minutes >= 0 else "-"
     hours, minutes = divmod(abs(offset_minutes), 60)
     text = f"{local:%Y-%m-%dT%H:%M:%S}{fraction}{sign}{hours:02d}:{minutes:02d}"
-    parsed = _parse_timestamp(text)
+    parsed = parse_timestamp(text)
     assert parsed is not None
     seed_bundle["run"]["spec"]["observedAt"] = text
     found = check_run_spec(seed_bundle["run"]["spec"], "/run/spec", NOW)

@@ -76,6 +76,7 @@ def test_seed_000_row_and_its_speedup(imported: Path) -> None:
     assert liger["newest"]["ratio"] == pytest.approx(hf["newest"]["value"] / 70513954)
 
 
+@pytest.mark.slow  # seconds of drawing or writing; .ci/run runs slow tests
 def test_liger_plot_panels(imported: Path, tmp_path: Path) -> None:
     pytest.importorskip("matplotlib")
     target = tmp_path / "llama4_rope.png"

@@ -173,6 +173,7 @@ def test_long_subtitles_wrap_and_are_never_cut() -> None:
     assert " ".join(lines).replace(" ", "") == (long.title + long.subtitle).replace(" ", "")
 
 
+@pytest.mark.slow  # seconds of drawing or writing; .ci/run runs slow tests
 def test_ratio_panels_are_drawn_under_each_panel(tmp_path: Path) -> None:
     pytest.importorskip("matplotlib")
     from kernelindex_sdk.compare.plot import render

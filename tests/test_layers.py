@@ -36,6 +36,8 @@ LAYERS: dict[str, int] = {
     "pointers": 0,
     "fileio": 0,
     "progress": 0,
+    "wire": 0,
+    "jsontext": 0,
     "intake": 1,
     "sources": 1,
     "canonical": 2,
@@ -50,6 +52,8 @@ LAYERS: dict[str, int] = {
     "digesting": 5,
     "parallel": 5,
     "pipeline": 5,
+    "strategies": 5,
+    "lifecycle": 5,
     "compare": 6,
     "cli": 7,
 }

@@ -84,7 +84,7 @@ def test_a_missing_liger_is_exit_2_before_anything_runs(tmp_path: Path) -> None:
     assert status == 2
     assert err == (
         f"kernelindex bench liger: missing dependencies: {NO_LIGER}, needed by liger "
-        "(relu_squared) (pip install 'kernelindex-sdk[liger]'); or leave a provider out "
+        "(relu_squared) (pip install liger-kernel triton torch); or leave a provider out "
         "with --provider\n"
     )
     assert backend.prepared == [] and not (tmp_path / "out").exists()
@@ -127,7 +127,7 @@ def test_gpu_check_says_what_is_missing_and_writes_nothing(tmp_path: Path) -> No
     assert status == 2
     (line,) = err.getvalue().splitlines()
     assert line.startswith(f"gpu-check: missing dependencies: {NO_LIGER}, needed by liger (")
-    assert "pip install 'kernelindex-sdk[liger]'; pip install transformers" in line
+    assert "pip install liger-kernel triton torch; pip install transformers" in line
     assert not out_dir.exists() and backend.prepared == []
 
 
@@ -499,3 +499,26 @@ def test_device_script_refuses_to_run_without_out() -> None:
     )
     assert result.returncode == 3
     assert result.stderr == "device-gpu-check: OUT is not set (the folder whose files come back)\n"
+
+
+def test_gpu_check_without_the_sdks_dependencies_is_one_line_and_exit_2(tmp_path: Path) -> None:
+    """Run outside the project's environment: a clear line, not a traceback."""
+    import venv
+
+    bare = tmp_path / "bare"
+    venv.EnvBuilder(with_pip=False).create(bare)
+    result = subprocess.run(
+        [str(REPO / "scripts" / "gpu-check")],
+        capture_output=True,
+        text=True,
+        check=False,
+        env={"PATH": "/usr/bin:/bin", "PYTHON": str(bare / "bin" / "python")},
+    )
+    assert result.returncode == 2
+    assert result.stdout == ""
+    (line,) = result.stderr.splitlines()
+    assert (
+        line.startswith("scripts/gpu-check: ")
+        and "cannot import kernelindex's dependencies" in line
+    )
+    assert "Traceback" not in result.stderr

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import shared_data
 
 from bench_adapters.liger import (
     COLLAPSED_QUANTILES,
@@ -33,16 +34,11 @@ from kernelindex_sdk.validation import validate
 
 REPO = Path(__file__).resolve().parents[1]
 EXAMPLES = REPO / "tests" / "examples" / "liger"
-SHARED_CANDIDATES = (REPO.parent / "shared", REPO / "shared")
 LIGER_ROWS = 2448
 
 
 def shared_path(*parts: str) -> Path:
-    for base in SHARED_CANDIDATES:
-        path = base.joinpath(*parts)
-        if path.exists():
-            return path
-    pytest.skip(f"shared data {'/'.join(parts)} not present")
+    return shared_data.require(*parts)
 
 
 @pytest.fixture(scope="module")
@@ -56,11 +52,8 @@ def full(liger_csv: Path) -> Conversion:
 
 
 def seed_files() -> list[Path]:
-    for base in SHARED_CANDIDATES:
-        seeds = sorted((base / "seeds").glob("*.json"))
-        if seeds:
-            return seeds
-    return []
+    seeds = shared_data.find("seeds")
+    return sorted(seeds.glob("*.json")) if seeds is not None else []
 
 
 def runs_by_external_id(conversion: Conversion) -> dict[str, dict[str, Any]]:

@@ -14,8 +14,10 @@ from bench_adapters.liger.catalog import Catalog, MetricInfo, ModeInfo, Provider
 from bench_adapters.liger.hardware import Hardware
 from bench_adapters.liger.names import gpu_slug, record_name, slug
 from bench_adapters.liger.workload import WorkloadShape
+from kernelindex_sdk.wire import CURRENT_API_VERSION
 
-API_VERSION = "kernelindex.dev/v1alpha1"
+#: The apiVersion the importer writes: the SDK's current one (one definition).
+API_VERSION = CURRENT_API_VERSION
 #: The flag a run carries (with ``quality_flags``) when p20 = median = p80.
 COLLAPSED_QUANTILES = "collapsed_quantiles"
 

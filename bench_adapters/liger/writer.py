@@ -35,9 +35,12 @@ from typing import Any, Literal
 import attrs
 
 from bench_adapters.liger.mapper import MappedRun
+from kernelindex_sdk.checks import bundle_members
 from kernelindex_sdk.errors import KernelIndexError, Problem
 from kernelindex_sdk.fileio import ExistingFiles, atomic_write_many, directory_lock
+from kernelindex_sdk.jsontext import pretty
 from kernelindex_sdk.pipeline import Pipeline
+from kernelindex_sdk.wire import CURRENT_API_VERSION
 
 Layout = Literal["bundles", "jsonl"]
 LAYOUTS: tuple[Layout, ...] = ("bundles", "jsonl")
@@ -212,27 +215,8 @@ def _bundle_files(
     return files
 
 
-_REF_MEMBERS = ("protocol", "workload", "environment", "implementation")
+_REF_MEMBERS = bundle_members(CURRENT_API_VERSION)[1:]  # the run's references, in order
 _MEMBER_INDENT = "  "
-_ENCODER = json.JSONEncoder(ensure_ascii=False, separators=(",", ": "))
-
-
-def pretty(value: Any, indent: str = "") -> str:
-    """``json.dumps(value, indent=2, ensure_ascii=False)``, nested at ``indent``, faster.
-
-    The standard library drops to its pure-Python encoder whenever it indents; this
-    walks only the containers in Python and leaves every scalar to the C encoder.
-    """
-    if isinstance(value, dict) and value:
-        inner = indent + "  "
-        encode = _ENCODER.encode
-        items = ",\n".join(f"{inner}{encode(k)}: {pretty(v, inner)}" for k, v in value.items())
-        return "{\n" + items + "\n" + indent + "}"
-    if isinstance(value, list) and value:
-        inner = indent + "  "
-        items = ",\n".join(inner + pretty(v, inner) for v in value)
-        return "[\n" + items + "\n" + indent + "]"
-    return _ENCODER.encode(value)
 
 
 def _stream(

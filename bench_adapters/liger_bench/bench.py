@@ -29,8 +29,10 @@ from bench_adapters.liger_bench.probes import (
 )
 from bench_adapters.liger_bench.runner import FIRST_CALL, Backend, Outcome, Runner, Tools
 from kernelindex_sdk.canonical import digest
+from kernelindex_sdk.checks import bundle_members
 from kernelindex_sdk.printable import one_line
 from kernelindex_sdk.progress import Progress
+from kernelindex_sdk.wire import CURRENT_API_VERSION
 
 
 @attrs.frozen
@@ -68,9 +70,9 @@ def cuda_tools(settings: BenchSettings) -> Tools:
 
 #: What to install for each module a provider may need, in the one-line error.
 INSTALL_HINTS = {
-    "liger_kernel": "pip install 'kernelindex-sdk[liger]'",
-    "triton": "pip install 'kernelindex-sdk[liger]'",
-    "torch": "pip install 'kernelindex-sdk[liger]'",
+    "liger_kernel": "pip install liger-kernel triton torch",
+    "triton": "pip install liger-kernel triton torch",
+    "torch": "pip install liger-kernel triton torch",
     "transformers": "pip install transformers",
 }
 
@@ -129,8 +131,8 @@ def harness_version() -> str:
     return kernelindex_sdk.__version__
 
 
-#: Bundle members that a run references, in the run's digest-field order.
-REFERENCED = ("protocol", "workload", "environment", "implementation")
+#: Bundle members that a run references, in the run's digest-field order (the SDK's).
+REFERENCED = bundle_members(CURRENT_API_VERSION)[1:]
 
 
 def write_bundle(out: Path, bundle: dict[str, Any]) -> Path:

@@ -187,8 +187,8 @@ class CudaDevice:
             return importlib.import_module("torch")
         except ImportError as error:
             raise NoDevice(
-                f"torch is not installed ({error}); install the extra: "
-                "pip install 'kernelindex-sdk[liger]'"
+                f"torch is not installed ({error}); install it: "
+                "pip install liger-kernel triton torch"
             ) from error
 
     def require(self) -> None:

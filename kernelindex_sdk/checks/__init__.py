@@ -30,3 +30,32 @@ def for_version(api_version: str) -> ModuleType | None:
         return importlib.import_module(f"{__name__}.{version}")
     except ModuleNotFoundError:
         return None
+
+
+@cache
+def newest() -> ModuleType:
+    """The checks module of the newest apiVersion this SDK knows."""
+    import pkgutil
+    import re
+
+    def key(name: str) -> tuple[int, int, int]:
+        match = re.fullmatch(r"v(\d+)(?:(alpha|beta)(\d+))?", name)
+        if match is None:
+            return (-1, 0, 0)
+        stage = {"alpha": 0, "beta": 1, None: 2}[match.group(2)]
+        return (int(match.group(1)), stage, int(match.group(3) or 0))
+
+    names = [info.name for info in pkgutil.iter_modules(__path__)]
+    module = importlib.import_module(f"{__name__}.{max(names, key=key)}")
+    return module
+
+
+@cache
+def bundle_members(api_version: object) -> tuple[str, ...]:
+    """The members a bundle of ``api_version`` may hold, in the order they are checked
+    and listed: ``run``, then every record its run references (``REFERENCES``). An
+    unknown version gets the newest version's members, so a bundle is still taken
+    apart (and its run reported as of an unknown version)."""
+    module = for_version(api_version) if isinstance(api_version, str) else None
+    references: Mapping[str, Any] = getattr(module or newest(), "REFERENCES", {})
+    return ("run", *references)

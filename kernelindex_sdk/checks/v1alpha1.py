@@ -10,13 +10,13 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 from datetime import date, datetime, timedelta, timezone
 from itertools import pairwise
 from typing import Any
 
 from kernelindex_sdk.errors import Problem
+from kernelindex_sdk.wire import parse_timestamp
 
 #: Bundle member → (kind it must be, the run spec field that references it).
 REFERENCES: Mapping[str, tuple[str, str]] = {
@@ -25,6 +25,12 @@ REFERENCES: Mapping[str, tuple[str, str]] = {
     "environment": ("ExecutionEnvironment", "environmentDigest"),
     "implementation": ("Implementation", "implementationDigest"),
 }
+
+#: Where a run keeps its result: (spec field, its summary's key, the metric it is of).
+RESULTS: tuple[tuple[str, str, str], ...] = (
+    ("timing", "latencyNs", "latency"),
+    ("memory", "peakBytes", "peak_memory"),
+)
 
 #: Unit → (metric, factor to the metric's base unit).
 UNITS: Mapping[str, tuple[str, int]] = {
@@ -62,7 +68,7 @@ def check_run_spec(spec: Mapping[str, Any], at: str, now: datetime) -> list[Prob
     # A schema-valid timestamp dated two or more days before today (UTC) is in the
     # past whatever its offset (at most ±24 h): no need to parse it. ISO dates compare
     # as strings.
-    observed = None if observed_at[:10] < _past_cutoff(now) else _parse_timestamp(observed_at)
+    observed = None if observed_at[:10] < _past_cutoff(now) else parse_timestamp(observed_at)
     if observed is not None and observed > now + CLOCK_SKEW:
         problems.append(
             _problem(f"observedAt {spec['observedAt']} is in the future", f"{at}/observedAt")
@@ -71,10 +77,7 @@ def check_run_spec(spec: Mapping[str, Any], at: str, now: datetime) -> list[Prob
     result_metric: str | None = None
     # (value in base unit, statistic, pointer) for every figure the run carries.
     figures: list[tuple[float, str, str]] = []
-    for field, metric, summary_key in (
-        ("timing", "latency", "latencyNs"),
-        ("memory", "peak_memory", "peakBytes"),
-    ):
+    for field, summary_key, metric in RESULTS:
         result = spec.get(field)
         if result is None:
             continue
@@ -151,11 +154,6 @@ def _num(value: float) -> str:
     return repr(value)
 
 
-_TIMESTAMP = re.compile(
-    r"(\d{4}-\d{2}-\d{2})[Tt ](\d{2}:\d{2}:\d{2})(?:\.(\d+))?([Zz]|[+-]\d{2}:\d{2})"
-)
-
-
 _CUTOFF: list[tuple[date, str]] = []
 
 
@@ -165,24 +163,6 @@ def _past_cutoff(now: datetime) -> str:
     if not _CUTOFF or _CUTOFF[0][0] != today:
         _CUTOFF[:] = [(today, (today - timedelta(days=2)).isoformat())]
     return _CUTOFF[0][1]
-
-
-def _parse_timestamp(text: str) -> datetime | None:
-    """An RFC 3339 timestamp as an aware datetime (any fraction length, ``Z`` or offset).
-
-    Written out rather than ``datetime.fromisoformat`` because Python 3.10's accepts
-    neither ``Z`` nor fractions other than 3 or 6 digits.
-    """
-    m = _TIMESTAMP.fullmatch(text)
-    if m is None:
-        return None
-    date, time, fraction, offset = m.groups()
-    fraction = ((fraction or "") + "000000")[:6]
-    offset = "+00:00" if offset in ("Z", "z") else offset
-    try:
-        return datetime.fromisoformat(f"{date}T{time}.{fraction}{offset}")
-    except ValueError:  # e.g. a leap second, 23:59:60
-        return None
 
 
 def _problem(message: str, pointer: str, code: str = "semantic") -> Problem:

@@ -30,15 +30,14 @@ from __future__ import annotations
 
 import hashlib
 import json
-import re
 from collections.abc import Iterable, Mapping
 from datetime import datetime, timezone
 from typing import Any, Final
 
 import attrs
 
+from kernelindex_sdk import checks, wire
 from kernelindex_sdk.canonical import canonicalize
-from kernelindex_sdk.checks.v1alpha1 import UNITS
 from kernelindex_sdk.compare.records import RecordIndex, StoredRun
 
 #: The two things a run can measure, as the measurement schema names them.
@@ -48,7 +47,6 @@ PEAK_MEMORY: Final = "peak_memory"
 UNKNOWN: Final = "unknown"
 
 #: Result field, summary field, metric.
-RESULTS: Final = (("timing", "latencyNs", LATENCY), ("memory", "peakBytes", PEAK_MEMORY))
 
 #: A workload parameter value, as the schema allows it.
 Scalar = int | float | str | bool
@@ -228,7 +226,8 @@ class Resolver:
         implementation = self._implementation(spec["implementationDigest"])
         hardware, gpu, _ = self._environment(spec["environmentDigest"])
         protocol_name, protocol_title, protocol_metric = self._protocol(spec["protocolDigest"])
-        metric, statistic, value, p20, p80 = _result(spec)
+        facts = checks.for_version(str(run.get("apiVersion"))) or checks.newest()
+        metric, statistic, value, p20, p80 = _result(spec, facts)
         return ResolvedRun(
             digest=stored.digest,
             source=stored.source,
@@ -386,10 +385,14 @@ def _infer_metrics(runs: list[ResolvedRun]) -> list[ResolvedRun]:
 
 
 def _result(
-    spec: Mapping[str, Any],
+    spec: Mapping[str, Any], facts: Any
 ) -> tuple[str | None, str | None, float | None, float | None, float | None]:
-    """(metric, statistic, central value, p20, p80) in base units; Nones if no result."""
-    for field, summary_key, metric in RESULTS:
+    """(metric, statistic, central value, p20, p80) in base units; Nones if no result.
+
+    ``facts``: the checks module of the run's apiVersion (where results are, units).
+    """
+    units: Mapping[str, tuple[str, int]] = facts.UNITS
+    for field, summary_key, metric in facts.RESULTS:
         result = spec.get(field)
         if result is None:
             continue
@@ -401,7 +404,7 @@ def _result(
         for measurement in spec.get("measurements", ()):
             stat = measurement["statistic"]
             if measurement["metric"] == metric and stat in ("p20", "p80") and stat not in spread:
-                spread[stat] = float(measurement["value"]) * UNITS[measurement["unit"]][1]
+                spread[stat] = float(measurement["value"]) * units[measurement["unit"]][1]
         value = summary.get(statistic)
         return (
             metric,
@@ -413,30 +416,14 @@ def _result(
     return None, None, None, None, None
 
 
-_TIMESTAMP = re.compile(
-    r"(\d{4}-\d{2}-\d{2})[Tt ](\d{2}):(\d{2}):(\d{2})(?:\.(\d+))?([Zz]|[+-]\d{2}:\d{2})"
-)
 _EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
 
 
 def parse_timestamp(text: str) -> datetime:
-    """An RFC 3339 timestamp as an aware datetime, for ordering runs by age.
-
-    Written out because Python 3.10's ``fromisoformat`` takes neither ``Z`` nor every
-    fraction length. A leap second (``:60``) orders as the second before; anything
-    unparseable (schema-valid input never is) as the epoch.
-    """
-    m = _TIMESTAMP.fullmatch(text)
-    if m is None:
-        return _EPOCH
-    date, hour, minute, second, fraction, offset = m.groups()
-    second = min(second, "59")
-    fraction = ((fraction or "") + "000000")[:6]
-    offset = "+00:00" if offset in ("Z", "z") else offset
-    try:
-        return datetime.fromisoformat(f"{date}T{hour}:{minute}:{second}.{fraction}{offset}")
-    except ValueError:
-        return _EPOCH
+    """An RFC 3339 timestamp as an aware datetime, for ordering runs by age
+    (:func:`kernelindex_sdk.wire.parse_timestamp`); anything unparseable (schema-valid
+    input never is) orders as the epoch."""
+    return wire.parse_timestamp(text) or _EPOCH
 
 
 def show_value(value: Any) -> str:

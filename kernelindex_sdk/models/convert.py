@@ -26,9 +26,13 @@ from cattrs.gen import make_dict_structure_fn, make_dict_unstructure_fn, overrid
 
 from kernelindex_sdk.errors import KernelIndexError, Problem
 from kernelindex_sdk.pointers import pointer_of
+from kernelindex_sdk.wire import json_type
 
 T = TypeVar("T")
 
+
+#: The order a record's members are written in, whatever the model's field order.
+_ENVELOPE = ("$schema", "apiVersion", "kind", "metadata", "spec")
 
 #: Attributes whose wire name is not their camelCase form.
 _WIRE_EXCEPTIONS = {"json_schema": "$schema"}
@@ -58,19 +62,10 @@ def _strict(kind: type[Any], name: str) -> Any:
         if isinstance(value, bool) and kind is not bool:
             raise TypeError(f"expected {name}, got boolean")
         if not isinstance(value, kind):
-            raise TypeError(f"expected {name}, got {_json_type(value)}")
+            raise TypeError(f"expected {name}, got {json_type(value)}")
         return value
 
     return structure
-
-
-def _json_type(value: Any) -> str:
-    if value is None:
-        return "null"
-    return {
-        bool: "boolean", int: "number", float: "number", str: "string", list: "array",
-        dict: "object",
-    }.get(type(value), type(value).__name__)  # fmt: skip
 
 
 _SCALARS: dict[type[Any], str] = {int: "number", float: "number", str: "string", bool: "boolean"}
@@ -98,7 +93,7 @@ def _scalar_union(value: Any, tp: Any) -> Any:
     if int in args and float not in args:
         names[names.index("number")] = "integer"  # int | None: 1.5 is a number, not an integer
     wanted = " or ".join(dict.fromkeys(names))
-    raise TypeError(f"expected {wanted}, got {_json_type(value)}")
+    raise TypeError(f"expected {wanted}, got {json_type(value)}")
 
 
 class MapEntryError(Exception):
@@ -129,7 +124,7 @@ class MapValidationError(Exception):
 def _mapping_hook(conv: cattrs.Converter) -> Any:
     def structure(value: Any, tp: Any) -> Any:
         if not isinstance(value, dict):
-            raise TypeError(f"expected object, got {_json_type(value)}")
+            raise TypeError(f"expected object, got {json_type(value)}")
         args = get_args(tp)
         if not args or args[1] is Any:
             return value
@@ -158,7 +153,7 @@ def _array_hook(conv: cattrs.Converter) -> Any:
     def structure(value: Any, tp: Any) -> Any:
         # A str (or a dict) is iterable too: without this, "abc" would become ("a", "b", "c").
         if not isinstance(value, list):
-            raise TypeError(f"expected array, got {_json_type(value)}")
+            raise TypeError(f"expected array, got {json_type(value)}")
         item_type = get_args(tp)[0]
         out = []
         errors = []
@@ -187,7 +182,7 @@ def _literal(value: Any, tp: Any) -> Any:
         if value in allowed:
             return value
         raise ValueError(f"{value!r} is not one of {choices}")
-    raise TypeError(f"expected one of {choices}, got {_json_type(value)}")
+    raise TypeError(f"expected one of {choices}, got {json_type(value)}")
 
 
 @cache
@@ -215,7 +210,7 @@ def converter() -> cattrs.Converter:
             # The generated function would fail on a non-dict with an AttributeError
             # or "argument of type 'int' is not iterable".
             if not isinstance(value, dict):
-                raise TypeError(f"expected object, got {_json_type(value)}")
+                raise TypeError(f"expected object, got {json_type(value)}")
             # ``None`` means "absent" in the models, but on the wire an explicit null is
             # not absent: the schemas reject it, and so must we (else it would vanish
             # on the way back out).
@@ -232,7 +227,17 @@ def converter() -> cattrs.Converter:
             a.name: override(rename=wire_name(a.name), omit_if_default=a.default is None)
             for a in attrs.fields(cls)
         }
-        return make_dict_unstructure_fn(cls, conv, **overrides)
+        generated = make_dict_unstructure_fn(cls, conv, **overrides)
+        if "api_version" not in attrs.fields_dict(cls):
+            return generated
+
+        def unstructure_record(model: Any) -> dict[str, Any]:
+            # attrs wants fields with defaults last; the wire wants the envelope first.
+            wire = generated(model)
+            head = {key: wire[key] for key in _ENVELOPE if key in wire}
+            return {**head, **{k: v for k, v in wire.items() if k not in head}}
+
+        return unstructure_record
 
     conv.register_structure_hook_factory(attrs.has, structure_factory)
     conv.register_unstructure_hook_factory(attrs.has, unstructure_factory)

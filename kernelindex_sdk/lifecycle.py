@@ -1,0 +1,276 @@
+"""The life cycle of a record, for library users: build, link, validate, digest, write.
+
+A tool holds records as model instances (:mod:`kernelindex_sdk.models`) or as plain
+JSON values; every function here takes either, with identical results::
+
+    import kernelindex_sdk as ki
+    from kernelindex_sdk import models as m
+
+    protocol = m.BenchmarkProtocol(metadata=..., spec=...)
+    run = m.BenchmarkRun(metadata=..., spec=m.RunSpec(
+        status="passed", observed_at=ki.timestamp(datetime.now(timezone.utc)),
+        timing=m.Timing(latency_ns={"median": ki.nanoseconds(ms=1.25)}, primary_statistic="median"),
+        protocol_digest="", workload_digest="", environment_digest="", implementation_digest="",
+    ))
+    run = ki.link(run, protocol=protocol, environment=env, workload=w, implementation=impl)
+    assert ki.validate(m.Bundle(run=run, protocol=protocol)) == []
+    path.write_text(ki.dumps(run, indent=2))
+
+Misuse is a ``TypeError`` (a Python type that is no JSON value, a non-mapping given as
+a record) or a documented :class:`~kernelindex_sdk.errors.KernelIndexError` —
+:class:`~kernelindex_sdk.errors.NotARecord`, :class:`~kernelindex_sdk.errors.NotJSON` —
+never a ``KeyError`` or ``RecursionError`` from deep inside: a value is walked
+iteratively (:func:`json_problems`) before any recursive code sees it.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Mapping
+from datetime import datetime, timezone
+from fractions import Fraction
+from typing import Any, TypeVar
+
+from kernelindex_sdk import canonical, checks
+from kernelindex_sdk.errors import NotARecord, NotJSON, Problem
+from kernelindex_sdk.intake import MAX_DEPTH, MAX_SAFE_INTEGER
+from kernelindex_sdk.jsontext import pretty
+from kernelindex_sdk.pointers import escape_token
+from kernelindex_sdk.wire import json_type
+
+__all__ = [
+    "as_json",
+    "canonicalize",
+    "digest",
+    "dumps",
+    "json_problems",
+    "link",
+    "nanoseconds",
+    "timestamp",
+    "validate",
+]
+
+R = TypeVar("R")
+
+_SCALARS = (str, bool, type(None))
+
+
+def _is_model(value: Any) -> bool:
+    return hasattr(type(value), "__attrs_attrs__")
+
+
+def as_json(value: Any) -> Any:
+    """The plain JSON of a model instance (wire names, absent fields left out); any
+    other value unchanged. A model holding wrong types (``Hardware(vendor=1)``) comes
+    out as it is, for :func:`validate` to report with pointers."""
+    if _is_model(value):
+        from kernelindex_sdk.models import unstructure
+
+        return unstructure(value)
+    return value
+
+
+def json_problems(value: Any, *, pointer: str = "") -> list[Problem]:
+    """Why a Python value is not one strict JSON document, each problem located.
+
+    Walked iteratively, so any depth and cycles are safe: nesting deeper than
+    :data:`~kernelindex_sdk.intake.MAX_DEPTH` (a cycle is infinitely deep), keys that
+    are not strings, values of no JSON type, non-finite floats, and integers beyond
+    ±(2**53 − 1) — what strict intake refuses in text, refused in objects too.
+    """
+    problems: list[Problem] = []
+    on_path: set[int] = set()
+    # (value, pointer, depth, leaving): containers are pushed again to leave them.
+    stack: list[tuple[Any, str, int, bool]] = [(value, pointer, 0, False)]
+    while stack:
+        item, at, depth, leaving = stack.pop()
+        if leaving:
+            on_path.discard(id(item))
+            continue
+        kind = type(item)
+        if kind is dict or kind is list or isinstance(item, (dict, list, tuple)):
+            if id(item) in on_path:
+                problems.append(Problem("cycle: the value contains itself", "not-json", at))
+                continue
+            if depth >= MAX_DEPTH:
+                message = f"arrays/objects nested deeper than {MAX_DEPTH} levels"
+                problems.append(Problem(message, "nesting-too-deep", at))
+                continue
+            on_path.add(id(item))
+            stack.append((item, at, depth, True))
+            if isinstance(item, dict):
+                for key, child in reversed(list(item.items())):
+                    if not isinstance(key, str):
+                        problems.append(
+                            Problem(
+                                f"object key {key!r} is a {type(key).__name__}, not a string",
+                                "not-json",
+                                at,
+                            )
+                        )
+                        continue
+                    stack.append((child, f"{at}/{escape_token(key)}", depth + 1, False))
+            else:
+                for index in range(len(item) - 1, -1, -1):
+                    stack.append((item[index], f"{at}/{index}", depth + 1, False))
+        elif isinstance(item, _SCALARS):
+            continue
+        elif isinstance(item, int):
+            if not -MAX_SAFE_INTEGER <= item <= MAX_SAFE_INTEGER:
+                message = f"integer {item} is outside ±(2**53 - 1): JCS cannot write it exactly"
+                problems.append(Problem(message, "number-out-of-range", at))
+        elif isinstance(item, float):
+            if not math.isfinite(item):
+                problems.append(Problem(f"{item!r} is not a JSON number", "non-finite-number", at))
+        elif _is_model(item):
+            continue  # a model nested in plain JSON: as_json at the top takes care of it
+        else:
+            problems.append(Problem(f"{type(item).__name__} is not a JSON value", "not-json", at))
+    problems.sort(key=lambda p: p.pointer)
+    return problems
+
+
+def _plain(value: Any) -> Any:
+    """``as_json``, then refuse anything that is not strict JSON (:class:`NotJSON`)."""
+    plain = as_json(value)
+    problems = json_problems(plain)
+    if problems:
+        raise NotJSON(problems)
+    return plain
+
+
+def canonicalize(value: Any) -> bytes:
+    """The RFC 8785 bytes of a JSON value or model."""
+    return canonical.canonicalize(_plain(value))
+
+
+def digest(record: Any) -> str:
+    """``sha256:<hex>`` of a record's ``{apiVersion, kind, spec}``, dict or model.
+
+    Raises ``TypeError`` for a value that is not a mapping, :class:`NotARecord` for one
+    without ``apiVersion``, ``kind`` or ``spec``, :class:`NotJSON` for one whose
+    identity is no strict JSON.
+    """
+    plain = as_json(record)
+    if not isinstance(plain, Mapping):
+        raise TypeError(f"digest() takes a record (a mapping or a model), not {json_type(plain)}")
+    missing = [key for key in ("apiVersion", "kind", "spec") if key not in plain]
+    if missing:
+        raise NotARecord(f"not a record: no {', '.join(missing)} (a digest covers all three)")
+    return canonical.digest(_plain(canonical.identity(plain)))
+
+
+def validate(value: Any, *, source: str = "<input>", strict_refs: bool = False) -> list[Problem]:
+    """Every problem of one record, bundle or array of them (dicts or models); [] if valid.
+
+    A value that is not strict JSON (a cycle, nesting beyond the limit, a non-string
+    key, a ``set``, ``NaN``) is reported as problems, not raised, and not validated
+    further.
+    """
+    from dataclasses import replace
+
+    from kernelindex_sdk.validation import validate as validate_json
+
+    plain = as_json(value)
+    if isinstance(plain, list):
+        plain = [as_json(element) for element in plain]
+    problems = json_problems(plain)
+    if problems:
+        return [replace(p, source=source) for p in problems]
+    return validate_json(plain, source=source, strict_refs=strict_refs)
+
+
+def dumps(value: Any, *, indent: int | None = None) -> str:
+    """JSON text of a value or model, as kernelindex writes records: UTF-8 text (no
+    ``\\u`` escapes), compact on one line, or indented by ``indent`` spaces (2 is how
+    bundle files are written); strict JSON only (:class:`NotJSON` otherwise), so what
+    it writes reads back through :func:`~kernelindex_sdk.intake.loads` unchanged."""
+    plain = _plain(value)
+    if indent is None:
+        return json.dumps(plain, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+    if indent == 2:
+        return pretty(plain)
+    return json.dumps(plain, ensure_ascii=False, indent=indent, allow_nan=False)
+
+
+def link(
+    run: R,
+    *,
+    protocol: Any,
+    environment: Any,
+    workload: Any = None,
+    implementation: Any = None,
+) -> R:
+    """``run`` with each given record's digest in its reference field.
+
+    ``run`` and the records may be dicts or models; the result has the type of ``run``
+    (a new dict or model: nothing is changed in place). The reference fields are the
+    run's apiVersion's (``protocolDigest``, ... in v1alpha1).
+    """
+    plain = as_json(run)
+    if not isinstance(plain, Mapping) or "spec" not in plain:
+        raise NotARecord("link() takes a BenchmarkRun (dict or model) as its first argument")
+    module = checks.for_version(str(plain.get("apiVersion")))
+    references: Mapping[str, tuple[str, str]] = getattr(module, "REFERENCES", {})
+    given = {
+        "protocol": protocol,
+        "environment": environment,
+        "workload": workload,
+        "implementation": implementation,
+    }
+    fields: dict[str, str] = {}
+    for member, record in given.items():
+        if record is None:
+            continue
+        if member not in references:
+            raise NotARecord(f"apiVersion {plain.get('apiVersion')!r} has no {member} reference")
+        kind, field = references[member]
+        found = as_json(record)
+        if isinstance(found, Mapping) and found.get("kind") not in (kind, None):
+            raise NotARecord(f"{member}= must be a {kind}, not a {found.get('kind')}")
+        fields[field] = digest(found)
+    if _is_model(run):
+        import attrs
+
+        from kernelindex_sdk.models import wire_name
+
+        spec = run.spec  # type: ignore[attr-defined]
+        by_wire = {wire_name(a.name): a.name for a in attrs.fields(type(spec))}
+        changes = {by_wire[field]: value for field, value in fields.items()}
+        return attrs.evolve(run, spec=attrs.evolve(spec, **changes))  # type: ignore[misc]
+    linked = dict(plain)
+    linked["spec"] = {**plain["spec"], **fields}
+    return linked  # type: ignore[return-value]
+
+
+def timestamp(moment: datetime) -> str:
+    """An ``observedAt`` from an aware ``datetime``: RFC 3339 in UTC with milliseconds,
+    ``2024-09-03T15:38:37.000Z`` (what the importers write). A naive datetime is a
+    ``ValueError``: its time zone would be a guess."""
+    if not isinstance(moment, datetime):
+        raise TypeError(f"timestamp() takes a datetime, not {type(moment).__name__}")
+    if moment.tzinfo is None or moment.utcoffset() is None:
+        raise ValueError("timestamp() needs an aware datetime (give it a tzinfo)")
+    utc = moment.astimezone(timezone.utc)
+    return utc.strftime("%Y-%m-%dT%H:%M:%S.") + f"{utc.microsecond // 1000:03d}Z"
+
+
+_NS_PER = {"ns": 1, "us": 1_000, "ms": 1_000_000, "s": 1_000_000_000}
+
+
+def nanoseconds(*, ns: float = 0, us: float = 0, ms: float = 0, s: float = 0) -> int:
+    """A duration as whole nanoseconds (how records store latency), rounded to the
+    nearest: ``nanoseconds(ms=0.2501)`` is ``250100``. Negative, NaN or infinite
+    durations, and ones beyond ±(2**53 − 1) ns, are a ``ValueError``."""
+    total = Fraction(0)
+    for unit, amount in (("ns", ns), ("us", us), ("ms", ms), ("s", s)):
+        if isinstance(amount, bool) or not isinstance(amount, (int, float)):
+            raise TypeError(f"nanoseconds({unit}=...) takes a number, not {type(amount).__name__}")
+        if not math.isfinite(amount) or amount < 0:
+            raise ValueError(f"nanoseconds({unit}={amount!r}): a duration is finite and >= 0")
+        total += Fraction(amount) * _NS_PER[unit]  # exact: no float error on the way
+    result = round(total)
+    if result > MAX_SAFE_INTEGER:
+        raise ValueError(f"{result} ns is beyond 2**53 - 1: no record can hold it exactly")
+    return result

@@ -1,0 +1,72 @@
+"""Facts about JSON on the wire that several layers need, each defined once.
+
+The JSON Schema dialect the schemas are written in, the JSON type name of a Python
+value (for messages), and RFC 3339 timestamps as the schemas allow them (parsed the
+same way by the semantic checks and by ``compare``).
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import datetime
+from typing import Any, Final
+
+#: The apiVersion records are written in: the newest this SDK has schemas for.
+#: (The models spell it in their ``Literal`` types; a test holds them to this.)
+CURRENT_API_VERSION: Final = "kernelindex.dev/v1alpha1"
+
+#: The dialect of every kernelindex schema.
+DRAFT_2020_12: Final = "https://json-schema.org/draft/2020-12/schema"
+
+_JSON_TYPES: Final = {
+    dict: "object",
+    list: "array",
+    str: "string",
+    bool: "boolean",
+    int: "number",
+    float: "number",
+    type(None): "null",
+}
+
+
+def json_type(value: Any) -> str:
+    """The JSON type of a Python value, as JSON names them (``object``, ``array``,
+    ``string``, ``number`` — integers too —, ``boolean``, ``null``), or its Python type
+    name for anything else."""
+    name = _JSON_TYPES.get(type(value))
+    if name is not None:
+        return name
+    for python, json_name in _JSON_TYPES.items():
+        if isinstance(value, python):
+            return json_name
+    return type(value).__name__
+
+
+#: ``date-time`` as the schemas' pattern accepts it (a 4-digit year, ``T``, an optional
+#: fraction of any length, ``Z`` or a numeric offset), RFC 3339's lower-case and
+#: space-separated forms too.
+_TIMESTAMP: Final = re.compile(
+    r"([0-9]{4}-[0-9]{2}-[0-9]{2})[Tt ]([0-9]{2}):([0-9]{2}):([0-9]{2})(?:\.([0-9]+))?"
+    r"([Zz]|[+-][0-9]{2}:[0-9]{2})"
+)
+
+
+def parse_timestamp(text: str) -> datetime | None:
+    """An aware ``datetime`` of an RFC 3339 timestamp, or None when it is not one.
+
+    Written out rather than ``datetime.fromisoformat`` because Python 3.10's takes
+    neither ``Z`` nor fractions of other than 3 or 6 digits; the fraction is cut to
+    microseconds (what ``datetime`` holds), and a leap second (``:60``, which
+    ``datetime`` cannot hold) reads as the second before it.
+    """
+    match = _TIMESTAMP.fullmatch(text)
+    if match is None:
+        return None
+    date, hour, minute, second, fraction, offset = match.groups()
+    second = min(second, "59")
+    fraction = ((fraction or "") + "000000")[:6]
+    offset = "+00:00" if offset in ("Z", "z") else offset
+    try:
+        return datetime.fromisoformat(f"{date}T{hour}:{minute}:{second}.{fraction}{offset}")
+    except ValueError:  # a date that does not exist (2024-02-30), hour 24, ...
+        return None
