@@ -153,25 +153,34 @@ def _int_problem(literal: str) -> str | None:
     return None
 
 
-def _float_problem(literal: str, value: float) -> str | None:
+def _float_problem(literal: str, value: float, strict: bool = False) -> str | None:
     """Why a number literal with a fraction or exponent is unacceptable, or None.
 
-    JCS writes a number as the shortest repr of its double. The literal is only safe
-    if that repr has the same decimal value. Literals with <= 15 significant digits
-    always do in the normal range, so the exact :class:`Decimal` comparison is only
-    made for long literals and subnormals (which have fewer bits of precision).
+    Every literal that reads as a finite IEEE double is a number: JCS (RFC 8785)
+    writes the double's shortest form, so ``333333333.33333329``, ``4.50`` and
+    ``1E30`` are accepted and canonicalized to ``333333333.3333333``, ``4.5`` and
+    ``1e+30`` — two writers printing one double differently get one digest. Only a
+    literal beyond the double range (it would read as infinity) is refused.
+
+    ``strict`` (the ``--strict-numbers`` lint) also refuses a literal whose text and
+    value disagree: one that underflows to 0, or that no double holds exactly (JCS
+    would write other digits). Literals with <= 15 significant digits always match
+    in the normal range, so the exact :class:`Decimal` comparison is only made for
+    long literals and subnormals (which have fewer bits of precision).
     """
     if value in (float("inf"), float("-inf")):
         return (
             f"number {_abbrev(literal)} overflows an IEEE double (it would read as "
             "infinity); JCS (RFC 8785) cannot represent it"
         )
+    if not strict:
+        return None
     if value == 0.0:
         mantissa = literal.lower().partition("e")[0]
         if mantissa.strip("-.0"):
             return (
-                f"number {_abbrev(literal)} underflows an IEEE double (it would read as 0); "
-                "JCS (RFC 8785) cannot represent it"
+                f"number {_abbrev(literal)} underflows an IEEE double (it reads as 0); "
+                "JCS (RFC 8785) would write 0 (--strict-numbers)"
             )
         return None
     from decimal import Decimal  # only long literals and subnormals get here
@@ -179,7 +188,7 @@ def _float_problem(literal: str, value: float) -> str | None:
     if Decimal(literal) != Decimal(repr(value)):
         return (
             f"number {_abbrev(literal)} has no exact IEEE double: it reads as {value!r}, "
-            "so JCS (RFC 8785) would rewrite it; write the shortest form of the value you mean"
+            "which JCS (RFC 8785) writes instead (--strict-numbers)"
         )
     return None
 
@@ -219,7 +228,15 @@ def _parse_int(literal: str, _int: type[int] = int, _len: Any = len) -> int:
     return _int(literal)
 
 
-def _parse_float(
+def _parse_float(literal: str, _float: type[float] = float, _hi: float = _MAX_FLOAT) -> float:
+    # float() of a JSON number literal is never NaN: only an overflow is refused.
+    value = _float(literal)
+    if -_hi <= value <= _hi:
+        return value
+    raise _Reject
+
+
+def _parse_float_strict(
     literal: str,
     _float: type[float] = float,
     _len: Any = len,
@@ -232,7 +249,7 @@ def _parse_float(
     # and one written by Python (or any shortest-repr printer) equals repr(value).
     if _lo <= abs(value) <= _hi and (_len(literal) <= 16 or literal == _repr(value)):
         return value
-    if _float_problem(literal, value) is not None:
+    if _float_problem(literal, value, strict=True) is not None:
         raise _Reject
     return value
 
@@ -244,8 +261,16 @@ _DECODER = json.JSONDecoder(
     parse_constant=_parse_constant,
     strict=True,
 )
-# The C scanner itself: decode() would add a Python frame and two regex matches.
+_STRICT_NUMBERS_DECODER = json.JSONDecoder(
+    object_pairs_hook=_pairs_hook,
+    parse_float=_parse_float_strict,
+    parse_int=_parse_int,
+    parse_constant=_parse_constant,
+    strict=True,
+)
+# The C scanners themselves: decode() would add a Python frame and two regex matches.
 _scan_once: Callable[[str, int], tuple[Any, int]] = _DECODER.scan_once  # type: ignore[attr-defined]
+_scan_once_strict: Callable[[str, int], tuple[Any, int]] = _STRICT_NUMBERS_DECODER.scan_once  # type: ignore[attr-defined]
 
 
 def _ws_end(text: str, pos: int) -> int:
@@ -301,27 +326,33 @@ def _has_surrogate(value: Any) -> bool:
 
 
 def _parse_text(
-    text: str, source: str | None, first_line: int, raw_surrogates: bool, where: str
+    text: str,
+    source: str | None,
+    first_line: int,
+    raw_surrogates: bool,
+    where: str,
+    strict_numbers: bool = False,
 ) -> Any:
     """Strictly parse decoded text: fast path, then the locating pass on failure."""
     if (text.count("[") + text.count("{") > MAX_DEPTH and _too_deep(text)) or (
         raw_surrogates and _has_raw_surrogate(text)
     ):
-        _Locator(text, source, first_line, where).run()
+        _Locator(text, source, first_line, where, strict_numbers).run()
         raise _fallback(text, source, first_line, None)  # pragma: no cover - defensive
     try:
         start = 0
         if text[:1] in _WHITESPACE:  # "" in "..." is True: the empty text goes here too
             start = _ws_end(text, 0)
-        value, end = _scan_once(text, start)
+        scan = _scan_once_strict if strict_numbers else _scan_once
+        value, end = scan(text, start)
         if end != len(text) and _ws_end(text, end) != len(text):
             raise _Reject
     except (_Reject, StopIteration, ValueError, RecursionError) as exc:
         # ValueError covers json.JSONDecodeError and int()'s digit limit.
-        _Locator(text, source, first_line, where).run()
+        _Locator(text, source, first_line, where, strict_numbers).run()
         raise _fallback(text, source, first_line, exc) from exc
     if _SURROGATE_ESCAPE_RE.search(text) and _has_surrogate(value):
-        _Locator(text, source, first_line, where).run()
+        _Locator(text, source, first_line, where, strict_numbers).run()
         raise _fallback(text, source, first_line, None)  # pragma: no cover - defensive
     return value
 
@@ -372,10 +403,16 @@ class _Locator:
     """
 
     def __init__(
-        self, text: str, source: str | None, first_line: int, where: str = "input"
+        self,
+        text: str,
+        source: str | None,
+        first_line: int,
+        where: str = "input",
+        strict_numbers: bool = False,
     ) -> None:
         self.text = text
         self.source = source
+        self.strict_numbers = strict_numbers
         self.first_line = first_line
         self.where_name = where  # "input", or "line" for a JSON Lines record
 
@@ -645,7 +682,7 @@ class _Locator:
                 path,
             )
         if match.group(2) or match.group(3):
-            message = _float_problem(literal, float(literal))
+            message = _float_problem(literal, float(literal), self.strict_numbers)
         elif len(literal) >= 16:
             message = _int_problem(literal)
         else:
@@ -709,35 +746,46 @@ def _decode(data: bytes, source: str | None, first_line: int, where: str) -> str
     )
 
 
-def _loads(data: bytes | str, source: str | None, first_line: int, where: str) -> Any:
+def _loads(
+    data: bytes | str, source: str | None, first_line: int, where: str, strict_numbers: bool = False
+) -> Any:
     if isinstance(data, str):
         if data[:1] == "\ufeff":
             raise ByteOrderMark(
                 _BOM_MESSAGE.format(where=where), source=source, line=first_line, column=1
             )
-        return _parse_text(data, source, first_line, not data.isascii(), where)
+        return _parse_text(data, source, first_line, not data.isascii(), where, strict_numbers)
     if not isinstance(data, bytes):
         data = bytes(data)  # bytearray, memoryview
     text = _decode(data, source, first_line, where)
-    return _parse_text(text, source, first_line, False, where)
+    return _parse_text(text, source, first_line, False, where, strict_numbers)
 
 
-def loads(data: bytes | str, *, source: str | None = None, first_line: int = 1) -> Any:
+def loads(
+    data: bytes | str,
+    *,
+    source: str | None = None,
+    first_line: int = 1,
+    strict_numbers: bool = False,
+) -> Any:
     """Parse one JSON document strictly (see the module docstring for what is refused).
 
     ``source`` names the input in problems; ``first_line`` is the line number of the
     first line of ``data`` (a JSON Lines record passes its own line number), so
     reported lines point into the real file.
 
-    Raises a subclass of :class:`~kernelindex_sdk.errors.IntakeError`, and
-    ``TypeError`` for anything but ``str``, ``bytes``, ``bytearray`` or ``memoryview``
-    (a list of ints is not text, and ``bytes(2**53)`` would be 8 PiB of zeros).
+    Every number literal that reads as a finite double is accepted (JCS writes its
+    shortest form); ``strict_numbers`` also refuses literals whose text and value
+    disagree (the ``--strict-numbers`` lint). Raises a subclass of
+    :class:`~kernelindex_sdk.errors.IntakeError`, and ``TypeError`` for anything but
+    ``str``, ``bytes``, ``bytearray`` or ``memoryview`` (a list of ints is not text,
+    and ``bytes(2**53)`` would be 8 PiB of zeros).
     """
     if not isinstance(data, (str, bytes, bytearray, memoryview)):
         raise TypeError(
             f"loads() takes str, bytes, bytearray or memoryview, not {type(data).__name__}"
         )
-    return _loads(data, source, first_line, "input")
+    return _loads(data, source, first_line, "input", strict_numbers)
 
 
 def is_blank_line(raw: bytes) -> bool:
@@ -758,7 +806,11 @@ class OverlongLine:
 
 
 def jsonl_records(
-    lines: Iterable[bytes | OverlongLine], source: str, first_lineno: int, seen_any: bool
+    lines: Iterable[bytes | OverlongLine],
+    source: str,
+    first_lineno: int,
+    seen_any: bool,
+    strict_numbers: bool = False,
 ) -> Iterator[Document | IntakeError]:
     """The JSON Lines loop over raw lines numbered from ``first_lineno``.
 
@@ -781,7 +833,7 @@ def jsonl_records(
                 continue
             seen_any = True
             try:
-                value = _loads(raw, source, lineno, "line")
+                value = _loads(raw, source, lineno, "line", strict_numbers)
             except IntakeError as exc:
                 yield exc
                 if isinstance(exc, ByteOrderMark) and lineno == 1 and not raw.startswith(_UTF8_BOM):

@@ -220,6 +220,7 @@ class Pipeline:
         keep_values: bool = False,
         stdin: typing.BinaryIO | None = None,
         max_document_bytes: int = MAX_DOCUMENT_BYTES,
+        strict_numbers: bool = False,
     ) -> None:
         if isinstance(paths, (str, bytes)):
             raise TypeError("paths must be a sequence of path strings, not one string")
@@ -235,6 +236,8 @@ class Pipeline:
         self.report = report
         self.stdin = stdin
         self.max_document_bytes = max_document_bytes
+        #: Refuse number literals whose text and value disagree (``--strict-numbers``).
+        self.strict_numbers = strict_numbers
         self.tally = Tally()
         #: Problems found once everything was read (unresolved references).
         self.late: tuple[Problem, ...] = ()
@@ -301,7 +304,13 @@ class Pipeline:
                 yield item
                 continue
             tally.files += 1
-            for document in read(source, max_bytes=self.max_document_bytes, stdin=self.stdin):
+            documents = read(
+                source,
+                max_bytes=self.max_document_bytes,
+                stdin=self.stdin,
+                strict_numbers=self.strict_numbers,
+            )
+            for document in documents:
                 for item in _check(checker, document):
                     tally.count(item)
                     if every or item.problems:
@@ -376,11 +385,13 @@ class Pipeline:
         seen_any = read_failed = False
         if isinstance(task, FilesTask):
             documents: Iterable[Document | IntakeError | Item] = _files(
-                task, self.max_document_bytes
+                task, self.max_document_bytes, self.strict_numbers
             )
         else:
             counter = _LineCounter()
-            documents = _range_documents(task, self.max_document_bytes, counter)
+            documents = _range_documents(
+                task, self.max_document_bytes, counter, self.strict_numbers
+            )
         for document in documents:
             if isinstance(task, RangeTask):
                 seen_any = True
@@ -447,12 +458,14 @@ def _ranges(path: str, size: int) -> Iterator[RangeTask]:
     yield RangeTask(path, start, None)
 
 
-def _files(task: FilesTask, max_bytes: int) -> Iterator[Document | IntakeError | Item]:
+def _files(
+    task: FilesTask, max_bytes: int, strict_numbers: bool
+) -> Iterator[Document | IntakeError | Item]:
     for entry in task.entries:
         if isinstance(entry, Item):
             yield entry
         else:
-            yield from read(entry, max_bytes=max_bytes)
+            yield from read(entry, max_bytes=max_bytes, strict_numbers=strict_numbers)
 
 
 @dataclass(slots=True)
@@ -461,7 +474,7 @@ class _LineCounter:
 
 
 def _range_documents(
-    task: RangeTask, max_bytes: int, counter: _LineCounter
+    task: RangeTask, max_bytes: int, counter: _LineCounter, strict_numbers: bool = False
 ) -> Iterator[Document | IntakeError]:
     """The documents of the lines that start in the task's range, numbered from 1."""
     try:
@@ -479,7 +492,7 @@ def _range_documents(
             return
         handle.seek(start)
         lines = _lines_until(bounded_lines(handle, max_bytes), start, task.end, counter)
-        yield from jsonl_records(lines, task.path, 1, True)
+        yield from jsonl_records(lines, task.path, 1, True, strict_numbers)
 
 
 def _first_line_start(handle: typing.BinaryIO, task: RangeTask) -> int | None:

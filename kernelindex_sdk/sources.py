@@ -263,13 +263,14 @@ def documents(
     *,
     max_bytes: int = MAX_DOCUMENT_BYTES,
     stdin: typing.BinaryIO | None = None,
+    strict_numbers: bool = False,
 ) -> Iterator[Document | IntakeError]:
     """Every document under ``paths``, and every reason something was not read, in order."""
     for source in expand(paths):
         if isinstance(source, IntakeError):
             yield source
         else:
-            yield from read(source, max_bytes=max_bytes, stdin=stdin)
+            yield from read(source, max_bytes=max_bytes, stdin=stdin, strict_numbers=strict_numbers)
 
 
 def read(
@@ -277,17 +278,26 @@ def read(
     *,
     max_bytes: int = MAX_DOCUMENT_BYTES,
     stdin: typing.BinaryIO | None = None,
+    strict_numbers: bool = False,
 ) -> Iterator[Document | IntakeError]:
-    """The documents of one source (errors yielded, not raised)."""
+    """The documents of one source (errors yielded, not raised). ``strict_numbers``:
+    refuse number literals whose text and value disagree (see ``intake.loads``)."""
     if isinstance(source, StdinSource):
         stream = stdin if stdin is not None else sys.stdin.buffer
-        yield from read_stdin(stream, jsonl=source.jsonl, max_bytes=max_bytes, name=source.name)
+        yield from read_stdin(
+            stream,
+            jsonl=source.jsonl,
+            max_bytes=max_bytes,
+            name=source.name,
+            strict_numbers=strict_numbers,
+        )
     elif source.jsonl:
-        yield from _read_jsonl(source.path, max_bytes)
+        yield from _read_jsonl(source.path, max_bytes, strict_numbers)
     else:
         try:
             data = read_bytes(source.path, max_bytes=max_bytes)
-            yield Document(source.path, None, loads(data, source=source.path))
+            value = loads(data, source=source.path, strict_numbers=strict_numbers)
+            yield Document(source.path, None, value)
         except IntakeError as exc:
             yield exc
 
@@ -350,7 +360,12 @@ def read_bytes(path: str | os.PathLike[str], *, max_bytes: int = MAX_DOCUMENT_BY
         os.close(fd)
 
 
-def load_file(path: str | os.PathLike[str], *, max_bytes: int = MAX_DOCUMENT_BYTES) -> typing.Any:
+def load_file(
+    path: str | os.PathLike[str],
+    *,
+    max_bytes: int = MAX_DOCUMENT_BYTES,
+    strict_numbers: bool = False,
+) -> typing.Any:
     """Read one regular file and parse it strictly (:func:`~kernelindex_sdk.intake.loads`).
 
     Raises an :class:`~kernelindex_sdk.errors.IntakeError` subclass — never a bare
@@ -359,7 +374,7 @@ def load_file(path: str | os.PathLike[str], *, max_bytes: int = MAX_DOCUMENT_BYT
     if not isinstance(path, (str, os.PathLike)):
         raise TypeError(f"load_file() takes a path, not {type(path).__name__}")
     data = read_bytes(path, max_bytes=max_bytes)
-    return loads(data, source=str(os.fspath(path)))
+    return loads(data, source=str(os.fspath(path)), strict_numbers=strict_numbers)
 
 
 def bounded_lines(
@@ -384,18 +399,25 @@ def bounded_lines(
         yield OverlongLine(max_bytes, size)
 
 
-def _read_jsonl(path: str, max_bytes: int) -> Iterator[Document | IntakeError]:
+def _read_jsonl(
+    path: str, max_bytes: int, strict_numbers: bool
+) -> Iterator[Document | IntakeError]:
     try:
         fd, _ = open_regular(path)
     except IntakeError as exc:
         yield exc
         return
     with open(fd, "rb") as handle:
-        yield from jsonl_records(bounded_lines(handle, max_bytes), path, 1, False)
+        lines = bounded_lines(handle, max_bytes)
+        yield from jsonl_records(lines, path, 1, False, strict_numbers)
 
 
 def iter_jsonl(
-    stream: typing.BinaryIO, *, source: str, max_bytes: int = MAX_DOCUMENT_BYTES
+    stream: typing.BinaryIO,
+    *,
+    source: str,
+    max_bytes: int = MAX_DOCUMENT_BYTES,
+    strict_numbers: bool = False,
 ) -> Iterator[Document | IntakeError]:
     """Read JSON Lines: one strict JSON document per ``\\n``- or ``\\r\\n``-ended line.
 
@@ -405,7 +427,7 @@ def iter_jsonl(
     with no document at all yields one :class:`EmptyDocument`. A UTF-16/32 byte-order
     mark stops the stream, since no later line can be read either.
     """
-    return jsonl_records(bounded_lines(stream, max_bytes), source, 1, False)
+    return jsonl_records(bounded_lines(stream, max_bytes), source, 1, False, strict_numbers)
 
 
 def read_stdin(
@@ -414,6 +436,7 @@ def read_stdin(
     jsonl: bool | None = None,
     max_bytes: int = MAX_DOCUMENT_BYTES,
     name: str = "<stdin>",
+    strict_numbers: bool = False,
 ) -> Iterator[Document | IntakeError]:
     """Standard input as documents: JSON Lines, one document, or sniffed (``jsonl=None``).
 
@@ -425,9 +448,11 @@ def read_stdin(
     whole input is read as one document.
     """
     if jsonl:
-        yield from iter_jsonl(stream, source=name, max_bytes=max_bytes)
+        yield from iter_jsonl(
+            stream, source=name, max_bytes=max_bytes, strict_numbers=strict_numbers
+        )
     elif jsonl is None:
-        yield from _sniff(stream, name, max_bytes)
+        yield from _sniff(stream, name, max_bytes, strict_numbers)
     else:
         try:
             data = stream.read(max_bytes + 1)
@@ -437,18 +462,18 @@ def read_stdin(
         if len(data) > max_bytes:
             yield _too_large(name, None, max_bytes)
             return
-        yield _whole(data, name)
+        yield _whole(data, name, strict_numbers)
 
 
-def _whole(data: bytes, source: str) -> Document | IntakeError:
+def _whole(data: bytes, source: str, strict_numbers: bool) -> Document | IntakeError:
     try:
-        return Document(source, None, loads(data, source=source))
+        return Document(source, None, loads(data, source=source, strict_numbers=strict_numbers))
     except IntakeError as exc:
         return exc
 
 
 def _sniff(
-    stream: typing.BinaryIO, source: str, max_bytes: int
+    stream: typing.BinaryIO, source: str, max_bytes: int, strict_numbers: bool
 ) -> Iterator[Document | IntakeError]:
     lines = bounded_lines(stream, max_bytes)
     head: list[bytes | OverlongLine] = []
@@ -459,7 +484,7 @@ def _sniff(
             if not isinstance(raw, bytes):
                 # Too long for one document either way: read on as JSON Lines, which
                 # reports this line and goes on with the next.
-                yield from jsonl_records(chain(head, lines), source, 1, False)
+                yield from jsonl_records(chain(head, lines), source, 1, False, strict_numbers)
                 return
             total += len(raw)
             if not is_blank_line(raw):
@@ -476,14 +501,21 @@ def _sniff(
         first_lineno = len(head)
         try:
             first: Document | IntakeError = Document(
-                source, first_lineno, loads(first_line, source=source, first_line=first_lineno)
+                source,
+                first_lineno,
+                loads(
+                    first_line,
+                    source=source,
+                    first_line=first_lineno,
+                    strict_numbers=strict_numbers,
+                ),
             )
         except (MalformedJSON, InvalidEncoding, ByteOrderMark):
             rest = stream.read(max_bytes + 1 - total)
             if total + len(rest) > max_bytes:
                 yield _too_large(source, None, max_bytes)
                 return
-            yield _whole(b"".join(typing.cast(list[bytes], head)) + rest, source)
+            yield _whole(b"".join(typing.cast(list[bytes], head)) + rest, source, strict_numbers)
             return
         except IntakeError as exc:
             first = exc
@@ -498,7 +530,7 @@ def _sniff(
         yield UnreadableFile(f"cannot read: {_reason(exc)}", source=source)
         return
     yield first
-    yield from jsonl_records(chain([head[-1]], lines), source, len(head), True)
+    yield from jsonl_records(chain([head[-1]], lines), source, len(head), True, strict_numbers)
 
 
 def iter_documents(
@@ -507,6 +539,7 @@ def iter_documents(
     jsonl: bool | None = None,
     stdin: typing.BinaryIO | None = None,
     max_bytes: int = MAX_DOCUMENT_BYTES,
+    strict_numbers: bool = False,
 ) -> Iterator[Document | IntakeError]:
     """Every top-level document of one file (or of stdin for ``"-"``), or why not.
 
@@ -515,7 +548,9 @@ def iter_documents(
     :class:`Document` with ``line=None``. Problems are yielded, not raised.
     """
     if path == STDIN:
-        yield from read(StdinSource(jsonl), max_bytes=max_bytes, stdin=stdin)
+        yield from read(
+            StdinSource(jsonl), max_bytes=max_bytes, stdin=stdin, strict_numbers=strict_numbers
+        )
         return
     as_jsonl = is_jsonl_name(path) if jsonl is None else jsonl
-    yield from read(FileSource(path, as_jsonl), max_bytes=max_bytes)
+    yield from read(FileSource(path, as_jsonl), max_bytes=max_bytes, strict_numbers=strict_numbers)

@@ -36,7 +36,7 @@ ODD_CELLS = {
     ),
     "quantiles out of order": (
         {"y_value_20": "5", "y_value_50": "1", "y_value_80": "0.5"},
-        "y_value_50: statistics out of order: p20 (5000000) > median (1000000)",
+        "y_value_20: statistics out of order: p20 (5000000) > median (1000000",
     ),
     "year zero": ({"timestamp": "0000-01-01 00:00:00"}, "timestamp: no such time"),
     "in the future": (

@@ -105,7 +105,8 @@ def parse_overrides(items: Iterable[str]) -> dict[str, Any]:
             raise PlanError(f"--set {_quote(item)}: expected KEY=VALUE, e.g. --set bsz=4")
         value: Any
         try:
-            value = loads(text, source="--set")
+            # A value set by hand must mean exactly what it says: no inexact literal.
+            value = loads(text, source="--set", strict_numbers=True)
         except (MalformedJSON, EmptyDocument) as error:
             stripped = text.strip()
             if not stripped or stripped[0] in _JSON_START:

@@ -75,6 +75,7 @@ def check_run_spec(spec: Mapping[str, Any], at: str, now: datetime) -> list[Prob
         )
 
     result_metric: str | None = None
+    result_primary: str | None = None
     # (value in base unit, statistic, pointer) for every figure the run carries.
     figures: list[tuple[float, str, str]] = []
     for field, summary_key, metric in RESULTS:
@@ -84,6 +85,7 @@ def check_run_spec(spec: Mapping[str, Any], at: str, now: datetime) -> list[Prob
         result_metric = metric
         summary = result[summary_key]
         primary = result["primaryStatistic"]
+        result_primary = primary
         if primary not in summary:
             problems.append(
                 _problem(
@@ -126,26 +128,49 @@ def check_run_spec(spec: Mapping[str, Any], at: str, now: datetime) -> list[Prob
         seen[key] = here
         figures.append((measurement["value"] * factor, statistic, f"{here}/value"))
 
-    problems.extend(_order_problems(figures))
+    problems.extend(_order_problems(figures, result_primary))
     return problems
 
 
-def _order_problems(figures: list[tuple[float, str, str]]) -> list[Problem]:
-    """Adjacent ranked statistics must not decrease (p20 ≤ median ≤ p80, ...)."""
+def _order_problems(
+    figures: list[tuple[float, str, str]], primary: str | None = None
+) -> list[Problem]:
+    """Adjacent ranked statistics must not decrease (p20 ≤ median ≤ p80, ...).
+
+    The problem points at the figure that breaks the order and names the other one's
+    pointer in its message: the run's primary statistic is the reference the others
+    are read against, so of a pair the one that is not primary is blamed (p20 above
+    the median: the p20); of two others, the one farther from the primary in rank.
+    """
     ranked = sorted(
         (_RANK[stat], value, stat, where) for value, stat, where in figures if stat in _RANK
     )
+    center = _RANK.get(primary or "median", _RANK["median"])
     problems: list[Problem] = []
-    for (_, low, low_stat, _), (_, high, high_stat, where) in pairwise(ranked):
-        if low > high:
-            problems.append(
-                _problem(
-                    f"statistics out of order: {low_stat} ({_num(low)}) > {high_stat}"
-                    f" ({_num(high)}); {low_stat} <= {high_stat} must hold",
-                    where,
-                    "statistics-order",
-                )
+    for (low_rank, low, low_stat, low_at), (high_rank, high, high_stat, high_at) in pairwise(
+        ranked
+    ):
+        if low <= high:
+            continue
+        if high_stat == primary:
+            blame_low = True
+        elif low_stat == primary:
+            blame_low = False
+        else:
+            blame_low = abs(low_rank - center) > abs(high_rank - center)
+        low_text, high_text = f"{low_stat} ({_num(low)}", f"{high_stat} ({_num(high)}"
+        if blame_low:
+            high_text += f", at {high_at}"
+        else:
+            low_text += f", at {low_at}"
+        problems.append(
+            _problem(
+                f"statistics out of order: {low_text}) > {high_text});"
+                f" {low_stat} <= {high_stat} must hold",
+                low_at if blame_low else high_at,
+                "statistics-order",
             )
+        )
     return problems
 
 

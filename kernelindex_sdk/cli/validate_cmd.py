@@ -19,6 +19,8 @@ class ValidateOptions:
     format: str = "text"
     strict_refs: bool = False
     verbose: bool = False
+    #: Refuse number literals whose text and value disagree (a lint; see intake.loads).
+    strict_numbers: bool = False
     #: Worker processes: 1 validates in this process, 0 means one per core, and None
     #: (the default) one per core for large inputs, else 1 (see ``pipeline.Pipeline``).
     jobs: int | None = None
@@ -33,6 +35,7 @@ def run_validate(options: ValidateOptions) -> int:
     pipeline = Pipeline(
         options.paths,
         strict_refs=options.strict_refs,
+        strict_numbers=options.strict_numbers,
         jobs=options.jobs,
         report="all" if reporter.every_item else "problems",
     )
@@ -73,6 +76,13 @@ def run_validate(options: ValidateOptions) -> int:
     is_flag=True,
     help="Report run references to records not given in this invocation.",
 )
+@click.option(
+    "--strict-numbers",
+    is_flag=True,
+    help="Also refuse number literals whose text and value disagree: 333333333.33333329"
+    " (reads as 333333333.3333333), 1e-400 (reads as 0). By default every literal that"
+    " reads as a finite double is taken, as RFC 8785 canonicalizes it.",
+)
 @click.option("-v", "--verbose", is_flag=True, help="Also print a line for each valid item.")
 @click.option(
     "-j",
@@ -84,12 +94,19 @@ def run_validate(options: ValidateOptions) -> int:
     " Output is the same for any N.",
 )
 def validate_command(
-    paths: tuple[str, ...], format_: str, strict_refs: bool, verbose: bool, jobs: int | None
+    paths: tuple[str, ...],
+    format_: str,
+    strict_refs: bool,
+    strict_numbers: bool,
+    verbose: bool,
+    jobs: int | None,
 ) -> None:
     """Validate records, bundles, arrays of them, JSON Lines, directories, or - (stdin).
 
     Every problem is reported as FILE[:LINE]: POINTER: MESSAGE, then a summary line.
     Exit status: 0 all valid, 1 any invalid, 2 usage error or unreadable input.
     """
-    options = ValidateOptions(paths, format_, strict_refs, verbose, jobs)
+    options = ValidateOptions(
+        paths, format_, strict_refs, verbose, strict_numbers=strict_numbers, jobs=jobs
+    )
     sys.exit(run_validate(options))

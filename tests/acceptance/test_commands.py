@@ -176,12 +176,19 @@ def test_canonicalize_stdin(invoke: Invoke) -> None:
     assert run.stdout_bytes == rfc8785.dumps(json.loads(data))
 
 
-@pytest.mark.parametrize("rule", ["malformed-json", "nan", "inexact-float", "trailing-data"])
+@pytest.mark.parametrize("rule", ["malformed-json", "nan", "integer-too-large", "trailing-data"])
 def test_canonicalize_bad_json(invoke: Invoke, rule: str) -> None:
     run = invoke("canonicalize", INVALID / f"{rule}.json")
     assert run.exit_code == 2
     assert run.stdout_bytes == b""
     assert run.stderr.startswith(str(INVALID / f"{rule}.json"))
+
+
+def test_canonicalize_writes_the_double_an_inexact_literal_reads_as(invoke: Invoke) -> None:
+    """0.10000000000000001 is the double 0.1: JCS writes 0.1, as RFC 8785 says."""
+    run = invoke("canonicalize", INVALID / "inexact-float.json")
+    assert run.exit_code == 0
+    assert b'"batch":0.1' in run.stdout_bytes
 
 
 def test_canonicalize_missing_file(invoke: Invoke, tmp_path: Path) -> None:
