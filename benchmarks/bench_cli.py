@@ -15,7 +15,10 @@ Sections: 2,000 files (kernelindex ``--jobs 1`` and ``--jobs 2``, ajv-cli with
 ajv-formats, check-jsonschema); cold start on one file; JSON Lines of 100k lines
 (and 1M with ``--million``: a 2.3 GB file) with time and peak RSS; one JSON Lines line
 of 150 MB (a bundle with a huge annotation), ``--jobs 2`` against ``--jobs 1``; the
-Liger CSV import, when ``shared/liger/all_benchmark_data.csv`` is there.
+Liger CSV import, when ``shared/liger/all_benchmark_data.csv`` is there; ``bare``:
+30,000 JSON Lines bundles, ``kernelindex validate --jobs 1`` against
+``benchmarks/bare_loop.py`` (orjson + jsonschema-rs on the bundled schema, no other
+check), the ratio the speed issue (#14) sets a target for.
 """
 
 from __future__ import annotations
@@ -117,6 +120,33 @@ def write_long_line(path: Path, bundle_file: Path, size: int) -> None:
         out.write(json.dumps(bundle) + "\n" + short + "\n")
 
 
+def bare_peer(work: Path, ki: list[str], jsonl: str, repeats: int) -> None:
+    """30,000 bundles: ``validate --jobs 1`` against the bare orjson + jsonschema-rs loop.
+
+    Both must agree on the count of valid lines first (the corpus is all valid, so a
+    bare loop that rejected some would be measuring something else)."""
+    subprocess.run([KERNELINDEX, "schema", "export", "--bundled", str(work / "bundled")],
+                   check=True, capture_output=True)  # fmt: skip
+    (bundled,) = (work / "bundled").rglob("bundle.schema.json")
+    lines = work / "30k.jsonl"
+    with open(jsonl, "rb") as source, open(lines, "wb") as out:
+        for _, line in zip(range(30_000), source, strict=False):
+            out.write(line)
+    bare = [sys.executable, str(HERE / "bare_loop.py"), str(bundled), str(lines)]
+    said = subprocess.run(bare, capture_output=True, text=True).stdout.strip()
+    print(f"- sanity, bare loop: {said}")
+    if said != "30000 valid, 0 invalid" or run([*ki, "--jobs", "1", str(lines)])[0] != 0:
+        print("- bare loop or kernelindex does not accept all 30,000 lines: not timed")
+        return
+    peers = {"kernelindex validate --jobs 1, 30,000 lines": [*ki, "--jobs", "1", str(lines)],
+             "bare loop (orjson + jsonschema-rs is_valid)": bare}  # fmt: skip
+    results = median_runs(peers, repeats)
+    table("30,000 JSON Lines bundles against the bare loop", results, next(iter(peers)))
+    (ki_wall, ki_cpu, _), (bare_wall, bare_cpu, _) = results.values()
+    print(f"\nkernelindex ÷ bare loop: {ki_wall / bare_wall:.2f}× wall, "
+          f"{ki_cpu / bare_cpu:.2f}× CPU (target ≤ 2.0×)")  # fmt: skip
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--repeats", type=int, default=5)
@@ -125,8 +155,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--skip-files", action="store_true")
     parser.add_argument(
         "--sections",
-        default="files,cold,jsonl,longline,liger",
-        help="comma-separated subset of: files, cold, jsonl, longline, liger (default: all)",
+        default="files,cold,jsonl,bare,longline,liger",
+        help="comma-separated subset of: files, cold, jsonl, bare, longline, liger (default: all)",
     )
     args = parser.parse_args(argv)
     sections = set(args.sections.split(","))
@@ -197,6 +227,8 @@ def main(argv: list[str] | None = None) -> None:
         }
         if "jsonl" in sections:
             table("JSON Lines", median_runs(peers, 3), f"validate {lines:,} lines --jobs 1")
+        if "bare" in sections:
+            bare_peer(work, ki, jsonl, args.repeats)
         if args.million:
             big = work / "million.jsonl"
             with open(big, "wb") as out:

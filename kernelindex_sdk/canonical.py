@@ -176,6 +176,41 @@ def _scan(
     return None
 
 
+def jcs_number(value: float) -> str:
+    """The text RFC 8785 writes for a finite double: ECMAScript's Number::toString.
+
+    Python's ``repr`` gives the same shortest round-trip digits; only where the
+    decimal point goes, and when an exponent is used, differ. With ``k`` digits and
+    the point after ``n`` of them: ``k <= n <= 21`` → digits and zeros; ``0 < n <=
+    21`` → a point inside; ``-6 < n <= 0`` → ``0.`` and zeros; else an exponent
+    (``1e+30``, ``5e-324``, ``1.5e-7``). Zero (either sign) is ``0``.
+    """
+    if value == 0.0:
+        return "0"
+    text = repr(value)
+    sign = ""
+    if text[0] == "-":
+        sign, text = "-", text[1:]
+    mantissa, _, exponent = text.partition("e")
+    whole, _, fraction = mantissa.partition(".")
+    digits = whole + fraction
+    point = len(whole) + (int(exponent) if exponent else 0)
+    stripped = digits.lstrip("0")
+    point -= len(digits) - len(stripped)
+    digits = stripped.rstrip("0")
+    k, n = len(digits), point
+    if k <= n <= 21:
+        return sign + digits + "0" * (n - k)
+    if 0 < n <= 21:
+        return sign + digits[:n] + "." + digits[n:]
+    if -6 < n <= 0:
+        return sign + "0." + "0" * -n + digits
+    power = n - 1
+    mark = "+" if power > 0 else "-"
+    head = digits if k == 1 else digits[0] + "." + digits[1:]
+    return f"{sign}{head}e{mark}{abs(power)}"
+
+
 def _floats_print_as_repr(floats: list[float]) -> bool:
     """True if JCS writes each float exactly as ``float.__repr__`` does."""
     return all(not x.is_integer() and 1e-4 <= abs(x) < 1e16 for x in floats)
@@ -292,20 +327,89 @@ def _canonicalize_orjson(value: Any) -> bytes | None:
         floats.append(value)
     elif not (t is str or t is bool or value is None or t is int):
         return None
+    if floats:
+        for x in floats:  # _floats_print_as_repr, unrolled (NaN fails the range test)
+            if x.is_integer() or not 1e-4 <= abs(x) < 1e16:
+                return _canonicalize_with_fragments(value, floats)
+        # orjson formats floats itself: use it only where it writes what repr writes —
+        # checked once per process on a broad probe (ryu and repr both write the
+        # shortest round-trip digits), else for every value.
+        if (
+            not _orjson_floats_are_repr()
+            and _orjson_dumps(floats)
+            != ("[" + ",".join(map(float.__repr__, floats)) + "]").encode()
+        ):
+            return _canonicalize_with_fragments(value, floats)
     try:
         out = _orjson_dumps(value, option=_ORJSON_OPTIONS)
     except TypeError:  # orjson.JSONEncodeError: non-str key, big int, lone surrogate, depth
         return None
-    if floats:
-        for x in floats:  # _floats_print_as_repr, unrolled (NaN fails the range test)
-            if x.is_integer() or not 1e-4 <= abs(x) < 1e16:
-                return None
-        # orjson formats floats itself: use it only where it writes what repr writes.
-        if _orjson_dumps(floats) != ("[" + ",".join(map(float.__repr__, floats)) + "]").encode():
-            return None
     if not out.isascii() and _HIGH_LEAD.search(out) and not _key_orders_agree(value):
         return None
     return out
+
+
+_Fragment: Any = getattr(orjson, "Fragment", None) if _orjson_dumps is not None else None
+
+#: Set once :func:`_orjson_floats_are_repr` has run: whether this orjson writes every
+#: probed fast-path float exactly as ``float.__repr__`` does.
+_FLOATS_ARE_REPR: list[bool] = []
+
+
+def _orjson_floats_are_repr() -> bool:
+    """Whether orjson writes floats as ``repr`` does, on the fast path's range
+    (non-integral, ``1e-4 <= |x| < 1e16``): 4,096 doubles spread over every decade of
+    the range, the range's edges and the probe's floats, compared in one call (~2 ms,
+    once per process). If any differs, every value's floats are compared instead."""
+    if not _FLOATS_ARE_REPR:
+        import random
+
+        rnd = random.Random(8785)
+        probe = [1e-4, -1e-4, 0.00010000000000000002, 9999999999999998.0 + 0.5, 0.1, 0.2, 0.3]
+        probe += [x for x in _PROBE["f"] if isinstance(x, float)]
+        while len(probe) < 4096:
+            x = rnd.choice((1.0, -1.0)) * 10.0 ** rnd.uniform(-4.0, 16.0)
+            if not x.is_integer() and 1e-4 <= abs(x) < 1e16:
+                probe.append(x)
+        ok = (
+            _orjson_dumps is not None
+            and _orjson_dumps(probe) == ("[" + ",".join(map(float.__repr__, probe)) + "]").encode()
+        )
+        _FLOATS_ARE_REPR.append(ok)
+    return _FLOATS_ARE_REPR[0]
+
+
+def _canonicalize_with_fragments(value: Any, floats: list[float]) -> bytes | None:
+    """JCS bytes of a value whose floats orjson would not write as JCS does (integral
+    ones such as ``56.0``, ``1e-27``, ``1e+30``): each float becomes an
+    ``orjson.Fragment`` of :func:`jcs_number`'s text, written verbatim, so only the
+    floats take Python time instead of the whole value going to the reference.
+    None (the reference decides) without ``Fragment`` or for a non-finite float."""
+    if _Fragment is None or _orjson_dumps is None:
+        return None
+    for x in floats:
+        if x - x != 0.0:  # NaN, infinities: the reference raises its own error
+            return None
+    try:
+        out = _orjson_dumps(_with_fragments(value), option=_ORJSON_OPTIONS)
+    except (TypeError, RecursionError):
+        return None
+    if not out.isascii() and _HIGH_LEAD.search(out) and not _key_orders_agree(value):
+        return None
+    return out
+
+
+def _with_fragments(value: Any) -> Any:
+    """A copy of ``value`` (already scanned: exact JSON types) with every float as a
+    Fragment of its JCS text."""
+    kind = type(value)
+    if kind is float:
+        return _Fragment(jcs_number(value).encode())
+    if kind is dict:
+        return {k: _with_fragments(v) for k, v in value.items()}
+    if kind is list:
+        return [_with_fragments(v) for v in value]
+    return value
 
 
 class _StrKey(str):
@@ -419,3 +523,37 @@ def digest_bytes(canonical: bytes) -> str:
 def digest(record: Mapping[str, Any]) -> str:
     """``sha256:<hex>`` of the canonical form of the record's identity."""
     return DIGEST_PREFIX + hashlib.sha256(canonicalize(identity(record))).hexdigest()
+
+
+class DigestMemo:
+    """Digests of records a stream repeats, computed once (``validate`` on JSON Lines:
+    every line embeds the same few protocols and environments).
+
+    Keyed by orjson's bytes of the record's identity *as it is* (unsorted, no scan):
+    cheap, and exact for values of JSON's own types — which is why only sessions whose
+    values came from strict intake (``strict_json``) use it. Holds at most ``size``
+    entries (then starts again), so memory stays flat on a stream of any length.
+    Without orjson it computes every digest.
+    """
+
+    __slots__ = ("_memo", "_size")
+
+    def __init__(self, size: int = 4096) -> None:
+        self._memo: dict[bytes, str] = {}
+        self._size = size
+
+    def digest(self, record: Mapping[str, Any]) -> str:
+        """:func:`digest` of ``record``, from the memo when it was seen before."""
+        if _orjson_dumps is None:
+            return digest(record)
+        try:
+            key = _orjson_dumps(identity(record))
+        except TypeError:  # a value orjson refuses: no key, just the digest
+            return digest(record)
+        found = self._memo.get(key)
+        if found is None:
+            found = digest(record)
+            if len(self._memo) >= self._size:
+                self._memo.clear()
+            self._memo[key] = found
+        return found

@@ -746,9 +746,55 @@ def _decode(data: bytes, source: str | None, first_line: int, where: str) -> str
     )
 
 
+_jiter_from_json: Callable[..., Any] | None
+try:  # a published wheel (Rust); without it, the same verdicts from the stdlib path
+    from jiter import from_json as _jiter_from_json
+except ImportError:  # pragma: no cover - depends on the environment
+    _jiter_from_json = None
+
+try:  # orjson checks what jiter leaves open (below); without it, no fast path
+    from orjson import OPT_STRICT_INTEGER as _STRICT_INTEGER
+    from orjson import dumps as _orjson_dumps
+except ImportError:  # pragma: no cover - depends on the environment
+    _jiter_from_json = None
+
+
+def _fast_loads(data: bytes) -> Any:
+    """The document, parsed by jiter when it can decide alone; else ``_FALLBACK``.
+
+    jiter (``catch_duplicate_keys``, ``allow_inf_nan=False``) refuses everything the
+    strict parser refuses — syntax, duplicate keys, NaN, invalid UTF-8, lone surrogate
+    escapes, control characters, trailing data, deep nesting — but two things: an
+    integer beyond ±(2**53 − 1), which it reads exactly, and a number beyond the double
+    range, which it reads as infinity. orjson's strict dump of the result finds both
+    (``OPT_STRICT_INTEGER`` raises on the first; it writes infinity as ``null``, so
+    the count of ``null`` changes). Whatever jiter refuses or the check finds goes to
+    the stdlib path, which says precisely what is wrong: the verdicts and the values
+    are the stdlib path's (both read numbers alike), as ``tests/test_intake.py``
+    checks differentially.
+    """
+    assert _jiter_from_json is not None
+    try:
+        value = _jiter_from_json(data, catch_duplicate_keys=True, allow_inf_nan=False)
+        written = _orjson_dumps(value, option=_STRICT_INTEGER)
+    except (ValueError, TypeError):  # jiter's errors; orjson.JSONEncodeError
+        return _FALLBACK
+    if written.count(b"null") != data.count(b"null"):
+        return _FALLBACK
+    return value
+
+
+#: Returned by :func:`_fast_loads` when the stdlib path must decide.
+_FALLBACK: Any = object()
+
+
 def _loads(
     data: bytes | str, source: str | None, first_line: int, where: str, strict_numbers: bool = False
 ) -> Any:
+    if _jiter_from_json is not None and not strict_numbers and not isinstance(data, str):
+        value = _fast_loads(data if isinstance(data, bytes) else bytes(data))
+        if value is not _FALLBACK:
+            return value
     if isinstance(data, str):
         if data[:1] == "\ufeff":
             raise ByteOrderMark(

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from datetime import datetime, timezone
 from fractions import Fraction
 from typing import Any, TypeVar
@@ -44,6 +44,7 @@ __all__ = [
     "canonicalize",
     "digest",
     "dumps",
+    "is_strict_json",
     "json_problems",
     "link",
     "nanoseconds",
@@ -131,18 +132,69 @@ def json_problems(value: Any, *, pointer: str = "") -> list[Problem]:
     return problems
 
 
+def is_strict_json(value: Any) -> bool:
+    """Whether :func:`json_problems` finds nothing, decided fast: one iterative walk
+    that builds no pointers (a cycle shows as nesting beyond the limit). The precise
+    problems are worked out only when this says no."""
+    stack: list[tuple[Any, int]] = [(value, 0)]
+    pop, push = stack.pop, stack.append
+    limit = MAX_DEPTH
+    while stack:
+        item, depth = pop()
+        if type(item) is dict:
+            for key in item:
+                if type(key) is not str:
+                    return False
+            children: Iterable[Any] = item.values()
+        elif type(item) is list:
+            children = item
+        else:  # only the top level is not a container here
+            children = (item,)
+            depth -= 1
+        if depth >= limit:
+            return False
+        for child in children:
+            kind = type(child)
+            if kind is str or kind is bool or child is None:
+                continue
+            if kind is int:
+                if not -MAX_SAFE_INTEGER <= child <= MAX_SAFE_INTEGER:
+                    return False
+            elif kind is float:
+                if child - child != 0.0:  # NaN and the infinities
+                    return False
+            elif kind is dict or kind is list:
+                push((child, depth + 1))
+            else:
+                return False  # a tuple, a subclass, a model, anything else: look closely
+    return True
+
+
 def _plain(value: Any) -> Any:
     """``as_json``, then refuse anything that is not strict JSON (:class:`NotJSON`)."""
     plain = as_json(value)
+    if not is_strict_json(plain):
+        problems = json_problems(plain)
+        if problems:
+            raise NotJSON(problems)
+    return plain
+
+
+def _not_json(plain: Any, error: Exception) -> Exception:
+    """What to raise when canonicalizing ``plain`` failed with ``error``."""
     problems = json_problems(plain)
     if problems:
-        raise NotJSON(problems)
-    return plain
+        return NotJSON(problems)
+    return error
 
 
 def canonicalize(value: Any) -> bytes:
     """The RFC 8785 bytes of a JSON value or model."""
-    return canonical.canonicalize(_plain(value))
+    plain = as_json(value)
+    try:
+        return canonical.canonicalize(plain)
+    except (ValueError, TypeError, RecursionError) as error:
+        raise _not_json(plain, error) from None
 
 
 def digest(record: Any) -> str:
@@ -158,7 +210,11 @@ def digest(record: Any) -> str:
     missing = [key for key in ("apiVersion", "kind", "spec") if key not in plain]
     if missing:
         raise NotARecord(f"not a record: no {', '.join(missing)} (a digest covers all three)")
-    return canonical.digest(_plain(canonical.identity(plain)))
+    # The fast path first: strict JSON is the normal case; only a failure is examined.
+    try:
+        return canonical.digest(plain)
+    except (ValueError, TypeError, RecursionError) as error:
+        raise _not_json(canonical.identity(plain), error) from None
 
 
 def validate(value: Any, *, source: str = "<input>", strict_refs: bool = False) -> list[Problem]:
@@ -175,9 +231,10 @@ def validate(value: Any, *, source: str = "<input>", strict_refs: bool = False) 
     plain = as_json(value)
     if isinstance(plain, list):
         plain = [as_json(element) for element in plain]
-    problems = json_problems(plain)
-    if problems:
-        return [replace(p, source=source) for p in problems]
+    if not is_strict_json(plain):
+        problems = json_problems(plain)
+        if problems:
+            return [replace(p, source=source) for p in problems]
     return validate_json(plain, source=source, strict_refs=strict_refs)
 
 

@@ -20,7 +20,7 @@ from datetime import datetime, timezone
 from typing import Any
 
 from kernelindex_sdk import checks
-from kernelindex_sdk.canonical import digest
+from kernelindex_sdk.canonical import DigestMemo, digest
 from kernelindex_sdk.engine import ValidationEngine
 from kernelindex_sdk.errors import IntakeError, Problem, UnknownKind
 from kernelindex_sdk.fastengine import default_engine
@@ -28,50 +28,51 @@ from kernelindex_sdk.pointers import escape_token
 from kernelindex_sdk.registry import BUNDLE_KIND, SchemaRegistry, default_registry
 
 
-class RecordRef:
-    """A record found in a document, with its digest.
+class RecordRef(tuple):  # type: ignore[type-arg]
+    """A record found in a document, with its digest: ``kind``, ``name``, ``digest``,
+    ``pointer``.
 
     ``digest`` is None when the record has no spec or cannot be canonicalized. A
     session that skips run digests for speed (``strict_json``, see
     :class:`ValidationSession`) hands out refs that compute theirs on first access,
-    so the switch changes the time taken, never a result. Immutable; compared by
+    so the switch changes the time taken, never a result. Immutable (a tuple: one
+    is made per record of every item, so construction must be cheap); compared by
     value; pickled with the digest computed.
     """
 
-    __slots__ = ("_digest", "_record", "kind", "name", "pointer")
+    __slots__ = ()
 
-    kind: str
-    name: str | None
-    pointer: str
-    _digest: str | None
-    _record: Mapping[str, Any] | None
-
-    def __init__(
-        self,
+    def __new__(
+        cls,
         kind: str,
         name: str | None,
         digest: str | None,
         pointer: str,
         *,
         later: Mapping[str, Any] | None = None,
-    ) -> None:
-        object.__setattr__(self, "kind", kind)
-        object.__setattr__(self, "name", name)
-        object.__setattr__(self, "pointer", pointer)
-        object.__setattr__(self, "_digest", digest)
-        #: The record whose digest is still to compute (None once computed).
-        object.__setattr__(self, "_record", later)
+    ) -> RecordRef:
+        # The last member is a cell: [digest, the record whose digest is still due].
+        return tuple.__new__(cls, (kind, name, pointer, [digest, later]))
+
+    @property
+    def kind(self) -> str:
+        return self[0]  # type: ignore[no-any-return]
+
+    @property
+    def name(self) -> str | None:
+        return self[1]  # type: ignore[no-any-return]
+
+    @property
+    def pointer(self) -> str:
+        return self[2]  # type: ignore[no-any-return]
 
     @property
     def digest(self) -> str | None:
-        record = self._record
-        if record is not None:
-            object.__setattr__(self, "_digest", safe_digest(record))
-            object.__setattr__(self, "_record", None)
-        return self._digest
-
-    def __setattr__(self, name: str, value: Any) -> None:
-        raise AttributeError(f"RecordRef is immutable (tried to set {name!r})")
+        cell: list[Any] = self[3]
+        if cell[1] is not None:
+            cell[0] = safe_digest(cell[1])
+            cell[1] = None
+        return cell[0]  # type: ignore[no-any-return]
 
     def _key(self) -> tuple[str, str | None, str | None, str]:
         return (self.kind, self.name, self.digest, self.pointer)
@@ -80,6 +81,10 @@ class RecordRef:
         if not isinstance(other, RecordRef):
             return NotImplemented
         return self._key() == other._key()
+
+    def __ne__(self, other: object) -> bool:
+        equal = self.__eq__(other)
+        return equal if equal is NotImplemented else not equal
 
     def __hash__(self) -> int:
         return hash(self._key())
@@ -175,12 +180,13 @@ def records_of(value: Any, pointer: str = "") -> Iterator[tuple[str, Mapping[str
         yield pointer, value
 
 
-def safe_digest(record: Mapping[str, Any]) -> str | None:
-    """The record's digest, or None when it lacks apiVersion, kind or spec."""
+def safe_digest(record: Mapping[str, Any], memo: DigestMemo | None = None) -> str | None:
+    """The record's digest, or None when it lacks apiVersion, kind or spec (or cannot
+    be canonicalized). ``memo``: for values from strict intake only (see DigestMemo)."""
     if not all(key in record for key in ("apiVersion", "kind", "spec")):
         return None
     try:
-        return digest(record)
+        return memo.digest(record) if memo is not None else digest(record)
     except (TypeError, ValueError):
         return None
 
@@ -219,6 +225,9 @@ class ValidationSession:
         #: run; a third of the digest work on a bundle). ``validate`` sets it.
         self.strict_json = strict_json
         self._skip_run_digests = strict_json and not strict_refs
+        #: Referenced records repeat across a stream: their digests, once each (strict
+        #: intake's values only, whose bytes determine them; a pure speed-up).
+        self._memo = DigestMemo() if strict_json else None
         #: Put each checked value in its :attr:`Item.value` (for ``compare``).
         self.keep_values = keep_values
         self._now = now
@@ -264,9 +273,9 @@ class ValidationSession:
         bundle = is_bundle(value)
         head = value.get("run") if bundle else value
         kind: str | None = BUNDLE_KIND if bundle else None
-        name = name_of(head)
         members = list(records_of(value, pointer))
         refs = self._refs(members)  # once: digests are the costly part of an item
+        name = refs[0].name if refs and members[0][1] is head else name_of(head)
         if not isinstance(value, dict):
             problems.append(
                 Problem(
@@ -333,7 +342,8 @@ class ValidationSession:
             if self._skip_run_digests and kind == "BenchmarkRun":
                 refs.append(RecordRef(kind, name_of(record), None, at, later=record))
             else:
-                refs.append(RecordRef(kind, name_of(record), safe_digest(record), at))
+                found = safe_digest(record, self._memo)
+                refs.append(RecordRef(kind, name_of(record), found, at))
         return tuple(refs)
 
     def _semantics(
@@ -344,8 +354,10 @@ class ValidationSession:
             return []
         found: list[Problem] = []
         now = self.now  # one clock reading per item
+        checked = getattr(module, "CHECKED_KINDS", None)
         for at, record in members:
-            found.extend(module.check_record(record, at, now))
+            if checked is None or record.get("kind") in checked:
+                found.extend(module.check_record(record, at, now))
         return found
 
     def _bundle_references(
@@ -354,7 +366,8 @@ class ValidationSession:
         """A bundle's run must reference exactly the records embedded beside it."""
         module = checks.for_version(bundle["run"]["apiVersion"])
         references: Mapping[str, tuple[str, str]] = getattr(module, "REFERENCES", {})
-        by_member = {ref.pointer.rsplit("/", 1)[-1]: ref for ref in refs}
+        prefix = len(pointer) + 1  # a member's pointer is ``<pointer>/<member>``
+        by_member = {ref.pointer[prefix:]: ref for ref in refs}
         spec = bundle["run"]["spec"]
         problems = []
         for member, (_, field) in references.items():

@@ -478,7 +478,11 @@ def _float_cases() -> tuple[tuple[Any, bytes], tuple[Any, bytes]]:
 def test_all_interesting_floats_through_each_fast_path(fast: FastFn) -> None:
     (floats, expected), (eligible, expected_eligible) = _float_cases()
     out = fast(floats)
-    assert out is None  # exponent/integral floats among them: declined, never wrong
+    # Exponent/integral floats among them: a path either declines them or, where it
+    # prints them itself (orjson with fragments), prints exactly what the reference does.
+    assert out is None or out == expected
+    if fast is canonical._canonicalize_orjson and canonical._Fragment is not None:
+        assert out == expected  # the fragment path must take them, or it is dead code
     assert fast(eligible) == expected_eligible
     assert canonicalize(floats) == expected
 
@@ -614,3 +618,19 @@ def test_seed_digests(path: Path) -> None:
                 continue
             assert fast(ident) == rfc8785.dumps(ident)  # taken, not declined
         assert canonicalize(bundle) == rfc8785.dumps(bundle)
+
+
+def test_the_digest_memo_gives_what_digest_gives() -> None:
+    """Same digests, whatever the key order or repetition; bounded memory."""
+    from kernelindex_sdk.canonical import DigestMemo
+
+    memo = DigestMemo(size=3)
+    records = [
+        {"apiVersion": "a", "kind": "K", "spec": {"n": i % 5, "f": 0.5 * i, "s": "é"}}
+        for i in range(20)
+    ]
+    shuffled = [{"spec": dict(reversed(r["spec"].items())), "kind": "K", "apiVersion": "a"}
+                for r in records]  # fmt: skip
+    for record in records + shuffled + records:
+        assert memo.digest(record) == digest(record)
+    assert len(memo._memo) <= 3

@@ -7,6 +7,7 @@ import itertools
 import json
 import math
 import os
+import random
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, BinaryIO, cast
@@ -17,6 +18,7 @@ import shared_data
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from profiles import examples
+from strategies import dumps_with_whitespace, mutate_somewhere
 
 from kernelindex_sdk import intake, sources
 from kernelindex_sdk.errors import (
@@ -39,6 +41,7 @@ from kernelindex_sdk.intake import (
     loads,
 )
 from kernelindex_sdk.sources import iter_documents, iter_jsonl, load_file
+from kernelindex_sdk.strategies import json_values
 
 EXAMPLES = Path(__file__).parent / "examples" / "intake"
 SEEDS = shared_data.find("seeds") or Path("shared/seeds")
@@ -618,3 +621,45 @@ def test_stdin_forced_modes() -> None:
     assert stdin(b'{"n": 1}\n{"n": 2}\n', jsonl=False)[0].__class__ is MalformedJSON
     assert stdin(b"[1,\n2]\n", jsonl=False) == [Document("<stdin>", None, [1, 2])]
     assert len(stdin(b"[1]\n", jsonl=True)) == 1
+
+
+# --------------------------------------------------------------- the Rust fast path
+
+
+def _outcome(data: bytes, fast: bool) -> Any:
+    """What ``loads`` makes of ``data`` with or without jiter: the value and its types,
+    or the error's type and problem."""
+    saved = intake._jiter_from_json
+    if not fast:
+        intake._jiter_from_json = None
+    try:
+        value = loads(data, source="x")
+        return ("value", json.dumps(value), repr(value))
+    except IntakeError as error:
+        return ("error", type(error).__name__, error.problem)
+    finally:
+        intake._jiter_from_json = saved
+
+
+_NASTY = st.sampled_from(
+    [b"1e400", b"-1e309", b"9007199254740993", b"12345678901234567890", b"0.10000000000000001",
+     b'"\\ud800"', b'"\\ud83d\\ude00"', b"NaN", b"Infinity", b"01", b"1.", b'"\\x"', b'"a\x01"',
+     b"\xef\xbb\xbf{}", b"\xff", b'{"a":1,"a":2}', b"[1,]", b"[" * 210 + b"]" * 210, b"",
+     b"\x0c[]", b"1e-400", b"5e-324", b"-0", b'"\xed\xa0\x80"', b"[1]x"]
+)  # fmt: skip
+
+
+@settings(max_examples=examples(500), deadline=None)
+@given(st.data())
+def test_jiter_and_the_stdlib_path_agree(data: st.DataObject) -> None:
+    """Every verdict and every value the same, with the Rust parser or without it."""
+    if intake._jiter_from_json is None:
+        pytest.skip("jiter is not installed")
+    rnd = random.Random(data.draw(st.integers(0, 2**32)))
+    value = data.draw(json_values)
+    text = dumps_with_whitespace(value, rnd).encode()
+    pieces = [text, data.draw(_NASTY)]
+    if data.draw(st.booleans()):
+        pieces = [json.dumps(mutate_somewhere(value, rnd)).encode()]
+    document = b"[" + b",".join(pieces) + b"]" if data.draw(st.booleans()) else pieces[0]
+    assert _outcome(document, fast=True) == _outcome(document, fast=False)

@@ -13,6 +13,7 @@ from typing import Any
 import attrs
 import pytest
 from hypothesis import given, settings
+from hypothesis import strategies as st
 from profiles import examples
 
 import kernelindex_sdk as ki
@@ -207,3 +208,37 @@ def test_moved_names_still_resolve_with_a_warning() -> None:
     assert session_class is ValidationSession
     assert "import it from kernelindex_sdk.validation" in str(caught[0].message)
     assert "ValidationSession" not in ki.__all__
+
+
+_ODD = st.sampled_from(
+    [float("nan"), float("inf"), 2**53, -(2**53), (1, 2), {1, 2}, b"x", object()]
+)
+_KEYS = st.text(max_size=3) | st.integers(0, 3)
+_VALUES = st.recursive(
+    st.none() | st.booleans() | st.integers(-(2**53) + 1, 2**53 - 1) | st.floats(allow_nan=False)
+    | st.text(max_size=5) | _ODD,
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(_KEYS, inner, max_size=3),
+    max_leaves=12,
+)  # fmt: skip
+
+
+@settings(max_examples=examples(500), deadline=None)
+@given(_VALUES)
+def test_the_fast_check_agrees_with_the_precise_walk(value: Any) -> None:
+    from kernelindex_sdk.lifecycle import is_strict_json, json_problems
+
+    if is_strict_json(value):
+        assert json_problems(value) == []
+    else:  # tuples are taken by the precise walk as arrays; all else is a problem
+        problems = json_problems(value)
+        assert problems or _has_tuple(value)
+
+
+def _has_tuple(value: Any) -> bool:
+    if isinstance(value, tuple):
+        return True
+    if isinstance(value, dict):
+        return any(_has_tuple(v) for v in value.values())
+    if isinstance(value, list):
+        return any(_has_tuple(v) for v in value)
+    return False

@@ -54,6 +54,10 @@ _RANK = {name: i for i, name in enumerate(ORDER)}
 CLOCK_SKEW = timedelta(minutes=5)
 
 
+#: The kinds :func:`check_record` has rules for (a session skips the others).
+CHECKED_KINDS: frozenset[str] = frozenset({"BenchmarkRun"})
+
+
 def check_record(record: Mapping[str, Any], pointer: str, now: datetime) -> list[Problem]:
     """Semantic problems of one schema-valid record (only runs have any in v1alpha1)."""
     if record.get("kind") != "BenchmarkRun":
