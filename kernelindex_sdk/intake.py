@@ -752,28 +752,48 @@ try:  # a published wheel (Rust); without it, the same verdicts from the stdlib 
 except ImportError:  # pragma: no cover - depends on the environment
     _jiter_from_json = None
 
+_orjson_loads: Callable[[bytes], Any] | None
 try:  # orjson checks what jiter leaves open (below); without it, no fast path
     from orjson import OPT_STRICT_INTEGER as _STRICT_INTEGER
     from orjson import dumps as _orjson_dumps
+    from orjson import loads as _orjson_loads
 except ImportError:  # pragma: no cover - depends on the environment
-    _jiter_from_json = None
+    _jiter_from_json = _orjson_loads = None
 
 
 def _fast_loads(data: bytes) -> Any:
-    """The document, parsed by jiter when it can decide alone; else ``_FALLBACK``.
+    """The document, parsed in Rust when that can decide alone; else ``_FALLBACK``.
 
-    jiter (``catch_duplicate_keys``, ``allow_inf_nan=False``) refuses everything the
-    strict parser refuses — syntax, duplicate keys, NaN, invalid UTF-8, lone surrogate
-    escapes, control characters, trailing data, deep nesting — but two things: an
-    integer beyond ±(2**53 − 1), which it reads exactly, and a number beyond the double
-    range, which it reads as infinity. orjson's strict dump of the result finds both
-    (``OPT_STRICT_INTEGER`` raises on the first; it writes infinity as ``null``, so
-    the count of ``null`` changes). Whatever jiter refuses or the check finds goes to
-    the stdlib path, which says precisely what is wrong: the verdicts and the values
-    are the stdlib path's (both read numbers alike), as ``tests/test_intake.py``
-    checks differentially.
+    Two parsers, the cheaper first; whatever neither can decide goes to the stdlib
+    path, which says precisely what is wrong. The verdicts and the values are the
+    stdlib path's, as ``tests/test_intake.py`` checks differentially.
+
+    1. orjson, for a document that is byte for byte what orjson writes of the value
+       it read (compact JSON Lines, as most tools write them): orjson refuses
+       NaN/Infinity, out-of-range literals, invalid UTF-8, lone surrogates, control
+       characters and trailing data itself, but keeps the last of duplicate keys and
+       reads huge integers as floats. Neither survives the comparison: a written
+       dict has no duplicate key, so a document that has one cannot equal it; a float
+       is not written as the integer it was read from; ``OPT_STRICT_INTEGER`` refuses
+       an integer beyond ±(2**53 − 1). Only tried on text that looks compact (no
+       ``": "`` near the start), so a pretty document does not pay for it.
+    2. jiter (``catch_duplicate_keys``, ``allow_inf_nan=False``) refuses everything
+       the strict parser refuses but two things: an integer beyond ±(2**53 − 1), which
+       it reads exactly, and a number beyond the double range, which it reads as
+       infinity. orjson's strict dump of the result finds both (it raises on the
+       first and writes infinity as ``null``, so the count of ``null`` changes).
     """
-    assert _jiter_from_json is not None
+    assert _jiter_from_json is not None and _orjson_loads is not None
+    if data.find(b'": ', 0, 256) == -1:
+        try:
+            value = _orjson_loads(data)
+            written = _orjson_dumps(value, option=_STRICT_INTEGER)
+        except (ValueError, TypeError):  # orjson.JSONDecodeError, JSONEncodeError
+            pass
+        else:
+            size = len(written)
+            if data.startswith(written) and (len(data) == size or data[size:] in _NEWLINES):
+                return value
     try:
         value = _jiter_from_json(data, catch_duplicate_keys=True, allow_inf_nan=False)
         written = _orjson_dumps(value, option=_STRICT_INTEGER)
@@ -783,6 +803,9 @@ def _fast_loads(data: bytes) -> Any:
         return _FALLBACK
     return value
 
+
+#: What may follow a JSON Lines line's document when orjson's bytes are compared.
+_NEWLINES = (b"\n", b"\r\n")
 
 #: Returned by :func:`_fast_loads` when the stdlib path must decide.
 _FALLBACK: Any = object()

@@ -166,24 +166,23 @@ def is_bundle(value: Any) -> bool:
     return isinstance(value, dict) and "run" in value and "kind" not in value
 
 
-def records_of(value: Any, pointer: str = "") -> Iterator[tuple[str, Mapping[str, Any]]]:
+def records_of(value: Any, pointer: str = "") -> list[tuple[str, Mapping[str, Any]]]:
     """Every record in an item: the record itself, or a bundle's members in order."""
     if is_bundle(value):
         run = value.get("run")
-        for member in checks.bundle_members(
-            run.get("apiVersion") if isinstance(run, dict) else None
-        ):
-            record = value.get(member)
-            if isinstance(record, dict):
-                yield f"{pointer}/{member}", record
-    elif isinstance(value, dict):
-        yield pointer, value
+        members = checks.bundle_members(run.get("apiVersion") if isinstance(run, dict) else None)
+        return [
+            (f"{pointer}/{member}", record)
+            for member in members
+            if isinstance(record := value.get(member), dict)
+        ]
+    return [(pointer, value)] if isinstance(value, dict) else []
 
 
 def safe_digest(record: Mapping[str, Any], memo: DigestMemo | None = None) -> str | None:
     """The record's digest, or None when it lacks apiVersion, kind or spec (or cannot
     be canonicalized). ``memo``: for values from strict intake only (see DigestMemo)."""
-    if not all(key in record for key in ("apiVersion", "kind", "spec")):
+    if "apiVersion" not in record or "kind" not in record or "spec" not in record:
         return None
     try:
         return memo.digest(record) if memo is not None else digest(record)
@@ -273,7 +272,7 @@ class ValidationSession:
         bundle = is_bundle(value)
         head = value.get("run") if bundle else value
         kind: str | None = BUNDLE_KIND if bundle else None
-        members = list(records_of(value, pointer))
+        members = records_of(value, pointer)
         refs = self._refs(members)  # once: digests are the costly part of an item
         name = refs[0].name if refs and members[0][1] is head else name_of(head)
         if not isinstance(value, dict):
@@ -353,10 +352,11 @@ class ValidationSession:
         if module is None:
             return []
         found: list[Problem] = []
-        now = self.now  # one clock reading per item
         checked = getattr(module, "CHECKED_KINDS", None)
+        now = None  # one clock reading per item, and none for an item with no rules
         for at, record in members:
             if checked is None or record.get("kind") in checked:
+                now = now or self.now
                 found.extend(module.check_record(record, at, now))
         return found
 

@@ -649,6 +649,34 @@ _NASTY = st.sampled_from(
 )  # fmt: skip
 
 
+def _compact(value: Any) -> bytes:
+    return json.dumps(value, separators=(",", ":"), ensure_ascii=False).encode("utf-8", "replace")
+
+
+#: Compact documents orjson reads without complaint that the strict parser refuses
+#: (or reads otherwise): the byte comparison must send each elsewhere.
+_NASTY_COMPACT = st.sampled_from(
+    [b'{"a":1,"a":1}', b'{"a":1,"a":2}', b'[{"a":{},"a":{}}]', b'{"b":[],"a":0,"b":[]}',
+     b"18446744073709551616", b"[18446744073709551615]", b"9007199254740992",
+     b"-9007199254740992", b'{"a":9007199254740991}', b"1e16", b"1E400", b"[1.0]", b"-0",
+     b"-0.0", b"1e-05", b'"\\u00e9"', b'"\\/"', b"[]\n", b"[]\r\n", b"[]\n\n", b"[] "]
+)  # fmt: skip
+
+
+def test_the_orjson_path_takes_compact_documents_alone(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A compact document orjson writes back byte for byte never reaches jiter."""
+
+    def jiter_is_not_called(*args: Any, **kwargs: Any) -> Any:
+        raise AssertionError("jiter called")
+
+    monkeypatch.setattr(intake, "_jiter_from_json", jiter_is_not_called)
+    value = {"run": {"a": [1, 2.5, None, True, "é"], "b": {}}, "n": -3}
+    for text in (_compact(value), _compact(value) + b"\n", _compact(value) + b"\r\n"):
+        assert loads(text) == value
+    with pytest.raises(AssertionError):  # a duplicate key: not for orjson's path
+        loads(b'{"a":1,"a":1}')
+
+
 @settings(max_examples=examples(500), deadline=None)
 @given(st.data())
 def test_jiter_and_the_stdlib_path_agree(data: st.DataObject) -> None:
@@ -658,8 +686,15 @@ def test_jiter_and_the_stdlib_path_agree(data: st.DataObject) -> None:
     rnd = random.Random(data.draw(st.integers(0, 2**32)))
     value = data.draw(json_values)
     text = dumps_with_whitespace(value, rnd).encode()
+    compact = _compact(value)
     pieces = [text, data.draw(_NASTY)]
     if data.draw(st.booleans()):
         pieces = [json.dumps(mutate_somewhere(value, rnd)).encode()]
+    if data.draw(st.booleans()):  # what orjson's path takes, and what it must not
+        pieces = [compact, data.draw(_NASTY_COMPACT)]
+        if isinstance(value, dict) and value:
+            key = _compact(rnd.choice(sorted(value)))
+            pieces.append(b"{" + key + b":0," + compact[1:])  # a duplicate key
+        pieces = [rnd.choice(pieces)]
     document = b"[" + b",".join(pieces) + b"]" if data.draw(st.booleans()) else pieces[0]
     assert _outcome(document, fast=True) == _outcome(document, fast=False)

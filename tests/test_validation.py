@@ -5,7 +5,14 @@ from __future__ import annotations
 import copy
 from typing import Any
 
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from profiles import examples
+
 from kernelindex_sdk.canonical import digest
+from kernelindex_sdk.models import unstructure
+from kernelindex_sdk.strategies import consistent_bundles, json_values
 from kernelindex_sdk.validation import ValidationSession, validate
 
 
@@ -136,3 +143,56 @@ def test_a_bundle_with_schema_problems_still_has_its_references_checked(
     seed_bundle["run"]["spec"]["protocolDigest"] = "sha256:nope"
     pointers = [p.pointer for p in validate(seed_bundle)]
     assert pointers.count("/run/spec/protocolDigest") == 1
+
+
+# ------------------------------------------------------------ untrusted shapes
+
+
+def _paths(value: Any, path: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
+    found = [path]
+    if isinstance(value, dict):
+        for key, child in value.items():
+            found += _paths(child, (*path, key))
+    elif isinstance(value, list):
+        for index, child in enumerate(value):
+            found += _paths(child, (*path, index))
+    return found
+
+
+def _replaced(value: Any, path: tuple[Any, ...], new: Any) -> Any:
+    if not path:
+        return new
+    copied = copy.copy(value)
+    copied[path[0]] = _replaced(value[path[0]], path[1:], new)
+    return copied
+
+
+@settings(max_examples=examples(300), deadline=None)
+@given(st.data())
+def test_any_value_anywhere_is_a_problem_never_a_crash(data: st.DataObject) -> None:
+    """Input is untrusted: a valid bundle with any one node replaced by any JSON value
+    (a list where the apiVersion belongs, an object for a statistic) gets an Item, with
+    problems unless still valid, from every entry point; nothing raises."""
+    bundle = unstructure(data.draw(consistent_bundles()))
+    paths = _paths(bundle)
+    shallow = [p for p in paths if len(p) <= 2]  # envelopes: what routing reads first
+    path = data.draw(st.sampled_from(shallow) | st.sampled_from(paths))
+    broken = _replaced(bundle, path, data.draw(json_values))
+    session = ValidationSession(strict_refs=True)
+    for value in (broken, broken.get("run") if isinstance(broken, dict) else broken, [broken]):
+        for item in session.check_document(value):
+            assert item.valid or item.problems
+    session.finish()
+
+
+@pytest.mark.parametrize("bad", [[1], {"a": 1}, None, 1.5, True, ""], ids=repr)
+@pytest.mark.parametrize("key", ["apiVersion", "kind", "metadata", "spec"])
+@pytest.mark.parametrize("member", ["run", "protocol", "environment"])
+def test_an_envelope_of_any_type_is_a_problem(
+    seed_bundle: dict[str, Any], member: str, key: str, bad: Any
+) -> None:
+    bundle = seed_bundle
+    bundle[member][key] = bad
+    for value in (bundle, bundle[member]):
+        (item,) = ValidationSession(strict_refs=True).check_document(value)
+        assert item.problems

@@ -11,7 +11,7 @@ from __future__ import annotations
 import importlib
 from collections.abc import Callable, Mapping
 from datetime import datetime
-from functools import cache
+from functools import cache, lru_cache
 from types import ModuleType
 from typing import Any
 
@@ -20,7 +20,7 @@ from kernelindex_sdk.errors import Problem
 RecordCheck = Callable[[Mapping[str, Any], str, datetime], list[Problem]]
 
 
-@cache
+@lru_cache(maxsize=256)  # keyed by input text: bounded, so bogus versions cannot pile up
 def for_version(api_version: str) -> ModuleType | None:
     """The checks module of ``group/version`` (``kernelindex.dev/v1alpha1`` → ``v1alpha1``)."""
     version = api_version.rsplit("/", 1)[-1]
@@ -50,12 +50,17 @@ def newest() -> ModuleType:
     return module
 
 
-@cache
 def bundle_members(api_version: object) -> tuple[str, ...]:
     """The members a bundle of ``api_version`` may hold, in the order they are checked
     and listed: ``run``, then every record its run references (``REFERENCES``). An
-    unknown version gets the newest version's members, so a bundle is still taken
-    apart (and its run reported as of an unknown version)."""
-    module = for_version(api_version) if isinstance(api_version, str) else None
+    unknown version (or a value that is no string at all: input is untrusted) gets the
+    newest version's members, so a bundle is still taken apart (and its run reported
+    as of an unknown version)."""
+    return _bundle_members(api_version if isinstance(api_version, str) else None)
+
+
+@lru_cache(maxsize=256)
+def _bundle_members(api_version: str | None) -> tuple[str, ...]:
+    module = for_version(api_version) if api_version is not None else None
     references: Mapping[str, Any] = getattr(module or newest(), "REFERENCES", {})
     return ("run", *references)

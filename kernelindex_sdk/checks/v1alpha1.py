@@ -16,6 +16,7 @@ from itertools import pairwise
 from typing import Any
 
 from kernelindex_sdk.errors import Problem
+from kernelindex_sdk.pointers import escape_token
 from kernelindex_sdk.wire import parse_timestamp
 
 #: Bundle member → (kind it must be, the run spec field that references it).
@@ -80,8 +81,10 @@ def check_run_spec(spec: Mapping[str, Any], at: str, now: datetime) -> list[Prob
 
     result_metric: str | None = None
     result_primary: str | None = None
-    # (value in base unit, statistic, pointer) for every figure the run carries.
-    figures: list[tuple[float, str, str]] = []
+    # (value in base unit, statistic, where) for every figure the run carries; where
+    # is (field, summary key) for a summary's figure, the index of a measurement's.
+    # Pointers are written only for a problem: most runs have none.
+    figures: list[tuple[float, str, tuple[str, str] | int]] = []
     for field, summary_key, metric in RESULTS:
         result = spec.get(field)
         if result is None:
@@ -97,12 +100,11 @@ def check_run_spec(spec: Mapping[str, Any], at: str, now: datetime) -> list[Prob
                     f"{at}/{field}/primaryStatistic",
                 )
             )
-        for statistic, value in summary.items():
-            figures.append((value, statistic, f"{at}/{field}/{summary_key}/{statistic}"))
+        where = (field, summary_key)
+        figures.extend((value, statistic, where) for statistic, value in summary.items())
 
-    seen: dict[tuple[str, str], str] = {}
+    seen: dict[tuple[str, str], int] = {}
     for index, measurement in enumerate(spec.get("measurements", ())):
-        here = f"{at}/measurements/{index}"
         metric, unit, statistic = (
             measurement["metric"],
             measurement["unit"],
@@ -111,14 +113,18 @@ def check_run_spec(spec: Mapping[str, Any], at: str, now: datetime) -> list[Prob
         unit_metric, factor = UNITS[unit]
         if unit_metric != metric:
             problems.append(
-                _problem(f"unit {unit!r} does not measure {metric}", f"{here}/unit", "units")
+                _problem(
+                    f"unit {unit!r} does not measure {metric}",
+                    f"{at}/measurements/{index}/unit",
+                    "units",
+                )
             )
             continue
         if result_metric is not None and metric != result_metric:
             problems.append(
                 _problem(
                     f"a {metric} measurement on a run whose result is {result_metric}",
-                    f"{here}/metric",
+                    f"{at}/measurements/{index}/metric",
                     "units",
                 )
             )
@@ -126,18 +132,30 @@ def check_run_spec(spec: Mapping[str, Any], at: str, now: datetime) -> list[Prob
         key = (metric, "median" if statistic == "p50" else statistic)
         if key in seen:
             problems.append(
-                _problem(f"{statistic} of {metric} is given twice (also at {seen[key]})", here)
+                _problem(
+                    f"{statistic} of {metric} is given twice"
+                    f" (also at {at}/measurements/{seen[key]})",
+                    f"{at}/measurements/{index}",
+                )
             )
             continue
-        seen[key] = here
-        figures.append((measurement["value"] * factor, statistic, f"{here}/value"))
+        seen[key] = index
+        figures.append((measurement["value"] * factor, statistic, index))
 
-    problems.extend(_order_problems(figures, result_primary))
+    problems.extend(_order_problems(figures, result_primary, at))
     return problems
 
 
+def _figure_pointer(at: str, statistic: str, where: tuple[str, str] | int) -> str:
+    """The pointer of a figure of :func:`check_run_spec` (``at`` is the spec's)."""
+    if isinstance(where, int):
+        return f"{at}/measurements/{where}/value"
+    field, summary_key = where
+    return f"{at}/{field}/{summary_key}/{escape_token(statistic)}"
+
+
 def _order_problems(
-    figures: list[tuple[float, str, str]], primary: str | None = None
+    figures: list[tuple[float, str, tuple[str, str] | int]], primary: str | None, at: str
 ) -> list[Problem]:
     """Adjacent ranked statistics must not decrease (p20 ≤ median ≤ p80, ...).
 
@@ -145,23 +163,29 @@ def _order_problems(
     pointer in its message: the run's primary statistic is the reference the others
     are read against, so of a pair the one that is not primary is blamed (p20 above
     the median: the p20); of two others, the one farther from the primary in rank.
+    Of a summary's figure and a measurement of one statistic, the measurement comes
+    first (as their pointers sort).
     """
     ranked = sorted(
-        (_RANK[stat], value, stat, where) for value, stat, where in figures if stat in _RANK
+        (_RANK[stat], value, isinstance(where, tuple), stat, where)
+        for value, stat, where in figures
+        if stat in _RANK
     )
-    center = _RANK.get(primary or "median", _RANK["median"])
     problems: list[Problem] = []
-    for (low_rank, low, low_stat, low_at), (high_rank, high, high_stat, high_at) in pairwise(
-        ranked
-    ):
-        if low <= high:
+    for low_figure, high_figure in pairwise(ranked):
+        if low_figure[1] <= high_figure[1]:
             continue
+        low_rank, low, _, low_stat, low_where = low_figure
+        high_rank, high, _, high_stat, high_where = high_figure
+        center = _RANK.get(primary or "median", _RANK["median"])
         if high_stat == primary:
             blame_low = True
         elif low_stat == primary:
             blame_low = False
         else:
             blame_low = abs(low_rank - center) > abs(high_rank - center)
+        low_at = _figure_pointer(at, low_stat, low_where)
+        high_at = _figure_pointer(at, high_stat, high_where)
         low_text, high_text = f"{low_stat} ({_num(low)}", f"{high_stat} ({_num(high)}"
         if blame_low:
             high_text += f", at {high_at}"
