@@ -5,8 +5,12 @@ The SDK's ``kernelindex`` finds :data:`import_group` and :data:`export_group` th
 ``export = "bench_adapters.cli:export_group"``), so the SDK never imports an adapter by
 name. Each adapter's modules are loaded only when its command runs.
 
-``import liger`` exit status: 0 every row imported; 1 some rows were refused (each
-reported, the rest written — or, with ``--strict``, nothing written); 2 unreadable
+``import nvbench`` and ``import kernelbench`` share the import path and the reporting
+of ``import liger`` (:func:`run_source_import`, :func:`_run_import`).
+
+``import liger`` exit status (and ``import nvbench``/``kernelbench``, per entry): 0
+every row imported; 1 some rows were refused (each reported, the rest written — or,
+with ``--strict``, nothing written); 2 unreadable
 input, output that cannot be written or would lose data already there, or a usage
 error. ``export liger``: 0 every run written or left out for its status; 1 something
 was left out for a problem (reported); 2 unreadable input (nothing written), output
@@ -19,7 +23,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import BinaryIO, TextIO
+from typing import BinaryIO, Protocol, TextIO
 
 import click
 
@@ -72,6 +76,21 @@ def export_group() -> None:
     help="Also mark runs whose p20 = median = p80 with spec.qualityFlags "
     "[collapsed_quantiles]. Off by default: the published seeds carry no such flag.",
 )
+@click.option(
+    "--provenance",
+    is_flag=True,
+    help="Also say, in each environment, where every field came from (the row's gpu_name, "
+    "the GPU catalog) and which software versions are unknown. Off by default: the "
+    "published seeds carry none.",
+)
+@click.option(
+    "--set",
+    "declarations",
+    multiple=True,
+    metavar="COMPONENT=VERSION",
+    help="Declare a software version the CSV does not record (torch=2.4.0, cuda=12.4; "
+    "repeatable): written with provenance 'caller' (implies --provenance).",
+)
 def liger_command(
     csv_paths: tuple[str, ...],
     out_dir: str,
@@ -79,6 +98,8 @@ def liger_command(
     strict: bool,
     force: bool,
     quality_flags: bool,
+    provenance: bool,
+    declarations: tuple[str, ...],
 ) -> None:
     """Import Liger-Kernel benchmark CSVs (all_benchmark_data*.csv; - reads stdin).
 
@@ -95,8 +116,121 @@ def liger_command(
             strict=strict,
             quality_flags=quality_flags,
             force=force,
+            provenance=provenance,
+            declarations=declarations,
         )
     )
+
+
+_SET_HELP = (
+    "Declare what the files do not say, KEY=VALUE (repeatable): a software version "
+    "(torch=2.5.0, cuda=12.4, driver=550.54) or one of the importer's own keys ({keys}). "
+    "Written with provenance 'caller'; never overrides what a file records."
+)
+
+
+def _source_options(
+    source: str, reserved: tuple[str, ...]
+) -> Callable[[Callable[..., None]], Callable[..., None]]:
+    """The options ``import nvbench`` and ``import kernelbench`` share."""
+
+    def decorate(command: Callable[..., None]) -> Callable[..., None]:
+        for option in reversed(
+            [
+                click.option(
+                    "--out",
+                    "out_dir",
+                    required=True,
+                    metavar="DIR",
+                    help="Directory to write into (created if missing).",
+                ),
+                click.option(
+                    "--layout",
+                    type=click.Choice(["bundles", "jsonl"]),
+                    default="bundles",
+                    show_default=True,
+                    help=f"bundles: one bundle file per run; jsonl: one stream "
+                    f"DIR/{source}.jsonl, merged with the stream already there.",
+                ),
+                click.option(
+                    "--set",
+                    "declarations",
+                    multiple=True,
+                    metavar="KEY=VALUE",
+                    help=_SET_HELP.format(keys=", ".join(reserved)),
+                ),
+                click.option(
+                    "--strict", is_flag=True, help="Stop at the first bad entry; write nothing."
+                ),
+                click.option(
+                    "--force",
+                    is_flag=True,
+                    help=f"Replace bundle files of the same name that hold other content, and "
+                    f"a DIR/{source}.jsonl that cannot be merged.",
+                ),
+            ]
+        ):
+            command = option(command)
+        return command
+
+    return decorate
+
+
+def _source_command(source: str, metavar: str, reserved: tuple[str, ...], doc: str) -> None:
+    """Register ``kernelindex import <source>``: the options every JSON source shares."""
+
+    @_source_options(source, reserved)
+    def command(
+        paths: tuple[str, ...],
+        out_dir: str,
+        layout: str,
+        declarations: tuple[str, ...],
+        strict: bool,
+        force: bool,
+    ) -> None:
+        sys.exit(
+            run_source_import(
+                source,
+                paths,
+                out_dir,
+                layout=layout,
+                strict=strict,
+                force=force,
+                declarations=declarations,
+            )
+        )
+
+    command.__doc__ = doc
+    argument = click.argument("paths", metavar=metavar, nargs=-1, required=True)
+    import_group.command(source)(argument(command))
+
+
+# The reserved --set keys are the importers' RESERVED (tests check they agree); written
+# here so that listing commands does not import the importers.
+_source_command(
+    "nvbench",
+    "FILE...",
+    ("observed-at",),
+    """Import nvbench JSON output (--json FILE; format 1.0.0).
+
+    Every state becomes a BenchmarkRun (skipped states too, with their reason) plus
+    the protocol, workload, environment (the device, every field's provenance said)
+    and implementation it references, checked as `kernelindex validate --strict-refs`
+    checks before anything is written. Another format version is refused (exit 2).
+    """,
+)
+_source_command(
+    "kernelbench",
+    "PATH...",
+    ("timer", "warmup", "gpu", "dtype", "observed-at", "implementation"),
+    """Import KernelBench baseline timings (baseline_time_*.json files, or folders of them).
+
+    Every level/problem entry becomes a BenchmarkRun (null entries as runs that failed)
+    with its environment from the entry's own hardware, never the folder; the
+    implementation (eager or torch.compile backend and mode) comes from the file name.
+    What the files do not say is unknown unless declared with --set.
+    """,
+)
 
 
 def run_liger_import(
@@ -109,14 +243,116 @@ def run_liger_import(
     force: bool = False,
     err: TextIO | None = None,
     stdin: BinaryIO | None = None,
+    provenance: bool = False,
+    declarations: tuple[str, ...] | list[str] = (),
 ) -> int:
     """The ``import liger`` command without click: returns the exit status."""
-    from bench_adapters.liger import CatalogError, ExistingOutput, OutputError, import_csv
-    from kernelindex_sdk.errors import IntakeError, Problem
-    from kernelindex_sdk.printable import one_line
+    from bench_adapters.liger import import_csv
 
     prog = "kernelindex import liger"
     stream, usage = _error_channel(prog, err)
+    out = _output_dir(out_dir, layout, usage)
+    if isinstance(out, int):
+        return out
+    if list(csv_paths).count("-") > 1:
+        return usage("- (standard input) can be read only once")
+    if any(not path for path in csv_paths):
+        return usage("'': an empty path names no file")
+
+    def run(reporting: _Reporting) -> _ImportSummary:
+        return import_csv(
+            list(csv_paths),
+            out,
+            layout="jsonl" if layout == "jsonl" else "bundles",
+            strict=strict,
+            quality_flags=quality_flags,
+            force=force,
+            on_warning=reporting.on_warning,
+            on_problem=reporting.on_problem,
+            progress_stream=stream,
+            stdin=stdin,
+            provenance=provenance,
+            declarations=list(declarations),
+        )
+
+    return _run_import(prog, "row", stream, usage, run)
+
+
+def run_source_import(
+    source: str,
+    paths: tuple[str, ...] | list[str],
+    out_dir: str,
+    *,
+    layout: str = "bundles",
+    strict: bool = False,
+    force: bool = False,
+    declarations: tuple[str, ...] | list[str] = (),
+    err: TextIO | None = None,
+) -> int:
+    """``import nvbench`` and ``import kernelbench`` without click: the exit status."""
+    prog = f"kernelindex import {source}"
+    stream, usage = _error_channel(prog, err)
+    out = _output_dir(out_dir, layout, usage)
+    if isinstance(out, int):
+        return out
+    if any(not path for path in paths):
+        return usage("'': an empty path names no file")
+    if "-" in paths:
+        return usage(f"- (standard input) is not read by import {source}: name the files")
+
+    def run(reporting: _Reporting) -> _ImportSummary:
+        if source == "nvbench":
+            from bench_adapters.nvbench import import_files as run_import
+        else:
+            from bench_adapters.kernelbench import import_paths as run_import
+        return run_import(
+            list(paths),
+            out,
+            layout="jsonl" if layout == "jsonl" else "bundles",
+            declarations=list(declarations),
+            strict=strict,
+            force=force,
+            on_warning=reporting.on_warning,
+            on_problem=reporting.on_problem,
+            progress_stream=stream,
+        )
+
+    noun = "state" if source == "nvbench" else "entry"
+    return _run_import(prog, noun, stream, usage, run)
+
+
+class _ImportSummary(Protocol):
+    """What every importer's summary tells the command line."""
+
+    @property
+    def stopped(self) -> bool: ...
+
+    @property
+    def clean(self) -> bool: ...
+
+    def lines(self) -> list[str]: ...
+
+
+class _Reporting:
+    """Where an import's warnings and refused entries go: one printable line each."""
+
+    def __init__(self, stream: TextIO) -> None:
+        self.stream = stream
+
+    def on_warning(self, message: str) -> None:
+        from kernelindex_sdk.printable import one_line
+
+        line = one_line(f"warning: {message}")
+        if len(line) > MAX_WARNING:
+            line = line[: MAX_WARNING - 1] + "…"
+        self.stream.write(line + "\n")
+
+    def on_problem(self, problem: object) -> None:
+        self.stream.write(f"{problem}\n")
+
+
+def _output_dir(out_dir: str, layout: str, usage: Callable[[str], int]) -> Path | int:
+    """``--out`` as a path, or the exit status of a usage error."""
     if not out_dir:
         return usage("--out '': an empty path names no directory")
     out = Path(out_dir)
@@ -124,36 +360,34 @@ def run_liger_import(
         return usage(f"--out {out_dir}: exists and is not a directory")
     if layout not in ("bundles", "jsonl"):
         return usage(f"--layout {layout}: expected bundles or jsonl")
-    if list(csv_paths).count("-") > 1:
-        return usage("- (standard input) can be read only once")
-    if any(not path for path in csv_paths):
-        return usage("'': an empty path names no file")
+    return out
 
-    def on_warning(message: str) -> None:
-        line = one_line(f"warning: {message}")
-        if len(line) > MAX_WARNING:
-            line = line[: MAX_WARNING - 1] + "…"
-        stream.write(line + "\n")
 
-    def on_problem(problem: Problem) -> None:
-        stream.write(f"{problem}\n")
+def _run_import(
+    prog: str,
+    noun: str,
+    stream: TextIO,
+    usage: Callable[[str], int],
+    run: Callable[[_Reporting], _ImportSummary],
+) -> int:
+    """Run an import and report it as every import command does: refused entries and
+    warnings as they come, one line each; unreadable input, output that cannot be
+    written or would lose data, and bad declarations as one line and exit 2; the summary
+    last; exit 1 when entries were refused."""
+    from bench_adapters.common.catalogdata import CatalogError
+    from bench_adapters.common.importing import UnreadableSource
+    from bench_adapters.common.provenance import DeclarationError
+    from bench_adapters.common.writer import ExistingOutput, OutputError
+    from kernelindex_sdk.errors import IntakeError
+    from kernelindex_sdk.printable import one_line
 
     try:
-        summary = import_csv(
-            list(csv_paths),
-            out,
-            layout="jsonl" if layout == "jsonl" else "bundles",
-            strict=strict,
-            quality_flags=quality_flags,
-            force=force,
-            on_warning=on_warning,
-            on_problem=on_problem,
-            progress_stream=stream,
-            stdin=stdin,
-        )
-    except IntakeError as error:
+        summary = run(_Reporting(stream))
+    except (IntakeError, UnreadableSource) as error:
         stream.write(f"{error.problem}\n")
         return EXIT_UNREADABLE
+    except DeclarationError as error:
+        return usage(str(error))
     except ExistingOutput as error:
         _list_problems(error.problems, stream)
         stream.write(one_line(f"{prog}: error: {error}") + "\n")
@@ -165,7 +399,7 @@ def run_liger_import(
         stream.write(f"{prog}: internal error: {error}\n")
         return EXIT_UNREADABLE
     if summary.stopped:
-        stream.write(f"{prog}: stopped at the first bad row (--strict): nothing written\n")
+        stream.write(f"{prog}: stopped at the first bad {noun} (--strict): nothing written\n")
     for line in summary.lines():
         stream.write(f"{line}\n")
     return EXIT_OK if summary.clean else EXIT_ROWS_SKIPPED

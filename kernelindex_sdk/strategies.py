@@ -172,8 +172,13 @@ def _schema_ids(model: type[Any]) -> st.SearchStrategy[Any]:
 
 
 summaries = st.dictionaries(statistics, counts, min_size=1, max_size=6)
-timings = st.builds(m.Timing, latency_ns=summaries, primary_statistic=statistics)
-memories = st.builds(m.Memory, peak_bytes=summaries, primary_statistic=statistics)
+sample_counts = optional(st.integers(1, MAX_SAFE_INTEGER))
+timings = st.builds(
+    m.Timing, latency_ns=summaries, primary_statistic=statistics, samples=sample_counts
+)
+memories = st.builds(
+    m.Memory, peak_bytes=summaries, primary_statistic=statistics, samples=sample_counts
+)
 measurements = st.builds(
     m.Measurement,
     metric=literal_values(m.Metric),
@@ -220,6 +225,23 @@ def run_specs(draw: st.DrawFn) -> m.RunSpec:
 
 benchmark_runs = _record(m.BenchmarkRun, run_specs())
 
+# RFC 6901 pointers into a spec: one or more segments, "~" only as ~0 or ~1.
+_pointer_segments = st.lists(
+    st.sampled_from(["~0", "~1"])
+    | st.text(st.characters(codec="utf-8", exclude_characters="~/"), max_size=3),
+    max_size=4,
+).map("".join)
+pointers = (
+    st.lists(_pointer_segments, min_size=1, max_size=4)
+    .map(lambda segments: "".join("/" + s for s in segments))
+    .filter(lambda p: len(p) <= 512)
+)
+provenance_entries = st.builds(
+    m.ProvenanceEntry, origin=literal_values(m.Origin), detail=optional(texts)
+)
+#: A provenance map: pointer → origin. Drawn freely: the schema asks no more of it.
+provenances = st.dictionaries(pointers, provenance_entries, max_size=4)
+
 
 @st.composite
 def measurement_settings(draw: st.DrawFn) -> m.MeasurementSettings:
@@ -240,6 +262,9 @@ def measurement_settings(draw: st.DrawFn) -> m.MeasurementSettings:
         repetitions=draw(optional(st.integers(1, MAX_SAFE_INTEGER))),
         flush_l2_cache=draw(optional(st.booleans())),
         grad_to_none=draw(optional(st.booleans())),
+        harness_settings=draw(
+            optional(st.dictionaries(st.text(min_size=1, max_size=20), scalars, max_size=5))
+        ),
     )
 
 
@@ -248,6 +273,7 @@ protocol_specs = st.builds(
     harness=st.builds(m.Harness, name=texts, repository=optional(uris), version=optional(versions)),
     measurement=measurement_settings(),
     comparability=optional(st.builds(m.Comparability, notes=texts, family=optional(slugs))),
+    provenance=optional(provenances),
 )
 benchmark_protocols = _record(m.BenchmarkProtocol, protocol_specs)
 
@@ -260,11 +286,20 @@ hardwares = st.builds(
     device_name=optional(texts),
     memory_bytes=optional(st.integers(1, MAX_SAFE_INTEGER)),
     count=optional(st.integers(1, MAX_SAFE_INTEGER)),
+    compute_capability=optional(st.from_regex(r"[0-9]{1,3}\.[0-9]{1,3}", fullmatch=True)),
+    multiprocessors=optional(st.integers(1, MAX_SAFE_INTEGER)),
+    clock_hz=optional(st.integers(1, MAX_SAFE_INTEGER)),
+    memory_clock_hz=optional(st.integers(1, MAX_SAFE_INTEGER)),
+    memory_bus_width_bits=optional(st.integers(1, MAX_SAFE_INTEGER)),
+    memory_bandwidth_bytes_per_second=optional(st.integers(1, MAX_SAFE_INTEGER)),
+    l2_cache_bytes=optional(st.integers(1, MAX_SAFE_INTEGER)),
+    ecc_enabled=optional(st.booleans()),
 )
 environment_specs = st.builds(
     m.EnvironmentSpec,
     hardware=hardwares,
     software=optional(st.dictionaries(software_keys, versions, max_size=5)),
+    provenance=optional(provenances),
 )
 execution_environments = _record(m.ExecutionEnvironment, environment_specs)
 
@@ -357,15 +392,16 @@ def valid_run_specs(draw: st.DrawFn, /, **digests_given: str) -> m.RunSpec:
     in_summary = draw(st.sets(st.sampled_from(sorted(figures)), min_size=1))
     summary = {s: v for s, v in figures.items() if s in in_summary}
     primary = draw(st.sampled_from(sorted(summary)))
+    samples = draw(sample_counts)
     extra = tuple(
         m.Measurement(metric=metric, unit=base_unit, statistic=s, value=v)  # type: ignore[arg-type]
         for s, v in figures.items()
         if s not in in_summary
     )
     result: dict[str, Any] = (
-        {"timing": m.Timing(latency_ns=summary, primary_statistic=primary)}  # type: ignore[arg-type]
+        {"timing": m.Timing(latency_ns=summary, primary_statistic=primary, samples=samples)}  # type: ignore[arg-type]
         if metric == "latency"
-        else {"memory": m.Memory(peak_bytes=summary, primary_statistic=primary)}  # type: ignore[arg-type]
+        else {"memory": m.Memory(peak_bytes=summary, primary_statistic=primary, samples=samples)}  # type: ignore[arg-type]
     )
     return m.RunSpec(measurements=extra or None, **common, **result)
 

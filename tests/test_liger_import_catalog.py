@@ -107,7 +107,7 @@ def test_catalog_architectures_are_toolchain_names() -> None:
 
 def test_catalog_covers_recent_generations() -> None:
     """NVIDIA data-centre and workstation parts of the last four generations; AMD MI200/MI300."""
-    data = json.loads((EXAMPLES.parents[2] / "bench_adapters/liger/data/gpus.json").read_text())
+    data = json.loads((EXAMPLES.parents[2] / "bench_adapters/common/data/gpus.json").read_text())
     covered = {(p["generation"], p["segment"]) for p in data["products"]}
     for generation in ("Ampere", "Ada Lovelace", "Hopper", "Blackwell"):
         if generation != "Hopper":

@@ -12,19 +12,38 @@ than producing odd records later.
 from __future__ import annotations
 
 import functools
-import json
 from collections.abc import Mapping
-from importlib import resources
 from typing import Any
 
 import attrs
 
+from bench_adapters.common.catalogdata import (
+    DATA_DIR,
+    CatalogError,
+    expect_object,
+    expect_str,
+    load_data,
+    optional_str,
+    str_list,
+    str_map,
+)
+from bench_adapters.common.gpus import Product, Vendor, load_gpus
+
+__all__ = [
+    "DATA_DIR",
+    "Catalog",
+    "CatalogError",
+    "KernelInfo",
+    "MetricInfo",
+    "ModeInfo",
+    "Product",
+    "ProtocolTemplate",
+    "ProviderInfo",
+    "Vendor",
+    "load_catalog",
+]
+
 DATA_PACKAGE = "bench_adapters.liger"
-DATA_DIR = "data"
-
-
-class CatalogError(Exception):
-    """A catalog data file is missing or malformed (a bug in the package, not the input)."""
 
 
 @attrs.frozen
@@ -36,25 +55,6 @@ class KernelInfo:
     parameters: Mapping[str, str]
     #: x_name -> the x_label Liger's script writes beside it (for the export).
     x_labels: Mapping[str, str] = attrs.field(factory=dict)
-
-
-@attrs.frozen
-class Product:
-    """One catalog GPU product: the model strings that name it and what they map to."""
-
-    vendor: str
-    product: str
-    models: tuple[str, ...]
-    architecture: str | None
-
-
-@attrs.frozen
-class Vendor:
-    """A GPU vendor, the words that name it, and product-line words that imply it."""
-
-    vendor: str
-    names: tuple[str, ...]
-    families: tuple[str, ...]
 
 
 @attrs.frozen
@@ -125,40 +125,14 @@ class Catalog:
 
 
 def _load(name: str) -> dict[str, Any]:
-    try:
-        text = resources.files(DATA_PACKAGE).joinpath(DATA_DIR).joinpath(name).read_text("utf-8")
-        value = json.loads(text)
-    except (OSError, ValueError) as error:
-        raise CatalogError(f"catalog file {DATA_DIR}/{name}: {error}") from error
-    if not isinstance(value, dict):
-        raise CatalogError(f"catalog file {DATA_DIR}/{name}: not a JSON object")
-    return value
+    return load_data(DATA_PACKAGE, name)
 
 
-def _str(value: Any, where: str) -> str:
-    if not isinstance(value, str) or not value:
-        raise CatalogError(f"catalog {where}: expected a non-empty string, got {value!r}")
-    return value
-
-
-def _opt_str(value: Any, where: str) -> str | None:
-    return None if value is None else _str(value, where)
-
-
-def _obj(value: Any, where: str) -> dict[str, Any]:
-    if not isinstance(value, dict):
-        raise CatalogError(f"catalog {where}: expected an object")
-    return value
-
-
-def _str_map(value: Any, where: str) -> dict[str, str]:
-    return {_str(k, where): _str(v, f"{where}/{k}") for k, v in _obj(value, where).items()}
-
-
-def _str_list(value: Any, where: str) -> tuple[str, ...]:
-    if not isinstance(value, list):
-        raise CatalogError(f"catalog {where}: expected an array")
-    return tuple(_str(item, where) for item in value)
+_str = expect_str
+_opt_str = optional_str
+_obj = expect_object
+_str_map = str_map
+_str_list = str_list
 
 
 def _kernels() -> dict[str, KernelInfo]:
@@ -174,41 +148,6 @@ def _kernels() -> dict[str, KernelInfo]:
             x_labels=_str_map(entry.get("xLabels", {}), f"{where}/xLabels"),
         )
     return kernels
-
-
-def _gpus() -> tuple[tuple[Vendor, ...], tuple[tuple[str, Product], ...]]:
-    data = _load("gpus.json")
-    vendors = []
-    for index, entry in enumerate(data.get("vendors", [])):
-        where = f"gpus.json/vendors/{index}"
-        entry = _obj(entry, where)
-        vendors.append(
-            Vendor(
-                vendor=_str(entry.get("vendor"), f"{where}/vendor"),
-                names=_str_list(entry.get("names", []), f"{where}/names"),
-                families=_str_list(entry.get("families", []), f"{where}/families"),
-            )
-        )
-    models: list[tuple[str, Product]] = []
-    for index, entry in enumerate(data.get("products", [])):
-        where = f"gpus.json/products/{index}"
-        entry = _obj(entry, where)
-        product = Product(
-            vendor=_str(entry.get("vendor"), f"{where}/vendor"),
-            product=_str(entry.get("product"), f"{where}/product"),
-            models=_str_list(entry.get("models"), f"{where}/models"),
-            architecture=_opt_str(entry.get("architecture"), f"{where}/architecture"),
-        )
-        models.extend((model, product) for model in product.models)
-    seen: dict[str, str] = {}
-    for model, product in models:
-        key = model.casefold()
-        if key in seen and seen[key] != product.product:
-            raise CatalogError(f"catalog gpus.json: model {model!r} names two products")
-        seen[key] = product.product
-    # Longest model first, so "A100" never shadows "A100X" and "L40" never "L40S".
-    models.sort(key=lambda pair: (-len(pair[0]), pair[0]))
-    return tuple(vendors), tuple(models)
 
 
 def _providers() -> tuple[dict[str, ProviderInfo], dict[str, Mapping[str, Any]], dict[str, str]]:
@@ -285,7 +224,7 @@ def load_catalog() -> Catalog:
     """The packaged catalog (read once per process)."""
     parameters = _load("parameters.json")
     dtypes = _load("dtypes.json")
-    vendors, models = _gpus()
+    gpus = load_gpus()
     providers, families, tokens = _providers()
     metrics, harness, family, source = _metrics()
     return Catalog(
@@ -295,8 +234,8 @@ def load_catalog() -> Catalog:
         dtype_keys=_str_list(parameters.get("dtypeKeys"), "parameters.json/dtypeKeys"),
         dtypes=_str_map(dtypes.get("dtypes"), "dtypes.json/dtypes"),
         unspecified_dtype=_str(dtypes.get("unspecified"), "dtypes.json/unspecified"),
-        vendors=vendors,
-        models=models,
+        vendors=gpus.vendors,
+        models=gpus.models,
         providers=providers,
         families=families,
         backend_tokens=tokens,

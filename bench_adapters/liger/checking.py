@@ -1,16 +1,10 @@
 """Each row's records, checked with ``kernelindex validate --strict-refs``'s own checks.
 
-The importer never writes a record that ``validate`` would reject: before anything is
-written, every run and every record it references goes through the SDK's
-:class:`~kernelindex_sdk.validation.ValidationSession` — schemas and semantic rules
-alike (quantiles in order, ``observedAt`` not in the future, numbers in range, text
-within its limits). References resolve by construction: a run is only ever written
-with the very records it was checked with.
-
-A row whose records fail is refused with one problem per finding, located at the
-row's file and line. The pointer is the field's place in the row's bundle
-(``/run/spec/observedAt``, ``/workload/spec/parameters/vocab``); where it names a
-single CSV column, the message starts with that column.
+The checking itself is every importer's (:mod:`bench_adapters.common.checking`);
+what is Liger's is where a finding is reported: at the row's file and line, and,
+where the finding is one CSV column, with the message starting with that column.
+Otherwise the pointer is the field's place in the row's bundle
+(``/run/spec/observedAt``, ``/workload/spec/parameters/vocab``).
 """
 
 from __future__ import annotations
@@ -20,11 +14,11 @@ from dataclasses import replace
 from datetime import datetime
 from typing import Any
 
+from bench_adapters.common.checking import MEMBERS
+from bench_adapters.common.checking import RecordChecker as EntryChecker
 from kernelindex_sdk.errors import Problem
-from kernelindex_sdk.validation import ValidationSession
 
-#: Bundle members a run references, in the run's digest-field order.
-MEMBERS = ("protocol", "workload", "environment", "implementation")
+__all__ = ["COLUMN_OF", "MEMBERS", "RecordChecker", "column_of"]
 
 #: Pointer prefix in a row's bundle -> the CSV column it comes from (first match wins).
 COLUMN_OF = (
@@ -49,15 +43,11 @@ def column_of(pointer: str | None) -> str | None:
     return None
 
 
-class RecordChecker:
-    """Checks runs and referenced records; each referenced record object once."""
+class RecordChecker(EntryChecker):
+    """The shared checker, reporting at CSV rows and columns."""
 
     def __init__(self, now: datetime | None = None) -> None:
-        # Every value was digested while mapping, so JCS can canonicalize it.
-        self._session = ValidationSession(strict_json=True, now=now)
-        self._verdicts: dict[int, tuple[Problem, ...]] = {}
-        #: Keeps the checked objects alive, so no id() is ever reused for another.
-        self._checked: list[Mapping[str, Any]] = []
+        super().__init__(now, locate=_at_row)
 
     def row_problems(
         self,
@@ -67,25 +57,12 @@ class RecordChecker:
         line: int | None,
     ) -> list[Problem]:
         """Everything ``validate`` would find in the row's run and referenced records."""
-        found: list[Problem] = []
-        for member, record in zip(MEMBERS, referenced, strict=True):
-            found.extend(self._record(record, f"/{member}"))
-        found.extend(self._check(run, "/run"))
-        return [_at_row(problem, source, line) for problem in found]
-
-    def _record(self, record: Mapping[str, Any], pointer: str) -> tuple[Problem, ...]:
-        key = id(record)
-        verdict = self._verdicts.get(key)
-        if verdict is None:
-            verdict = self._verdicts[key] = self._check(record, pointer)
-            self._checked.append(record)
-        return verdict
-
-    def _check(self, record: Mapping[str, Any], pointer: str) -> tuple[Problem, ...]:
-        return self._session.check_item(record, pointer=pointer).problems
+        return self.entry_problems(run, referenced, source, line)
 
 
-def _at_row(problem: Problem, source: str | None, line: int | None) -> Problem:
+def _at_row(
+    problem: Problem, source: str | None, line: int | None, _pointer: str | None
+) -> Problem:
     column = column_of(problem.pointer)
     if column is None:
         return replace(problem, source=source, line=line, column=None)

@@ -18,78 +18,60 @@ wrote.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Sequence
-from dataclasses import replace as replace_problem
-from pathlib import Path
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, BinaryIO, TextIO
 
 import attrs
 
+from bench_adapters.common.checking import one_per_entry
+from bench_adapters.common.importing import (
+    ImportCounts,
+    count_records,
+    finish,
+    write_conversion,
+)
+from bench_adapters.common.provenance import parse_declarations
 from bench_adapters.liger.catalog import Catalog
 from bench_adapters.liger.checking import RecordChecker
 from bench_adapters.liger.mapper import MappedRun, Mapper, Warnings
 from bench_adapters.liger.source import STDIN_NAME, LigerCsv, LigerRow, RowError, open_csv
 from bench_adapters.liger.spelling import Referenced, Speller
-from bench_adapters.liger.writer import (
-    ExistingOutput,
-    Layout,
-    output_lock,
-    read_stream,
-    write_records,
-)
+from bench_adapters.liger.writer import JSONL_NAME, Layout
 from kernelindex_sdk.errors import Problem
 from kernelindex_sdk.progress import Progress
 from kernelindex_sdk.sources import STDIN
 
 
 @attrs.define
-class ImportSummary:
-    """Counts and findings of one import."""
+class ImportSummary(ImportCounts):
+    """Counts and findings of one import (``stopped``: ``strict`` met a bad row)."""
 
     rows_read: int = 0
     #: Rows reported and not written (a bad cell, or records ``validate`` rejects).
     rows_refused: int = 0
     #: Rows whose run was identical to an earlier row's (written once).
     duplicate_rows: int = 0
-    runs: int = 0
-    protocols: int = 0
-    workloads: int = 0
-    environments: int = 0
-    implementations: int = 0
     #: Runs whose p20, median and p80 are the same number (too few samples).
     collapsed_quantiles: int = 0
-    files_written: int = 0
-    files_unchanged: int = 0
-    #: Records of the stream already in the output, kept in the merge (``jsonl``).
-    records_kept: int = 0
-    problems: list[Problem] = attrs.field(factory=list)
-    warnings: list[str] = attrs.field(factory=list)
-    #: True when ``strict`` stopped at a bad row and nothing was written.
-    stopped: bool = False
-
-    @property
-    def clean(self) -> bool:
-        """No row was refused."""
-        return not self.problems
 
     def lines(self) -> list[str]:
         """The human summary, one fact per line."""
-        facts = [
-            ("rows read", self.rows_read),
-            ("runs written", 0 if self.stopped else self.runs),
-            ("protocols", self.protocols),
-            ("workloads", self.workloads),
-            ("environments", self.environments),
-            ("implementations", self.implementations),
-            ("rows refused", self.rows_refused),
-            ("duplicate rows", self.duplicate_rows),
-            ("collapsed quantiles", self.collapsed_quantiles),
-            ("records kept", self.records_kept),
-            ("files written", self.files_written),
-            ("files unchanged", self.files_unchanged),
-        ]
-        width = max(len(label) for label, _ in facts)
-        return [f"{label.ljust(width)}  {value}" for label, value in facts]
+        return self.aligned(
+            [
+                ("rows read", self.rows_read),
+                ("runs written", 0 if self.stopped else self.runs),
+                ("protocols", self.protocols),
+                ("workloads", self.workloads),
+                ("environments", self.environments),
+                ("implementations", self.implementations),
+                ("rows refused", self.rows_refused),
+                ("duplicate rows", self.duplicate_rows),
+                ("collapsed quantiles", self.collapsed_quantiles),
+                ("records kept", self.records_kept),
+                ("files written", self.files_written),
+                ("files unchanged", self.files_unchanged),
+            ]
+        )
 
 
 @attrs.define
@@ -135,12 +117,20 @@ def convert(
     on_problem: Callable[[Problem], None] | None = None,
     progress: Progress | None = None,
     stdin: BinaryIO | None = None,
+    provenance: bool = False,
+    declarations: Sequence[str] = (),
 ) -> Conversion:
     """Read, map and check every row of ``paths`` (``-``: standard input); writes nothing.
 
     Raises the SDK's IntakeError if a file is unreadable. The result holds only what
     would be written: the runs of rows that passed, and the records those reference.
+    ``provenance``: environments say where each field came from and which software
+    versions are unknown (off by default: the published seeds carry none).
+    ``declarations``: ``--set`` items declaring software versions (``torch=2.4.0``);
+    they imply ``provenance`` (a declared value must say it was declared). A bad one
+    raises :class:`~bench_adapters.common.provenance.DeclarationError`.
     """
+    declared = parse_declarations(declarations).software
     summary = ImportSummary()
 
     def tell(callback: Callable[[Any], None] | None, value: Any) -> None:
@@ -162,7 +152,13 @@ def convert(
     sources = _as_list(paths)
     if progress is not None:
         progress.total = _total_bytes(sources)
-    mapper = Mapper(catalog, quality_flags=quality_flags, warn=Warnings(warn))
+    mapper = Mapper(
+        catalog,
+        quality_flags=quality_flags,
+        warn=Warnings(warn),
+        provenance=provenance,
+        declared=declared,
+    )
     reader = _RowReader(mapper, RowSettler(mapper.catalog), summary, warn, refuse, strict)
     for path in sources:
         name = STDIN_NAME if os.fspath(path) == STDIN else os.fspath(path)
@@ -239,12 +235,8 @@ class _RowReader:
         return one_per_row(found)
 
 
-def one_per_row(found: list[Problem]) -> list[Problem]:
-    """A refused row is one line: its first problem, saying how many more there are."""
-    if len(found) <= 1:
-        return found
-    first = found[0]
-    return [replace_problem(first, message=f"{first.message} (and {len(found) - 1} more)")]
+#: A refused row is one line: its first problem, saying how many more there are.
+one_per_row = one_per_entry
 
 
 def _conversion(
@@ -253,12 +245,7 @@ def _conversion(
     """The kept runs and only the records they reference (a refused row's records are not)."""
     used = {ref for mapped in runs.values() for ref in mapped.refs}
     kept = {value: record for value, record in records.items() if value in used}
-    kinds = [record["kind"] for record in kept.values()]
-    summary.runs = len(runs)
-    summary.protocols = kinds.count("BenchmarkProtocol")
-    summary.workloads = kinds.count("Workload")
-    summary.environments = kinds.count("ExecutionEnvironment")
-    summary.implementations = kinds.count("Implementation")
+    count_records(summary, kept.values(), list(runs.values()))
     return Conversion(runs=list(runs.values()), records=kept, summary=summary)
 
 
@@ -287,6 +274,8 @@ def import_csv(
     on_problem: Callable[[Problem], None] | None = None,
     progress_stream: TextIO | None = None,
     stdin: BinaryIO | None = None,
+    provenance: bool = False,
+    declarations: Sequence[str] = (),
 ) -> ImportSummary:
     """Import Liger benchmark CSVs into ``out_dir``; see :func:`convert` for the options.
 
@@ -310,48 +299,32 @@ def import_csv(
             on_problem=on_problem,
             progress=bar,
             stdin=stdin,
+            provenance=provenance,
+            declarations=declarations,
         )
     summary = conversion.summary
     if summary.stopped:
         return summary
-    with output_lock(out_dir) as directory:
-        existing = _existing_stream(directory, layout, force)
-        if existing:
-            _settle_against(conversion, existing, catalog, on_problem)
-        total = len(conversion.runs) if layout == "bundles" else 1
-        with Progress(total, "liger: writing", stream=stream, enabled=enabled) as bar:
-            result = write_records(
-                conversion.runs,
-                conversion.records,
-                directory,
-                layout,
-                advance=bar.advance,
-                force=force,
-                existing=existing,
-            )
-    summary.records_kept = len(existing or {})
-    summary.files_written = len(result.written)
-    summary.files_unchanged = len(result.unchanged)
-    return summary
 
+    def settle(existing: Mapping[str, dict[str, Any]]) -> None:
+        _settle_against(conversion, existing, catalog, on_problem)
 
-def _existing_stream(
-    directory: Path, layout: Layout, force: bool
-) -> dict[str, dict[str, Any]] | None:
-    """The stream to merge into (jsonl), or None; with ``force`` a broken one is replaced."""
-    if layout != "jsonl":
-        return None
-    try:
-        return read_stream(directory)
-    except ExistingOutput:
-        if force:
-            return None
-        raise
+    written = write_conversion(
+        conversion,
+        out_dir,
+        layout=layout,
+        jsonl_name=JSONL_NAME,
+        force=force,
+        settle=settle,
+        progress_stream=stream,
+        label="liger: writing",
+    )
+    return finish(summary, written)
 
 
 def _settle_against(
     conversion: Conversion,
-    existing: dict[str, dict[str, Any]],
+    existing: Mapping[str, dict[str, Any]],
     catalog: Catalog | None,
     on_problem: Callable[[Problem], None] | None,
 ) -> None:

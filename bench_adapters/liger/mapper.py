@@ -11,7 +11,7 @@ provider is named once, not once per row).
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import attrs
@@ -73,9 +73,15 @@ class Mapper:
         *,
         quality_flags: bool = False,
         warn: Warnings | None = None,
+        provenance: bool = False,
+        declared: Mapping[str, str] | None = None,
     ) -> None:
         self.catalog = catalog or load_catalog()
         self.quality_flags = quality_flags
+        #: Environments say where each field came from (``--provenance``); declared
+        #: software versions (``--set torch=...``) imply it.
+        self.provenance = provenance
+        self.declared = dict(declared or {})
         self.warn = warn or Warnings()
         #: Referenced records by digest, in the order first built.
         self.records: dict[str, dict[str, Any]] = {}
@@ -198,7 +204,9 @@ class Mapper:
                     f"{hardware.spec['vendor']!r} and the name as the product, with no form "
                     "factor or architecture",
                 )
-            record = records.environment_record(gpu, hardware)
+            record = records.environment_record(
+                gpu, hardware, provenance=self.provenance, declared=self.declared
+            )
             cached = self._environments[gpu] = (record, self._keep(record))
         return cached[1]
 

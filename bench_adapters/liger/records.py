@@ -8,23 +8,41 @@ the bytes written, so every builder emits members in one fixed order.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
+from bench_adapters.common.provenance import (
+    CATALOG,
+    RECORD,
+    UNKNOWN,
+    ProvenanceMap,
+    hardware_provenance,
+    software_spec,
+)
+from bench_adapters.common.records import API_VERSION, envelope, run_envelope
 from bench_adapters.liger.catalog import Catalog, MetricInfo, ModeInfo, ProviderInfo
 from bench_adapters.liger.hardware import Hardware
 from bench_adapters.liger.names import gpu_slug, record_name, slug
 from bench_adapters.liger.workload import WorkloadShape
-from kernelindex_sdk.wire import CURRENT_API_VERSION
 
-#: The apiVersion the importer writes: the SDK's current one (one definition).
-API_VERSION = CURRENT_API_VERSION
+__all__ = [
+    "API_VERSION",
+    "COLLAPSED_QUANTILES",
+    "EXPECTED_SOFTWARE",
+    "envelope",
+    "environment_record",
+    "implementation_record",
+    "protocol_record",
+    "run_envelope",
+    "run_record",
+    "workload_record",
+]
+
+#: Software a reader of a Liger run wants and the CSV never records: listed as unknown
+#: in an environment's provenance (``--provenance``) unless the caller declares them.
+EXPECTED_SOFTWARE = ("driver", "cuda", "torch", "triton", "python")
 #: The flag a run carries (with ``quality_flags``) when p20 = median = p80.
 COLLAPSED_QUANTILES = "collapsed_quantiles"
-
-
-def envelope(kind: str, metadata: dict[str, Any], spec: dict[str, Any]) -> dict[str, Any]:
-    """``{apiVersion, kind, metadata, spec}``."""
-    return {"apiVersion": API_VERSION, "kind": kind, "metadata": metadata, "spec": spec}
 
 
 def protocol_record(
@@ -47,15 +65,39 @@ def protocol_record(
     )
 
 
-def environment_record(gpu_name: str, hardware: Hardware) -> dict[str, Any]:
-    """One environment per GPU name; the CSV records no software versions."""
+def environment_record(
+    gpu_name: str,
+    hardware: Hardware,
+    *,
+    provenance: bool = False,
+    declared: Mapping[str, str] | None = None,
+) -> dict[str, Any]:
+    """One environment per GPU name; the CSV records no software versions.
+
+    By default exactly the seeds' environment: ``software: {}`` and no provenance.
+    With ``provenance`` (or software ``declared`` by the caller, which must say so),
+    the spec also says where each field came from: the row's ``gpu_name``, the GPU
+    catalog, the caller, and which software versions are unknown.
+    """
+    spec: dict[str, Any] = {"hardware": dict(hardware.spec), "software": {}}
+    if provenance or declared:
+        origins = ProvenanceMap()
+        hardware_provenance(origins, hardware.spec, RECORD, "gpu_name")
+        if "architecture" in hardware.spec:
+            origins.add(("hardware", "architecture"), CATALOG, "the GPU catalog, by product")
+        if hardware.vendor_from in ("family", "catalog"):
+            origins.add(("hardware", "vendor"), CATALOG, "the GPU catalog, by product")
+        elif hardware.vendor_from is None:
+            origins.add(("hardware", "vendor"), UNKNOWN, "gpu_name states no vendor")
+        spec["software"] = software_spec({}, declared or {}, EXPECTED_SOFTWARE, origins)
+        spec["provenance"] = origins.as_json()
     return envelope(
         "ExecutionEnvironment",
         {
             "name": record_name(f"liger-bench-{gpu_slug(gpu_name)}"),
             "title": f"Liger benchmark host · {hardware.short_name}",
         },
-        {"hardware": dict(hardware.spec), "software": {}},
+        spec,
     )
 
 
@@ -143,29 +185,3 @@ def run_record(
         "metrics": native_metrics,
     }
     return run_envelope(spec, name=name, title=title, labels=labels, digests=digests)
-
-
-def run_envelope(
-    spec: dict[str, Any],
-    *,
-    name: str,
-    title: str,
-    labels: dict[str, str],
-    digests: tuple[str, str, str, str],
-) -> dict[str, Any]:
-    """A BenchmarkRun from its spec body: the four references appended, then metadata.
-
-    ``digests`` are the protocol, workload, environment and implementation digests, in
-    that order. Shared by passed runs (:func:`run_record`) and by adapters that record
-    runs which did not pass.
-    """
-    (
-        spec["protocolDigest"],
-        spec["workloadDigest"],
-        spec["environmentDigest"],
-        spec["implementationDigest"],
-    ) = digests
-    metadata: dict[str, Any] = {"name": name, "title": title}
-    if labels:
-        metadata["labels"] = labels
-    return envelope("BenchmarkRun", metadata, spec)

@@ -143,6 +143,19 @@ def _mapping_hook(conv: cattrs.Converter) -> Any:
     return structure
 
 
+def _map_unstructure_factory(conv: cattrs.Converter) -> Any:
+    """Open maps go out as plain dicts; a map of models (provenance) unstructures its values."""
+
+    def factory(tp: Any) -> Any:
+        args = get_args(tp)
+        if len(args) == 2 and attrs.has(args[1]):
+            value_type = args[1]
+            return lambda value: {k: conv.unstructure(v, value_type) for k, v in value.items()}
+        return lambda value: dict(value)
+
+    return factory
+
+
 def _is_homogeneous_tuple(tp: Any) -> bool:
     """``tuple[X, ...]``: the models' arrays."""
     args = get_args(tp)
@@ -197,7 +210,7 @@ def converter() -> cattrs.Converter:
     conv.register_structure_hook_func(_is_literal, _literal)
     conv.register_structure_hook_func(_is_homogeneous_tuple, _array_hook(conv))
     conv.register_structure_hook_func(_is_open_mapping, _mapping_hook(conv))
-    conv.register_unstructure_hook_func(_is_open_mapping, lambda value: dict(value))
+    conv.register_unstructure_hook_factory(_is_open_mapping, _map_unstructure_factory(conv))
 
     def structure_factory(cls: type[Any]) -> Any:
         overrides: dict[str, Any] = {

@@ -24,7 +24,9 @@ Statistic = Literal[
 ]  # fmt: skip
 Metric = Literal["latency", "peak_memory"]
 Unit = Literal["ns", "us", "ms", "s", "bytes", "KiB", "MiB", "GiB"]
-Timer = Literal["cuda_events", "cuda_graph", "cupti", "wall_clock"]
+Timer = Literal["cuda_events", "cuda_graph", "cupti", "wall_clock", "unknown"]
+#: Where a field of a spec came from (see :class:`ProvenanceEntry`).
+Origin = Literal["record", "file", "file-name", "folder-name", "caller", "catalog", "unknown"]
 Number = int | float
 Scalar = int | float | str | bool
 
@@ -47,6 +49,8 @@ class Timing:
 
     latency_ns: Mapping[Statistic, int]
     primary_statistic: Statistic
+    #: How many samples the statistics are over, where the source says.
+    samples: int | None = None
 
 
 @attrs.frozen
@@ -55,6 +59,8 @@ class Memory:
 
     peak_bytes: Mapping[Statistic, int]
     primary_statistic: Statistic
+    #: How many samples the statistics are over, where the source says.
+    samples: int | None = None
 
 
 @attrs.frozen
@@ -107,6 +113,21 @@ class BenchmarkRun:
     ) = None
 
 
+# --- Provenance (environments and protocols) -------------------------------------------
+
+
+@attrs.frozen
+class ProvenanceEntry:
+    """Where one field of a spec came from; ``unknown``: the source does not say (absent)."""
+
+    origin: Origin
+    detail: str | None = None
+
+
+#: JSON Pointer into the spec (``/hardware/product``) → where that field came from.
+Provenance = Mapping[str, ProvenanceEntry]
+
+
 # --- BenchmarkProtocol ----------------------------------------------------------------
 
 
@@ -131,6 +152,8 @@ class MeasurementSettings:
     repetitions: int | None = None
     flush_l2_cache: bool | None = None
     grad_to_none: bool | None = None
+    #: The harness's own sampling settings under its own names (nvbench's min_samples, ...).
+    harness_settings: Mapping[str, Scalar] | None = None
 
 
 @attrs.frozen
@@ -144,6 +167,7 @@ class ProtocolSpec:
     harness: Harness
     measurement: MeasurementSettings
     comparability: Comparability | None = None
+    provenance: Provenance | None = None
 
 
 @attrs.frozen
@@ -170,12 +194,21 @@ class Hardware:
     device_name: str | None = None
     memory_bytes: int | None = None
     count: int | None = None
+    compute_capability: str | None = None
+    multiprocessors: int | None = None
+    clock_hz: int | None = None
+    memory_clock_hz: int | None = None
+    memory_bus_width_bits: int | None = None
+    memory_bandwidth_bytes_per_second: int | None = None
+    l2_cache_bytes: int | None = None
+    ecc_enabled: bool | None = None
 
 
 @attrs.frozen
 class EnvironmentSpec:
     hardware: Hardware
     software: Mapping[str, str] | None = None
+    provenance: Provenance | None = None
 
 
 @attrs.frozen

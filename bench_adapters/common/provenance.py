@@ -1,0 +1,183 @@
+"""Provenance of environment and protocol fields, and what the caller declares.
+
+A source file rarely says everything a record can hold: nvbench records no driver or
+CUDA version, KernelBench no PyTorch version and no timer, Liger's CSV no software at
+all. The format's optional ``provenance`` map (docs/format.md) says, per field, where
+its value came from — the source's own entry (``record``), elsewhere in the same file
+(``file``), a file or folder name, the importer's catalog, the caller — and which
+fields are ``unknown`` (absent, because nothing said them). Importers build it with
+:class:`ProvenanceMap`.
+
+What the caller knows and the file does not (``--set torch=2.5.0``) arrives as
+:class:`Declarations`: software versions, plus a few keys each importer reserves for
+itself (``timer``, ``warmup``, ``gpu``, ``observed-at``). A declared value is written
+with origin ``caller``; it never overrides what the source itself records.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from datetime import datetime, timedelta, timezone
+from typing import Any
+
+import attrs
+
+from kernelindex_sdk.pointers import pointer_of
+from kernelindex_sdk.wire import parse_timestamp
+
+RECORD = "record"
+FILE = "file"
+FILE_NAME = "file-name"
+FOLDER_NAME = "folder-name"
+CALLER = "caller"
+CATALOG = "catalog"
+UNKNOWN = "unknown"
+
+#: A software component name, as ``ExecutionEnvironment.spec.software`` allows it.
+_COMPONENT = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,127}")
+_MAX_VERSION = 128
+_MAX_DETAIL = 4096
+#: The schema's timestamp pattern (common.schema.json#/$defs/timestamp).
+_TIMESTAMP = re.compile(
+    r"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})"
+)
+#: The timers a protocol may name (the schema's enum, "unknown" aside).
+TIMERS = ("cuda_events", "cuda_graph", "cupti", "wall_clock")
+
+
+class DeclarationError(ValueError):
+    """A ``--set KEY=VALUE`` the importer cannot use; the message is one line."""
+
+
+class ProvenanceMap:
+    """Pointer into a spec → where that field came from; written sorted by pointer."""
+
+    def __init__(self) -> None:
+        self._entries: dict[str, dict[str, str]] = {}
+
+    def add(self, path: Sequence[str], origin: str, detail: str | None = None) -> None:
+        """Say where the field at ``path`` (keys from the spec) came from."""
+        entry = {"origin": origin}
+        if detail:
+            entry["detail"] = detail[:_MAX_DETAIL]
+        self._entries[pointer_of(path)] = entry
+
+    def add_all(
+        self, paths: Iterable[Sequence[str]], origin: str, detail: str | None = None
+    ) -> None:
+        """The same origin for several fields."""
+        for path in paths:
+            self.add(path, origin, detail)
+
+    def as_json(self) -> dict[str, dict[str, str]]:
+        """The ``provenance`` member: entries sorted by pointer (stable bytes)."""
+        return {pointer: self._entries[pointer] for pointer in sorted(self._entries)}
+
+
+def hardware_provenance(
+    provenance: ProvenanceMap, hardware: Mapping[str, Any], origin: str, detail: str
+) -> None:
+    """Every field of ``hardware`` came from one place (the importer adds exceptions after)."""
+    provenance.add_all((("hardware", key) for key in hardware), origin, detail)
+
+
+@attrs.frozen
+class Declarations:
+    """What the caller declared: software versions, and the importer's reserved keys."""
+
+    software: Mapping[str, str] = attrs.field(factory=dict)
+    reserved: Mapping[str, str] = attrs.field(factory=dict)
+
+    def __bool__(self) -> bool:
+        return bool(self.software or self.reserved)
+
+
+def parse_declarations(items: Sequence[str], reserved: Iterable[str] = ()) -> Declarations:
+    """``["torch=2.5.0", "timer=cuda_events"]`` → :class:`Declarations`.
+
+    A key in ``reserved`` is the importer's own; any other key is a software
+    component (``torch``, ``cuda``, ``driver``, ...) whose value is its version.
+    Raises :class:`DeclarationError` for a malformed item, a key given twice, a
+    component name or version the format does not allow.
+    """
+    own = set(reserved)
+    software: dict[str, str] = {}
+    settings: dict[str, str] = {}
+    for item in items:
+        key, sep, value = item.partition("=")
+        key = key.strip()
+        if not sep or not key:
+            raise DeclarationError(f"--set {item!r}: expected KEY=VALUE")
+        if not value:
+            raise DeclarationError(f"--set {key}=: an empty value declares nothing")
+        if key in software or key in settings:
+            raise DeclarationError(f"--set {key}: given twice")
+        if key in own:
+            settings[key] = value
+            continue
+        if not _COMPONENT.fullmatch(key):
+            raise DeclarationError(
+                f"--set {key!r}: not a software component name (letters, digits, . _ -; "
+                f"at most 128) nor one of {', '.join(sorted(own)) or 'no other keys'}"
+            )
+        if len(value) > _MAX_VERSION:
+            raise DeclarationError(
+                f"--set {key}: a version holds at most {_MAX_VERSION} characters"
+            )
+        software[key] = value
+    return Declarations(software=software, reserved=settings)
+
+
+def declared_timer(value: str) -> str:
+    """A declared timer: one of the format's timers."""
+    if value not in TIMERS:
+        raise DeclarationError(f"--set timer={value!r}: expected one of {', '.join(TIMERS)}")
+    return value
+
+
+def declared_count(key: str, value: str) -> int:
+    """A declared non-negative whole number (warm-up iterations)."""
+    if not value.isascii() or not value.isdigit() or len(value) > 15:
+        raise DeclarationError(f"--set {key}={value!r}: expected a whole number")
+    return int(value)
+
+
+def declared_timestamp(value: str) -> str:
+    """A declared ``observedAt``: an RFC 3339 timestamp with an offset, not in the future."""
+    moment = parse_timestamp(value) if _TIMESTAMP.fullmatch(value) else None
+    if moment is None:
+        raise DeclarationError(
+            f"--set observed-at={value!r}: expected an RFC 3339 timestamp with an offset, "
+            "e.g. 2024-12-01T00:00:00Z"
+        )
+    if moment > datetime.now(timezone.utc) + timedelta(minutes=5):
+        raise DeclarationError(f"--set observed-at={value}: is in the future")
+    return value
+
+
+def software_spec(
+    recorded: Mapping[str, tuple[str, str, str]],
+    declared: Mapping[str, str],
+    expected: Sequence[str],
+    provenance: ProvenanceMap,
+) -> dict[str, str]:
+    """``spec.software`` from what the source records and the caller declares.
+
+    ``recorded``: component → (version, origin, detail), from the source; a declared
+    version never replaces one of these. ``expected``: components a reader would
+    want and the source may not say (``driver``, ``cuda``): each one neither recorded
+    nor declared is listed as ``unknown``.
+    """
+    software: dict[str, str] = {}
+    for component, (version, origin, detail) in recorded.items():
+        software[component] = version
+        provenance.add(("software", component), origin, detail)
+    for component, version in declared.items():
+        if component not in software:
+            software[component] = version
+            provenance.add(("software", component), CALLER, f"--set {component}={version}")
+    for component in expected:
+        if component not in software:
+            provenance.add(("software", component), UNKNOWN, "the source does not say")
+    return dict(sorted(software.items()))
