@@ -13,7 +13,8 @@ validate, digest, write — on plain JSON values and model instances alike::
 Everything else lives in submodules: :mod:`~kernelindex_sdk.pipeline` (validating
 paths as the CLI does), :mod:`~kernelindex_sdk.sources` (reading files, directories,
 JSON Lines), :mod:`~kernelindex_sdk.validation` (sessions), :mod:`~kernelindex_sdk.bundled`,
-:mod:`~kernelindex_sdk.schemafiles`, :mod:`~kernelindex_sdk.strategies` (hypothesis).
+:mod:`~kernelindex_sdk.schemafiles`, :mod:`~kernelindex_sdk.strategies` (hypothesis),
+:mod:`~kernelindex_sdk.schemadiff` (what a schema change breaks, with witnesses).
 
 Names are imported on first use, so a command that needs only the intake layer does
 not pay for jsonschema or cattrs at start-up. :data:`_EXPORTS` is the one list of the

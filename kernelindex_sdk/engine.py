@@ -99,6 +99,13 @@ def _format_checker() -> Any:
     return Draft202012Validator.FORMAT_CHECKER
 
 
+def schema_validator(schema: Any) -> Draft202012Validator:
+    """A validator for one self-contained schema (no ``$ref`` to another document), with
+    this engine's ECMA-262 ``pattern`` and format checking: the schema diff checks
+    candidate values with it before :class:`JsonschemaEngine` judges whole records."""
+    return _ecma_validator_class()(schema, format_checker=_format_checker())  # type: ignore[no-any-return]
+
+
 class JsonschemaEngine:
     """The reference engine: python-jsonschema Draft 2020-12 with format checking."""
 

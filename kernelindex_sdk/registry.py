@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from kernelindex_sdk.errors import SchemaDirectoryError, UnknownKind
+from kernelindex_sdk.versionstatus import VersionStatus, read_statuses
 from kernelindex_sdk.wire import DRAFT_2020_12
 
 if TYPE_CHECKING:  # imported when first used: only the reference engine needs it
@@ -64,6 +65,8 @@ class SchemaRegistry:
     #: Shared definitions and any other schema file that is not a kind.
     support: tuple[SchemaEntry, ...]
     _routes: Mapping[tuple[str, str], SchemaEntry] = field(repr=False, compare=False)
+    #: apiVersion → status, from each group's ``versions.json`` (unlisted: served).
+    statuses: Mapping[str, VersionStatus] = field(default_factory=dict, compare=False)
     _lazy: dict[str, Any] = field(default_factory=dict, init=False, repr=False, compare=False)
 
     @property
@@ -109,7 +112,8 @@ class SchemaRegistry:
             entry = SchemaEntry(api_version, kind or path.name, schema_id, path, contents)
             (entries if kind else support).append(entry)
         routes = {(e.api_version, e.kind): e for e in entries}
-        return cls(tuple(entries), tuple(support), routes)
+        statuses = read_statuses(root, {e.api_version for e in entries})
+        return cls(tuple(entries), tuple(support), routes, statuses)
 
     def route(self, api_version: object, kind: object) -> SchemaEntry:
         """The schema for a record; :class:`UnknownKind` lists the known pairs otherwise.
@@ -139,6 +143,10 @@ class SchemaRegistry:
     def api_versions(self) -> list[str]:
         """Every apiVersion with schemas, sorted."""
         return sorted({e.api_version for e in self.entries})
+
+    def status(self, api_version: str) -> VersionStatus:
+        """Whether ``api_version`` is served or deprecated (:mod:`.versionstatus`)."""
+        return self.statuses.get(api_version) or VersionStatus(api_version)
 
     def find(self, kind: str, api_version: str | None = None) -> SchemaEntry:
         """A kind's schema by name (case-insensitive), newest version unless one is given."""

@@ -63,6 +63,20 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
             item.add_marker(pytest.mark.hypothesis_long)
 
 
+@pytest.fixture
+def no_network(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Any attempt to open a connection or resolve a host fails the test (offline
+    schema resolution: the registry, ``schema diff``)."""
+    import socket
+
+    def refuse(*args: Any, **kwargs: Any) -> Any:
+        raise AssertionError(f"network access attempted: {args!r}")
+
+    monkeypatch.setattr(socket, "create_connection", refuse)
+    monkeypatch.setattr(socket, "getaddrinfo", refuse)
+    monkeypatch.setattr(socket.socket, "connect", refuse)
+
+
 # ------------------------------------------------------------------------------ seeds
 
 

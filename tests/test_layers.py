@@ -42,6 +42,7 @@ LAYERS: dict[str, int] = {
     "sources": 1,
     "canonical": 2,
     "registry": 3,
+    "versionstatus": 3,
     "bundled": 3,
     "schemafiles": 3,
     "models": 4,
@@ -54,6 +55,8 @@ LAYERS: dict[str, int] = {
     "pipeline": 5,
     "strategies": 5,
     "lifecycle": 5,
+    "schemadiff": 5,
+    "deprecation": 5,
     "compare": 6,
     "cli": 7,
 }

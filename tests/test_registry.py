@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import copy
 import json
-import socket
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -28,18 +27,6 @@ from kernelindex_sdk.validation import ValidationSession, validate
 
 V1ALPHA2 = "kernelindex.dev/v1alpha2"
 RECORD_KINDS = sorted(k for k in KINDS if k != BUNDLE_KIND)
-
-
-@pytest.fixture
-def no_network(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Any attempt to open a connection or resolve a host fails the test."""
-
-    def refuse(*args: Any, **kwargs: Any) -> Any:
-        raise AssertionError(f"network access attempted: {args!r}")
-
-    monkeypatch.setattr(socket, "create_connection", refuse)
-    monkeypatch.setattr(socket, "getaddrinfo", refuse)
-    monkeypatch.setattr(socket.socket, "connect", refuse)
 
 
 def write_schema(root: Path, version: str, name: str, contents: dict[str, Any]) -> Path:

@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import json
 import sys
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
 from typing import IO, Any
 
 from kernelindex_sdk.errors import Problem
@@ -195,35 +196,59 @@ class JunitReporter:
                 )
 
     def finish(self, tally: Tally) -> None:
-        import xml.etree.ElementTree as ET
-
-        failures = sum(1 for case in self.cases if case[4] and not case[5])
-        errors = sum(1 for case in self.cases if case[5])
-        counts = {"tests": str(len(self.cases)), "failures": str(failures), "errors": str(errors)}
-        suites = ET.Element("testsuites", {"name": "kernelindex validate", **counts})
-        suite = ET.SubElement(
-            suites, "testsuite", {"name": "kernelindex validate", **counts, "skipped": "0"}
-        )
+        cases = []
         for source, line, pointer, label, found, unreadable in self.cases:
             where = f"{source}:{line}" if line is not None else source
-            case = ET.SubElement(
-                suite,
-                "testcase",
-                {
-                    "classname": one_line(source),
-                    "name": one_line(f"{where} {pointer or '/'}{label}"),
-                },
-            )
-            if found:
-                tag = "error" if unreadable else "failure"
-                element = ET.SubElement(
-                    case, tag, {"message": str(found[0]), "type": found[0].code}
+            outcome = ("error" if unreadable else "failure") if found else None
+            cases.append(
+                JunitCase(
+                    source,
+                    f"{where} {pointer or '/'}{label}",
+                    outcome,
+                    found[0].code if found else "",
+                    tuple(str(p) for p in found),
                 )
-                element.text = "\n".join(str(p) for p in found)
-        ET.indent(suites)
-        self.out.write('<?xml version="1.0" encoding="utf-8"?>\n')
-        self.out.write(ET.tostring(suites, encoding="unicode"))
-        self.out.write("\n")
+            )
+        write_junit(self.out, "kernelindex validate", cases)
+
+
+@dataclass(frozen=True, slots=True)
+class JunitCase:
+    """One test case of a JUnit report, and what became of it."""
+
+    classname: str
+    name: str
+    #: ``failure``, ``error``, or None for a case that passed.
+    outcome: str | None = None
+    #: The failure's type (a problem code, a rule ID).
+    type: str = ""
+    #: One printable line each; the first is the failure's message.
+    lines: tuple[str, ...] = ()
+
+
+def write_junit(out: IO[str], suite: str, cases: Sequence[JunitCase]) -> None:
+    """JUnit XML, one test suite of ``cases``, what CI systems show as tests. Names are
+    escaped to one printable line first, so the XML is always well-formed."""
+    import xml.etree.ElementTree as ET
+
+    failures = sum(1 for case in cases if case.outcome == "failure")
+    errors = sum(1 for case in cases if case.outcome == "error")
+    counts = {"tests": str(len(cases)), "failures": str(failures), "errors": str(errors)}
+    suites = ET.Element("testsuites", {"name": suite, **counts})
+    element = ET.SubElement(suites, "testsuite", {"name": suite, **counts, "skipped": "0"})
+    for case in cases:
+        test = ET.SubElement(
+            element,
+            "testcase",
+            {"classname": one_line(case.classname), "name": one_line(case.name)},
+        )
+        if case.outcome is not None:
+            found = ET.SubElement(test, case.outcome, {"message": case.lines[0], "type": case.type})
+            found.text = "\n".join(case.lines)
+    ET.indent(suites)
+    out.write('<?xml version="1.0" encoding="utf-8"?>\n')
+    out.write(ET.tostring(suites, encoding="unicode"))
+    out.write("\n")
 
 
 Reporter = TextReporter | JsonReporter | GithubReporter | JunitReporter

@@ -1,9 +1,10 @@
-"""``kernelindex schema list | show KIND [--version V] | export DIR``.
+"""``kernelindex schema list | show KIND [--version V] | export DIR | diff OLD NEW``.
 
 The exported files are the packaged ones, byte for byte, under
 ``DIR/<group>/<version>/`` (relative ``$ref``s resolve by file location and by ``$id``),
 or with ``--bundled`` one self-contained file per kind; see
-:mod:`kernelindex_sdk.schemafiles`.
+:mod:`kernelindex_sdk.schemafiles`. ``diff`` is :func:`kernelindex_sdk.schemadiff.diff`
+with a reporter from :mod:`kernelindex_sdk.cli.diff_reporters`.
 """
 
 from __future__ import annotations
@@ -12,23 +13,30 @@ import sys
 
 import click
 
-from kernelindex_sdk.errors import UnknownKind
+from kernelindex_sdk.errors import SchemaDirectoryError, UnknownKind
 from kernelindex_sdk.printable import one_line
 from kernelindex_sdk.registry import default_registry
+from kernelindex_sdk.schemadiff.rules import MODES, POLICIES
 from kernelindex_sdk.schemafiles import export_schemas, schema_bytes
+
+#: The names of :data:`kernelindex_sdk.cli.diff_reporters.DIFF_REPORTERS` (that module
+#: is imported only when ``schema diff`` runs).
+DIFF_FORMATS = ("github", "json", "junit", "text")
 
 
 @click.group("schema")
 def schema_group() -> None:
-    """List, show or export the packaged JSON Schemas."""
+    """List, show, export or compare the packaged JSON Schemas."""
 
 
 @schema_group.command("list")
 def schema_list() -> None:
-    """One line per schema: apiVersion, kind, $id."""
+    """One line per schema: apiVersion, kind, $id, and whether its version is served
+    or deprecated (with the version that replaces it)."""
     registry = default_registry()
     for entry in sorted(registry.entries, key=lambda e: (e.api_version, e.kind)):
-        click.echo(f"{entry.api_version}  {entry.kind:<22}  {entry.id}")
+        status = registry.status(entry.api_version).describe()
+        click.echo(one_line(f"{entry.api_version}  {entry.kind:<22}  {entry.id}  {status}"))
 
 
 @schema_group.command("show")
@@ -76,3 +84,49 @@ def schema_export(directory: str, bundled: bool) -> None:
         sys.exit(2)
     form = "bundled schemas" if bundled else "schemas"
     click.echo(one_line(f"exported {len(written)} {form} to {directory}"), err=True)
+
+
+@schema_group.command("diff")
+@click.argument("old")
+@click.argument("new")
+@click.option(
+    "--mode",
+    type=click.Choice(MODES),
+    required=True,
+    help="backward: every record OLD accepts, NEW accepts (new readers read old records);"
+    " forward: the reverse; full: both.",
+)
+@click.option(
+    "--policy",
+    type=click.Choice(POLICIES),
+    default="strict",
+    show_default=True,
+    help="lenient: an optional property may be added to or removed from a closed object.",
+)
+@click.option(
+    "--format",
+    "format_",
+    type=click.Choice(DIFF_FORMATS),
+    default="text",
+    show_default=True,
+    help="text lines, one JSON object, GitHub Actions annotations, or JUnit XML.",
+)
+def schema_diff(old: str, new: str, mode: str, policy: str, format_: str) -> None:
+    """Say whether NEW breaks records OLD accepts (or the reverse), with a witness.
+
+    OLD and NEW: a schema file, a folder of schema files (as `schema export` writes
+    them), or an apiVersion of the installed registry. Every violation has a rule ID,
+    the direction it breaks, pointers into OLD and NEW, and a record that the reference
+    validator accepts under one and rejects under the other. Exit status: 0 compatible,
+    1 a violation, 2 usage error or unresolvable $ref (never fetched), 3 cannot decide.
+    """
+    from kernelindex_sdk.cli.diff_reporters import DIFF_REPORTERS
+    from kernelindex_sdk.schemadiff import SchemaInputError, diff
+
+    try:
+        report = diff(old, new, mode=mode, policy=policy)
+    except (SchemaInputError, SchemaDirectoryError) as error:
+        click.echo(one_line(f"kernelindex schema diff: {error}"), err=True)
+        sys.exit(2)
+    DIFF_REPORTERS[format_]().report(report)
+    sys.exit(report.exit_status())

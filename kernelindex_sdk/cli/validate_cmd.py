@@ -8,6 +8,7 @@ from dataclasses import dataclass
 import click
 
 from kernelindex_sdk.cli.reporters import REPORTERS
+from kernelindex_sdk.printable import one_line
 
 
 @dataclass(frozen=True, slots=True)
@@ -27,13 +28,22 @@ class ValidateOptions:
 
 
 def run_validate(options: ValidateOptions) -> int:
-    """Validate every document under ``options.paths``; return the exit status."""
+    """Validate every document under ``options.paths``; return the exit status.
+
+    Records of a deprecated apiVersion are valid; a line on stderr per such version
+    says what replaces it (see :mod:`kernelindex_sdk.deprecation`).
+    """
+    from kernelindex_sdk.deprecation import VersionWatch
     from kernelindex_sdk.parallel import WorkerFailed
     from kernelindex_sdk.pipeline import Pipeline
+    from kernelindex_sdk.validation import ValidationSession
 
     reporter = REPORTERS[options.format](verbose=options.verbose)
+    session = ValidationSession(strict_refs=options.strict_refs, strict_json=True)
+    watch = VersionWatch(session)
     pipeline = Pipeline(
         options.paths,
+        checker=watch if watch.deprecated else session,
         strict_refs=options.strict_refs,
         strict_numbers=options.strict_numbers,
         jobs=options.jobs,
@@ -49,6 +59,10 @@ def run_validate(options: ValidateOptions) -> int:
     reporter.problems(pipeline.late)
     tally = pipeline.tally
     reporter.finish(tally)
+    if watch.seen:
+        sys.stdout.flush()
+        for warning in watch.warnings():
+            sys.stderr.write(one_line(f"kernelindex validate: warning: {warning}") + "\n")
     if not tally.files and not tally.unreadable:
         # A pre-commit hook or CI step pointed at the wrong place must not pass silently.
         sys.stdout.flush()

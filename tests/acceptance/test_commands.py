@@ -206,9 +206,10 @@ def test_schema_list(invoke: Invoke) -> None:
     assert len(run.lines) == 6
     rows = [line.split() for line in run.lines]
     assert {row[1] for row in rows} == KINDS
-    for api_version, _, schema_id in rows:
+    for api_version, _, schema_id, status in rows:
         assert api_version == "kernelindex.dev/v1alpha1"
         assert schema_id.startswith("https://kernelindex.dev/schemas/v1alpha1/")
+        assert status == "served"  # a deprecated version: tests/test_deprecation.py
 
 
 @pytest.mark.parametrize("name", ["BenchmarkRun", "benchmarkrun"])

@@ -1,0 +1,258 @@
+"""What ``schema diff`` compares: a schema file, a folder of them, or an installed apiVersion.
+
+Each side of a diff is a :class:`SchemaSet`: the schemas whose kinds are compared, and a
+:class:`~kernelindex_sdk.registry.SchemaRegistry` of every document their ``$ref``\\ s
+may reach — the folder's own files (a file's folder, for one file), or the installed
+registry. Nothing outside it is ever read or fetched.
+
+A kind's **apiVersion** is read off the schema itself (the ``const`` its ``apiVersion``
+property resolves to; a bundle's, that of its ``run``), as records carry it, and
+otherwise off the folder layout ``<group>/<version>/`` that ``schema export`` writes;
+its **kind** as the registry reads it (``properties.kind.const``, or
+``bundle.schema.json``). Kinds of two sides are matched by apiVersion and kind, or by
+kind alone between two single versions that differ (``v1alpha1`` against ``v1alpha2``).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+from urllib.parse import urldefrag, urljoin
+
+from kernelindex_sdk.errors import IntakeError, KernelIndexError
+from kernelindex_sdk.registry import (
+    BUNDLE_KIND,
+    SchemaEntry,
+    SchemaRegistry,
+    _kind_of,
+    default_registry,
+)
+from kernelindex_sdk.schemadiff.normal import Normalizer, to_schema
+from kernelindex_sdk.sources import load_file
+from kernelindex_sdk.wire import DRAFT_2020_12
+
+__all__ = ["SchemaInputError", "SchemaSet", "load", "match", "normalized"]
+
+
+class SchemaInputError(KernelIndexError):
+    """A side of a diff that cannot be read: exit 2, one line."""
+
+
+@dataclass(frozen=True)
+class SchemaSet:
+    """One side of a diff: the kinds compared and the registry their refs resolve in."""
+
+    #: How the side was named (a path or an apiVersion), for messages.
+    label: str
+    registry: SchemaRegistry
+    kinds: tuple[SchemaEntry, ...]
+    #: A single schema file was given: its kind is the only one compared.
+    single: bool = False
+    _documents: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
+
+    def lookup(self, uri: str) -> Any:
+        """The contents of the document at ``uri`` (``LookupError`` if none)."""
+        if not self._documents:
+            for entry in (*self.registry.entries, *self.registry.support):
+                self._documents[urldefrag(entry.id)[0]] = entry.contents
+        return self._documents[uri]
+
+
+def load(side: str | os.PathLike[str] | SchemaRegistry) -> SchemaSet:
+    """A side of a diff from a file, a folder, an apiVersion, or a registry."""
+    if isinstance(side, SchemaRegistry):
+        return SchemaSet("registry", side, side.entries)
+    text = os.fspath(side)
+    path = Path(text)
+    if path.is_dir():
+        files = sorted(path.rglob("*.schema.json"))
+        if not files:
+            raise SchemaInputError(f"{text}: no *.schema.json files in this folder")
+        registry = _registry(files)
+        return SchemaSet(text, registry, registry.entries)
+    if path.is_file():
+        siblings = [p for p in sorted(path.parent.glob("*.schema.json")) if not p.samefile(path)]
+        # The siblings are there for the file's $refs: one that cannot be read is left
+        # out (a $ref into it is then unresolvable), and does not stop the diff.
+        registry = _registry([path], siblings)
+        chosen = next(
+            e for e in (*registry.entries, *registry.support) if e.path.resolve() == path.resolve()
+        )
+        return SchemaSet(text, registry, (chosen,), single=True)
+    if path.exists():
+        raise SchemaInputError(f"{text}: not a regular file or a folder")
+    return _installed(text)
+
+
+def _installed(text: str) -> SchemaSet:
+    registry = default_registry()
+    versions = registry.api_versions()
+    chosen = [v for v in versions if text in (v, v.rsplit("/", 1)[-1])]
+    if not chosen:
+        raise SchemaInputError(
+            f"{text}: neither a schema file, a folder of schema files nor an apiVersion"
+            f" of the installed registry ({', '.join(versions)})"
+        )
+    kinds = tuple(e for e in registry.entries if e.api_version == chosen[0])
+    return SchemaSet(chosen[0], registry, kinds)
+
+
+def _registry(files: list[Path], optional: Sequence[Path] = ()) -> SchemaRegistry:
+    """A registry of these files (and of those ``optional`` files that can be read):
+    ids, kinds and apiVersions as the module says."""
+    loaded: list[tuple[Path, str, dict[str, Any]]] = []
+    seen: dict[str, Path] = {}
+    for path in [*files, *optional]:
+        try:
+            contents = _read(path)
+        except SchemaInputError:
+            if path in optional:
+                continue
+            raise
+        own = path.resolve().as_uri()
+        declared = contents.get("$id")
+        uri = urldefrag(urljoin(own, declared))[0] if isinstance(declared, str) else own
+        if declared != uri:  # so that relative refs resolve where this file is
+            contents = {**contents, "$id": uri}
+        if uri in seen:
+            if path in optional:  # a sibling copy of the file compared, say
+                continue
+            raise SchemaInputError(f"{path}: $id {uri!r} is also the $id of {seen[uri]}")
+        seen[uri] = path
+        loaded.append((path, uri, contents))
+    documents = {uri: contents for _, uri, contents in loaded}
+    entries: list[SchemaEntry] = []
+    support: list[SchemaEntry] = []
+    for path, uri, contents in loaded:
+        kind = _kind_of(path, contents)
+        api_version = _declared_version(contents, uri, documents, kind) or _layout_version(path)
+        entry = SchemaEntry(api_version, kind or path.name, uri, path, contents)
+        (entries if kind else support).append(entry)
+    routes: dict[tuple[str, str], SchemaEntry] = {}
+    for entry in entries:
+        other = routes.setdefault((entry.api_version, entry.kind), entry)
+        if other is not entry and entry.path not in optional:
+            raise SchemaInputError(
+                f"{entry.path}: a second schema for {entry.api_version} {entry.kind}"
+                f" (the first: {other.path})"
+            )
+    return SchemaRegistry(tuple(entries), tuple(support), routes)
+
+
+def _read(path: Path) -> dict[str, Any]:
+    """A schema file's contents: strict JSON, an object, a Draft 2020-12 schema."""
+    try:
+        contents = load_file(path)
+    except IntakeError as error:
+        raise SchemaInputError(str(error.problem)) from None
+    if not isinstance(contents, dict):
+        raise SchemaInputError(f"{path}: not a JSON Schema document (an object)")
+    _check_schema(path, contents)
+    return contents
+
+
+def _check_schema(path: Path, contents: dict[str, Any]) -> None:
+    """Refuse a file that is not a Draft 2020-12 schema (``"required": 5``, a pattern
+    that does not compile): the diff reads only well-formed schemas."""
+    problem = _meta_problem(json.dumps(contents, sort_keys=True))
+    if problem is not None:
+        raise SchemaInputError(f"{path}: not a Draft 2020-12 schema: {problem}")
+
+
+@lru_cache(maxsize=256)
+def _meta_problem(text: str) -> str | None:
+    """What the meta-schema finds wrong with a schema, by its text (remembered: checking
+    against the meta-schema costs more than the diff of a small schema)."""
+    from jsonschema import Draft202012Validator
+    from jsonschema.exceptions import best_match
+
+    meta = Draft202012Validator(
+        Draft202012Validator.META_SCHEMA, format_checker=Draft202012Validator.FORMAT_CHECKER
+    )
+    error = best_match(meta.iter_errors(json.loads(text)))
+    if error is None:
+        return None
+    where = "".join(f"/{p}" for p in error.absolute_path)
+    return f"{where or '/'}: {' '.join(error.message.split())[:200]}"
+
+
+def _declared_version(
+    contents: Mapping[str, Any], uri: str, documents: Mapping[str, Any], kind: str | None
+) -> str | None:
+    """The apiVersion a kind's schema demands of its records, when it states one."""
+    member = "run" if kind == BUNDLE_KIND else "apiVersion"
+    node: Any = contents.get("properties", {}).get(member)
+    base = uri
+    for _ in range(8):  # a few $ref hops at most; anything longer is not a plain constant
+        if not isinstance(node, Mapping):
+            return None
+        if member == "run" and node is not contents and "properties" in node:
+            return _declared_version(node, base, documents, None)
+        if isinstance(node.get("const"), str):
+            return str(node["const"])
+        ref = node.get("$ref")
+        if not isinstance(ref, str):
+            return None
+        target, fragment = urldefrag(urljoin(base, ref))
+        node, base = documents.get(target), target
+        for token in fragment.split("/")[1:]:
+            node = node.get(token) if isinstance(node, Mapping) else None
+    return None
+
+
+def _layout_version(path: Path) -> str:
+    """``group/version`` from a file's folder and the one above it."""
+    return f"{path.parent.parent.name}/{path.parent.name}"
+
+
+def match(
+    old: SchemaSet, new: SchemaSet
+) -> tuple[list[tuple[SchemaEntry, SchemaEntry]], list[SchemaEntry], list[SchemaEntry]]:
+    """(pairs of kinds to compare, kinds only OLD has, kinds only NEW has)."""
+    if old.single and new.single:
+        return [(old.kinds[0], new.kinds[0])], [], []
+    for side in (old, new):
+        if side.single and side.kinds[0].kind == side.kinds[0].path.name:
+            raise SchemaInputError(
+                f"{side.label}: names no kind (no properties.kind.const), so it matches"
+                " nothing in the other side; compare it with one schema file"
+            )
+    versions_old = {e.api_version for e in old.kinds}
+    versions_new = {e.api_version for e in new.kinds}
+    by_kind = not versions_old & versions_new and len(versions_old) == len(versions_new) == 1
+
+    def key(entry: SchemaEntry) -> tuple[str, str]:
+        return ("", entry.kind) if by_kind else (entry.api_version, entry.kind)
+
+    olds = {key(e): e for e in old.kinds}
+    news = {key(e): e for e in new.kinds}
+    if old.single:
+        news = {k: e for k, e in news.items() if k in olds}
+    if new.single:
+        olds = {k: e for k, e in olds.items() if k in news}
+    pairs = [(olds[k], news[k]) for k in olds if k in news]
+    return (
+        pairs,
+        [e for k, e in olds.items() if k not in news],
+        [e for k, e in news.items() if k not in olds],
+    )
+
+
+def normalized(side: SchemaSet) -> SchemaSet:
+    """The same kinds, each schema replaced by its normal form: self-contained, no
+    ``$ref``, accepting exactly what it accepted (``diff(S, normalized(S))`` is empty)."""
+    normalizer = Normalizer(side.lookup)
+    entries = []
+    for entry in side.kinds:
+        schema = to_schema(normalizer.document(urldefrag(entry.id)[0]))
+        body = schema if isinstance(schema, dict) else {"allOf": [schema]}
+        contents = {"$schema": DRAFT_2020_12, "$id": entry.id, **body}
+        entries.append(SchemaEntry(entry.api_version, entry.kind, entry.id, entry.path, contents))
+    routes = {(e.api_version, e.kind): e for e in entries}
+    registry = SchemaRegistry(tuple(entries), (), routes)
+    return SchemaSet(f"normalized {side.label}", registry, tuple(entries), side.single)

@@ -1,0 +1,751 @@
+"""The normal form the schema diff compares: one spelling per meaning, as far as it goes.
+
+Two schemas that accept the same records can be written many ways — a ``$ref`` or the
+subschema inline, ``allOf`` or one object, ``type: [a, b]`` or ``anyOf``, with or without
+titles. A diff that walked the text would report a refactor as a change; so both sides
+are first brought to this form, and only then walked in parallel:
+
+* every ``$ref`` resolved against the schemas given (offline: an unknown URI is
+  :class:`UnresolvableRef`) and inlined; ``allOf`` members and a ``$ref``'s siblings
+  merged into one schema (a conjunction);
+* a schema split into **branches**, one per JSON type it admits (``null``, ``boolean``,
+  ``string``, ``number``, ``integer``, ``array``, ``object``), each holding only the
+  keywords that apply to its type: ``{"type": ["number", "string"], "minimum": 0}`` is
+  ``anyOf [{number, minimum 0}, {string}]``, and so is an ``anyOf`` whose members admit
+  disjoint types;
+* ``const`` as a one-value ``enum``, each value in the branch of its type; the tighter
+  of ``minimum`` and ``exclusiveMinimum`` (and of the maxima);
+* annotations (``title``, ``description``, ``examples``, ``default``, ``$comment``,
+  ``deprecated``, ``readOnly``, ``writeOnly``, ``content*``), unknown keywords and formats
+  no checker asserts dropped — the validator ignores them too;
+* what has no structural spelling — ``anyOf``/``oneOf`` whose members overlap in type,
+  ``not``, ``if``/``then``/``else``, ``contains``, ``prefixItems``, ``dependent*``,
+  ``patternProperties`` (with the ``properties`` and ``additionalProperties`` it changes
+  the meaning of) — kept whole as **opaque** constraints of a branch, normalized inside
+  and compared only for equality.
+
+``unevaluatedProperties``/``unevaluatedItems``, ``$dynamicRef``, an ``$id`` below a
+document's root and a ``$ref`` that leads back into itself raise :class:`Undecidable`:
+their meaning depends on more than the schema object they sit in, and a diff that
+cannot be sure must say so rather than guess.
+
+:func:`to_schema` writes a normal form back as a plain, self-contained JSON Schema that
+accepts exactly what the original accepts, so ``normalize`` is itself a schema
+transformation the diff's laws can be tested on (``diff(S, normalize(S))`` is empty).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from dataclasses import dataclass, field
+from functools import cache, cached_property
+from typing import Any
+from urllib.parse import unquote, urldefrag, urljoin
+
+from kernelindex_sdk.errors import KernelIndexError
+from kernelindex_sdk.pointers import pointer_of, unescape_token
+from kernelindex_sdk.wire import DRAFT_2020_12
+
+__all__ = [
+    "ALL_TYPES",
+    "Branch",
+    "Norm",
+    "Normalizer",
+    "Opaque",
+    "Undecidable",
+    "UnresolvableRef",
+    "Where",
+    "canonical",
+    "is_false",
+    "is_true",
+    "to_schema",
+    "true_norm",
+    "value_types",
+]
+
+#: The types an untyped schema admits (``number`` covers the integers).
+ALL_TYPES = ("null", "boolean", "string", "number", "array", "object")
+_TYPE_NAMES = frozenset({*ALL_TYPES, "integer"})
+
+#: Keywords that apply to one type only, by the type they apply to.
+_STRING = frozenset({"minLength", "maxLength", "pattern", "format"})
+_NUMBER = frozenset({"minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf"})
+_ARRAY = frozenset({"items", "minItems", "maxItems", "uniqueItems"})
+_OBJECT = frozenset(
+    {"properties", "required", "additionalProperties", "propertyNames", "minProperties",
+     "maxProperties"}
+)  # fmt: skip
+#: The keywords of each type's branch.
+_APPLIES = {
+    "string": _STRING,
+    "number": _NUMBER,
+    "integer": _NUMBER,
+    "array": _ARRAY,
+    "object": _OBJECT,
+}
+#: Keywords that count (characters, items, members): non-negative integers.
+_COUNTS = ("minLength", "maxLength", "minItems", "maxItems", "minProperties", "maxProperties")
+#: Annotations and identifiers: no effect on what a schema accepts.
+_IGNORED = frozenset(
+    {"title", "description", "examples", "default", "$comment", "deprecated", "readOnly",
+     "writeOnly", "contentEncoding", "contentMediaType", "contentSchema", "$schema", "$anchor",
+     "$dynamicAnchor", "$defs", "definitions", "$vocabulary", "$id"}
+)  # fmt: skip
+#: Keywords whose meaning depends on more than the schema object they sit in.
+_UNSUPPORTED = ("unevaluatedProperties", "unevaluatedItems", "$dynamicRef", "$recursiveRef")
+
+
+class Undecidable(Exception):
+    """A construct the diff cannot compare soundly (verdict "cannot decide", exit 3)."""
+
+    def __init__(self, where: Where, reason: str) -> None:
+        self.where = where
+        self.reason = reason
+        super().__init__(f"{where.label()}: {reason}")
+
+
+class UnresolvableRef(KernelIndexError):
+    """A ``$ref`` to a URI none of the schemas given holds (nothing is ever fetched)."""
+
+    def __init__(self, where: Where, ref: str) -> None:
+        self.where = where
+        self.ref = ref
+        super().__init__(f"{where.label()}: $ref {ref!r} cannot be resolved offline")
+
+
+@dataclass(frozen=True, slots=True)
+class Where:
+    """A place in a schema document: its URI and an RFC 6901 pointer into it."""
+
+    uri: str
+    pointer: str = ""
+
+    def at(self, *tokens: str | int) -> Where:
+        return Where(self.uri, pointer_of(tokens, self.pointer))
+
+    def label(self) -> str:
+        """``benchmark-run.schema.json#/$defs/spec``: the document's last path segment."""
+        name = self.uri.rstrip("/").rsplit("/", 1)[-1]
+        return f"{name}#{self.pointer}"
+
+
+@dataclass(frozen=True, eq=False)
+class Opaque:
+    """A constraint kept whole: compared by its normalized JSON (``key``) only."""
+
+    keyword: str
+    value: Mapping[str, Any]
+    where: Where
+
+    @cached_property
+    def key(self) -> str:
+        return canonical(self.value)
+
+
+@dataclass(frozen=True, eq=False)
+class Branch:
+    """The part of a schema that applies to one JSON type.
+
+    ``keywords`` holds normalized values: ``enum`` a tuple, ``lower``/``upper`` a
+    ``(bound, exclusive)`` pair, ``pattern``/``format``/``multipleOf`` frozensets (all
+    must hold), ``required`` a frozenset, ``properties`` a dict of :class:`Norm`,
+    ``items``/``additionalProperties``/``propertyNames`` a :class:`Norm`, the lengths
+    and counts ints, ``uniqueItems`` True. ``places`` says where each was written.
+    """
+
+    type: str
+    keywords: Mapping[str, Any]
+    where: Where
+    places: Mapping[str, Where] = field(default_factory=dict)
+    opaque: tuple[Opaque, ...] = ()
+
+    @cached_property
+    def key(self) -> str:
+        return canonical(branch_schema(self))
+
+    def place(self, keyword: str) -> Where:
+        """Where ``keyword`` was written, else where the branch's schema is."""
+        return self.places.get(keyword, self.where)
+
+
+@dataclass(frozen=True, eq=False)
+class Norm:
+    """A normalized schema: the union of its branches (none: ``false``)."""
+
+    branches: tuple[Branch, ...]
+    where: Where
+    #: The document URI when this is a whole schema document (a kind's root).
+    root: str | None = None
+
+    @cached_property
+    def key(self) -> str:
+        return canonical(to_schema(self))
+
+
+def canonical(value: Any) -> str:
+    """One text per JSON value (keys sorted): what equality of normal forms compares."""
+    return json.dumps(value, sort_keys=True, ensure_ascii=True, separators=(",", ":"))
+
+
+def is_true(node: Norm) -> bool:
+    """Whether ``node`` accepts every value (``true``, ``{}``): a free branch per type."""
+    free = {b.type for b in node.branches if not b.keywords and not b.opaque}
+    return free >= set(ALL_TYPES)
+
+
+def is_false(node: Norm) -> bool:
+    return not node.branches
+
+
+def value_types(value: Any) -> frozenset[str]:
+    """The branch types a JSON value belongs to (``1`` is an ``integer`` and a ``number``)."""
+    if value is None:
+        return frozenset({"null"})
+    if isinstance(value, bool):
+        return frozenset({"boolean"})
+    if isinstance(value, int):
+        return frozenset({"integer", "number"})
+    if isinstance(value, float):
+        return frozenset({"integer", "number"} if value.is_integer() else {"number"})
+    if isinstance(value, str):
+        return frozenset({"string"})
+    if isinstance(value, list):
+        return frozenset({"array"})
+    return frozenset({"object"})
+
+
+@cache
+def asserted_formats() -> frozenset[str]:
+    """Formats the reference engine's checker asserts; any other is an annotation."""
+    from jsonschema import Draft202012Validator
+
+    return frozenset(Draft202012Validator.FORMAT_CHECKER.checkers)
+
+
+# --------------------------------------------------------------------------- writing back
+
+
+def to_schema(node: Norm) -> Any:
+    """A self-contained JSON Schema accepting exactly what ``node`` accepts."""
+    if not node.branches:
+        return False
+    if is_true(node):
+        return True
+    merged = _merged_schema(node.branches)
+    if merged is not None:
+        return merged
+    parts = [branch_schema(b) for b in node.branches]
+    return parts[0] if len(parts) == 1 else {"anyOf": parts}
+
+
+def _merged_schema(branches: tuple[Branch, ...]) -> dict[str, Any] | None:
+    """Several branches as one schema, when that says the same: each keyword applies to
+    one type only, so branches of distinct types (not ``number`` and ``integer``
+    together), with no ``enum`` and the same opaque constraints, merge into
+    ``{"type": [...], <every branch's keywords>}`` — or, covering every type, no
+    ``type`` at all (``{"required": ["x"]}`` rather than six branches)."""
+    if len(branches) < 2:
+        return None
+    types = [b.type for b in branches]
+    if len(set(types)) < len(types) or {"number", "integer"} <= set(types):
+        return None
+    opaque = [o.key for o in branches[0].opaque]
+    if any("enum" in b.keywords or [o.key for o in b.opaque] != opaque for b in branches):
+        return None
+    out: dict[str, Any] = {}
+    if set(types) != set(ALL_TYPES):
+        out["type"] = sorted(types)
+    also: list[Any] = []
+    for branch in branches:
+        written = branch_schema(Branch(branch.type, branch.keywords, branch.where))
+        written.pop("type")
+        also.extend(written.pop("allOf", []))
+        out.update(written)
+    also.extend(dict(o.value) for o in branches[0].opaque)
+    if also:
+        out["allOf"] = also
+    return out
+
+
+def branch_schema(branch: Branch) -> dict[str, Any]:
+    out: dict[str, Any] = {"type": branch.type}
+    also: list[Any] = []
+    kw = branch.keywords
+    for name, value in kw.items():
+        if name == "enum":
+            if len(value) == 1:
+                out["const"] = value[0]
+            else:
+                out["enum"] = list(value)
+        elif name in ("lower", "upper"):
+            bound, exclusive = value
+            plain, strict = (
+                ("minimum", "exclusiveMinimum")
+                if name == "lower"
+                else ("maximum", "exclusiveMaximum")
+            )
+            out[strict if exclusive else plain] = bound
+        elif name in ("pattern", "format", "multipleOf"):
+            first, *rest = sorted(value, key=canonical)
+            out[name] = first
+            also.extend({name: more} for more in rest)
+        elif name == "required":
+            out[name] = sorted(value)
+        elif name == "properties":
+            out[name] = {key: to_schema(sub) for key, sub in value.items()}
+        elif isinstance(value, Norm):
+            out[name] = to_schema(value)
+        else:
+            out[name] = value
+    also.extend(dict(o.value) for o in branch.opaque)
+    if also:
+        out["allOf"] = also
+    return out
+
+
+# --------------------------------------------------------------------------- normalizing
+
+
+Lookup = Callable[[str], Any]
+
+
+class Normalizer:
+    """Normalizes the schemas of one side, resolving ``$ref`` through ``lookup``.
+
+    ``lookup(uri)`` returns the contents of the document at ``uri`` (no fragment) or
+    raises ``LookupError``; nothing else is ever consulted. Targets of ``$ref`` are
+    normalized once each (a kind reaches ``common.schema.json#/$defs/slug`` many times).
+    """
+
+    def __init__(self, lookup: Lookup) -> None:
+        self._lookup = lookup
+        self._done: dict[tuple[str, str], Norm] = {}
+        self._active: set[tuple[str, str]] = set()
+
+    def document(self, uri: str) -> Norm:
+        """The normal form of the whole document at ``uri``."""
+        return self._target(Where(uri), uri)
+
+    def _target(self, where: Where, uri: str) -> Norm:
+        """The schema at ``uri`` (a fragment a JSON pointer or an ``$anchor``)."""
+        document, fragment = urldefrag(uri)
+        try:
+            contents = self._lookup(document)
+        except LookupError:
+            raise UnresolvableRef(where, uri) from None
+        if fragment and not fragment.startswith("/"):
+            raise Undecidable(where, f"$ref {uri!r}: only JSON-pointer fragments are compared")
+        pointer = unquote(fragment)
+        key = (document, pointer)
+        done = self._done.get(key)
+        if done is not None:
+            return done
+        if key in self._active:
+            raise Undecidable(where, f"$ref {uri!r} leads back into itself (a recursive schema)")
+        node: Any = contents
+        for token in pointer.split("/")[1:]:
+            token = unescape_token(token)
+            if isinstance(node, list) and token.isdigit() and int(token) < len(node):
+                node = node[int(token)]
+            elif isinstance(node, dict) and token in node:
+                node = node[token]
+            else:
+                raise UnresolvableRef(where, uri)
+        if not pointer and isinstance(contents, dict):
+            dialect = contents.get("$schema", DRAFT_2020_12)
+            if dialect != DRAFT_2020_12:
+                raise Undecidable(Where(document), f"dialect {dialect!r}: only Draft 2020-12")
+        self._active.add(key)
+        try:
+            result = self.schema(node, Where(document, pointer), base=document)
+        finally:
+            self._active.discard(key)
+        if not pointer:
+            result = Norm(result.branches, result.where, root=document)
+        self._done[key] = result
+        return result
+
+    def schema(self, schema: Any, where: Where, *, base: str) -> Norm:
+        """The normal form of one schema (a dict or a boolean) at ``where``."""
+        if schema is True:
+            return true_norm(where)
+        if schema is False:
+            return Norm((), where)
+        if not isinstance(schema, dict):
+            raise Undecidable(where, "not a schema (an object or a boolean)")
+        for keyword in _UNSUPPORTED:
+            if keyword in schema:
+                raise Undecidable(where.at(keyword), f"{keyword} is not compared")
+        if "$id" in schema and where.pointer:
+            raise Undecidable(where.at("$id"), "an $id below a document's root is not compared")
+        parts: list[Norm] = [self._own(schema, where, base)]
+        if "$ref" in schema and not isinstance(schema["$ref"], str):
+            raise Undecidable(where.at("$ref"), "$ref is not a string")
+        if "$ref" in schema:
+            target = self._target(where.at("$ref"), urljoin(base, schema["$ref"]))
+            if _only_ref(schema):
+                return target  # a plain $ref: the target, where it is written
+            parts.append(target)
+        for index, member in enumerate(_list(schema, "allOf", where)):
+            parts.append(self.schema(member, where.at("allOf", index), base=base))
+        opaque: list[tuple[frozenset[str] | None, Opaque]] = []
+        for keyword in ("anyOf", "oneOf"):
+            if keyword not in schema:
+                continue
+            members = [
+                self.schema(m, where.at(keyword, i), base=base)
+                for i, m in enumerate(_list(schema, keyword, where))
+            ]
+            if _disjoint(members):  # a union of types: exactly one member can match
+                parts.append(Norm(tuple(b for m in members for b in m.branches), where))
+            else:
+                value = {keyword: [to_schema(m) for m in members]}
+                opaque.append((None, Opaque(keyword, value, where.at(keyword))))
+        opaque.extend(self._opaque(schema, where, base))
+        result = parts[0]
+        for part in parts[1:]:
+            result = conjoin(result, part)
+        if opaque:
+            result = _with_opaque(result, opaque)
+        return result
+
+    def _own(self, schema: dict[str, Any], where: Where, base: str) -> Norm:
+        """The branches a schema's own type-specific keywords (and type, enum) make."""
+        declared = schema.get("type")
+        if declared is None:
+            types: list[str] = list(ALL_TYPES)
+        else:
+            listed = [declared] if isinstance(declared, str) else declared
+            if not isinstance(listed, list) or not all(t in _TYPE_NAMES for t in listed):
+                raise Undecidable(where.at("type"), f"type {declared!r} is not a JSON type")
+            types = list(dict.fromkeys(listed))
+            if "number" in types and "integer" in types:
+                types.remove("integer")  # the same keywords: integers are numbers
+        values: tuple[Any, ...] | None = None
+        if "const" in schema:
+            values = (schema["const"],)
+        if "enum" in schema:
+            listed_values = _list(schema, "enum", where)
+            values = tuple(v for v in listed_values if values is None or _among(v, values))
+        keywords, places = self._keywords(schema, where, base)
+        branches = []
+        for t in types:
+            kw: dict[str, Any] = {}
+            if values is not None:
+                kept = _dedupe(v for v in values if t in value_types(v))
+                if not kept:
+                    continue
+                kw["enum"] = kept
+            applies = _APPLIES.get(t, frozenset())
+            kw.update((k, v) for k, v in keywords.items() if _source(k) in applies)
+            at = {k: w for k, w in places.items() if k in kw}
+            if "enum" in kw:
+                at["enum"] = where.at("const" if "const" in schema else "enum")
+            branches.append(Branch(t, kw, where, at))
+        return Norm(tuple(branches), where)
+
+    def _keywords(
+        self, schema: dict[str, Any], where: Where, base: str
+    ) -> tuple[dict[str, Any], dict[str, Where]]:
+        """Type-specific keywords, normalized, with where each was written."""
+        kw: dict[str, Any] = {}
+        places: dict[str, Where] = {}
+
+        def put(name: str, value: Any, keyword: str) -> None:
+            kw[name] = value
+            places[name] = where.at(keyword)
+
+        for name in _COUNTS:
+            if name in schema:
+                put(name, _count(schema[name], where.at(name)), name)
+        for name, inclusive, exclusive in (
+            ("lower", "minimum", "exclusiveMinimum"),
+            ("upper", "maximum", "exclusiveMaximum"),
+        ):
+            bounds = [(schema[k], k == exclusive, k) for k in (inclusive, exclusive) if k in schema]
+            for value, _, k in bounds:
+                if not _is_number(value):
+                    raise Undecidable(where.at(k), f"{k} is not a number")
+            if bounds:
+                pick = _tighter if name == "lower" else _tighter_upper
+                chosen = bounds[0]
+                for other in bounds[1:]:
+                    chosen = other if pick((other[0], other[1]), (chosen[0], chosen[1])) else chosen
+                put(name, (chosen[0], chosen[1]), chosen[2])
+        if "multipleOf" in schema:
+            if not _is_number(schema["multipleOf"]) or schema["multipleOf"] <= 0:
+                raise Undecidable(where.at("multipleOf"), "multipleOf is not a positive number")
+            put("multipleOf", frozenset({schema["multipleOf"]}), "multipleOf")
+        if isinstance(schema.get("pattern"), str):
+            put("pattern", frozenset({schema["pattern"]}), "pattern")
+        if isinstance(schema.get("format"), str) and schema["format"] in asserted_formats():
+            put("format", frozenset({schema["format"]}), "format")
+        if schema.get("uniqueItems") is True:
+            put("uniqueItems", True, "uniqueItems")
+        if "required" in schema:
+            put("required", frozenset(_list(schema, "required", where)), "required")
+        if "prefixItems" not in schema and "items" in schema:
+            put("items", self.schema(schema["items"], where.at("items"), base=base), "items")
+        if "propertyNames" in schema:
+            sub = self.schema(schema["propertyNames"], where.at("propertyNames"), base=base)
+            put("propertyNames", sub, "propertyNames")
+        if "patternProperties" in schema:
+            return kw, places  # properties and additionalProperties go with it, opaque
+        if "properties" in schema:
+            properties = schema["properties"]
+            if not isinstance(properties, dict):
+                raise Undecidable(where.at("properties"), "properties is not an object")
+            put(
+                "properties",
+                {
+                    name: self.schema(sub, where.at("properties", name), base=base)
+                    for name, sub in properties.items()
+                },
+                "properties",
+            )
+        if "additionalProperties" in schema:
+            sub = self.schema(
+                schema["additionalProperties"], where.at("additionalProperties"), base=base
+            )
+            put("additionalProperties", sub, "additionalProperties")
+        return kw, places
+
+    def _opaque(
+        self, schema: dict[str, Any], where: Where, base: str
+    ) -> Iterator[tuple[frozenset[str] | None, Opaque]]:
+        """The constraints kept whole, each with the types it applies to (None: all)."""
+
+        def norm(value: Any, *tokens: str | int) -> Any:
+            return to_schema(self.schema(value, where.at(*tokens), base=base))
+
+        if "not" in schema:
+            yield None, Opaque("not", {"not": norm(schema["not"], "not")}, where.at("not"))
+        value: dict[str, Any]
+        if "if" in schema and ("then" in schema or "else" in schema):
+            value = {k: norm(schema[k], k) for k in ("if", "then", "else") if k in schema}
+            yield None, Opaque("if", value, where.at("if"))
+        if "patternProperties" in schema:
+            value = {}
+            for name in ("properties", "patternProperties"):
+                if name in schema:
+                    value[name] = {k: norm(v, name, k) for k, v in schema[name].items()}
+            if "additionalProperties" in schema:
+                value["additionalProperties"] = norm(
+                    schema["additionalProperties"], "additionalProperties"
+                )
+            yield (
+                frozenset({"object"}),
+                Opaque("patternProperties", value, where.at("patternProperties")),
+            )
+        if "prefixItems" in schema:
+            value = {
+                "prefixItems": [
+                    norm(s, "prefixItems", i)
+                    for i, s in enumerate(_list(schema, "prefixItems", where))
+                ]
+            }
+            if "items" in schema:
+                value["items"] = norm(schema["items"], "items")
+            yield frozenset({"array"}), Opaque("prefixItems", value, where.at("prefixItems"))
+        if "contains" in schema:
+            value = {"contains": norm(schema["contains"], "contains")}
+            value.update({k: schema[k] for k in ("minContains", "maxContains") if k in schema})
+            yield frozenset({"array"}), Opaque("contains", value, where.at("contains"))
+        if "dependentRequired" in schema:
+            value = {"dependentRequired": schema["dependentRequired"]}
+            yield (
+                frozenset({"object"}),
+                Opaque("dependentRequired", value, where.at("dependentRequired")),
+            )
+        if "dependentSchemas" in schema:
+            value = {
+                "dependentSchemas": {
+                    k: norm(v, "dependentSchemas", k) for k, v in schema["dependentSchemas"].items()
+                }
+            }
+            yield (
+                frozenset({"object"}),
+                Opaque("dependentSchemas", value, where.at("dependentSchemas")),
+            )
+
+
+def true_norm(where: Where) -> Norm:
+    """``true``: a free branch of every type."""
+    return Norm(tuple(Branch(t, {}, where) for t in ALL_TYPES), where)
+
+
+def _only_ref(schema: dict[str, Any]) -> bool:
+    """A ``$ref`` with nothing beside it but annotations."""
+    return all(k == "$ref" or k in _IGNORED or not _is_keyword(k) for k in schema)
+
+
+#: Every keyword that asserts something (the rest is ignored, as validators do).
+_ASSERTING = frozenset(
+    _STRING | _NUMBER | _ARRAY | _OBJECT
+    | {"type", "enum", "const", "$ref", "allOf", "anyOf", "oneOf", "not", "if", "then", "else",
+       "prefixItems", "contains", "minContains", "maxContains", "patternProperties",
+       "dependentRequired", "dependentSchemas", *_UNSUPPORTED}
+)  # fmt: skip
+
+
+def _is_keyword(name: str) -> bool:
+    return name in _ASSERTING
+
+
+def _source(name: str) -> str:
+    """The keyword a normalized key stands for (``lower`` is ``minimum``)."""
+    return {"lower": "minimum", "upper": "maximum"}.get(name, name)
+
+
+def _list(schema: dict[str, Any], keyword: str, where: Where) -> list[Any]:
+    """``schema[keyword]`` as the array it must be (absent: empty)."""
+    value = schema.get(keyword, [])
+    if not isinstance(value, list):
+        raise Undecidable(where.at(keyword), f"{keyword} is not an array")
+    return value
+
+
+def _count(value: Any, where: Where) -> int:
+    if isinstance(value, bool) or not _is_number(value) or value < 0 or value != int(value):
+        raise Undecidable(where, "not a non-negative integer")
+    return int(value)
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+
+
+def _among(value: Any, values: Iterable[Any]) -> bool:
+    key = canonical(value)
+    return any(canonical(v) == key for v in values)
+
+
+def _dedupe(values: Iterable[Any]) -> tuple[Any, ...]:
+    seen: dict[str, Any] = {}
+    for value in values:
+        seen.setdefault(canonical(value), value)
+    return tuple(seen.values())
+
+
+def _tighter(a: tuple[float, bool], b: tuple[float, bool]) -> bool:
+    """Whether lower bound ``a`` admits less than ``b``."""
+    return a[0] > b[0] or (a[0] == b[0] and a[1] and not b[1])
+
+
+def _tighter_upper(a: tuple[float, bool], b: tuple[float, bool]) -> bool:
+    return a[0] < b[0] or (a[0] == b[0] and a[1] and not b[1])
+
+
+def _overlap(a: str, b: str) -> bool:
+    return a == b or {a, b} == {"number", "integer"}
+
+
+def _disjoint(members: list[Norm]) -> bool:
+    """Whether no value can match two of ``members`` (each admits other types)."""
+    seen: list[str] = []
+    for member in members:
+        types = {b.type for b in member.branches}
+        if any(_overlap(t, s) for t in types for s in seen):
+            return False
+        seen.extend(types)
+    return True
+
+
+# --------------------------------------------------------------------------- conjunction
+
+
+def conjoin(a: Norm, b: Norm) -> Norm:
+    """What both ``a`` and ``b`` accept (``allOf``), in normal form."""
+    branches: list[Branch] = []
+    for x in a.branches:
+        for y in b.branches:
+            if not _overlap(x.type, y.type):
+                continue
+            merged = _conjoin_branches(x, y, "integer" if x.type != y.type else x.type)
+            if merged is not None:
+                branches.append(merged)
+    root = a.root if is_true(b) else b.root if is_true(a) else None
+    return Norm(tuple(branches), a.where if a.branches or not b.branches else b.where, root)
+
+
+def _conjoin_branches(x: Branch, y: Branch, type_: str) -> Branch | None:
+    kw: dict[str, Any] = {}
+    for name in (*x.keywords, *(k for k in y.keywords if k not in x.keywords)):
+        if name in x.keywords and name in y.keywords:
+            value = _merge(name, x, y)
+        else:
+            value = (x if name in x.keywords else y).keywords[name]
+        kw[name] = value
+    if "enum" in kw:
+        kept = tuple(v for v in kw["enum"] if type_ in value_types(v))
+        if not kept:
+            return None  # no value of this type is allowed: the branch accepts nothing
+        kw["enum"] = kept
+    if (
+        "properties" in x.keywords
+        or "properties" in y.keywords
+        or ("additionalProperties" in x.keywords and "additionalProperties" in y.keywords)
+    ):
+        _merge_properties(kw, x, y)
+    places = {**y.places, **x.places}
+    opaque = x.opaque + tuple(o for o in y.opaque if o.key not in {p.key for p in x.opaque})
+    where = x.where if len(x.places) >= len(y.places) else y.where
+    return Branch(type_, kw, where, places, opaque)
+
+
+def _merge(name: str, x: Branch, y: Branch) -> Any:
+    a, b = x.keywords[name], y.keywords[name]
+    if name == "enum":
+        return tuple(v for v in a if _among(v, b))
+    if name.startswith("min"):
+        return max(a, b)
+    if name.startswith("max"):
+        return min(a, b)
+    if name == "lower":
+        return a if _tighter(a, b) else b
+    if name == "upper":
+        return a if _tighter_upper(a, b) else b
+    if name in ("pattern", "format", "multipleOf", "required"):
+        return a | b
+    if name == "uniqueItems":
+        return True
+    if name in ("items", "propertyNames", "additionalProperties"):
+        return conjoin(a, b)
+    if name == "properties":
+        return a  # merged with additionalProperties in _merge_properties
+    raise AssertionError(name)
+
+
+def _merge_properties(kw: dict[str, Any], x: Branch, y: Branch) -> None:
+    """``properties`` of a conjunction: a key is what each side says of it (its own
+    property schema, else its ``additionalProperties``), and so are other keys."""
+    px: Mapping[str, Norm] = x.keywords.get("properties", {})
+    py: Mapping[str, Norm] = y.keywords.get("properties", {})
+    ax: Norm | None = x.keywords.get("additionalProperties")
+    ay: Norm | None = y.keywords.get("additionalProperties")
+    merged: dict[str, Norm] = {}
+    for name in (*px, *(k for k in py if k not in px)):
+        left, right = px.get(name, ax), py.get(name, ay)
+        parts = [p for p in (left, right) if p is not None]
+        merged[name] = parts[0] if len(parts) == 1 else conjoin(parts[0], parts[1])
+    if merged:
+        kw["properties"] = merged
+    if ax is not None and ay is not None:
+        kw["additionalProperties"] = conjoin(ax, ay)
+
+
+def _with_opaque(node: Norm, opaque: list[tuple[frozenset[str] | None, Opaque]]) -> Norm:
+    branches = []
+    for branch in node.branches:
+        extra = tuple(
+            o
+            for types, o in opaque
+            if (types is None or branch.type in types)
+            and o.key not in {p.key for p in branch.opaque}
+        )
+        branches.append(
+            Branch(branch.type, branch.keywords, branch.where, branch.places, branch.opaque + extra)
+        )
+    return Norm(tuple(branches), node.where, node.root)

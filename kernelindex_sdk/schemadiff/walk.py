@@ -1,0 +1,616 @@
+"""The structural diff: two normal forms walked in parallel, in one direction.
+
+:class:`Walk` looks for values the *accepting* side ``A`` takes and the *rejecting*
+side ``B`` refuses (backward: A is OLD; forward: A is NEW), keyword by keyword on the
+normal forms of :mod:`~kernelindex_sdk.schemadiff.normal`:
+
+* **types**, per class of value (null, boolean, string, integer, fractional number,
+  array, object): a class A admits and B does not is a ``type`` finding;
+* **enumerations**: a finite side (an ``enum``, a boolean, null) is decided by trying
+  every value against the other side's own schema — exact;
+* **bounds** (lengths, counts, minimum/maximum with integer awareness, ``multipleOf``,
+  ``pattern``, ``format``, ``uniqueItems``) compared as numbers or sets;
+* **objects**: each member by name (its own schema, else ``additionalProperties``),
+  ``required``, ``additionalProperties``, ``propertyNames``, member counts;
+* **arrays**: ``items``, counts, ``uniqueItems``;
+* **opaque** constraints (``oneOf``, ``not``, ``if``...): B may keep or drop any of
+  A's; one B has and A has not is a :class:`Doubt` — never a silent pass.
+
+A finding is a *claim* with a recipe for its witness: the path from the record's
+root to the change and the leaf that realizes it there. It becomes a violation only
+once :mod:`~kernelindex_sdk.schemadiff.witness` has built that record and the
+reference engine has judged it; a claim no record bears out is a doubt (exit 3), so a
+heuristic here can cost a "cannot decide", never a wrong verdict.
+
+Why this is sound for "compatible": every keyword of B is matched by an equal or
+stronger keyword of A in the same class of values, and B's opaque constraints are
+among A's; then every value A accepts, B accepts.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from fractions import Fraction
+from functools import partial
+from typing import Any
+
+from kernelindex_sdk.pointers import escape_token
+from kernelindex_sdk.schemadiff.normal import (
+    Branch,
+    Norm,
+    Where,
+    canonical,
+    is_false,
+    is_true,
+    true_norm,
+    value_types,
+)
+from kernelindex_sdk.schemadiff.rules import Direction
+from kernelindex_sdk.schemadiff.values import ANY_VALUES, Absent, Builder, Leaf, Step, Values
+
+__all__ = ["Doubt", "Finding", "Walk", "instance_pointer", "member_path"]
+
+#: The classes of JSON values a branch type covers.
+CLASSES = ("null", "boolean", "string", "integer", "fraction", "array", "object")
+_CLASS_NAMES = {"fraction": "fractional number"}
+#: Candidates a leaf looks through for one its rejecting side refuses.
+_LOOK = 80
+
+_NOWHERE = Where("")
+_ANY_STRING = Norm((Branch("string", {}, _NOWHERE),), _NOWHERE)
+
+
+class _Sides:
+    """The accepting and the rejecting side's places, read as OLD's and NEW's: backward,
+    OLD accepts; forward, NEW does."""
+
+    __slots__ = ()
+    direction: Direction | None
+    accepting: Where | None
+    rejecting: Where | None
+
+    @property
+    def old(self) -> Where | None:
+        return self.rejecting if self.direction == "forward" else self.accepting
+
+    @property
+    def new(self) -> Where | None:
+        return self.accepting if self.direction == "forward" else self.rejecting
+
+
+@dataclass(frozen=True, slots=True)
+class Finding(_Sides):
+    """A claim: records at ``path`` (with ``leaf`` there) that A accepts and B rejects."""
+
+    relation: str
+    direction: Direction
+    #: Where the accepting and the rejecting side say what they say.
+    accepting: Where | None
+    rejecting: Where | None
+    path: tuple[Step, ...]
+    leaf: Leaf
+    message: str
+    #: A closed object's optional member: ``--policy lenient`` lets it pass.
+    excusable: bool = False
+    #: Why no witness means "cannot decide" rather than "compatible" (for the report).
+    doubt: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Doubt(_Sides):
+    """A place the walk cannot decide (exit 3), and why."""
+
+    direction: Direction | None
+    accepting: Where | None
+    rejecting: Where | None
+    path: tuple[Step, ...]
+    reason: str
+
+
+def instance_pointer(path: Iterable[Step]) -> str:
+    """The RFC 6901 pointer into a record that ``path`` leads to."""
+    parts = []
+    for step in path:
+        if step.op == "prop":
+            parts.append("/" + escape_token(step.name))
+        elif step.op == "item":
+            parts.append("/0")
+    return "".join(parts)
+
+
+def member_path(path: Iterable[Step]) -> tuple[str, ...]:
+    """The member names along ``path`` (what a field's move is recognized by)."""
+    return tuple(step.name for step in path if step.op == "prop")
+
+
+class Walk:
+    """One direction's walk over a pair of kinds; see the module's doc."""
+
+    def __init__(
+        self, direction: Direction, builder: Builder, skip: frozenset[tuple[str, str]] = frozenset()
+    ) -> None:
+        self.direction = direction
+        self.builder = builder
+        self.checks = builder.checks
+        self.a_name, self.b_name = ("old", "new") if direction == "backward" else ("new", "old")
+        #: Pairs of document roots (A's, B's) compared as kinds of their own: a bundle
+        #: reaching the run's schema does not compare it a second time.
+        self.skip = skip
+        self.findings: list[Finding] = []
+        self.doubts: list[Doubt] = []
+        #: ("added" | "removed", member path): declared members that appear or go.
+        self.moves: set[tuple[str, tuple[str, ...]]] = set()
+
+    def run(self, a: Norm, b: Norm) -> None:
+        self.node(a, b, (), top=True)
+
+    # ------------------------------------------------------------------ reporting
+
+    def find(
+        self,
+        relation: str,
+        accepting: Where | None,
+        rejecting: Where | None,
+        path: tuple[Step, ...],
+        leaf: Leaf,
+        message: str,
+        *,
+        excusable: bool = False,
+        doubt: str = "",
+    ) -> None:
+        self.findings.append(
+            Finding(
+                relation,
+                self.direction,
+                accepting,
+                rejecting,
+                path,
+                leaf,
+                message,
+                excusable,
+                doubt,
+            )
+        )
+
+    def doubt(
+        self, accepting: Where | None, rejecting: Where | None, path: tuple[Step, ...], reason: str
+    ) -> None:
+        self.doubts.append(Doubt(self.direction, accepting, rejecting, path, reason))
+
+    def _refused(self, b: Norm | Branch, values: Iterable[Any]) -> Iterator[Any]:
+        """The first of ``values`` that ``b`` refuses (a leaf's candidates)."""
+        return (v for v in itertools.islice(values, _LOOK) if not self.checks.accepts(b, v))
+
+    # ------------------------------------------------------------------ nodes
+
+    def node(
+        self,
+        a: Norm,
+        b: Norm,
+        path: tuple[Step, ...],
+        classes: Iterable[str] = CLASSES,
+        *,
+        top: bool = False,
+    ) -> None:
+        if a.key == b.key:
+            return
+        if not top and a.root and b.root and (a.root, b.root) in self.skip:
+            return
+        groups: dict[
+            tuple[tuple[int, ...], tuple[int, ...]], tuple[list[Branch], list[Branch], set[str]]
+        ] = {}
+        for cls in classes:
+            xs = [x for x in a.branches if _covers(x.type, cls)]
+            if not xs:
+                continue
+            ys = [y for y in b.branches if _covers(y.type, cls)]
+            key = (tuple(map(id, xs)), tuple(map(id, ys)))
+            groups.setdefault(key, (xs, ys, set()))[2].add(cls)
+        for xs, ys, found in groups.values():
+            for x in xs:
+                here = (*path, Step("type", x.type))
+                if not ys:
+                    self._type(x, b, here, frozenset(found))
+                elif any(x.key == y.key for y in ys):
+                    continue
+                elif len(ys) == 1:
+                    self.branch(x, b, ys[0], here, frozenset(found))
+                else:
+                    self.doubt(
+                        x.where,
+                        b.where,
+                        path,
+                        f"{self.b_name} has several {x.type} branches: which of them admits what"
+                        f" {self.a_name} does is not decided",
+                    )
+
+    def _type(self, x: Branch, b: Norm, path: tuple[Step, ...], classes: frozenset[str]) -> None:
+        what = " or ".join(_CLASS_NAMES.get(c, c) for c in sorted(classes))
+        self.find(
+            "type",
+            x.where,
+            b.where,
+            path,
+            Values(
+                lambda: self._refused(b, (v for v in self.builder.values(x) if _in(v, classes)))
+            ),
+            f"{self.b_name} rejects {what} values, which {self.a_name} accepts",
+        )
+
+    def branch(
+        self, x: Branch, b: Norm, y: Branch, path: tuple[Step, ...], classes: frozenset[str]
+    ) -> None:
+        finite = _finite(x)
+        if finite is not None:
+            self._enumerated(x, b, y, path, [v for v in finite if _in(v, classes)])
+            return
+        if "enum" in y.keywords:
+            shown = ", ".join(canonical(v) for v in y.keywords["enum"][:6])
+            self.find(
+                "enum",
+                x.where,
+                y.place("enum"),
+                path,
+                Values(
+                    lambda: self._refused(b, (v for v in self.builder.values(x) if _in(v, classes)))
+                ),
+                f"{self.b_name} accepts only {shown}; {self.a_name} accepts more",
+                doubt=f"whether every value {self.a_name} accepts is among {shown}",
+            )
+            return
+        if x.type == "string":
+            self._string(x, y, path)
+        elif x.type in ("number", "integer"):
+            self._number(x, y, path, classes)
+        elif x.type == "array":
+            self._array(x, y, path)
+        elif x.type == "object":
+            self._object(x, y, path)
+        have = {o.key for o in x.opaque}
+        for constraint in y.opaque:
+            if constraint.key not in have:
+                self.doubt(
+                    x.where,
+                    constraint.where,
+                    path,
+                    f"{constraint.keyword} of {self.b_name} is not one of {self.a_name}'s:"
+                    f" whether it rejects what {self.a_name} accepts is not decided",
+                )
+
+    def _enumerated(
+        self, x: Branch, b: Norm, y: Branch, path: tuple[Step, ...], values: list[Any]
+    ) -> None:
+        """A finite side: every value it accepts tried against the other — exact."""
+        theirs = y.keywords.get("enum")
+        ours = x.keywords.get("enum")
+        for value in values:
+            if not self.checks.accepts(x, value) or self.checks.accepts(b, value):
+                continue
+            if theirs is not None and canonical(value) not in {canonical(t) for t in theirs}:
+                single = ours is not None and len(ours) == 1 and len(theirs) == 1
+                relation = "const" if single else "enum"
+            else:
+                relation = "bound"
+            self.find(
+                relation,
+                x.place("enum"),
+                y.place("enum" if theirs is not None else "type"),
+                path,
+                Values(partial(_just, value)),
+                f"{self.b_name} rejects {canonical(value)}, which {self.a_name} accepts",
+            )
+
+    # ------------------------------------------------------------------ by type
+
+    def _string(self, x: Branch, y: Branch, path: tuple[Step, ...]) -> None:
+        self._counts(
+            x,
+            y,
+            path,
+            "minLength",
+            "maxLength",
+            "characters",
+            lambda n: self.builder.strings(x, length=n),
+        )
+        for name, what in (("pattern", "pattern"), ("format", "format")):
+            for extra in sorted(
+                y.keywords.get(name, frozenset()) - x.keywords.get(name, frozenset())
+            ):
+                ours = ", ".join(repr(p) for p in sorted(x.keywords.get(name, ())))
+                self.find(
+                    "bound",
+                    x.place(name),
+                    y.place(name),
+                    path,
+                    Values(lambda: self._refused(y, self.builder.strings(x))),
+                    f"{self.b_name} requires {what} {extra!r}"
+                    + (
+                        f" where {self.a_name} requires {ours}" if ours else f", {self.a_name} none"
+                    ),
+                    doubt=f"whether every string {self.a_name} accepts matches {what} {extra!r}",
+                )
+
+    def _number(
+        self, x: Branch, y: Branch, path: tuple[Step, ...], classes: frozenset[str]
+    ) -> None:
+        integral = classes <= {"integer"} or x.type == "integer"
+        for name in ("lower", "upper"):
+            ours, theirs = x.keywords.get(name), y.keywords.get(name)
+            if theirs is None or not _weaker(name, ours, theirs, integral):
+                continue
+            near = [theirs[0], theirs[0] - 1, theirs[0] + 1, theirs[0] - 0.5, theirs[0] + 0.5]
+            self.find(
+                "bound",
+                x.place(name),
+                y.place(name),
+                path,
+                Values(partial(self._numbers, x, y, near, classes)),
+                f"{self.b_name} requires {_bound_text(name, theirs)}"
+                + (
+                    f" where {self.a_name} requires {_bound_text(name, ours)}"
+                    if ours
+                    else f", {self.a_name} no bound"
+                ),
+            )
+        for step in sorted(y.keywords.get("multipleOf", frozenset())):
+            if _divides(x.keywords.get("multipleOf", frozenset()), step, integral):
+                continue
+            self.find(
+                "bound",
+                x.place("multipleOf"),
+                y.place("multipleOf"),
+                path,
+                Values(partial(self._numbers, x, y, [0.5, 1, 2, 3, 7], classes)),
+                f"{self.b_name} requires a multiple of {step}",
+                doubt=f"whether every number {self.a_name} accepts is a multiple of {step}",
+            )
+
+    def _array(self, x: Branch, y: Branch, path: tuple[Step, ...]) -> None:
+        if x.keywords.get("maxItems") != 0 and "items" in y.keywords:
+            mine = x.keywords.get("items") or true_norm(x.where)
+            self.node(mine, y.keywords["items"], (*path, Step("item")))
+        self._counts(
+            x, y, path, "minItems", "maxItems", "items", lambda n: self.builder.arrays(x, length=n)
+        )
+        unique = y.keywords.get("uniqueItems") and not x.keywords.get("uniqueItems")
+        if unique and x.keywords.get("maxItems", 2) >= 2:  # one item is always unique
+            self.find(
+                "bound",
+                x.where,
+                y.place("uniqueItems"),
+                path,
+                Values(lambda: self._refused(y, self.builder.arrays(x, duplicate=True))),
+                f"{self.b_name} requires unique items, {self.a_name} does not",
+            )
+
+    def _counts(
+        self,
+        x: Branch,
+        y: Branch,
+        path: tuple[Step, ...],
+        low: str,
+        high: str,
+        unit: str,
+        made: Any,
+    ) -> None:
+        """A pair of count bounds (lengths, items, members), as integers."""
+        ours_low, theirs_low = x.keywords.get(low, 0), y.keywords.get(low, 0)
+        ours_high, theirs_high = x.keywords.get(high), y.keywords.get(high)
+        if theirs_low > ours_low:
+            self.find(
+                "bound",
+                x.place(low),
+                y.place(low),
+                path,
+                Values(lambda: self._refused(y, made(theirs_low - 1))),
+                f"{self.b_name} requires at least {theirs_low} {unit}, {self.a_name} {ours_low}",
+            )
+        if theirs_high is not None and (ours_high is None or ours_high > theirs_high):
+            self.find(
+                "bound",
+                x.place(high),
+                y.place(high),
+                path,
+                Values(lambda: self._refused(y, made(theirs_high + 1))),
+                f"{self.b_name} allows at most {theirs_high} {unit}, {self.a_name}"
+                f" {'any number' if ours_high is None else ours_high}",
+            )
+
+    def _object(self, x: Branch, y: Branch, path: tuple[Step, ...]) -> None:
+        ours: dict[str, Norm] = x.keywords.get("properties", {})
+        theirs: dict[str, Norm] = y.keywords.get("properties", {})
+        required_x: frozenset[str] = x.keywords.get("required", frozenset())
+        required_y: frozenset[str] = y.keywords.get("required", frozenset())
+        others_x: Norm | None = x.keywords.get("additionalProperties")
+        others_y: Norm | None = y.keywords.get("additionalProperties")
+        members = member_path(path)
+        gone, came = ("removed", "added") if self.direction == "backward" else ("added", "removed")
+        for name in (*ours, *(k for k in theirs if k not in ours)):
+            mine, other = ours.get(name), theirs.get(name)
+            here = (*path, Step("prop", name))
+            if mine is not None and other is None:
+                self.moves.add((gone, (*members, name)))
+            if other is not None and mine is None:
+                self.moves.add((came, (*members, name)))
+            effective = mine if mine is not None else others_x
+            if effective is not None and is_false(effective):
+                continue  # A never has this member
+            if mine is not None and other is None and others_y is not None and is_false(others_y):
+                self.find(
+                    "closed-property",
+                    mine.where,
+                    y.place("additionalProperties"),
+                    here,
+                    Values(partial(self.builder.build, mine)),
+                    f"{self.b_name} does not allow member {name!r}, which {self.a_name} declares"
+                    + (" (required)" if name in required_x else " (optional)"),
+                    excusable=name not in required_x,
+                )
+                continue
+            if other is not None and mine is None and (others_x is None or is_true(others_x)):
+                if not is_true(other):
+                    self.find(
+                        "open-property",
+                        x.place("properties"),
+                        other.where,
+                        here,
+                        Values(partial(self._open_values, other)),
+                        f"{self.b_name} constrains member {name!r}, which {self.a_name}"
+                        " leaves open",
+                    )
+                continue
+            target = other if other is not None else others_y
+            if target is not None:
+                self.node(effective or true_norm(x.where), target, here)
+        for name in sorted(required_y - required_x):
+            self.find(
+                "required",
+                x.place("required"),
+                y.place("required"),
+                (*path, Step("prop", name)),
+                Absent(),
+                f"{self.b_name} requires member {name!r}, {self.a_name} does not",
+            )
+        self._others(x, y, path, others_x, others_y, ours, theirs)
+        names_x, names_y = x.keywords.get("propertyNames"), y.keywords.get("propertyNames")
+        if names_y is not None and (names_x is None or names_x.key != names_y.key):
+            self.node(names_x or _ANY_STRING, names_y, (*path, Step("newkey")), ("string",))
+        self._counts(
+            x,
+            y,
+            path,
+            "minProperties",
+            "maxProperties",
+            "members",
+            lambda n: self.builder.objects(x, size=n),
+        )
+
+    def _others(
+        self,
+        x: Branch,
+        y: Branch,
+        path: tuple[Step, ...],
+        others_x: Norm | None,
+        others_y: Norm | None,
+        ours: dict[str, Norm],
+        theirs: dict[str, Norm],
+    ) -> None:
+        """Members neither side declares: ``additionalProperties`` against each other."""
+        if others_y is None or is_true(others_y) or (others_x is not None and is_false(others_x)):
+            return
+        if others_x is not None and others_x.key == others_y.key:
+            return
+        fresh = next(self.builder.fresh_keys(x, avoid=theirs), None)
+        if fresh is None:
+            self.doubt(x.where, y.place("additionalProperties"), path, "no member name shows it")
+            return
+        here = (*path, Step("prop", fresh))
+        if others_x is not None and not is_true(others_x) and not is_false(others_y):
+            self.node(others_x, others_y, here)
+            return
+        wide = others_x or true_norm(x.where)
+        narrowed = "allows no" if is_false(others_y) else "constrains"
+        self.find(
+            "additional",
+            x.place("additionalProperties"),
+            y.place("additionalProperties"),
+            here,
+            Values(
+                lambda: self._refused(
+                    others_y,
+                    itertools.chain(
+                        self.builder.build(wide),
+                        (v for v in ANY_VALUES if self.checks.accepts(wide, v)),
+                    ),
+                )
+            ),
+            f"{self.b_name} {narrowed} members beyond those it declares; {self.a_name} allows them",
+        )
+
+    def _numbers(
+        self, x: Branch, y: Branch, near: list[float], classes: frozenset[str]
+    ) -> Iterator[Any]:
+        """Numbers of ``classes`` that ``x`` accepts (those ``near`` first) and ``y`` refuses."""
+        return self._refused(y, (v for v in self.builder.numbers(x, near) if _in(v, classes)))
+
+    def _open_values(self, other: Norm) -> Iterator[Any]:
+        """Values an open member may hold that ``other`` refuses."""
+        more: list[Any] = []
+        for branch in other.branches:  # the same type, just outside its constraints
+            more.extend(itertools.islice(self.builder.values(branch), 4))
+        return self._refused(other, itertools.chain(ANY_VALUES, more, ["a" * 300, 10**6, -(10**6)]))
+
+
+# --------------------------------------------------------------------------- helpers
+
+
+def _just(value: Any) -> list[Any]:
+    return [value]
+
+
+def _covers(type_: str, cls: str) -> bool:
+    return type_ == cls or (type_ == "number" and cls in ("integer", "fraction"))
+
+
+def _in(value: Any, classes: frozenset[str]) -> bool:
+    """Whether ``value`` is of one of ``classes`` (``fraction``: a non-integral number)."""
+    types = value_types(value)
+    if "number" in types:
+        return ("integer" if "integer" in types else "fraction") in classes
+    return bool(types & classes)
+
+
+def _finite(x: Branch) -> tuple[Any, ...] | None:
+    """Every value ``x`` can accept, when there are few: its enum, booleans, null."""
+    if "enum" in x.keywords:
+        return tuple(x.keywords["enum"])
+    if x.type == "boolean":
+        return (False, True)
+    if x.type == "null":
+        return (None,)
+    return None
+
+
+def _weaker(
+    name: str, ours: tuple[float, bool] | None, theirs: tuple[float, bool], integral: bool
+) -> bool:
+    """Whether bound ``ours`` admits a number ``theirs`` does not."""
+    if ours is None:
+        return True
+    if integral:
+        lower = name == "lower"
+        mine, other = _integer_bound(ours, lower), _integer_bound(theirs, lower)
+        return mine < other if lower else mine > other
+    if name == "lower":
+        return ours[0] < theirs[0] or (ours[0] == theirs[0] and not ours[1] and theirs[1])
+    return ours[0] > theirs[0] or (ours[0] == theirs[0] and not ours[1] and theirs[1])
+
+
+def _integer_bound(bound: tuple[float, bool], lower: bool) -> int:
+    """The first integer a bound admits (lower) or the last (upper)."""
+    value, exclusive = Fraction(str(bound[0])), bound[1]
+    if lower:
+        return int(value // 1) + 1 if exclusive else -int((-value) // 1)
+    return -int((-value) // 1) - 1 if exclusive else int(value // 1)
+
+
+def _divides(steps: frozenset[float], step: float, integral: bool) -> bool:
+    """Whether every number that is a multiple of one of ``steps`` (or, for integers,
+    every integer) is a multiple of ``step``."""
+    wanted = Fraction(str(step))
+    candidates = [Fraction(str(s)) for s in steps] + ([Fraction(1)] if integral else [])
+    return any((c / wanted).denominator == 1 for c in candidates)
+
+
+def _bound_text(name: str, bound: tuple[float, bool] | None) -> str:
+    if bound is None:
+        return "no bound"
+    op = {
+        ("lower", False): ">=",
+        ("lower", True): ">",
+        ("upper", False): "<=",
+        ("upper", True): "<",
+    }
+    return f"{op[(name, bound[1])]} {bound[0]}"
