@@ -1,6 +1,7 @@
 """Digests per second: ``kernelindex_sdk.canonical.digest`` vs the rfc8785 reference.
 
     python benchmarks/bench_digest.py [--seeds DIR] [--records N] [--repeats R] [--json]
+    python benchmarks/bench_digest.py --liger [CSV]     # every record the Liger importer writes
 
 The corpus is seed-like records (BenchmarkRun / BenchmarkProtocol /
 ExecutionEnvironment, in equal parts) made in-process from the published seeds
@@ -8,7 +9,11 @@ ExecutionEnvironment, in equal parts) made in-process from the published seeds
 built-in copy of seed 000. Each record is varied: its integers, its float metrics
 (float32 values widened to double, as the Liger CSV gives them), its ids, hex digests,
 timestamps, notes, and the number of its measurements, so the corpus is not a few
-records repeated. Every digest is checked against the reference before timing.
+records repeated. With ``--liger`` the corpus is instead every record that
+``kernelindex import liger`` writes from Liger-Kernel's CSV (``shared/liger/
+all_benchmark_data.csv`` by default), collected into one JSON array and parsed with
+``json.loads`` — the measurement issue #14 quotes. Every digest is checked against the
+reference before timing.
 
 One core, in-process: each repeat digests the whole corpus once; the figures are the
 median of the repeats' records/s (and min-max), by this thread's CPU time and by wall
@@ -26,7 +31,9 @@ import platform
 import random
 import statistics
 import struct
+import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Callable, Mapping
 from pathlib import Path
@@ -212,6 +219,25 @@ def make_corpus(
     ]
 
 
+def liger_corpus(csv: Path) -> list[dict[str, Any]]:
+    """Every record ``kernelindex import liger CSV --layout jsonl`` writes (runs,
+    protocols, environments, workloads, implementations), as one parsed JSON array."""
+    with tempfile.TemporaryDirectory(prefix="bench-digest-") as tmp:
+        out = Path(tmp) / "records"
+        command = [sys.executable, "-m", "kernelindex_sdk.cli.main", "import", "liger"]
+        done = subprocess.run(
+            [*command, str(csv), "--out", str(out), "--layout", "jsonl"],
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+        if done.returncode != 0:
+            raise SystemExit(f"bench_digest: import liger {csv} failed: {done.stderr.strip()}")
+        lines = (out / "liger.jsonl").read_text(encoding="utf-8").splitlines()
+    records: list[dict[str, Any]] = json.loads("[" + ",".join(lines) + "]")
+    return records
+
+
 def reference_digest(record: Mapping[str, Any]) -> str:
     return DIGEST_PREFIX + hashlib.sha256(rfc8785.dumps(identity(record))).hexdigest()
 
@@ -252,13 +278,28 @@ def main(argv: list[str] | None = None) -> int:
         action="store_true",
         help="runs with 18-30 measurements (2-3 KB canonical) instead of 2-8",
     )
+    parser.add_argument(
+        "--liger",
+        nargs="?",
+        type=Path,
+        const=ROOT.parent / "shared" / "liger" / "all_benchmark_data.csv",
+        help="time every record the Liger importer writes from CSV (default: "
+        "shared/liger/all_benchmark_data.csv beside the repository) instead",
+    )
     parser.add_argument("--json", action="store_true", help="print the figures as JSON")
     args = parser.parse_args(argv)
     if args.repeats < 5:
         parser.error("--repeats must be at least 5")
 
-    bundles, source = load_bundles(args.seeds)
-    corpus = make_corpus(bundles, args.records, args.seed, (18, 30) if args.large else (2, 8))
+    if args.liger is not None:
+        if not args.liger.is_file():
+            parser.error(f"--liger: {args.liger}: no such file")
+        corpus = liger_corpus(args.liger)
+        source = f"kernelindex import liger {args.liger}"
+    else:
+        bundles, source = load_bundles(args.seeds)
+        measurements = (18, 30) if args.large else (2, 8)
+        corpus = make_corpus(bundles, args.records, args.seed, measurements)
     sizes = [len(canonicalize(identity(r))) for r in corpus]
     for record in corpus:  # never time a wrong answer
         expected = reference_digest(record)

@@ -358,19 +358,19 @@ _FLOATS_ARE_REPR: list[bool] = []
 
 def _orjson_floats_are_repr() -> bool:
     """Whether orjson writes floats as ``repr`` does, on the fast path's range
-    (non-integral, ``1e-4 <= |x| < 1e16``): 4,096 doubles spread over every decade of
-    the range, the range's edges and the probe's floats, compared in one call (~2 ms,
-    once per process). If any differs, every value's floats are compared instead."""
+    (non-integral, ``1e-4 <= |x| < 1e16``): 1,024 doubles spread evenly (by the golden
+    ratio) over every decade of the range, its edges and the probe's floats, compared
+    in one call, once per process, at the first such float (not at import: a command
+    that meets no float never pays for it). If any differs, every value's floats are
+    compared instead."""
     if not _FLOATS_ARE_REPR:
-        import random
-
-        rnd = random.Random(8785)
+        spread = (
+            (-1.0 if i & 1 else 1.0) * 10.0 ** (-4.0 + 20.0 * ((i * 0.6180339887498949) % 1.0))
+            for i in range(1, 1025)
+        )
         probe = [1e-4, -1e-4, 0.00010000000000000002, 9999999999999998.0 + 0.5, 0.1, 0.2, 0.3]
         probe += [x for x in _PROBE["f"] if isinstance(x, float)]
-        while len(probe) < 4096:
-            x = rnd.choice((1.0, -1.0)) * 10.0 ** rnd.uniform(-4.0, 16.0)
-            if not x.is_integer() and 1e-4 <= abs(x) < 1e16:
-                probe.append(x)
+        probe += [x for x in spread if not x.is_integer() and 1e-4 <= abs(x) < 1e16]
         ok = (
             _orjson_dumps is not None
             and _orjson_dumps(probe) == ("[" + ",".join(map(float.__repr__, probe)) + "]").encode()
@@ -479,8 +479,12 @@ if _c_encode is not None:
 if _orjson_dumps is not None:
     if _orjson_refuses(_KEYS_AND_INTS):
         _orjson_scan = _scan_values
+    # The probe's own floats are compared one by one here (as when orjson's floats are
+    # not known to be repr's), so that import does not run the broad float probe.
+    _FLOATS_ARE_REPR.append(False)
     if not (_orjson_refuses(_SURROGATES) and _passes_probe(_canonicalize_orjson)):
         _orjson_dumps = None  # pragma: no cover
+    _FLOATS_ARE_REPR.clear()
 
 _fast: Callable[[Any], bytes | None]
 if _orjson_dumps is not None:

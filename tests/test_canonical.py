@@ -487,6 +487,31 @@ def test_all_interesting_floats_through_each_fast_path(fast: FastFn) -> None:
     assert canonicalize(floats) == expected
 
 
+def test_the_broad_float_probe_waits_for_a_float_and_its_fallback_is_exact() -> None:
+    # Import does not pay for the probe (every `kernelindex` start would); the first
+    # float on the fast path runs it. Where it fails, each value's floats are compared.
+    code = (
+        "from kernelindex_sdk import canonical as c\n"
+        "assert c._FLOATS_ARE_REPR == [], c._FLOATS_ARE_REPR\n"
+        "c.canonicalize({'a': [1, 'x', None]})\n"
+        "assert c._FLOATS_ARE_REPR == [], c._FLOATS_ARE_REPR\n"
+        "c.canonicalize({'a': 70.51395416259766})\n"
+        "ran = [True] if c.BACKEND == 'orjson' else []\n"
+        "assert c._FLOATS_ARE_REPR == ran, c._FLOATS_ARE_REPR\n"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True)
+    (_, _), (eligible, expected) = _float_cases()
+    saved = list(canonical._FLOATS_ARE_REPR)
+    try:
+        canonical._FLOATS_ARE_REPR[:] = [False]  # as if orjson's floats were not repr's
+        assert canonicalize(eligible) == expected
+        assert canonicalize({"k": eligible[:50], "m": 0.1}) == rfc8785.dumps(
+            {"k": eligible[:50], "m": 0.1}
+        )
+    finally:
+        canonical._FLOATS_ARE_REPR[:] = saved
+
+
 def test_stdlib_path_is_used_without_orjson() -> None:
     code = (
         "import sys; sys.modules['orjson'] = None\n"

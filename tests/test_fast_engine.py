@@ -458,6 +458,18 @@ def test_format_functions_are_the_references(name: str) -> None:
         assert function(sample) == checker.conforms(sample, name), sample
 
 
+def test_date_time_on_every_day_of_every_month_of_leap_and_common_years() -> None:
+    from rfc3339_validator import validate_rfc3339  # type: ignore[import-untyped]
+
+    function = format_function("date-time")
+    assert function is not None
+    for year in (0, 1, 4, 100, 200, 400, 1900, 1999, 2000, 2023, 2024, 2100, 9996, 9999):
+        for month in range(14):
+            for day in range(40):
+                sample = f"{year:04d}-{month:02d}-{day:02d}t12:00:00.5z"
+                assert function(sample) == bool(validate_rfc3339(sample.upper())), sample
+
+
 @settings(max_examples=examples(300), deadline=None)
 @given(
     st.text(max_size=40)
