@@ -659,3 +659,22 @@ def test_the_digest_memo_gives_what_digest_gives() -> None:
     for record in records + shuffled + records:
         assert memo.digest(record) == digest(record)
     assert len(memo._memo) <= 3
+
+
+def test_the_digest_benchmark_checks_every_imported_liger_record(tmp_path: Path) -> None:
+    # bench_digest --liger (the measurement) asserts each digest equals the
+    # reference's before it times anything: run it on a small CSV end to end.
+    root = Path(__file__).resolve().parents[1]
+    done = subprocess.run(
+        [sys.executable, str(root / "benchmarks" / "bench_digest.py"), "--repeats", "5", "--json",
+         "--liger", str(root / "tests" / "examples" / "liger" / "good.csv")],
+        capture_output=True, text=True, check=False, timeout=120,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    report = json.loads(done.stdout)
+    # Runs, protocols, environments, workloads and implementations, every one digested.
+    assert report["corpus"]["records"] > 6
+    assert report["corpus"]["fast_path_taken"] == report["corpus"]["records"]
+    assert {"rfc8785 reference", f"kernelindex digest ({canonical.BACKEND})"} <= set(
+        report["records_per_s"]
+    )
