@@ -46,30 +46,81 @@ def export_group() -> None:
     """Export kernelindex records in other tools' formats."""
 
 
+_SET_HELP = (
+    "Declare what the files do not say, KEY=VALUE (repeatable): a software version "
+    "(torch=2.5.0, cuda=12.4, driver=550.54) or one of the importer's own keys ({keys}). "
+    "Written with provenance 'caller'; never overrides what a file records."
+)
+
+
+def _stacked(
+    options: list[Callable[[Callable[..., None]], Callable[..., None]]],
+) -> Callable[[Callable[..., None]], Callable[..., None]]:
+    """One decorator applying ``options`` in order (the first listed shows first)."""
+
+    def decorate(command: Callable[..., None]) -> Callable[..., None]:
+        for option in reversed(options):
+            command = option(command)
+        return command
+
+    return decorate
+
+
+def _output_options(source: str, noun: str) -> Callable[[Callable[..., None]], Callable[..., None]]:
+    """Where and how every importer writes: ``--out``, ``--layout``, ``--strict``,
+    ``--force`` (``noun``: what one bad input is, a row or an entry)."""
+    return _stacked(
+        [
+            click.option(
+                "--out",
+                "out_dir",
+                required=True,
+                metavar="DIR",
+                help="Directory to write into (created if missing).",
+            ),
+            click.option(
+                "--layout",
+                type=click.Choice(["bundles", "jsonl"]),
+                default="bundles",
+                show_default=True,
+                help=f"bundles: one bundle file per run; jsonl: one stream "
+                f"DIR/{source}.jsonl, merged with the stream already there.",
+            ),
+            click.option(
+                "--strict", is_flag=True, help=f"Stop at the first bad {noun} and write nothing."
+            ),
+            click.option(
+                "--force",
+                is_flag=True,
+                help=f"Replace bundle files of the same name that hold other content, and a "
+                f"DIR/{source}.jsonl that cannot be merged. Without it such data is never "
+                "replaced.",
+            ),
+        ]
+    )
+
+
+def _source_options(
+    source: str, reserved: tuple[str, ...]
+) -> Callable[[Callable[..., None]], Callable[..., None]]:
+    """The options ``import nvbench`` and ``import kernelbench`` share."""
+    return _stacked(
+        [
+            _output_options(source, "entry"),
+            click.option(
+                "--set",
+                "declarations",
+                multiple=True,
+                metavar="KEY=VALUE",
+                help=_SET_HELP.format(keys=", ".join(reserved)),
+            ),
+        ]
+    )
+
+
 @import_group.command("liger")
 @click.argument("csv_paths", metavar="CSV...", nargs=-1, required=True)
-@click.option(
-    "--out",
-    "out_dir",
-    required=True,
-    metavar="DIR",
-    help="Directory to write into (created if missing).",
-)
-@click.option(
-    "--layout",
-    type=click.Choice(["bundles", "jsonl"]),
-    default="bundles",
-    show_default=True,
-    help="bundles: one bundle file per run; jsonl: one stream DIR/liger.jsonl, merged "
-    "with the stream already there.",
-)
-@click.option("--strict", is_flag=True, help="Stop at the first bad row and write nothing.")
-@click.option(
-    "--force",
-    is_flag=True,
-    help="Replace bundle files of the same name that hold other content, and a "
-    "DIR/liger.jsonl that cannot be merged. Without it such data is never replaced.",
-)
+@_output_options("liger", "row")
 @click.option(
     "--quality-flags",
     is_flag=True,
@@ -120,60 +171,6 @@ def liger_command(
             declarations=declarations,
         )
     )
-
-
-_SET_HELP = (
-    "Declare what the files do not say, KEY=VALUE (repeatable): a software version "
-    "(torch=2.5.0, cuda=12.4, driver=550.54) or one of the importer's own keys ({keys}). "
-    "Written with provenance 'caller'; never overrides what a file records."
-)
-
-
-def _source_options(
-    source: str, reserved: tuple[str, ...]
-) -> Callable[[Callable[..., None]], Callable[..., None]]:
-    """The options ``import nvbench`` and ``import kernelbench`` share."""
-
-    def decorate(command: Callable[..., None]) -> Callable[..., None]:
-        for option in reversed(
-            [
-                click.option(
-                    "--out",
-                    "out_dir",
-                    required=True,
-                    metavar="DIR",
-                    help="Directory to write into (created if missing).",
-                ),
-                click.option(
-                    "--layout",
-                    type=click.Choice(["bundles", "jsonl"]),
-                    default="bundles",
-                    show_default=True,
-                    help=f"bundles: one bundle file per run; jsonl: one stream "
-                    f"DIR/{source}.jsonl, merged with the stream already there.",
-                ),
-                click.option(
-                    "--set",
-                    "declarations",
-                    multiple=True,
-                    metavar="KEY=VALUE",
-                    help=_SET_HELP.format(keys=", ".join(reserved)),
-                ),
-                click.option(
-                    "--strict", is_flag=True, help="Stop at the first bad entry; write nothing."
-                ),
-                click.option(
-                    "--force",
-                    is_flag=True,
-                    help=f"Replace bundle files of the same name that hold other content, and "
-                    f"a DIR/{source}.jsonl that cannot be merged.",
-                ),
-            ]
-        ):
-            command = option(command)
-        return command
-
-    return decorate
 
 
 def _source_command(source: str, metavar: str, reserved: tuple[str, ...], doc: str) -> None:
