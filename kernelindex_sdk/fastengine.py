@@ -261,6 +261,11 @@ def _rfc3339(regex: re.Pattern[str]) -> Callable[[str], bool]:
         found = match(value.upper())
         if found is None:
             return False
+        # Matched ASCII text has its date at fixed places (YYYY-MM-DD): every month
+        # has days 1-28, so only days 00 and 29-31 and year 0 need numbers (\d is any
+        # Unicode digit, hence int() for other text).
+        if "01" <= value[8:10] <= "28" and value.isascii():
+            return value[:4] != "0000"
         year, month, day = int(found[1]), int(found[2]), int(found[3])
         if not year:
             return False

@@ -470,6 +470,25 @@ def test_date_time_on_every_day_of_every_month_of_leap_and_common_years() -> Non
                 assert function(sample) == bool(validate_rfc3339(sample.upper())), sample
 
 
+@pytest.mark.parametrize(
+    "digits",
+    ["0123456789", "٠١٢٣٤٥٦٧٨٩", "０１２３４５６７８９"],
+    ids=["ascii", "arabic-indic", "fullwidth"],
+)
+def test_date_time_with_any_decimal_digits(digits: str) -> None:
+    """``\\d`` in the reference's regex is any Unicode digit: only ASCII text may take
+    the shortcut that reads the date from fixed places."""
+    from rfc3339_validator import validate_rfc3339  # type: ignore[import-untyped]
+
+    function = format_function("date-time")
+    assert function is not None
+    table = str.maketrans("0123456789", digits)
+    dates = ("0000-01-01", "2023-02-28", "2023-02-29", "2024-02-29", "2023-04-31", "2023-12-31")
+    for date in dates:
+        sample = f"{date}T00:47:34.261Z".translate(table)
+        assert function(sample) == bool(validate_rfc3339(sample.upper())), sample
+
+
 @settings(max_examples=examples(300), deadline=None)
 @given(
     st.text(max_size=40)

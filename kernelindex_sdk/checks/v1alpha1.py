@@ -101,7 +101,8 @@ def check_run_spec(spec: Mapping[str, Any], at: str, now: datetime) -> list[Prob
                 )
             )
         where = (field, summary_key)
-        figures.extend((value, statistic, where) for statistic, value in summary.items())
+        for statistic, value in summary.items():
+            figures.append((value, statistic, where))
 
     seen: dict[tuple[str, str], int] = {}
     for index, measurement in enumerate(spec.get("measurements", ())):
@@ -167,9 +168,11 @@ def _order_problems(
     first (as their pointers sort).
     """
     ranked = sorted(
-        (_RANK[stat], value, isinstance(where, tuple), stat, where)
-        for value, stat, where in figures
-        if stat in _RANK
+        [
+            (_RANK[stat], value, isinstance(where, tuple), stat, where)
+            for value, stat, where in figures
+            if stat in _RANK
+        ]
     )
     problems: list[Problem] = []
     for low_figure, high_figure in pairwise(ranked):
@@ -212,7 +215,9 @@ _CUTOFF: list[tuple[date, str]] = []
 
 def _past_cutoff(now: datetime) -> str:
     """``YYYY-MM-DD`` two days before ``now``'s UTC date (remembered per date)."""
-    today = now.astimezone(timezone.utc).date() if now.tzinfo else now.date()
+    zone = now.tzinfo
+    utc = zone is None or zone is timezone.utc
+    today = now.date() if utc else now.astimezone(timezone.utc).date()
     if not _CUTOFF or _CUTOFF[0][0] != today:
         _CUTOFF[:] = [(today, (today - timedelta(days=2)).isoformat())]
     return _CUTOFF[0][1]
