@@ -53,6 +53,12 @@ class VersionWatch:
         self._count(value)
         return self.inner.check_document(value, source=source, line=line)
 
+    def passes(self, value: Any) -> bool:
+        if not self.inner.passes(value):
+            return False  # check_document will count it
+        self._count(value)
+        return True
+
     def take_references(self) -> tuple[list[tuple[str, str]], list[Any]]:
         known, pending = self.inner.take_references()
         counts = [(_MARK, f"{n} {version}") for version, n in sorted(self.seen.items())]

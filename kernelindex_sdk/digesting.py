@@ -70,6 +70,10 @@ class DigestSession:
             )
         return items
 
+    def passes(self, value: Any) -> bool:
+        """Never: every item's digests are what this checker is for."""
+        return False
+
     def take_references(self) -> tuple[list[tuple[str, str]], list[Any]]:
         """Nothing is gathered: digests are listed, not resolved."""
         return [], []

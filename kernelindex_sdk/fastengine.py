@@ -145,6 +145,7 @@ class FastEngine:
         self._registry = registry
         self._reference = reference
         self._checks: dict[str, Check | None] = {}
+        self._splits: dict[str, Split | None] = {}
 
     @property
     def reference(self) -> ValidationEngine:
@@ -194,6 +195,68 @@ class FastEngine:
 
     def problems(self, schema_id: str, instance: Any, pointer: str = "") -> list[Problem]:
         return self.reference.problems(schema_id, instance, pointer)
+
+    def split(self, schema_id: str) -> Split | None:
+        """The schema taken apart, when it is an object whose members are ``$ref``s.
+
+        ``(shell, members)``: ``members`` are the ``(property, schema id)`` pairs of
+        every property whose schema is just a ``$ref`` to a registry schema, and
+        ``shell`` checks the schema with each of those replaced by ``true``. When the
+        schema has nothing but ``type``, ``required``, ``properties``,
+        ``additionalProperties`` and annotations (the bundle schema), an instance is
+        valid exactly when ``shell`` accepts it and each member it has is valid against
+        its schema: so a caller may validate a member it has seen before from memory
+        (``ValidationSession.passes``). ``shell`` is a fast path like the others: True
+        is trusted, False only means "ask :meth:`is_valid`". None for any other
+        schema, or without jsonschema-rs.
+        """
+        try:
+            return self._splits[schema_id]
+        except KeyError:
+            pass
+        try:
+            found: Split | None = _split(self._registry, schema_id)
+        except Unsupported:
+            found = None
+        self._splits[schema_id] = found
+        return found
+
+
+#: A schema taken apart (:meth:`FastEngine.split`): its shell, and (member, schema id).
+Split = tuple[Check, tuple[tuple[str, str], ...]]
+
+#: The keywords a schema that :meth:`FastEngine.split` takes apart may have.
+_SPLIT_KEYWORDS = _ANNOTATIONS | {
+    "$schema", "$id", "type", "required", "properties", "additionalProperties",
+}  # fmt: skip
+
+
+def _split(registry: SchemaRegistry, schema_id: str) -> Split | None:
+    documents = {e.id: e.contents for e in (*registry.entries, *registry.support)}
+    schema = documents.get(schema_id)
+    if not isinstance(schema, dict) or not set(schema) <= _SPLIT_KEYWORDS:
+        return None
+    properties = schema.get("properties")
+    if not isinstance(properties, dict):
+        return None
+    base = schema.get("$id", schema_id)
+    members: list[tuple[str, str]] = []
+    shell_properties: dict[str, Any] = {}
+    for name, sub in properties.items():
+        ref = sub.get("$ref") if isinstance(sub, dict) else None
+        target = urljoin(base, ref) if isinstance(ref, str) else None
+        if target is not None and set(sub) <= _ANNOTATIONS | {"$ref"} and target in documents:
+            members.append((name, target))
+            shell_properties[name] = True
+        else:
+            shell_properties[name] = sub
+    if not members:
+        return None
+    shell_id = f"{schema_id}#shell"
+    shell = {**schema, "$id": shell_id, "properties": shell_properties}
+    # Compiled as any schema is: the same keywords, portability rules and formats.
+    flat, formats = _Flattener({**documents, shell_id: shell}).run(shell_id)
+    return _compile_flat(shell_id, flat, formats), tuple(members)
 
 
 # --------------------------------------------------------------------------- formats
@@ -313,11 +376,16 @@ def _cached(check: Callable[[str], bool], size: int = 4096) -> Callable[[str], b
 
 def _compile(registry: SchemaRegistry, schema_id: str) -> Check:
     """The fast check of one schema; :class:`Unsupported` if it has no fast path."""
+    flat, formats = _prepare(registry, schema_id)
+    return _compile_flat(schema_id, flat, formats)
+
+
+def _compile_flat(schema_id: str, flat: Any, formats: set[str]) -> Check:
+    """The fast check of a schema :func:`_prepare` has flattened."""
     try:
         import jsonschema_rs
     except ImportError as error:
         raise Unsupported("jsonschema-rs is not installed") from error
-    flat, formats = _prepare(registry, schema_id)
     sites = _format_sites(flat, ())
     functions = {name: _function(name) for name in formats}
     options = jsonschema_rs.RegexOptions()

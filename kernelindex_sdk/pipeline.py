@@ -92,6 +92,12 @@ class Checker(Protocol):
         """Check every item of one parsed document."""
         ...
 
+    def passes(self, value: Any) -> bool:
+        """True only if :meth:`check_document` would make ``value`` one item with no
+        problem, which a run that reports only problems then need not build; False
+        when unsure (the document is then checked in full)."""
+        ...
+
     def take_references(self) -> tuple[list[tuple[str, str]], list[Any]]:
         """Hand over what was gathered for :meth:`finish` since the last call."""
         ...
@@ -297,6 +303,7 @@ class Pipeline:
 
     def _in_process(self, sources: Iterator[Source | IntakeError]) -> Iterator[Item]:
         checker, tally, every = self.checker, self.tally, self.report == "all"
+        passes = _quick(checker, every)
         for source in sources:
             if isinstance(source, IntakeError):
                 item = unreadable_item(source)
@@ -311,6 +318,9 @@ class Pipeline:
                 strict_numbers=self.strict_numbers,
             )
             for document in documents:
+                if passes is not None and type(document) is Document and passes(document.value):
+                    tally.valid += 1
+                    continue
                 for item in _check(checker, document):
                     tally.count(item)
                     if every or item.problems:
@@ -379,6 +389,7 @@ class Pipeline:
     def _run_task(self, task: Task) -> TaskResult:
         """One task, in a worker: the very reading and checking of ``jobs=1``."""
         checker, every = self.checker, self.report == "all"
+        passes = _quick(checker, every)
         tally = Tally()
         kept: list[Item] = []
         lines = 0
@@ -396,6 +407,9 @@ class Pipeline:
             if isinstance(task, RangeTask):
                 seen_any = True
                 read_failed = read_failed or isinstance(document, UnreadableFile)
+            if passes is not None and type(document) is Document and passes(document.value):
+                tally.valid += 1
+                continue
             items = [document] if isinstance(document, Item) else _check(checker, document)
             for item in items:
                 tally.count(item)
@@ -407,6 +421,12 @@ class Pipeline:
         return TaskResult(
             task, tuple(kept), tally, lines, seen_any, read_failed, tuple(known), tuple(pending)
         )
+
+
+def _quick(checker: Checker, every: bool) -> typing.Callable[[Any], bool] | None:
+    """The checker's quick pass, where only problems are reported (else None: every
+    item is wanted, so every item is built)."""
+    return None if every else checker.passes
 
 
 def _check(checker: Checker, document: Document | IntakeError) -> list[Item]:

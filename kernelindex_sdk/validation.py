@@ -14,7 +14,7 @@ memory stays flat on a stream of any length.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, replace
 from datetime import datetime, timezone
 from typing import Any
@@ -23,9 +23,19 @@ from kernelindex_sdk import checks
 from kernelindex_sdk.canonical import DigestMemo, digest
 from kernelindex_sdk.engine import ValidationEngine
 from kernelindex_sdk.errors import IntakeError, Problem, UnknownKind
-from kernelindex_sdk.fastengine import default_engine
+from kernelindex_sdk.fastengine import Split, default_engine
 from kernelindex_sdk.pointers import escape_token
 from kernelindex_sdk.registry import BUNDLE_KIND, SchemaRegistry, default_registry
+
+_orjson_dumps: Callable[[Any], bytes] | None
+try:  # the key of a remembered record; without orjson, nothing is remembered
+    from orjson import dumps as _orjson_dumps
+except ImportError:  # pragma: no cover - depends on the environment
+    _orjson_dumps = None
+
+#: Distinct referenced records :meth:`ValidationSession.passes` remembers (then it
+#: starts again, so memory stays flat on a stream of any length).
+_RECORDS_REMEMBERED = 4096
 
 
 class RecordRef(tuple):  # type: ignore[type-arg]
@@ -224,6 +234,10 @@ class ValidationSession:
         #: run; a third of the digest work on a bundle). ``validate`` sets it.
         self.strict_json = strict_json
         self._skip_run_digests = strict_json and not strict_refs
+        #: :meth:`passes` can answer: nothing is kept per item, and digests are exact.
+        self._quick = strict_json and not strict_refs and not keep_values
+        #: Referenced records by their bytes → digest when schema-valid (:meth:`_referenced`).
+        self._records: dict[bytes, str | None] = {}
         #: Referenced records repeat across a stream: their digests, once each (strict
         #: intake's values only, whose bytes determine them; a pure speed-up).
         self._memo = DigestMemo() if strict_json else None
@@ -259,6 +273,113 @@ class ValidationSession:
             self.check_item(element, pointer=pointer, source=source, line=line)
             for pointer, element in split_document(value)
         ]
+
+    def passes(self, value: Any) -> bool:
+        """Whether :meth:`check_document` would find ``value`` to be one item with no
+        problem: the quick answer for the common case, asked first by a pipeline that
+        reports only problems (``validate`` without ``--strict-refs``).
+
+        It runs what :meth:`check_item` runs on a valid item (routing, the schema, the
+        semantic rules, the digests of a bundle's records against its run's
+        references) but builds no item, pointer or record list. The records a bundle
+        references repeat across a stream, so each distinct one is schema-checked and
+        digested once (:meth:`_referenced`). False means only "not known to pass": the
+        caller then runs :meth:`check_document`, whose answer stands
+        (``tests/test_validation_quick.py`` checks that the two agree). A session that
+        keeps something per item (``strict_refs``, ``keep_values``) or may be given
+        values strict intake did not produce always answers False.
+        """
+        if not self._quick or type(value) is not dict:
+            return False
+        bundle = "run" in value and "kind" not in value  # is_bundle
+        head = value["run"] if bundle else value
+        if type(head) is not dict:
+            return False
+        api_version, kind = head.get("apiVersion"), head.get("kind")
+        if type(api_version) is not str or type(kind) is not str:
+            return False
+        try:
+            entry = self.registry.route(api_version, kind)
+            if bundle:
+                entry = self.registry.bundle(api_version)
+        except UnknownKind:
+            return False
+        module = checks.for_version(entry.api_version)
+        references: Mapping[str, tuple[str, str]] = getattr(module, "REFERENCES", {})
+        digests: dict[str, str | None] = {}
+        split = self._split(entry.id) if bundle else None
+        if split is None:
+            if not self.engine.is_valid(entry.id, value):
+                return False
+        else:
+            shell, members = split
+            if not shell(value):
+                return False
+            for member, schema_id in members:
+                if member not in value:
+                    continue
+                record = value[member]
+                if member in references:
+                    found = self._referenced(schema_id, record)
+                    if found is None:
+                        return False
+                    digests[member] = found
+                elif not self.engine.is_valid(schema_id, record):
+                    return False
+        if module is None:
+            return True  # no rules, and no references to check
+        checked = getattr(module, "CHECKED_KINDS", None)
+        now = self.now
+        if not bundle:
+            return (checked is not None and kind not in checked) or not module.check_record(
+                value, "", now
+            )
+        # As records_of() and _semantics(): the bundle's members that are objects.
+        for member in checks.bundle_members(api_version):
+            record = value.get(member)
+            if (
+                isinstance(record, dict)
+                and (checked is None or record.get("kind") in checked)
+                and module.check_record(record, f"/{member}", now)
+            ):
+                return False
+        spec = head["spec"]
+        for member, (_, field) in references.items():
+            record = value.get(member)
+            if isinstance(record, dict):
+                embedded = digests.get(member) or safe_digest(record, self._memo)
+                if embedded is not None and spec.get(field) != embedded:
+                    return False
+        return True
+
+    def _split(self, schema_id: str) -> Split | None:
+        """The engine's :meth:`~kernelindex_sdk.fastengine.FastEngine.split`, if it has one."""
+        split = getattr(self.engine, "split", None)
+        return split(schema_id) if split is not None else None
+
+    def _referenced(self, schema_id: str, record: Any) -> str | None:
+        """The digest of a referenced record that is valid against ``schema_id``, else
+        None; remembered by the record's bytes (exact for strict intake's values), so a
+        stream's repeated protocol or environment is checked once."""
+        try:
+            key = _orjson_dumps(record) if _orjson_dumps is not None else None
+        except TypeError:
+            key = None
+        if key is not None:
+            try:
+                return self._records[key]
+            except KeyError:  # rare: a stream holds few distinct referenced records
+                pass
+        found = (
+            safe_digest(record, self._memo)
+            if isinstance(record, dict) and self.engine.is_valid(schema_id, record)
+            else None
+        )
+        if key is not None:
+            if len(self._records) >= _RECORDS_REMEMBERED:
+                self._records.clear()
+            self._records[key] = found
+        return found
 
     def unreadable(self, error: IntakeError) -> Item:
         """The item an unreadable document stands for (:func:`unreadable_item`)."""

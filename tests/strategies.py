@@ -67,10 +67,12 @@ __all__ = [
     "law_settings",
     "metadatas",
     "mutate_somewhere",
+    "replaced_at",
     "schema_instances",
     "shuffle_keys",
     "timestamps",
     "uris",
+    "value_paths",
     "wire_records",
 ]
 
@@ -211,6 +213,27 @@ def dumps_with_whitespace(value: Any, rnd: random.Random) -> str:
         return json.dumps(v)  # numbers (repr: exact), true, false, null
 
     return ws() + write(value) + ws()
+
+
+def value_paths(value: Any, path: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
+    """The path (keys and indexes) of every node of ``value``, the root's ``()`` first."""
+    found = [path]
+    if isinstance(value, dict):
+        for key, child in value.items():
+            found += value_paths(child, (*path, key))
+    elif isinstance(value, list):
+        for index, child in enumerate(value):
+            found += value_paths(child, (*path, index))
+    return found
+
+
+def replaced_at(value: Any, path: tuple[Any, ...], new: Any) -> Any:
+    """A copy of ``value`` with the node at ``path`` replaced by ``new`` (shared elsewhere)."""
+    if not path:
+        return new
+    copied = copy.copy(value)
+    copied[path[0]] = replaced_at(value[path[0]], path[1:], new)
+    return copied
 
 
 def mutate_somewhere(value: Any, rnd: random.Random) -> Any:

@@ -22,6 +22,7 @@ import copy
 import functools
 import json
 import re
+import shutil
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -35,7 +36,7 @@ from profiles import examples, long_profile
 from strategies import schema_instances
 
 from kernelindex_sdk.engine import JsonschemaEngine
-from kernelindex_sdk.registry import SchemaRegistry, default_registry
+from kernelindex_sdk.registry import SchemaRegistry, default_registry, packaged_schema_root
 from kernelindex_sdk.validation import is_bundle, split_document
 
 jsonschema_rs = pytest.importorskip("jsonschema_rs")
@@ -100,6 +101,15 @@ def assert_agrees(schema_id: str, instance: Any, *, expect_fast: bool = False) -
     assert FAST.is_valid(schema_id, instance) == reference
     if expect_fast and reference and not has_final_newline(instance):
         assert fast is True, f"valid instance missed the fast path: {instance!r:.300}"
+    split = FAST.split(schema_id)
+    if split is not None:  # the schema taken apart: valid exactly when every part is
+        shell, members = split
+        parts = shell(instance) and all(
+            FAST.is_valid(member_id, instance[member])
+            for member, member_id in members
+            if member in instance
+        )
+        assert parts == reference or (reference and has_final_newline(instance)), instance
     return reference
 
 
@@ -143,6 +153,47 @@ def corpus_items() -> list[tuple[str, str, Any]]:
 
 
 CORPUS = corpus_items()
+
+
+def test_only_the_bundle_schema_is_taken_apart() -> None:
+    split = {entry.kind: FAST.split(entry.id) for entry in REGISTRY.entries}
+    assert [kind for kind, found in split.items() if found is not None] == ["Bundle"]
+    _, members = split["Bundle"]
+    assert dict(members) == {
+        "run": REGISTRY.route(API, "BenchmarkRun").id,
+        "protocol": REGISTRY.route(API, "BenchmarkProtocol").id,
+        "workload": REGISTRY.route(API, "Workload").id,
+        "environment": REGISTRY.route(API, "ExecutionEnvironment").id,
+        "implementation": REGISTRY.route(API, "Implementation").id,
+    }
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        {"minProperties": 2},  # a keyword beyond properties: not a plain conjunction
+        {"unevaluatedProperties": False},
+        {"properties": {"run": {"$ref": "benchmark-run.schema.json", "required": ["spec"]}}},
+    ],
+    ids=["minProperties", "unevaluatedProperties", "ref-with-siblings"],
+)
+def test_a_bundle_schema_with_more_than_members_is_not_taken_apart(
+    tmp_path: Path, change: dict[str, Any]
+) -> None:
+    root = tmp_path / "schemas"
+    shutil.copytree(packaged_schema_root(), root)
+    (path,) = root.rglob("bundle.schema.json")
+    schema = json.loads(path.read_text(encoding="utf-8"))
+    for key, value in change.items():
+        merge = isinstance(value, dict) and key in schema
+        schema[key] = {**schema[key], **value} if merge else value
+    path.write_text(json.dumps(schema), encoding="utf-8")
+    registry = SchemaRegistry.from_directory(root)
+    split = FastEngine(registry).split(registry.bundle(API).id)
+    if "run" in change.get("properties", {}):
+        assert split is not None and "run" not in dict(split[1])  # validated whole, in the shell
+    else:
+        assert split is None
 
 
 def test_every_packaged_schema_is_on_the_fast_path() -> None:

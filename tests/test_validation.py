@@ -9,6 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from profiles import examples
+from strategies import replaced_at, value_paths
 
 from kernelindex_sdk.canonical import digest
 from kernelindex_sdk.models import unstructure
@@ -148,25 +149,6 @@ def test_a_bundle_with_schema_problems_still_has_its_references_checked(
 # ------------------------------------------------------------ untrusted shapes
 
 
-def _paths(value: Any, path: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
-    found = [path]
-    if isinstance(value, dict):
-        for key, child in value.items():
-            found += _paths(child, (*path, key))
-    elif isinstance(value, list):
-        for index, child in enumerate(value):
-            found += _paths(child, (*path, index))
-    return found
-
-
-def _replaced(value: Any, path: tuple[Any, ...], new: Any) -> Any:
-    if not path:
-        return new
-    copied = copy.copy(value)
-    copied[path[0]] = _replaced(value[path[0]], path[1:], new)
-    return copied
-
-
 @settings(max_examples=examples(300), deadline=None)
 @given(st.data())
 def test_any_value_anywhere_is_a_problem_never_a_crash(data: st.DataObject) -> None:
@@ -174,10 +156,10 @@ def test_any_value_anywhere_is_a_problem_never_a_crash(data: st.DataObject) -> N
     (a list where the apiVersion belongs, an object for a statistic) gets an Item, with
     problems unless still valid, from every entry point; nothing raises."""
     bundle = unstructure(data.draw(consistent_bundles()))
-    paths = _paths(bundle)
+    paths = value_paths(bundle)
     shallow = [p for p in paths if len(p) <= 2]  # envelopes: what routing reads first
     path = data.draw(st.sampled_from(shallow) | st.sampled_from(paths))
-    broken = _replaced(bundle, path, data.draw(json_values))
+    broken = replaced_at(bundle, path, data.draw(json_values))
     session = ValidationSession(strict_refs=True)
     for value in (broken, broken.get("run") if isinstance(broken, dict) else broken, [broken]):
         for item in session.check_document(value):

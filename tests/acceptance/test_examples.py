@@ -69,7 +69,7 @@ SCHEMA_RULES = {
     "api-version-not-a-string",
     "passed-without-result", "passed-with-timing-and-memory", "oom-with-timing",
     "failed-without-reason", "bad-enum-unit", "negative-latency", "three-schema-errors",
-    "wrong-schema",
+    "wrong-schema", "bundle-unknown-member",
 }  # fmt: skip
 SEMANTIC_RULES = {
     "p20-above-median", "median-above-p80", "latency-in-bytes",

@@ -1,0 +1,128 @@
+"""``ValidationSession.passes``, the quick answer a problems-only pipeline asks first,
+must agree with the full check: a quick pass that were wrong would be a silent pass.
+
+Differential, as the issue asks of every speed-up: on every example file the project
+ships, on the seeds, and on valid bundles with any one node replaced by any JSON value.
+"""
+
+from __future__ import annotations
+
+import copy
+from pathlib import Path
+from typing import Any
+
+import orjson
+import pytest
+from conftest import seed_paths
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from profiles import examples
+from strategies import replaced_at, value_paths
+
+from kernelindex_sdk.errors import IntakeError
+from kernelindex_sdk.intake import Document, loads
+from kernelindex_sdk.models import unstructure
+from kernelindex_sdk.pipeline import Pipeline
+from kernelindex_sdk.sources import documents
+from kernelindex_sdk.strategies import consistent_bundles, json_values
+from kernelindex_sdk.validation import ValidationSession
+
+EXAMPLES = Path(__file__).parent / "examples"
+
+
+def _verdicts(session: ValidationSession, value: Any) -> tuple[bool, bool]:
+    """(quick pass, full check found one item and no problem)."""
+    quick = session.passes(value)
+    items = session.check_document(value)
+    return quick, len(items) == 1 and not items[0].problems
+
+
+def test_every_example_gets_the_same_verdict_both_ways() -> None:
+    session = ValidationSession(strict_json=True)
+    paths = [str(EXAMPLES), *map(str, seed_paths())]
+    passed = checked = 0
+    for document in documents(paths):
+        if isinstance(document, IntakeError):
+            continue
+        assert isinstance(document, Document)
+        quick, full = _verdicts(session, document.value)
+        where = f"{document.source}:{document.line}"
+        if isinstance(document.value, dict):
+            assert quick == full, where
+            if document.value.get("kind") == "BenchmarkRun":
+                # The same run inside a bundle: the rules run on bundle members too.
+                assert _verdicts(session, {"run": document.value}) == (quick, full), where
+        else:
+            assert not quick, where  # an array is several items: always checked in full
+        passed += quick
+        checked += 1
+    # Not vacuous: most example documents are valid records and bundles.
+    assert checked > 100 and passed > checked // 3
+
+
+@pytest.mark.parametrize(
+    "options", [{"strict_refs": True}, {"keep_values": True}, {}], ids=["refs", "values", "plain"]
+)
+def test_sessions_that_keep_items_never_pass_quickly(
+    seed_bundle: dict[str, Any], options: dict[str, Any]
+) -> None:
+    """strict_refs and keep_values need every item; a session not promised strict
+    intake's values must look for values JCS cannot represent."""
+    session = ValidationSession(**options)
+    assert session.passes(seed_bundle) is False
+    assert session.check_document(seed_bundle)[0].valid
+
+
+def test_a_wrong_embedded_record_does_not_pass(seed_bundle: dict[str, Any]) -> None:
+    session = ValidationSession(strict_json=True)
+    assert session.passes(copy.deepcopy(seed_bundle))
+    seed_bundle["environment"]["spec"]["hardware"]["architecture"] = "sm_89"
+    assert not session.passes(seed_bundle)
+    # Passed once before: the digest memo keys by content, so the change is seen.
+    assert _verdicts(session, seed_bundle) == (False, False)
+
+
+def test_a_bundle_whose_run_breaks_a_rule_does_not_pass(seed_bundle: dict[str, Any]) -> None:
+    timing = seed_bundle["run"]["spec"]["timing"]["latencyNs"]
+    timing["median"] = 10 * max(timing.values())
+    assert _verdicts(ValidationSession(strict_json=True), seed_bundle) == (False, False)
+
+
+def _through_intake(value: Any) -> Any:
+    """The value as strict intake gives it (what a strict_json session is promised)."""
+    try:
+        return loads(orjson.dumps(value))
+    except (TypeError, IntakeError):  # e.g. an integer beyond what intake takes
+        return None
+
+
+@settings(max_examples=examples(300), deadline=None)
+@given(st.data())
+def test_any_value_anywhere_gets_the_same_verdict_both_ways(data: st.DataObject) -> None:
+    bundle = unstructure(data.draw(consistent_bundles()))
+    paths = value_paths(bundle)
+    path = data.draw(st.sampled_from(paths))
+    broken = _through_intake(replaced_at(bundle, path, data.draw(json_values)))
+    session = ValidationSession(strict_json=True)
+    for value in (bundle, broken, broken.get("run") if isinstance(broken, dict) else None):
+        if isinstance(value, dict):
+            quick, full = _verdicts(session, value)
+            assert quick == full
+
+
+@settings(max_examples=examples(100), deadline=None)
+@given(consistent_bundles())
+def test_valid_bundles_pass_quickly(bundle: Any) -> None:
+    value = _through_intake(unstructure(bundle))
+    assert _verdicts(ValidationSession(strict_json=True), value) == (True, True)
+
+
+def test_reporting_only_problems_counts_as_reporting_everything() -> None:
+    paths = [str(EXAMPLES), *map(str, seed_paths())]
+    every = Pipeline(paths, report="all")
+    everything = [item for item in every if item.problems]
+    only = Pipeline(paths, report="problems")
+    problems = list(only)
+    assert problems == everything
+    assert only.tally == every.tally and only.late == every.late
+    assert every.tally.valid > 50
