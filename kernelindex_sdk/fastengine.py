@@ -55,6 +55,7 @@ return the reference (for comparisons and debugging).
 
 from __future__ import annotations
 
+import functools
 import importlib.util
 import os
 import re
@@ -502,6 +503,14 @@ def _prepare(registry: SchemaRegistry, schema_id: str) -> tuple[Any, set[str]]:
     return _Flattener(documents).run(schema_id)
 
 
+@functools.lru_cache(maxsize=1024)
+def _resolved(base: str, ref: str) -> tuple[str, str]:
+    """``ref`` against ``base``, split into document and fragment: the same few pairs
+    recur in every schema that is flattened (``urljoin`` is slow)."""
+    document, fragment = urldefrag(urljoin(base, ref))
+    return document, fragment
+
+
 class _Flattener:
     def __init__(self, documents: Mapping[str, Any]) -> None:
         self._documents = documents
@@ -513,8 +522,7 @@ class _Flattener:
         return flat, self._formats
 
     def _target(self, ref: str, base: str) -> tuple[Any, str, str]:
-        uri = urljoin(base, ref)
-        document, fragment = urldefrag(uri)
+        document, fragment = _resolved(base, ref)
         if document not in self._documents:
             raise Unsupported(f"$ref {ref!r}: {document} is not in the registry")
         node: Any = self._documents[document]

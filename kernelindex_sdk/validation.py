@@ -250,7 +250,9 @@ class ValidationSession:
         self._pending: list[_Pending] = []
 
     def prepare(self) -> None:
-        """Compile every schema of the registry now rather than at first use.
+        """Compile every schema of the registry now rather than at first use: of a
+        schema the engine takes apart (the bundle), its parts, which :meth:`passes`
+        uses; the whole is compiled when an item first fails.
 
         Worker processes forked after this inherit the compiled validators instead of
         each compiling its own (``validate --jobs``); engines without compilation
@@ -259,7 +261,10 @@ class ValidationSession:
         compiled = getattr(self.engine, "compiled", None)
         if compiled is not None:
             for entry in self.registry:
-                compiled(entry.id)
+                # A schema taken apart is checked by its parts (see passes); the
+                # whole one is needed only for the problems of an item that fails.
+                if self._split(entry.id) is None:
+                    compiled(entry.id)
 
     @property
     def now(self) -> datetime:
