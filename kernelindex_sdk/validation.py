@@ -211,6 +211,23 @@ def name_of(record: Any) -> str | None:
     return name if isinstance(name, str) else None
 
 
+@dataclass(frozen=True, slots=True)
+class _QuickPlan:
+    """How :meth:`ValidationSession.passes` checks items of one apiVersion and kind."""
+
+    schema_id: str
+    #: The schema's parts (FastEngine.split), or None: validated whole.
+    split: Split | None
+    #: The version's check_record, and the kinds it has rules for (None: all).
+    rules: checks.RecordCheck | None
+    checked: frozenset[str] | None
+    #: Bundle members, with their pointers, in the order records_of() lists them.
+    members: tuple[tuple[str, str], ...]
+    #: (member, run spec field referencing it), and the members' names.
+    references: tuple[tuple[str, str], ...]
+    referenced: frozenset[str]
+
+
 class ValidationSession:
     """Validates items one by one; see the module docstring for references."""
 
@@ -238,6 +255,7 @@ class ValidationSession:
         self._quick = strict_json and not strict_refs and not keep_values
         #: Referenced records by their bytes → digest when schema-valid (:meth:`_referenced`).
         self._records: dict[bytes, str | None] = {}
+        self._plans: dict[tuple[str, str, bool], _QuickPlan] = {}
         #: Referenced records repeat across a stream: their digests, once each (strict
         #: intake's values only, whose bytes determine them; a pure speed-up).
         self._memo = DigestMemo() if strict_json else None
@@ -303,18 +321,13 @@ class ValidationSession:
         api_version, kind = head.get("apiVersion"), head.get("kind")
         if type(api_version) is not str or type(kind) is not str:
             return False
-        try:
-            entry = self.registry.route(api_version, kind)
-            if bundle:
-                entry = self.registry.bundle(api_version)
-        except UnknownKind:
-            return False
-        module = checks.for_version(entry.api_version)
-        references: Mapping[str, tuple[str, str]] = getattr(module, "REFERENCES", {})
+        plan = self._plans.get((api_version, kind, bundle)) or self._plan(api_version, kind, bundle)
+        if plan is None:
+            return False  # an unknown apiVersion or kind: check_item says which
         digests: dict[str, str | None] = {}
-        split = self._split(entry.id) if bundle else None
+        split = plan.split
         if split is None:
-            if not self.engine.is_valid(entry.id, value):
+            if not self.engine.is_valid(plan.schema_id, value):
                 return False
         else:
             shell, members = split
@@ -324,38 +337,61 @@ class ValidationSession:
                 if member not in value:
                     continue
                 record = value[member]
-                if member in references:
+                if member in plan.referenced:
                     found = self._referenced(schema_id, record)
                     if found is None:
                         return False
                     digests[member] = found
                 elif not self.engine.is_valid(schema_id, record):
                     return False
-        if module is None:
+        rules, checked = plan.rules, plan.checked
+        if rules is None:
             return True  # no rules, and no references to check
-        checked = getattr(module, "CHECKED_KINDS", None)
         now = self.now
         if not bundle:
-            return (checked is not None and kind not in checked) or not module.check_record(
-                value, "", now
-            )
+            return (checked is not None and kind not in checked) or not rules(value, "", now)
         # As records_of() and _semantics(): the bundle's members that are objects.
-        for member in checks.bundle_members(api_version):
+        for member, pointer in plan.members:
             record = value.get(member)
             if (
                 isinstance(record, dict)
                 and (checked is None or record.get("kind") in checked)
-                and module.check_record(record, f"/{member}", now)
+                and rules(record, pointer, now)
             ):
                 return False
         spec = head["spec"]
-        for member, (_, field) in references.items():
+        for member, field in plan.references:
             record = value.get(member)
             if isinstance(record, dict):
                 embedded = digests.get(member) or safe_digest(record, self._memo)
                 if embedded is not None and spec.get(field) != embedded:
                     return False
         return True
+
+    def _plan(self, api_version: str, kind: str, bundle: bool) -> _QuickPlan | None:
+        """What :meth:`passes` needs for items of one apiVersion and kind, worked out
+        once (routing, the schema's parts, the version's rules and references)."""
+        try:
+            entry = self.registry.route(api_version, kind)
+            if bundle:
+                entry = self.registry.bundle(api_version)
+        except UnknownKind:
+            return None
+        module = checks.for_version(entry.api_version)
+        references: Mapping[str, tuple[str, str]] = getattr(module, "REFERENCES", {})
+        plan = _QuickPlan(
+            schema_id=entry.id,
+            split=self._split(entry.id) if bundle else None,
+            rules=module.check_record if module is not None else None,
+            checked=getattr(module, "CHECKED_KINDS", None),
+            members=tuple((m, f"/{m}") for m in checks.bundle_members(api_version)),
+            references=tuple((member, field) for member, (_, field) in references.items()),
+            referenced=frozenset(references),
+        )
+        if len(self._plans) >= 256:  # keyed by input text: bounded
+            self._plans.clear()
+        self._plans[(api_version, kind, bundle)] = plan
+        return plan
 
     def _split(self, schema_id: str) -> Split | None:
         """The engine's :meth:`~kernelindex_sdk.fastengine.FastEngine.split`, if it has one."""
