@@ -245,8 +245,8 @@ def _split(registry: SchemaRegistry, schema_id: str) -> Split | None:
     shell_properties: dict[str, Any] = {}
     for name, sub in properties.items():
         ref = sub.get("$ref") if isinstance(sub, dict) else None
-        target = urljoin(base, ref) if isinstance(ref, str) else None
-        if target is not None and set(sub) <= _ANNOTATIONS | {"$ref"} and target in documents:
+        target, fragment = _resolved(base, ref) if isinstance(ref, str) else ("", "")
+        if not fragment and target in documents and set(sub) <= _ANNOTATIONS | {"$ref"}:
             members.append((name, target))
             shell_properties[name] = True
         else:

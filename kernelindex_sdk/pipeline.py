@@ -95,7 +95,8 @@ class Checker(Protocol):
     def passes(self, value: Any) -> bool:
         """True only if :meth:`check_document` would make ``value`` one item with no
         problem, which a run that reports only problems then need not build; False
-        when unsure (the document is then checked in full)."""
+        when unsure (the document is then checked in full). Optional at run time: a
+        checker without it has every document checked in full."""
         ...
 
     def take_references(self) -> tuple[list[tuple[str, str]], list[Any]]:
@@ -425,8 +426,9 @@ class Pipeline:
 
 def _quick(checker: Checker, every: bool) -> typing.Callable[[Any], bool] | None:
     """The checker's quick pass, where only problems are reported (else None: every
-    item is wanted, so every item is built)."""
-    return None if every else checker.passes
+    item is wanted, so every item is built). A checker written before ``passes``
+    existed has none: its documents are all checked in full, as they were."""
+    return None if every else getattr(checker, "passes", None)
 
 
 def _check(checker: Checker, document: Document | IntakeError) -> list[Item]:

@@ -314,7 +314,7 @@ class ValidationSession:
         """
         if not self._quick or type(value) is not dict:
             return False
-        bundle = "run" in value and "kind" not in value  # is_bundle
+        bundle = is_bundle(value)
         head = value["run"] if bundle else value
         if type(head) is not dict:
             return False

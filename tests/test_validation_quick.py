@@ -19,13 +19,13 @@ from hypothesis import strategies as st
 from profiles import examples
 from strategies import replaced_at, value_paths
 
-from kernelindex_sdk.errors import IntakeError
+from kernelindex_sdk.errors import IntakeError, Problem
 from kernelindex_sdk.intake import Document, loads
 from kernelindex_sdk.models import unstructure
 from kernelindex_sdk.pipeline import Pipeline
 from kernelindex_sdk.sources import documents
 from kernelindex_sdk.strategies import consistent_bundles, json_values
-from kernelindex_sdk.validation import ValidationSession
+from kernelindex_sdk.validation import Item, ValidationSession
 
 EXAMPLES = Path(__file__).parent / "examples"
 
@@ -126,3 +126,37 @@ def test_reporting_only_problems_counts_as_reporting_everything() -> None:
     assert problems == everything
     assert only.tally == every.tally and only.late == every.late
     assert every.tally.valid > 50
+
+
+class _CheckerWithoutPasses:
+    """A checker written before ``passes`` existed: everything but it."""
+
+    def __init__(self) -> None:
+        self.inner = ValidationSession(strict_json=True)
+        self.invalidated = 0
+
+    def prepare(self) -> None:
+        self.inner.prepare()
+
+    def check_document(
+        self, value: Any, *, source: str = "<input>", line: int | None = None
+    ) -> list[Item]:
+        return self.inner.check_document(value, source=source, line=line)
+
+    def take_references(self) -> tuple[list[tuple[str, str]], list[Any]]:
+        known, pending = self.inner.take_references()
+        return known, list(pending)
+
+    def add_references(self, known: Any, pending: Any) -> None:
+        self.inner.add_references(known, pending)
+
+    def finish(self) -> list[Problem]:
+        return self.inner.finish()
+
+
+def test_a_checker_without_passes_checks_everything_in_full() -> None:
+    paths = [str(EXAMPLES / "valid"), str(EXAMPLES / "invalid")]
+    old = Pipeline(paths, checker=_CheckerWithoutPasses(), report="problems")  # type: ignore[arg-type]
+    problems = list(old)
+    new = Pipeline(paths, report="problems")
+    assert problems == list(new) and old.tally == new.tally
