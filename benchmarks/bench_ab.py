@@ -1,0 +1,134 @@
+"""Interleaved A/B of ``kernelindex validate --jobs 1`` across checkouts, the bare loop as unit.
+
+    python benchmarks/bench_ab.py --rev a61fba3 --rev HEAD [--tree now=.] \\
+        [--lines FILE] [--count 30000] [--repeats 9]
+
+How the end-to-end figures of issue #14 in ``benchmarks/README.md`` are taken. Each
+``--rev`` is checked out as a git worktree in a temporary folder; each ``--tree
+LABEL=PATH`` names a folder that holds ``kernelindex_sdk`` (a checkout with changes not
+yet committed). Every repeat runs every command once, in turn, each as its own process,
+so a drift in the machine's speed (this development VM's swings by ±30 % from minute to
+minute) falls on all of them alike:
+
+- ``python -P -m kernelindex_sdk.cli.main validate --jobs 1 LINES`` with ``PYTHONPATH``
+  set to the checkout (``-P``: the current folder cannot shadow it), its bytecode
+  compiled first, as an installed copy's is;
+- ``benchmarks/bare_loop.py``: ``orjson.loads`` and jsonschema-rs ``is_valid`` on the
+  bundled Bundle schema, the peer the issue names.
+
+``LINES`` is the first ``--count`` lines of ``--lines`` (default: the JSON Lines file
+``make_corpus.py`` writes). Every command must accept every line, or nothing is timed.
+Prints the median wall time of each, its lines per second, and its ratio to the bare
+loop's median.
+"""
+
+from __future__ import annotations
+
+import argparse
+import compileall
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
+CORPUS_LINES = HERE / "corpus" / "records.jsonl"
+
+
+def _checkouts(revs: list[str], trees: list[str], scratch: Path) -> dict[str, Path]:
+    found: dict[str, Path] = {}
+    for rev in revs:
+        path = scratch / f"rev-{len(found)}"
+        subprocess.run(
+            ["git", "-C", str(ROOT), "worktree", "add", "--detach", "-q", str(path), rev],
+            check=True,
+        )
+        found[rev] = path
+    for tree in trees:
+        label, _, path = tree.partition("=")
+        if not path or not (Path(path) / "kernelindex_sdk").is_dir():
+            raise SystemExit(f"bench_ab: --tree {tree!r}: want LABEL=PATH of a checkout")
+        found[label] = Path(path).resolve()
+    return found
+
+
+def _validate(checkout: Path, *args: str) -> tuple[list[str], dict[str, str]]:
+    command = [sys.executable, "-P", "-m", "kernelindex_sdk.cli.main", *args]
+    return command, {**os.environ, "PYTHONPATH": str(checkout)}
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--rev", action="append", default=[], help="a git revision to time")
+    parser.add_argument("--tree", action="append", default=[], help="LABEL=PATH of a checkout")
+    parser.add_argument("--lines", type=Path, default=CORPUS_LINES)
+    parser.add_argument("--count", type=int, default=30_000)
+    parser.add_argument("--repeats", type=int, default=9)
+    args = parser.parse_args(argv)
+    if not args.rev and not args.tree:
+        parser.error("give at least one --rev or --tree")
+    if not args.lines.is_file():
+        parser.error(f"{args.lines} is missing: run benchmarks/make_corpus.py first")
+    with tempfile.TemporaryDirectory(prefix="bench-ab-") as folder:
+        scratch = Path(folder)
+        checkouts = _checkouts(args.rev, args.tree, scratch)
+        try:
+            return _measure(checkouts, args, scratch)
+        finally:
+            for rev in args.rev:
+                subprocess.run(
+                    ["git", "-C", str(ROOT), "worktree", "remove", "--force", str(checkouts[rev])],
+                    check=False,
+                )
+
+
+def _measure(checkouts: dict[str, Path], args: argparse.Namespace, scratch: Path) -> int:
+    lines = scratch / "lines.jsonl"
+    with open(args.lines, "rb") as source, open(lines, "wb") as out:
+        count = 0
+        for line in source:
+            if count == args.count:
+                break
+            out.write(line)
+            count += 1
+    first = next(iter(checkouts.values()))
+    command, env = _validate(first, "schema", "export", "--bundled", str(scratch / "schemas"))
+    subprocess.run(command, env=env, check=True, capture_output=True)
+    (bundle_schema,) = (scratch / "schemas").rglob("bundle.schema.json")
+    commands: dict[str, tuple[list[str], dict[str, str]]] = {}
+    for label, checkout in checkouts.items():
+        compileall.compile_dir(str(checkout / "kernelindex_sdk"), quiet=1)
+        commands[label] = _validate(checkout, "validate", "--jobs", "1", str(lines))
+    commands["bare loop"] = (
+        [sys.executable, str(HERE / "bare_loop.py"), str(bundle_schema), str(lines)],
+        dict(os.environ),
+    )
+    for label, (command, env) in commands.items():
+        done = subprocess.run(command, env=env, capture_output=True, text=True)
+        if done.returncode != 0:
+            print(f"- {label} does not accept all {count} lines: nothing timed")
+            print(done.stdout[-500:] + done.stderr[-500:])
+            return 1
+    times: dict[str, list[float]] = {label: [] for label in commands}
+    for _ in range(args.repeats):
+        for label, (command, env) in commands.items():
+            start = time.perf_counter()
+            subprocess.run(command, env=env, stdout=subprocess.DEVNULL, check=True)
+            times[label].append(time.perf_counter() - start)
+    bare = statistics.median(times["bare loop"])
+    print(f"{count} JSON Lines bundles, {args.repeats} interleaved repeats (medians)\n")
+    print("| command | wall | lines/s | ÷ bare loop |")
+    print("|---|---:|---:|---:|")
+    for label, taken in times.items():
+        median = statistics.median(taken)
+        name = label if label == "bare loop" else f"validate --jobs 1, {label}"
+        print(f"| {name} | {median:.3f} s | {count / median:,.0f} | {median / bare:.2f}× |")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,48 @@
+"""``benchmarks/bench_ab.py``, the interleaved A/B behind #14's end-to-end figures:
+a smoke run on a few lines, and its refusal to time commands that reject the input."""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from conftest import seed_paths
+
+pytest.importorskip("jsonschema_rs")
+pytest.importorskip("orjson")
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _lines(path: Path, extra: str = "") -> Path:
+    bundles = [json.loads(p.read_text(encoding="utf-8")) for p in seed_paths()]
+    text = "".join(json.dumps(b, separators=(",", ":"), ensure_ascii=False) + "\n" for b in bundles)
+    path.write_text(text * 3 + extra, encoding="utf-8")
+    return path
+
+
+def _bench(lines: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, str(ROOT / "benchmarks" / "bench_ab.py"), "--tree", f"here={ROOT}",
+         "--lines", str(lines), "--repeats", "2", *args],
+        capture_output=True, text=True, check=False, timeout=300,
+    )  # fmt: skip
+
+
+def test_the_ab_benchmark_times_each_checkout_against_the_bare_loop(tmp_path: Path) -> None:
+    done = _bench(_lines(tmp_path / "l.jsonl"), "--count", "10")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "10 JSON Lines bundles, 2 interleaved repeats" in done.stdout
+    rows = dict(re.findall(r"^\| (.+?) \|.*\| ([0-9.]+)× \|$", done.stdout, re.MULTILINE))
+    assert set(rows) == {"validate --jobs 1, here", "bare loop"}
+    assert rows["bare loop"] == "1.00"
+
+
+def test_nothing_is_timed_when_a_command_rejects_a_line(tmp_path: Path) -> None:
+    done = _bench(_lines(tmp_path / "l.jsonl", extra='{"run": {}, "run": {}}\n'))
+    assert done.returncode == 1
+    assert "nothing timed" in done.stdout and "×" not in done.stdout
