@@ -9,7 +9,7 @@ from __future__ import annotations
 import copy
 import json
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import pytest
 from acceptance.support import make_invoke
@@ -110,14 +110,16 @@ def test_a_wrong_versions_json_is_refused(tmp_path: Path, versions: Any, fragmen
 # --------------------------------------------------------------------------- the warning
 
 
+@pytest.mark.parametrize("report", ["all", "problems"])  # problems: the quick pass counts
 @pytest.mark.parametrize("jobs", [1, 2])
 def test_deprecated_records_are_counted_in_every_process(
-    deprecating: SchemaRegistry, tmp_path: Path, jobs: int
+    deprecating: SchemaRegistry, tmp_path: Path, jobs: int, report: Literal["all", "problems"]
 ) -> None:
     watch = VersionWatch(ValidationSession(registry=deprecating, strict_json=True))
-    pipeline = Pipeline([str(_documents(tmp_path))], checker=watch, jobs=jobs)
+    pipeline = Pipeline([str(_documents(tmp_path))], checker=watch, jobs=jobs, report=report)
     items = list(pipeline)
     assert all(item.valid for item in items), [i.problems for i in items]
+    assert pipeline.tally.valid == 4
     assert pipeline.jobs_used == jobs
     # Three bundles of v1alpha1, three records each (run, protocol, environment).
     assert watch.warnings() == [
