@@ -515,6 +515,11 @@ class _Flattener:
     def __init__(self, documents: Mapping[str, Any]) -> None:
         self._documents = documents
         self._formats: set[str] = set()
+        #: Each ``$ref`` target inlined once, then shared wherever it is referenced
+        #: again (schemas reuse a few definitions many times). Sound although the
+        #: recursion check depends on the path: a target that inlined without error
+        #: reaches no schema on a cycle through itself, so no path can make it fail.
+        self._inlined: dict[str, Any] = {}
 
     def run(self, schema_id: str) -> tuple[Any, set[str]]:
         root = self._documents[schema_id]
@@ -592,8 +597,11 @@ class _Flattener:
         target, document, key = self._target(ref, base)
         if key in seen:
             raise Unsupported(f"recursive $ref {ref!r}")
-        whole = target is self._documents[document]
-        inlined = self._schema(target, document, (*seen, key), root=whole)
+        inlined = self._inlined.get(key)
+        if inlined is None:
+            whole = target is self._documents[document]
+            inlined = self._schema(target, document, (*seen, key), root=whole)
+            self._inlined[key] = inlined
         if not out:
             return inlined
         # $ref beside other keywords: both apply, so the target joins them in allOf.

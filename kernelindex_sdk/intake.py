@@ -44,7 +44,7 @@ import sys
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from itertools import accumulate
-from typing import Any, NoReturn
+from typing import Any, ClassVar, NoReturn
 
 from kernelindex_sdk.errors import (
     ByteOrderMark,
@@ -82,19 +82,50 @@ _MIN_NORMAL = sys.float_info.min  # below this, doubles lose precision (subnorma
 _MAX_FLOAT = sys.float_info.max
 _WHITESPACE = " \t\n\r"  # the only whitespace RFC 8259 (and the json module) allow
 _WS_BYTES = frozenset(b" \t\n\r")
-_WS_RE = re.compile(r"[ \t\n\r]*")
-_NUMBER_RE = re.compile(r"(-?(?:0|[1-9][0-9]*))(\.[0-9]+)?([eE][-+]?[0-9]+)?")
-_WORD_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
-# A JSON string, escapes included (unrolled loop: fast on long strings).
-_STRING_RE = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"', re.DOTALL)
-_NON_BRACKET_RE = re.compile(r"[^\[\]{}]+")
 _BRACKET_DELTA = {"[": 1, "{": 1, "]": -1, "}": -1}
-# Any \uD800-\uDFFF escape. May fire on "\\ud800" (an escaped backslash): that only
-# costs a walk of the parsed value, which then finds nothing.
-_SURROGATE_ESCAPE_RE = re.compile(r"\\u[dD][89a-fA-F]")
-_SURROGATE_CHAR_RE = re.compile("[\ud800-\udfff]")
-# Inside a raw string body: an escape (\uXXXX or \x) or a raw surrogate code point.
-_STRING_ATOM_RE = re.compile(r"\\u([0-9a-fA-F]{4})|\\.|[\ud800-\udfff]", re.DOTALL)
+
+
+class _Patterns:
+    """The regular expressions of the stdlib path and of error location, each compiled
+    on first use: a document the Rust parsers read needs none of them, and compiling
+    them all costs ~2% of a ``validate`` start-up (#14)."""
+
+    _SOURCES: ClassVar[dict[str, tuple[str, int]]] = {
+        "ws": (r"[ \t\n\r]*", 0),
+        "number": (r"(-?(?:0|[1-9][0-9]*))(\.[0-9]+)?([eE][-+]?[0-9]+)?", 0),
+        "word": (r"[A-Za-z_][A-Za-z0-9_]*", 0),
+        # A JSON string, escapes included (unrolled loop: fast on long strings).
+        "string": (r'"[^"\\]*(?:\\.[^"\\]*)*"', re.DOTALL),
+        "non_bracket": (r"[^\[\]{}]+", 0),
+        # Any \uD800-\uDFFF escape. May fire on "\\ud800" (an escaped backslash): that
+        # only costs a walk of the parsed value, which then finds nothing.
+        "surrogate_escape": (r"\\u[dD][89a-fA-F]", 0),
+        "surrogate_char": ("[\ud800-\udfff]", 0),
+        # Inside a raw string body: an escape (\uXXXX or \x) or a raw surrogate.
+        "string_atom": (r"\\u([0-9a-fA-F]{4})|\\.|[\ud800-\udfff]", re.DOTALL),
+    }
+
+    ws: re.Pattern[str]
+    number: re.Pattern[str]
+    word: re.Pattern[str]
+    string: re.Pattern[str]
+    non_bracket: re.Pattern[str]
+    surrogate_escape: re.Pattern[str]
+    surrogate_char: re.Pattern[str]
+    string_atom: re.Pattern[str]
+
+    def __getattr__(self, name: str) -> re.Pattern[str]:
+        # Only called while ``name`` is not yet an attribute: compiled once, then kept.
+        try:
+            source, flags = self._SOURCES[name]
+        except KeyError:
+            raise AttributeError(name) from None
+        pattern = re.compile(source, flags)
+        setattr(self, name, pattern)
+        return pattern
+
+
+_RE = _Patterns()
 
 _UTF8_BOM = b"\xef\xbb\xbf"
 # Longest first: the UTF-32-LE mark starts with the UTF-16-LE one.
@@ -275,7 +306,7 @@ _scan_once_strict: Callable[[str, int], tuple[Any, int]] = _STRICT_NUMBERS_DECOD
 
 def _ws_end(text: str, pos: int) -> int:
     """Position of the first non-whitespace character at or after ``pos``."""
-    match = _WS_RE.match(text, pos)
+    match = _RE.ws.match(text, pos)
     return match.end() if match else pos  # the pattern matches even the empty string
 
 
@@ -285,7 +316,7 @@ def _too_deep(text: str) -> bool:
     Exact for any prefix the C parser would accept, so it always runs before the
     C parser can recurse too far. Costs two C-level regex passes.
     """
-    brackets = _NON_BRACKET_RE.sub("", _STRING_RE.sub("", text))
+    brackets = _RE.non_bracket.sub("", _RE.string.sub("", text))
     return max(accumulate(map(_BRACKET_DELTA.__getitem__, brackets)), default=0) > MAX_DEPTH
 
 
@@ -308,7 +339,7 @@ def _has_surrogate(value: Any) -> bool:
     survives parsing is a lone one. Iterative: depth is already bounded, but no need
     to spend the stack.
     """
-    search = _SURROGATE_CHAR_RE.search
+    search = _RE.surrogate_char.search
     stack = [value]
     while stack:
         item = stack.pop()
@@ -351,7 +382,7 @@ def _parse_text(
         # ValueError covers json.JSONDecodeError and int()'s digit limit.
         _Locator(text, source, first_line, where, strict_numbers).run()
         raise _fallback(text, source, first_line, exc) from exc
-    if _SURROGATE_ESCAPE_RE.search(text) and _has_surrogate(value):
+    if _RE.surrogate_escape.search(text) and _has_surrogate(value):
         _Locator(text, source, first_line, where, strict_numbers).run()
         raise _fallback(text, source, first_line, None)  # pragma: no cover - defensive
     return value
@@ -446,7 +477,7 @@ class _Locator:
         """What sits at ``pos``, for 'expected X, found Y' messages."""
         if pos >= len(self.text):
             return "end of input"
-        word = _WORD_RE.match(self.text, pos)
+        word = _RE.word.match(self.text, pos)
         if word:
             return repr(_abbrev(word.group(), 20))
         return repr(self.text[pos])
@@ -463,7 +494,7 @@ class _Locator:
         except json.JSONDecodeError as exc:
             at = exc.pos - (self.text[exc.pos - 1 : exc.pos + 1] == "\\u")  # at the backslash
             self.fail(MalformedJSON, self.string_error(exc, what), at, path, up)
-        if _SURROGATE_CHAR_RE.search(value):
+        if _RE.surrogate_char.search(value):
             self.lone_surrogate(pos + 1, end - 1, path, up, what)
         return value, end
 
@@ -488,7 +519,7 @@ class _Locator:
         self, start: int, stop: int, path: list[str], up: bool, what: str
     ) -> NoReturn:
         """Find and report the first lone surrogate in the raw string body [start, stop)."""
-        atoms = list(_STRING_ATOM_RE.finditer(self.text, start, stop))
+        atoms = list(_RE.string_atom.finditer(self.text, start, stop))
         i = 0
         while i < len(atoms):
             atom = atoms[i]
@@ -664,7 +695,7 @@ class _Locator:
     def number(self, pos: int, path: list[str]) -> int:
         """Check the number at pos; returns the position after it."""
         text = self.text
-        match = _NUMBER_RE.match(text, pos)
+        match = _RE.number.match(text, pos)
         if match is None:
             if text.startswith("-Infinity", pos):
                 self.fail(NonFiniteNumber, _constant_message("-Infinity"), pos, path)

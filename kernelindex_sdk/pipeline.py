@@ -35,7 +35,7 @@ import typing
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from itertools import chain
-from typing import Any, Literal, Protocol
+from typing import Any, Literal, NamedTuple, Protocol
 
 from kernelindex_sdk.errors import IntakeError, Problem, UnreadableFile
 from kernelindex_sdk.intake import Document, OverlongLine, empty_jsonl, jsonl_records
@@ -146,15 +146,19 @@ class Tally:
 # --------------------------------------------------------------------------- tasks
 
 
-@dataclass(frozen=True, slots=True)
-class FilesTask:
+# Tasks and their results are named tuples rather than frozen dataclasses: they
+# pickle to and from workers alike, and creating the classes at import costs a
+# quarter as much (a dataclass compiles its methods from source), which is part of
+# every ``validate``'s start-up (#14).
+
+
+class FilesTask(NamedTuple):
     """Whole files to read, with the unreadable paths between them (in input order)."""
 
     entries: tuple[FileSource | Item, ...]
 
 
-@dataclass(frozen=True, slots=True)
-class RangeTask:
+class RangeTask(NamedTuple):
     """The lines of a JSON Lines file that start in bytes ``[start, end)``."""
 
     path: str
@@ -170,8 +174,7 @@ class RangeTask:
 Task = FilesTask | RangeTask
 
 
-@dataclass(frozen=True, slots=True)
-class TaskResult:
+class TaskResult(NamedTuple):
     """What a worker sends back: counts, the items to report, and what merging needs."""
 
     task: Task
@@ -490,9 +493,13 @@ def _files(
             yield from read(entry, max_bytes=max_bytes, strict_numbers=strict_numbers)
 
 
-@dataclass(slots=True)
 class _LineCounter:
-    lines: int = 0
+    """The lines a range task has read so far (a plain class: see :class:`FilesTask`)."""
+
+    __slots__ = ("lines",)
+
+    def __init__(self) -> None:
+        self.lines = 0
 
 
 def _range_documents(

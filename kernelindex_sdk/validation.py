@@ -17,7 +17,7 @@ import dataclasses
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, replace
 from datetime import datetime, timezone
-from typing import Any
+from typing import Any, NamedTuple
 
 from kernelindex_sdk import checks
 from kernelindex_sdk.canonical import DigestMemo, digest
@@ -138,9 +138,14 @@ def unreadable_item(error: IntakeError) -> Item:
     return Item(problem.source or "<input>", problem.line, "", None, None, (problem,), (), True)
 
 
-@dataclass(frozen=True, slots=True)
-class _Pending:
-    """A run's reference remembered for ``--strict-refs``."""
+class _Pending(NamedTuple):
+    """A run's reference remembered for ``--strict-refs``.
+
+    This and :class:`_QuickPlan` are named tuples, not dataclasses: a frozen
+    dataclass costs ~4M instructions to create at import (its methods are compiled
+    from source), a named tuple a quarter of that, and start-up is part of
+    ``validate``'s time (#14).
+    """
 
     digest: str
     kind: str
@@ -159,7 +164,7 @@ def shifted_pending(pending: _Pending, offset: int) -> _Pending:
         return pending
     problem = pending.problem_at
     moved = replace(problem, line=problem.line + offset) if problem.line is not None else problem
-    return replace(pending, problem_at=moved, item=(source, line + offset, pointer))
+    return pending._replace(problem_at=moved, item=(source, line + offset, pointer))
 
 
 def split_document(value: Any, pointer: str = "") -> Iterator[tuple[str, Any]]:
@@ -211,8 +216,7 @@ def name_of(record: Any) -> str | None:
     return name if isinstance(name, str) else None
 
 
-@dataclass(frozen=True, slots=True)
-class _QuickPlan:
+class _QuickPlan(NamedTuple):
     """How :meth:`ValidationSession.passes` checks items of one apiVersion and kind."""
 
     schema_id: str

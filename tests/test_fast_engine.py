@@ -743,3 +743,65 @@ def test_problems_come_from_the_reference() -> None:
     value["unexpected"] = 1
     assert not FAST.is_valid(schema_id, value)
     assert FAST.problems(schema_id, value, "/x") == REFERENCE.problems(schema_id, value, "/x")
+
+
+def _registry_with_defs(tmp_path: Path, n: dict[str, Any], defs: dict[str, Any]) -> SchemaRegistry:
+    directory = tmp_path / "example.dev" / "v1"
+    directory.mkdir(parents=True)
+    schema = {
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "$id": "https://example.dev/v1/thing.schema.json",
+        "type": "object",
+        "properties": {"kind": {"const": "Thing"}, "n": n},
+        "$defs": defs,
+    }
+    (directory / "thing.schema.json").write_text(json.dumps(schema), encoding="utf-8")
+    return SchemaRegistry.from_directory(tmp_path)
+
+
+@pytest.mark.parametrize(
+    "n",
+    [
+        # Directly recursive.
+        {"$ref": "#/$defs/tree"},
+        # The recursion reached only after the same definition was inlined once
+        # without it: the flattener's memory of inlined targets must not hide it.
+        {
+            "type": "object",
+            "properties": {"leaf": {"$ref": "#/$defs/leaf"}, "tree": {"$ref": "#/$defs/tree"}},
+        },
+        # Mutually recursive, entered from either side.
+        {"anyOf": [{"$ref": "#/$defs/a"}, {"$ref": "#/$defs/b"}]},
+    ],
+)
+def test_recursive_refs_go_to_the_reference(tmp_path: Path, n: dict[str, Any]) -> None:
+    defs = {
+        "leaf": {"type": "integer"},
+        "tree": {
+            "type": "object",
+            "properties": {"value": {"$ref": "#/$defs/leaf"}, "child": {"$ref": "#/$defs/tree"}},
+        },
+        "a": {"type": "object", "properties": {"b": {"$ref": "#/$defs/b"}}},
+        "b": {"type": "object", "properties": {"a": {"$ref": "#/$defs/a"}}},
+    }
+    registry = _registry_with_defs(tmp_path, n, defs)
+    engine = FastEngine(registry)
+    reference = JsonschemaEngine(registry)
+    schema_id = registry.entries[0].id
+    assert not engine.compiled(schema_id)
+    for value in ({"value": 1, "child": {"value": "x"}}, {"leaf": 1, "tree": {"child": {}}}, {}):
+        instance = {"kind": "Thing", "n": value}
+        assert engine.is_valid(schema_id, instance) == reference.is_valid(schema_id, instance)
+
+
+def test_a_definition_referenced_twice_is_inlined_at_both_places(tmp_path: Path) -> None:
+    n = {"type": "array", "prefixItems": [{"$ref": "#/$defs/leaf"}, {"$ref": "#/$defs/leaf"}]}
+    registry = _registry_with_defs(tmp_path, n, {"leaf": {"type": "integer", "minimum": 0}})
+    schema_id = registry.entries[0].id
+    flat, _ = fastengine._prepare(registry, schema_id)
+    leaf = {"type": "integer", "minimum": 0}
+    assert flat["properties"]["n"]["prefixItems"] == [leaf, leaf]
+    engine = FastEngine(registry)
+    assert engine.compiled(schema_id)
+    for value, valid in (([1, 2], True), ([1, -2], False), ([-1, 2], False)):
+        assert engine.is_valid(schema_id, {"kind": "Thing", "n": value}) is valid
