@@ -35,7 +35,9 @@ class ValidationEngine(Protocol):
         ...
 
     def problems(self, schema_id: str, instance: Any, pointer: str = "") -> list[Problem]:
-        """Every schema violation, each located by a pointer under ``pointer``."""
+        """Every schema violation, each located by a pointer under ``pointer``: empty
+        exactly when :meth:`is_valid` is True, so a caller that needs the problems of
+        an instance that may be valid asks this alone."""
         ...
 
 

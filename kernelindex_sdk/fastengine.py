@@ -194,7 +194,29 @@ class FastEngine:
                 pass
         return self.reference.is_valid(schema_id, instance)
 
+    def accepts(self, schema_id: str, instance: Any) -> bool:
+        """:meth:`is_valid` without the reference's second opinion on a refusal: True
+        is exact, False means only "not known to be valid" (a caller that goes on to
+        :meth:`problems` then runs the reference once, not twice). A schema with no
+        fast path is the reference's to judge, exactly."""
+        check = self._checks.get(schema_id) or self._check(schema_id)
+        if check is None:
+            return self.reference.is_valid(schema_id, instance)
+        try:
+            return bool(check(instance))
+        except Exception:  # as in is_valid
+            return False
+
     def problems(self, schema_id: str, instance: Any, pointer: str = "") -> list[Problem]:
+        # What the fast path accepts, the reference accepts: no problems. Anything else
+        # is the reference's to explain (asking it is_valid first would run it twice).
+        check = self._checks.get(schema_id) or self._check(schema_id)
+        if check is not None:
+            try:
+                if check(instance):
+                    return []
+            except Exception:  # as in is_valid
+                pass
         return self.reference.problems(schema_id, instance, pointer)
 
     def split(self, schema_id: str) -> Split | None:

@@ -247,6 +247,12 @@ class ValidationSession:
     ) -> None:
         self.registry = registry or default_registry()
         self.engine = engine or default_engine(self.registry)
+        #: The quick path's schema verdict: the engine's ``accepts`` where it has one
+        #: (FastEngine: a refusal is not confirmed by the reference, which
+        #: check_document then runs once for the problems), else ``is_valid``.
+        self._accepts: Callable[[str, Any], bool] = (
+            getattr(self.engine, "accepts", None) or self.engine.is_valid
+        )
         self.strict_refs = strict_refs
         #: The caller promises every document came from :mod:`kernelindex_sdk.intake`,
         #: whose values JCS can always canonicalize: the "not canonicalizable" check
@@ -331,7 +337,7 @@ class ValidationSession:
         digests: dict[str, str | None] = {}
         split = plan.split
         if split is None:
-            if not self.engine.is_valid(plan.schema_id, value):
+            if not self._accepts(plan.schema_id, value):
                 return False
         else:
             shell, members = split
@@ -346,7 +352,7 @@ class ValidationSession:
                     if found is None:
                         return False
                     digests[member] = found
-                elif not self.engine.is_valid(schema_id, record):
+                elif not self._accepts(schema_id, record):
                     return False
         rules, checked = plan.rules, plan.checked
         if rules is None:
@@ -417,7 +423,7 @@ class ValidationSession:
                 pass
         found = (
             safe_digest(record, self._memo)
-            if isinstance(record, dict) and self.engine.is_valid(schema_id, record)
+            if isinstance(record, dict) and self._accepts(schema_id, record)
             else None
         )
         if key is not None:
@@ -464,8 +470,10 @@ class ValidationSession:
                 problems.append(Problem(str(error), code="unknown-kind", pointer=at))
             else:
                 kind = entry.kind
-                if not self.engine.is_valid(entry.id, value):
-                    found = self.engine.problems(entry.id, value, pointer)
+                # Not is_valid() first: for an invalid item the reference engine would
+                # run twice, once for the verdict and once for the problems.
+                found = self.engine.problems(entry.id, value, pointer)
+                if found:
                     problems.extend(found)
                     # The semantic rules need a record of the schema's shape; whether
                     # the embedded records hash to the run's references does not, and a

@@ -160,3 +160,33 @@ def test_a_checker_without_passes_checks_everything_in_full() -> None:
     problems = list(old)
     new = Pipeline(paths, report="problems")
     assert problems == list(new) and old.tally == new.tally
+
+
+def test_an_invalid_bundle_is_explained_by_the_reference_once(
+    seed_bundle: dict[str, Any], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The reference engine (python-jsonschema) takes milliseconds a bundle: neither the
+    # quick path nor check_item may ask it for a verdict before asking for problems.
+    session = ValidationSession(strict_json=True)
+    reference = getattr(session.engine, "reference", None)
+    if reference is None:
+        pytest.skip("the reference is the only engine here (no jsonschema-rs)")
+    calls: list[str] = []
+    for name in ("is_valid", "problems"):
+        method = getattr(reference, name)
+
+        def spy(*args: Any, _name: str = name, _method: Any = method) -> Any:
+            calls.append(_name)
+            return _method(*args)
+
+        monkeypatch.setattr(reference, name, spy)
+    bundle = {**copy.deepcopy(seed_bundle), "unexpected": 1}
+    assert not session.passes(bundle)
+    [item] = session.check_document(bundle)
+    assert [p.pointer for p in item.problems] == ["/unexpected"]
+    assert calls == ["problems"]
+    # A valid one never reaches the reference at all.
+    calls.clear()
+    assert session.passes(seed_bundle)
+    assert not session.check_document(seed_bundle)[0].problems
+    assert calls == []
