@@ -307,7 +307,6 @@ class Pipeline:
 
     def _in_process(self, sources: Iterator[Source | IntakeError]) -> Iterator[Item]:
         checker, tally, every = self.checker, self.tally, self.report == "all"
-        passes = _quick(checker, every)
         for source in sources:
             if isinstance(source, IntakeError):
                 item = unreadable_item(source)
@@ -321,14 +320,7 @@ class Pipeline:
                 stdin=self.stdin,
                 strict_numbers=self.strict_numbers,
             )
-            for document in documents:
-                if passes is not None and type(document) is Document and passes(document.value):
-                    tally.valid += 1
-                    continue
-                for item in _check(checker, document):
-                    tally.count(item)
-                    if every or item.problems:
-                        yield item
+            yield from _reported(checker, documents, tally, every)
 
     # ------------------------------------------------------------------ parallel
 
@@ -393,45 +385,53 @@ class Pipeline:
     def _run_task(self, task: Task) -> TaskResult:
         """One task, in a worker: the very reading and checking of ``jobs=1``."""
         checker, every = self.checker, self.report == "all"
-        passes = _quick(checker, every)
         tally = Tally()
-        kept: list[Item] = []
-        lines = 0
-        seen_any = read_failed = False
+        progress = _RangeProgress()
         if isinstance(task, FilesTask):
             documents: Iterable[Document | IntakeError | Item] = _files(
                 task, self.max_document_bytes, self.strict_numbers
             )
         else:
-            counter = _LineCounter()
             documents = _range_documents(
-                task, self.max_document_bytes, counter, self.strict_numbers
+                task, self.max_document_bytes, progress, self.strict_numbers
             )
-        for document in documents:
-            if isinstance(task, RangeTask):
-                seen_any = True
-                read_failed = read_failed or isinstance(document, UnreadableFile)
-            if passes is not None and type(document) is Document and passes(document.value):
-                tally.valid += 1
-                continue
-            items = [document] if isinstance(document, Item) else _check(checker, document)
-            for item in items:
-                tally.count(item)
-                if every or item.problems:
-                    kept.append(item)
-        if isinstance(task, RangeTask):
-            lines = counter.lines
+        kept = list(_reported(checker, documents, tally, every))
         known, pending = checker.take_references()
         return TaskResult(
-            task, tuple(kept), tally, lines, seen_any, read_failed, tuple(known), tuple(pending)
+            task,
+            tuple(kept),
+            tally,
+            progress.lines,
+            progress.seen_any,
+            progress.read_failed,
+            tuple(known),
+            tuple(pending),
         )
 
 
-def _quick(checker: Checker, every: bool) -> typing.Callable[[Any], bool] | None:
-    """The checker's quick pass, where only problems are reported (else None: every
-    item is wanted, so every item is built). A checker written before ``passes``
-    existed has none: its documents are all checked in full, as they were."""
-    return None if every else getattr(checker, "passes", None)
+def _reported(
+    checker: Checker,
+    documents: Iterable[Document | IntakeError | Item],
+    tally: Tally,
+    every: bool,
+) -> Iterator[Item]:
+    """The items of ``documents`` to report (every one, or those with problems), each
+    counted in ``tally``; in this process and in a worker alike.
+
+    Where only problems are reported, the checker's quick pass answers first: a
+    document it passes is counted valid and builds no item. A checker written before
+    ``passes`` existed has none: its documents are all checked in full, as they were.
+    """
+    passes = None if every else getattr(checker, "passes", None)
+    for document in documents:
+        if passes is not None and type(document) is Document and passes(document.value):
+            tally.valid += 1
+            continue
+        items = [document] if isinstance(document, Item) else _check(checker, document)
+        for item in items:
+            tally.count(item)
+            if every or item.problems:
+                yield item
 
 
 def _check(checker: Checker, document: Document | IntakeError) -> list[Item]:
@@ -493,35 +493,45 @@ def _files(
             yield from read(entry, max_bytes=max_bytes, strict_numbers=strict_numbers)
 
 
-class _LineCounter:
-    """The lines a range task has read so far (a plain class: see :class:`FilesTask`)."""
+class _RangeProgress:
+    """What a range task has read so far: the lines that started in its range, whether
+    any held a document, whether reading failed (a plain class: see :class:`FilesTask`)."""
 
-    __slots__ = ("lines",)
+    __slots__ = ("lines", "read_failed", "seen_any")
 
     def __init__(self) -> None:
         self.lines = 0
+        self.seen_any = False
+        self.read_failed = False
 
 
 def _range_documents(
-    task: RangeTask, max_bytes: int, counter: _LineCounter, strict_numbers: bool = False
+    task: RangeTask, max_bytes: int, progress: _RangeProgress, strict_numbers: bool = False
 ) -> Iterator[Document | IntakeError]:
-    """The documents of the lines that start in the task's range, numbered from 1."""
+    """The documents of the lines that start in the task's range, numbered from 1;
+    ``progress`` follows what was read."""
     try:
         fd, _ = open_regular(task.path)
     except IntakeError as exc:
+        progress.seen_any = progress.read_failed = True
         yield UnreadableFile(str(exc.problem.message), source=task.path)
         return
     with open(fd, "rb") as handle:
         try:
             start = _first_line_start(handle, task)
         except OSError as exc:
+            progress.seen_any = progress.read_failed = True
             yield UnreadableFile(f"read failed: {exc.strerror or exc}", source=task.path)
             return
         if start is None:
             return
         handle.seek(start)
-        lines = _lines_until(bounded_lines(handle, max_bytes), start, task.end, counter)
-        yield from jsonl_records(lines, task.path, 1, True, strict_numbers)
+        lines = _lines_until(bounded_lines(handle, max_bytes), start, task.end, progress)
+        for document in jsonl_records(lines, task.path, 1, True, strict_numbers):
+            progress.seen_any = True
+            if isinstance(document, UnreadableFile):
+                progress.read_failed = True
+            yield document
 
 
 def _first_line_start(handle: typing.BinaryIO, task: RangeTask) -> int | None:
@@ -546,11 +556,11 @@ def _first_line_start(handle: typing.BinaryIO, task: RangeTask) -> int | None:
 
 
 def _lines_until(
-    lines: Iterable[bytes | OverlongLine], position: int, end: int | None, counter: _LineCounter
+    lines: Iterable[bytes | OverlongLine], position: int, end: int | None, progress: _RangeProgress
 ) -> Iterator[bytes | OverlongLine]:
     for line in lines:
         if end is not None and position >= end:
             return
-        counter.lines += 1
+        progress.lines += 1
         yield line
         position += len(line) if isinstance(line, bytes) else line.size

@@ -16,7 +16,7 @@ from kernelindex_sdk import pipeline as pipeline_module
 from kernelindex_sdk.digesting import DigestSession
 from kernelindex_sdk.intake import Document
 from kernelindex_sdk.parallel import WorkerFailed
-from kernelindex_sdk.pipeline import Pipeline, RangeTask, Tally, _LineCounter, _range_documents
+from kernelindex_sdk.pipeline import Pipeline, RangeTask, Tally, _range_documents, _RangeProgress
 from kernelindex_sdk.sources import iter_documents
 from kernelindex_sdk.validation import ValidationSession
 
@@ -174,7 +174,7 @@ def test_ranges_read_every_line_exactly_once(
     while True:
         last = start + chunk >= len(data)
         task = RangeTask(str(path), start, None if last else start + chunk)
-        counter = _LineCounter()
+        counter = _RangeProgress()
         for d in _range_documents(task, 200, counter):
             if isinstance(d, Document):
                 pieces.append((d.line + offset if d.line else None, d.value))
