@@ -174,49 +174,36 @@ class FastEngine:
     def fast_verdict(self, schema_id: str, instance: Any) -> bool | None:
         """The fast path's own answer: True, False, or None (no fast path, or it raised).
 
-        Only ``True`` is ever trusted by :meth:`is_valid`; the rest is for tests.
+        The one place the compiled check runs. Only True is ever trusted without the
+        reference: :meth:`is_valid`, :meth:`accepts` and :meth:`problems` differ only
+        in what they make of the rest.
         """
-        check = self._check(schema_id)
+        check = self._checks.get(schema_id) or self._check(schema_id)
         if check is None:
             return None
         try:
             return bool(check(instance))
-        except Exception:
+        except Exception:  # a type jsonschema-rs does not take, a lone surrogate, ...
             return None
 
     def is_valid(self, schema_id: str, instance: Any) -> bool:
-        check = self._checks.get(schema_id) or self._check(schema_id)
-        if check is not None:
-            try:
-                if check(instance):
-                    return True
-            except Exception:  # a type jsonschema-rs does not take, a lone surrogate, ...
-                pass
-        return self.reference.is_valid(schema_id, instance)
+        return self.fast_verdict(schema_id, instance) or self.reference.is_valid(
+            schema_id, instance
+        )
 
     def accepts(self, schema_id: str, instance: Any) -> bool:
         """:meth:`is_valid` without the reference's second opinion on a refusal: True
         is exact, False means only "not known to be valid" (a caller that goes on to
-        :meth:`problems` then runs the reference once, not twice). A schema with no
-        fast path is the reference's to judge, exactly."""
-        check = self._checks.get(schema_id) or self._check(schema_id)
-        if check is None:
-            return self.reference.is_valid(schema_id, instance)
-        try:
-            return bool(check(instance))
-        except Exception:  # as in is_valid
-            return False
+        :meth:`problems` then runs the reference once, not twice). Where the fast path
+        has no answer (no fast path for the schema, or it raised), the reference's."""
+        verdict = self.fast_verdict(schema_id, instance)
+        return self.reference.is_valid(schema_id, instance) if verdict is None else verdict
 
     def problems(self, schema_id: str, instance: Any, pointer: str = "") -> list[Problem]:
         # What the fast path accepts, the reference accepts: no problems. Anything else
         # is the reference's to explain (asking it is_valid first would run it twice).
-        check = self._checks.get(schema_id) or self._check(schema_id)
-        if check is not None:
-            try:
-                if check(instance):
-                    return []
-            except Exception:  # as in is_valid
-                pass
+        if self.fast_verdict(schema_id, instance):
+            return []
         return self.reference.problems(schema_id, instance, pointer)
 
     def split(self, schema_id: str) -> Split | None:
