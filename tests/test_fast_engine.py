@@ -697,15 +697,20 @@ def test_default_engine_can_be_forced_to_the_reference(monkeypatch: pytest.Monke
     assert isinstance(fastengine.default_engine(REGISTRY), FastEngine)
 
 
-def _registry_with(tmp_path: Path, schema: dict[str, Any]) -> SchemaRegistry:
+def _registry_with(
+    tmp_path: Path, n: dict[str, Any], defs: dict[str, Any] | None = None
+) -> SchemaRegistry:
+    """A registry of one schema: a Thing whose ``n`` is ``n`` (with ``$defs``)."""
     directory = tmp_path / "example.dev" / "v1"
     directory.mkdir(parents=True)
-    schema = {
+    schema: dict[str, Any] = {
         "$schema": "https://json-schema.org/draft/2020-12/schema",
         "$id": "https://example.dev/v1/thing.schema.json",
         "type": "object",
-        "properties": {"kind": {"const": "Thing"}, "n": schema},
+        "properties": {"kind": {"const": "Thing"}, "n": n},
     }
+    if defs is not None:
+        schema["$defs"] = defs
     (directory / "thing.schema.json").write_text(json.dumps(schema), encoding="utf-8")
     return SchemaRegistry.from_directory(tmp_path)
 
@@ -745,20 +750,6 @@ def test_problems_come_from_the_reference() -> None:
     assert FAST.problems(schema_id, value, "/x") == REFERENCE.problems(schema_id, value, "/x")
 
 
-def _registry_with_defs(tmp_path: Path, n: dict[str, Any], defs: dict[str, Any]) -> SchemaRegistry:
-    directory = tmp_path / "example.dev" / "v1"
-    directory.mkdir(parents=True)
-    schema = {
-        "$schema": "https://json-schema.org/draft/2020-12/schema",
-        "$id": "https://example.dev/v1/thing.schema.json",
-        "type": "object",
-        "properties": {"kind": {"const": "Thing"}, "n": n},
-        "$defs": defs,
-    }
-    (directory / "thing.schema.json").write_text(json.dumps(schema), encoding="utf-8")
-    return SchemaRegistry.from_directory(tmp_path)
-
-
 @pytest.mark.parametrize(
     "n",
     [
@@ -784,7 +775,7 @@ def test_recursive_refs_go_to_the_reference(tmp_path: Path, n: dict[str, Any]) -
         "a": {"type": "object", "properties": {"b": {"$ref": "#/$defs/b"}}},
         "b": {"type": "object", "properties": {"a": {"$ref": "#/$defs/a"}}},
     }
-    registry = _registry_with_defs(tmp_path, n, defs)
+    registry = _registry_with(tmp_path, n, defs)
     engine = FastEngine(registry)
     reference = JsonschemaEngine(registry)
     schema_id = registry.entries[0].id
@@ -796,7 +787,7 @@ def test_recursive_refs_go_to_the_reference(tmp_path: Path, n: dict[str, Any]) -
 
 def test_a_definition_referenced_twice_is_inlined_at_both_places(tmp_path: Path) -> None:
     n = {"type": "array", "prefixItems": [{"$ref": "#/$defs/leaf"}, {"$ref": "#/$defs/leaf"}]}
-    registry = _registry_with_defs(tmp_path, n, {"leaf": {"type": "integer", "minimum": 0}})
+    registry = _registry_with(tmp_path, n, {"leaf": {"type": "integer", "minimum": 0}})
     schema_id = registry.entries[0].id
     flat, _ = fastengine._prepare(registry, schema_id)
     leaf = {"type": "integer", "minimum": 0}
