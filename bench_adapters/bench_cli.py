@@ -17,14 +17,15 @@ from __future__ import annotations
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
 import attrs
 import click
 
-from bench_adapters.liger_bench.probes import NoDevice, TimerSettings
-from bench_adapters.liger_bench.runner import Tools
 from kernelindex_sdk.printable import one_line
+
+if TYPE_CHECKING:  # the runner imports the catalogs and the Liger importer: not for --help
+    from bench_adapters.liger_bench.runner import Tools
 
 
 @attrs.frozen
@@ -45,7 +46,7 @@ class BenchLigerOptions:
     seed: int = 0
 
 
-ToolsFactory = Callable[..., Tools]
+ToolsFactory = Callable[..., "Tools"]
 
 
 def split_list(values: Sequence[str]) -> tuple[str, ...]:
@@ -80,6 +81,7 @@ def run_bench_liger(
     from bench_adapters.liger_bench.bench import BenchSettings, format_table, summary_rows
     from bench_adapters.liger_bench.catalog import BenchCatalogError, load_bench_catalog
     from bench_adapters.liger_bench.plan import PlanError, Request, parse_overrides, plan
+    from bench_adapters.liger_bench.probes import NoDevice, TimerSettings
 
     stdout = out or sys.stdout
     stderr = err or sys.stderr
