@@ -263,8 +263,10 @@ class ValidationSession:
         self._skip_run_digests = strict_json and not strict_refs
         #: :meth:`passes` can answer: nothing is kept per item, and digests are exact.
         self._quick = strict_json and not strict_refs and not keep_values
-        #: Referenced records by their bytes → digest when schema-valid (:meth:`_referenced`).
-        self._records: dict[bytes, str | None] = {}
+        #: Referenced records by (schema, their bytes) → digest when valid against
+        #: that schema (:meth:`_referenced`). The schema is part of the key: one
+        #: record's bytes may stand in two members, valid in only one of them.
+        self._records: dict[tuple[str, bytes], str | None] = {}
         self._plans: dict[tuple[str, str, bool], _QuickPlan] = {}
         #: Referenced records repeat across a stream: their digests, once each (strict
         #: intake's values only, whose bytes determine them; a pure speed-up).
@@ -410,10 +412,11 @@ class ValidationSession:
 
     def _referenced(self, schema_id: str, record: Any) -> str | None:
         """The digest of a referenced record that is valid against ``schema_id``, else
-        None; remembered by the record's bytes (exact for strict intake's values), so a
-        stream's repeated protocol or environment is checked once."""
+        None; remembered by the schema and the record's bytes (exact for strict
+        intake's values), so a stream's repeated protocol or environment is checked
+        once."""
         try:
-            key = _orjson_dumps(record) if _orjson_dumps is not None else None
+            key = (schema_id, _orjson_dumps(record)) if _orjson_dumps is not None else None
         except TypeError:
             key = None
         if key is not None:
