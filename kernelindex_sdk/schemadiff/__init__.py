@@ -25,21 +25,50 @@ reported as undecided, never passed.
 
 from __future__ import annotations
 
-from kernelindex_sdk.schemadiff.diffing import diff
-from kernelindex_sdk.schemadiff.inputs import SchemaInputError, SchemaSet, load, normalized
-from kernelindex_sdk.schemadiff.report import DiffReport, Undecided, Violation
-from kernelindex_sdk.schemadiff.rules import MODES, POLICIES, RULE_IDS
+import importlib
+from typing import TYPE_CHECKING, Any
 
-__all__ = [
-    "MODES",
-    "POLICIES",
-    "RULE_IDS",
-    "DiffReport",
-    "SchemaInputError",
-    "SchemaSet",
-    "Undecided",
-    "Violation",
-    "diff",
-    "load",
-    "normalized",
-]
+#: Each public name and the module that defines it, imported at first use: the
+#: ``schema`` command's options need only :mod:`.rules`, and importing the diff
+#: machinery costs ~65 ms, which ``kernelindex --help`` and ``schema list`` used to pay.
+_EXPORTS: dict[str, str] = {
+    "MODES": "kernelindex_sdk.schemadiff.rules",
+    "POLICIES": "kernelindex_sdk.schemadiff.rules",
+    "RULE_IDS": "kernelindex_sdk.schemadiff.rules",
+    "DiffReport": "kernelindex_sdk.schemadiff.report",
+    "SchemaInputError": "kernelindex_sdk.schemadiff.inputs",
+    "SchemaSet": "kernelindex_sdk.schemadiff.inputs",
+    "Undecided": "kernelindex_sdk.schemadiff.report",
+    "Violation": "kernelindex_sdk.schemadiff.report",
+    "diff": "kernelindex_sdk.schemadiff.diffing",
+    "load": "kernelindex_sdk.schemadiff.inputs",
+    "normalized": "kernelindex_sdk.schemadiff.inputs",
+}
+
+__all__ = list(_EXPORTS)  # built from the one list above
+
+if TYPE_CHECKING:  # the same names for type checkers ("X as X": re-exported)
+    from kernelindex_sdk.schemadiff.diffing import diff as diff
+    from kernelindex_sdk.schemadiff.inputs import SchemaInputError as SchemaInputError
+    from kernelindex_sdk.schemadiff.inputs import SchemaSet as SchemaSet
+    from kernelindex_sdk.schemadiff.inputs import load as load
+    from kernelindex_sdk.schemadiff.inputs import normalized as normalized
+    from kernelindex_sdk.schemadiff.report import DiffReport as DiffReport
+    from kernelindex_sdk.schemadiff.report import Undecided as Undecided
+    from kernelindex_sdk.schemadiff.report import Violation as Violation
+    from kernelindex_sdk.schemadiff.rules import MODES as MODES
+    from kernelindex_sdk.schemadiff.rules import POLICIES as POLICIES
+    from kernelindex_sdk.schemadiff.rules import RULE_IDS as RULE_IDS
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'kernelindex_sdk.schemadiff' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))
