@@ -19,6 +19,7 @@ from hypothesis import strategies as st
 from profiles import examples
 from strategies import replaced_at, value_paths
 
+from kernelindex_sdk.checks.v1alpha1 import REFERENCES
 from kernelindex_sdk.errors import IntakeError, Problem
 from kernelindex_sdk.intake import Document, loads
 from kernelindex_sdk.models import unstructure
@@ -211,3 +212,28 @@ def test_a_remembered_record_in_another_member_is_checked_against_that_member(
     forged["protocol"] = copy.deepcopy(seed_bundle["environment"])
     forged["run"]["spec"]["protocolDigest"] = forged["run"]["spec"]["environmentDigest"]
     assert _verdicts(session, forged) == (False, False)
+
+
+@settings(max_examples=examples(100), deadline=None)
+@given(st.data())
+def test_a_record_moved_to_another_member_gets_the_same_verdict_both_ways(
+    data: st.DataObject,
+) -> None:
+    """Any embedded record put in any member's place, the run's reference re-pointed to
+    it, checked by a session that has just passed the original bundle: what the
+    quick path remembers of a record must not stand in for another member's checks."""
+    bundle = _through_intake(unstructure(data.draw(consistent_bundles())))
+    present = [member for member in REFERENCES if member in bundle]
+    if not present:
+        return
+    source = data.draw(st.sampled_from(present), label="source")
+    target = data.draw(st.sampled_from(list(REFERENCES)), label="target")
+    moved = copy.deepcopy(bundle)
+    moved[target] = copy.deepcopy(bundle[source])
+    spec = moved["run"]["spec"]
+    spec[REFERENCES[target][1]] = bundle["run"]["spec"][REFERENCES[source][1]]
+    session = ValidationSession(strict_json=True)
+    assert session.passes(bundle)
+    quick, full = _verdicts(session, moved)
+    assert quick == full
+    assert full == (source == target)  # a record of one kind is never valid as another
