@@ -193,24 +193,21 @@ def test_an_invalid_bundle_is_explained_by_the_reference_once(
     assert calls == []
 
 
+@pytest.mark.parametrize(
+    ("source", "target"), [("protocol", "environment"), ("environment", "protocol")]
+)
 def test_a_remembered_record_in_another_member_is_checked_against_that_member(
-    seed_bundle: dict[str, Any],
+    seed_bundle: dict[str, Any], source: str, target: str
 ) -> None:
-    # A valid protocol, remembered from one line, put where the environment goes on the
-    # next (the run's reference made to match): the environment's schema refuses it,
-    # so the memory of referenced records must be per schema, not per bytes alone.
+    # A valid record, remembered from one line, put where another member goes on the
+    # next (the run's reference made to match): that member's schema refuses it, so
+    # the memory of referenced records must be per schema, not per bytes alone.
     session = ValidationSession(strict_json=True)
     assert session.passes(copy.deepcopy(seed_bundle))
     forged = copy.deepcopy(seed_bundle)
-    forged["environment"] = copy.deepcopy(seed_bundle["protocol"])
-    forged["run"]["spec"]["environmentDigest"] = forged["run"]["spec"]["protocolDigest"]
-    assert _verdicts(session, forged) == (False, False)
-    # And the other way round, the environment first.
-    session = ValidationSession(strict_json=True)
-    assert session.passes(copy.deepcopy(seed_bundle))
-    forged = copy.deepcopy(seed_bundle)
-    forged["protocol"] = copy.deepcopy(seed_bundle["environment"])
-    forged["run"]["spec"]["protocolDigest"] = forged["run"]["spec"]["environmentDigest"]
+    forged[target] = copy.deepcopy(seed_bundle[source])
+    spec = forged["run"]["spec"]
+    spec[REFERENCES[target][1]] = spec[REFERENCES[source][1]]
     assert _verdicts(session, forged) == (False, False)
 
 
