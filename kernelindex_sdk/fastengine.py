@@ -60,7 +60,7 @@ import importlib.util
 import os
 import re
 from collections.abc import Callable, Iterable, Mapping
-from typing import Any
+from typing import Any, TypeVar
 from urllib.parse import unquote, urldefrag, urljoin
 
 from kernelindex_sdk.engine import JsonschemaEngine, ValidationEngine
@@ -68,6 +68,8 @@ from kernelindex_sdk.errors import Problem
 from kernelindex_sdk.pointers import unescape_token
 from kernelindex_sdk.registry import SchemaRegistry
 from kernelindex_sdk.wire import DRAFT_2020_12
+
+_T = TypeVar("_T")
 
 __all__ = ["FastEngine", "available", "default_engine", "format_function"]
 
@@ -160,16 +162,7 @@ class FastEngine:
         return self._check(schema_id) is not None
 
     def _check(self, schema_id: str) -> Check | None:
-        try:
-            return self._checks[schema_id]
-        except KeyError:
-            pass
-        try:
-            check: Check | None = _compile(self._registry, schema_id)
-        except Unsupported:
-            check = None
-        self._checks[schema_id] = check
-        return check
+        return _remembered(self._checks, schema_id, lambda: _compile(self._registry, schema_id))
 
     def fast_verdict(self, schema_id: str, instance: Any) -> bool | None:
         """The fast path's own answer: True, False, or None (no fast path, or it raised).
@@ -220,16 +213,24 @@ class FastEngine:
         is trusted, False only means "ask :meth:`is_valid`". None for any other
         schema, or without jsonschema-rs.
         """
-        try:
-            return self._splits[schema_id]
-        except KeyError:
-            pass
-        try:
-            found: Split | None = _split(self._registry, schema_id)
-        except Unsupported:
-            found = None
-        self._splits[schema_id] = found
-        return found
+        return _remembered(self._splits, schema_id, lambda: _split(self._registry, schema_id))
+
+
+def _remembered(
+    made: dict[str, _T | None], schema_id: str, make: Callable[[], _T | None]
+) -> _T | None:
+    """``made[schema_id]``, made first if need be; None, remembered too, for a schema
+    :class:`Unsupported` by the fast path (its answers are then the reference's)."""
+    try:
+        return made[schema_id]
+    except KeyError:
+        pass
+    try:
+        found = make()
+    except Unsupported:
+        found = None
+    made[schema_id] = found
+    return found
 
 
 #: A schema taken apart (:meth:`FastEngine.split`): its shell, and (member, schema id).
