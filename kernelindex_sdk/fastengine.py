@@ -242,8 +242,14 @@ _SPLIT_KEYWORDS = _ANNOTATIONS | {
 }  # fmt: skip
 
 
+def _documents(registry: SchemaRegistry) -> dict[str, Any]:
+    """Every schema document of the registry (its kinds' and the support schemas
+    they reference) by ``$id``: what a ``$ref`` may point into."""
+    return {e.id: e.contents for e in (*registry.entries, *registry.support)}
+
+
 def _split(registry: SchemaRegistry, schema_id: str) -> Split | None:
-    documents = {e.id: e.contents for e in (*registry.entries, *registry.support)}
+    documents = _documents(registry)
     schema = documents.get(schema_id)
     if not isinstance(schema, dict) or not set(schema) <= _SPLIT_KEYWORDS:
         return None
@@ -507,7 +513,7 @@ def _prepare(registry: SchemaRegistry, schema_id: str) -> tuple[Any, set[str]]:
     Raises :class:`Unsupported` for anything outside the fast path (see the module
     docstring).
     """
-    documents = {e.id: e.contents for e in (*registry.entries, *registry.support)}
+    documents = _documents(registry)
     if schema_id not in documents:
         raise Unsupported(f"unknown schema {schema_id}")
     return _Flattener(documents).run(schema_id)
