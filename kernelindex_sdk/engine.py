@@ -129,7 +129,7 @@ class JsonschemaEngine:
             from referencing.jsonschema import DRAFT202012
 
             pairs = []
-            for entry in (*self._registry.entries, *self._registry.support):
+            for entry in self._registry.all_entries:
                 contents = dict(entry.contents)
                 if contents.get("$schema") == DRAFT_2020_12:
                     del contents["$schema"]

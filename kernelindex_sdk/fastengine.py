@@ -245,7 +245,7 @@ _SPLIT_KEYWORDS = _ANNOTATIONS | {
 def _documents(registry: SchemaRegistry) -> dict[str, Any]:
     """Every schema document of the registry (its kinds' and the support schemas
     they reference) by ``$id``: what a ``$ref`` may point into."""
-    return {e.id: e.contents for e in (*registry.entries, *registry.support)}
+    return {e.id: e.contents for e in registry.all_entries}
 
 
 def _split(registry: SchemaRegistry, schema_id: str) -> Split | None:

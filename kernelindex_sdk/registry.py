@@ -70,6 +70,12 @@ class SchemaRegistry:
     _lazy: dict[str, Any] = field(default_factory=dict, init=False, repr=False, compare=False)
 
     @property
+    def all_entries(self) -> tuple[SchemaEntry, ...]:
+        """Every schema file: the kinds' (:attr:`entries`), then :attr:`support`, what a
+        ``$ref`` may point into."""
+        return (*self.entries, *self.support)
+
+    @property
     def resources(self) -> Registry[Any]:
         """Every schema as a :class:`referencing.Registry`, by ``$id`` (built on first use)."""
         resources = self._lazy.get("resources")
@@ -79,7 +85,7 @@ class SchemaRegistry:
 
             pairs = [
                 (e.id, Resource.from_contents(e.contents, default_specification=DRAFT202012))
-                for e in (*self.entries, *self.support)
+                for e in self.all_entries
             ]
             resources = self._lazy["resources"] = Registry().with_resources(pairs).crawl()
         return resources

@@ -61,7 +61,7 @@ def export_schemas(
     """
     reg = registry if registry is not None else default_registry()
     target = Path(directory)
-    entries = reg.entries if bundled else (*reg.entries, *reg.support)
+    entries = reg.entries if bundled else reg.all_entries
     written = []
     for entry in entries:
         group, version = entry.api_version.split("/")

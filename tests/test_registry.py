@@ -131,6 +131,9 @@ def test_common_definitions_are_support_not_kinds() -> None:
     registry = default_registry()
     assert [e.path.name for e in registry.support] == ["common.schema.json"]
     assert sorted(e.kind for e in registry) == sorted(KINDS)
+    # What a $ref may point into: every kind's file, then the support files.
+    assert registry.all_entries == (*registry.entries, *registry.support)
+    assert registry.all_entries[-1].path.name == "common.schema.json"
 
 
 # --------------------------------------------------------------------------- offline

@@ -70,9 +70,7 @@ class _Diff:
         self.violations: list[Violation] = []
         self.undecided: list[Undecided] = []
         self.files = {
-            urldefrag(e.id)[0]: e.path
-            for side in sides.values()
-            for e in (*side.registry.entries, *side.registry.support)
+            urldefrag(e.id)[0]: e.path for side in sides.values() for e in side.registry.all_entries
         }
 
     def run(self, mode: str) -> DiffReport:

@@ -58,7 +58,7 @@ class SchemaSet:
     def lookup(self, uri: str) -> Any:
         """The contents of the document at ``uri`` (``LookupError`` if none)."""
         if not self._documents:
-            for entry in (*self.registry.entries, *self.registry.support):
+            for entry in self.registry.all_entries:
                 self._documents[urldefrag(entry.id)[0]] = entry.contents
         return self._documents[uri]
 
@@ -80,9 +80,7 @@ def load(side: str | os.PathLike[str] | SchemaRegistry) -> SchemaSet:
         # The siblings are there for the file's $refs: one that cannot be read is left
         # out (a $ref into it is then unresolvable), and does not stop the diff.
         registry = _registry([path], siblings)
-        chosen = next(
-            e for e in (*registry.entries, *registry.support) if e.path.resolve() == path.resolve()
-        )
+        chosen = next(e for e in registry.all_entries if e.path.resolve() == path.resolve())
         return SchemaSet(text, registry, (chosen,), single=True)
     if path.exists():
         raise SchemaInputError(f"{text}: not a regular file or a folder")
