@@ -581,6 +581,96 @@ def test_simple_uri_needs_no_uri_library() -> None:
     subprocess.run([sys.executable, "-c", code], check=True)
 
 
+@pytest.mark.parametrize("name", sorted(fastengine.SUBSET_PATTERNS))
+def test_subset_patterns_are_portable_and_known_formats(name: str) -> None:
+    assert fastengine._pattern_is_portable(fastengine.SUBSET_PATTERNS[name])
+    assert format_function(name) is not None
+
+
+@settings(max_examples=examples(300), deadline=None)
+@given(data=st.data())
+def test_what_a_subset_pattern_accepts_its_format_accepts(data: st.DataObject) -> None:
+    """Every string the Rust validator lets through a format's subset pattern, the
+    reference's format check accepts (Rust, as it runs: Python's ``$`` would also let
+    a final newline through)."""
+    from jsonschema import Draft202012Validator
+
+    name = data.draw(st.sampled_from(sorted(fastengine.SUBSET_PATTERNS)))
+    pattern = fastengine.SUBSET_PATTERNS[name]
+    sample = data.draw(st.from_regex(pattern) | st.text(max_size=40))
+    rust = jsonschema_rs.Draft202012Validator(
+        {"pattern": pattern}, pattern_options=jsonschema_rs.RegexOptions()
+    )
+    try:
+        matched = rust.is_valid(sample)
+    except ValueError:  # a lone surrogate
+        return
+    if matched:
+        assert Draft202012Validator.FORMAT_CHECKER.conforms(sample, name), sample
+
+
+def test_the_date_time_subset_pattern_covers_common_timestamps() -> None:
+    pattern = re.compile(fastengine.SUBSET_PATTERNS["date-time"])
+    for sample in ("2024-09-03T15:38:37.000Z", "0001-01-01T00:00:00+23:59", "9999-12-28T23:59:59Z"):
+        assert pattern.fullmatch(sample), sample
+    for sample in ("0000-01-01T00:00:00Z", "2024-01-29T00:00:00Z", "2024-01-01t00:00:00Z"):
+        assert not pattern.fullmatch(sample), sample
+
+
+def _runs_observed_on(dates: list[str]) -> tuple[str, list[dict[str, Any]]]:
+    schema_id = REGISTRY.route(API, "BenchmarkRun").id
+    base = next(item for sid, item in VALID_BASES if sid == schema_id)
+    runs = []
+    for date in dates:
+        run = copy.deepcopy(base)
+        run["spec"]["observedAt"] = f"{date}T12:00:00.5Z"
+        runs.append(run)
+    return schema_id, runs
+
+
+def test_a_run_on_any_day_gets_the_references_verdict() -> None:
+    """Days the subset pattern leaves out (29-31, 00, year 0) go to the full check."""
+    dates = [
+        f"{year:04d}-{month:02d}-{day:02d}"
+        for year in (0, 2023, 2024)
+        for month in (1, 2, 4)
+        for day in range(33)
+    ]
+    schema_id, runs = _runs_observed_on(dates)
+    verdicts = [assert_agrees(schema_id, run) for run in runs]
+    assert any(verdicts) and not all(verdicts)
+    assert verdicts[dates.index("2024-02-29")] and not verdicts[dates.index("2023-02-29")]
+
+
+def test_a_common_timestamp_is_accepted_without_a_call_into_python(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The Rust validator checks the subset pattern itself; the reference's function
+    runs only for what the pattern leaves out."""
+    calls: list[str] = []
+
+    def counting(name: str) -> Any:
+        function = format_function(name)
+        assert function is not None
+
+        def counted(value: str) -> bool:
+            calls.append(value)
+            return function(value)
+
+        return counted
+
+    monkeypatch.setattr(fastengine, "format_function", counting)
+    engine = FastEngine(REGISTRY)
+    schema_id, (common, last_day, bad) = _runs_observed_on(
+        ["2024-09-03", "2024-01-31", "2023-02-29"]
+    )
+    assert engine.fast_verdict(schema_id, common) is True
+    assert calls == []
+    assert engine.fast_verdict(schema_id, last_day) is True
+    assert engine.fast_verdict(schema_id, bad) is False
+    assert calls == ["2024-01-31T12:00:00.5Z", "2023-02-29T12:00:00.5Z"]
+
+
 def test_unknown_format_has_no_function() -> None:
     assert format_function("email") is None
 
