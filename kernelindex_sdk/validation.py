@@ -23,7 +23,7 @@ from kernelindex_sdk import checks
 from kernelindex_sdk.canonical import DigestMemo, digest
 from kernelindex_sdk.engine import ValidationEngine
 from kernelindex_sdk.errors import IntakeError, Problem, UnknownKind
-from kernelindex_sdk.fastengine import Split, default_engine
+from kernelindex_sdk.fastengine import Check, Split, default_engine
 from kernelindex_sdk.pointers import escape_token
 from kernelindex_sdk.registry import BUNDLE_KIND, SchemaRegistry, default_registry
 
@@ -220,16 +220,19 @@ class _QuickPlan(NamedTuple):
     """How :meth:`ValidationSession.passes` checks items of one apiVersion and kind."""
 
     schema_id: str
-    #: The schema's parts (FastEngine.split), or None: validated whole.
-    split: Split | None
+    #: The schema's shell (FastEngine.split), or None: validated whole.
+    shell: Check | None
+    #: Members of a split schema: (member, schema id) of those no run field
+    #: references, and (member, schema id, run spec field) of those one does.
+    unreferenced: tuple[tuple[str, str], ...]
+    referenced: tuple[tuple[str, str, str], ...]
     #: The version's check_record, and the kinds it has rules for (None: all).
     rules: checks.RecordCheck | None
     checked: frozenset[str] | None
     #: Bundle members, with their pointers, in the order records_of() lists them.
     members: tuple[tuple[str, str], ...]
-    #: (member, run spec field referencing it), and the members' names.
+    #: (member, run spec field referencing it).
     references: tuple[tuple[str, str], ...]
-    referenced: frozenset[str]
 
 
 class ValidationSession:
@@ -336,29 +339,28 @@ class ValidationSession:
         plan = self._plans.get((api_version, kind, bundle)) or self._plan(api_version, kind, bundle)
         if plan is None:
             return False  # an unknown apiVersion or kind: check_item says which
-        digests: dict[str, str | None] = {}
-        split = plan.split
-        if split is None:
+        shell = plan.shell
+        if shell is None:
             if not self._accepts(plan.schema_id, value):
                 return False
         else:
-            shell, members = split
             if not shell(value):
                 return False
-            for member, schema_id in members:
-                if member not in value:
-                    continue
-                record = value[member]
-                if member in plan.referenced:
-                    found = self._referenced(schema_id, record)
-                    if found is None:
-                        return False
-                    digests[member] = found
-                elif not self._accepts(schema_id, record):
+            accepts = self._accepts
+            for member, schema_id in plan.unreferenced:
+                if member in value and not accepts(schema_id, value[member]):
                     return False
+            spec = head.get("spec")  # the run is valid here: this is its spec
+            if type(spec) is not dict:
+                return False
+            for member, schema_id, field in plan.referenced:
+                if member in value:
+                    found = self._referenced(schema_id, value[member])
+                    if found is None or spec.get(field) != found:
+                        return False
         rules, checked = plan.rules, plan.checked
         if rules is None:
-            return True  # no rules, and no references to check
+            return True  # a version without checks: no rules, and no references
         now = self.now
         if not bundle:
             return (checked is not None and kind not in checked) or not rules(value, "", now)
@@ -371,11 +373,17 @@ class ValidationSession:
                 and rules(record, pointer, now)
             ):
                 return False
-        spec = head["spec"]
+        return shell is not None or self._references_match(plan, value)
+
+    def _references_match(self, plan: _QuickPlan, value: dict[str, Any]) -> bool:
+        """Whether each record of a bundle checked whole has the digest its run's
+        reference names (a split bundle's referenced members were compared as they
+        were checked)."""
+        spec = value["run"]["spec"]
         for member, field in plan.references:
             record = value.get(member)
             if isinstance(record, dict):
-                embedded = digests.get(member) or safe_digest(record, self._memo)
+                embedded = safe_digest(record, self._memo)
                 if embedded is not None and spec.get(field) != embedded:
                     return False
         return True
@@ -391,14 +399,19 @@ class ValidationSession:
             return None
         module = checks.for_version(entry.api_version)
         references: Mapping[str, tuple[str, str]] = getattr(module, "REFERENCES", {})
+        split = self._split(entry.id) if bundle else None
+        shell, members = split if split is not None else (None, ())
         plan = _QuickPlan(
             schema_id=entry.id,
-            split=self._split(entry.id) if bundle else None,
+            shell=shell,
+            unreferenced=tuple((m, schema) for m, schema in members if m not in references),
+            referenced=tuple(
+                (m, schema, references[m][1]) for m, schema in members if m in references
+            ),
             rules=module.check_record if module is not None else None,
             checked=getattr(module, "CHECKED_KINDS", None),
             members=tuple((m, f"/{m}") for m in checks.bundle_members(api_version)),
             references=tuple((member, field) for member, (_, field) in references.items()),
-            referenced=frozenset(references),
         )
         if len(self._plans) >= 256:  # keyed by input text: bounded
             self._plans.clear()

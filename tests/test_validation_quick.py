@@ -19,11 +19,14 @@ from hypothesis import strategies as st
 from profiles import examples
 from strategies import replaced_at, value_paths
 
+from kernelindex_sdk.canonical import digest
 from kernelindex_sdk.checks.v1alpha1 import REFERENCES
+from kernelindex_sdk.engine import JsonschemaEngine, ValidationEngine
 from kernelindex_sdk.errors import IntakeError, Problem
 from kernelindex_sdk.intake import Document, loads
 from kernelindex_sdk.models import unstructure
 from kernelindex_sdk.pipeline import Pipeline
+from kernelindex_sdk.registry import default_registry
 from kernelindex_sdk.sources import documents
 from kernelindex_sdk.strategies import consistent_bundles, json_values
 from kernelindex_sdk.validation import Item, ValidationSession
@@ -74,13 +77,31 @@ def test_sessions_that_keep_items_never_pass_quickly(
     assert session.check_document(seed_bundle)[0].valid
 
 
-def test_a_wrong_embedded_record_does_not_pass(seed_bundle: dict[str, Any]) -> None:
-    session = ValidationSession(strict_json=True)
+#: The engines passes() meets: the default one takes the bundle schema apart and checks
+#: each referenced member as it reads it; the reference checks the bundle whole, and the
+#: references after the rules.
+ENGINES = [
+    pytest.param(None, id="default"),
+    pytest.param(JsonschemaEngine(default_registry()), id="reference"),
+]
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+@pytest.mark.parametrize("member", ["protocol", "environment"])  # the seed bundle's
+def test_a_wrong_embedded_record_does_not_pass(
+    seed_bundle: dict[str, Any], engine: ValidationEngine | None, member: str
+) -> None:
+    session = ValidationSession(strict_json=True, engine=engine)
     assert session.passes(copy.deepcopy(seed_bundle))
-    seed_bundle["environment"]["spec"]["hardware"]["architecture"] = "sm_89"
+    changed = {"protocol": ("harness", "name"), "environment": ("hardware", "product")}[member]
+    seed_bundle[member]["spec"][changed[0]][changed[1]] += " (changed)"  # valid, another digest
     assert not session.passes(seed_bundle)
     # Passed once before: the digest memo keys by content, so the change is seen.
     assert _verdicts(session, seed_bundle) == (False, False)
+    # Re-pointed, it passes.
+    run_spec, field = seed_bundle["run"]["spec"], REFERENCES[member][1]
+    run_spec[field] = digest(seed_bundle[member])
+    assert _verdicts(session, seed_bundle) == (True, True)
 
 
 def test_a_bundle_whose_run_breaks_a_rule_does_not_pass(seed_bundle: dict[str, Any]) -> None:
@@ -97,14 +118,17 @@ def _through_intake(value: Any) -> Any:
         return None
 
 
+@pytest.mark.parametrize("engine", ENGINES)
 @settings(max_examples=examples(300), deadline=None)
 @given(st.data())
-def test_any_value_anywhere_gets_the_same_verdict_both_ways(data: st.DataObject) -> None:
+def test_any_value_anywhere_gets_the_same_verdict_both_ways(
+    engine: ValidationEngine | None, data: st.DataObject
+) -> None:
     bundle = unstructure(data.draw(consistent_bundles()))
     paths = value_paths(bundle)
     path = data.draw(st.sampled_from(paths))
     broken = _through_intake(replaced_at(bundle, path, data.draw(json_values)))
-    session = ValidationSession(strict_json=True)
+    session = ValidationSession(strict_json=True, engine=engine)
     for value in (bundle, broken, broken.get("run") if isinstance(broken, dict) else None):
         if isinstance(value, dict):
             quick, full = _verdicts(session, value)
