@@ -6,7 +6,7 @@ from datetime import datetime, timezone
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from profiles import examples
 
@@ -143,3 +143,180 @@ def test_future_rule_matches_parsing_every_timestamp(
     seed_bundle["run"]["spec"]["observedAt"] = text
     found = check_run_spec(seed_bundle["run"]["spec"], "/run/spec", NOW)
     assert any("is in the future" in p.message for p in found) is (parsed > NOW + CLOCK_SKEW)
+
+
+# --------------------------------------------------------------------------- oracle
+
+
+def _oracle(spec: dict[str, Any], at: str, now: datetime) -> list[tuple[str, str, str]]:
+    """The rules written plainly, as (code, pointer, message): every figure collected,
+    then the ranked ones sorted (check_run_spec keeps only ranked figures, as it reads
+    them, and skips work where no problem can be)."""
+    from itertools import pairwise
+
+    from kernelindex_sdk.checks.v1alpha1 import _RANK, RESULTS, UNITS
+
+    found: list[tuple[str, str, str]] = []
+    observed = parse_timestamp(spec["observedAt"])
+    if observed is not None and observed > now + CLOCK_SKEW:
+        found.append(
+            ("semantic", f"{at}/observedAt", f"observedAt {spec['observedAt']} is in the future")
+        )
+    result_metric = primary = None
+    figures: list[tuple[Any, str, Any]] = []
+    for field, summary_key, metric in RESULTS:
+        if spec.get(field) is None:
+            continue
+        result_metric, summary = metric, spec[field][summary_key]
+        primary = spec[field]["primaryStatistic"]
+        if primary not in summary:
+            found.append(
+                (
+                    "semantic",
+                    f"{at}/{field}/primaryStatistic",
+                    f"primaryStatistic {primary!r} has no value in {summary_key}",
+                )
+            )
+        figures += [(value, stat, (field, summary_key)) for stat, value in summary.items()]
+    seen: dict[tuple[str, str], int] = {}
+    for index, m in enumerate(spec.get("measurements", ())):
+        metric, unit, stat = m["metric"], m["unit"], m["statistic"]
+        here = f"{at}/measurements/{index}"
+        if UNITS[unit][0] != metric:
+            found.append(("units", f"{here}/unit", f"unit {unit!r} does not measure {metric}"))
+        elif result_metric is not None and metric != result_metric:
+            found.append(
+                (
+                    "units",
+                    f"{here}/metric",
+                    f"a {metric} measurement on a run whose result is {result_metric}",
+                )
+            )
+        elif (metric, "median" if stat == "p50" else stat) in seen:
+            also = seen[(metric, "median" if stat == "p50" else stat)]
+            found.append(
+                (
+                    "semantic",
+                    here,
+                    f"{stat} of {metric} is given twice (also at {at}/measurements/{also})",
+                )
+            )
+        else:
+            seen[(metric, "median" if stat == "p50" else stat)] = index
+            figures.append((m["value"] * UNITS[unit][1], stat, index))
+
+    def pointer(stat: str, where: Any) -> str:
+        if isinstance(where, int):
+            return f"{at}/measurements/{where}/value"
+        return f"{at}/{where[0]}/{where[1]}/{stat.replace('~', '~0').replace('/', '~1')}"
+
+    ranked = sorted(
+        (_RANK[stat], value, isinstance(where, tuple), stat, where)
+        for value, stat, where in figures
+        if stat in _RANK
+    )
+    center = _RANK.get(primary or "median", _RANK["median"])
+    for (low_rank, low, _, low_stat, low_where), (
+        high_rank,
+        high,
+        _,
+        high_stat,
+        high_where,
+    ) in pairwise(ranked):
+        if low <= high:
+            continue
+        if high_stat == primary or low_stat == primary:
+            blame_low = high_stat == primary
+        else:
+            blame_low = abs(low_rank - center) > abs(high_rank - center)
+        low_at, high_at = pointer(low_stat, low_where), pointer(high_stat, high_where)
+        low_text = f"{low_stat} ({low!r}" + ("" if blame_low else f", at {low_at}")
+        high_text = f"{high_stat} ({high!r}" + (f", at {high_at}" if blame_low else "")
+        found.append(
+            (
+                "statistics-order",
+                low_at if blame_low else high_at,
+                f"statistics out of order: {low_text}) > {high_text});"
+                f" {low_stat} <= {high_stat} must hold",
+            )
+        )
+    return found
+
+
+_STATISTICS = st.sampled_from(
+    ["min", "p5", "p20", "median", "p50", "p80", "p99", "max", "mean", "stddev"]
+)
+_VALUES = st.integers(0, 5) | st.sampled_from([0.5, 2.5, 1e-9, 1e18]) | st.floats(0, 10)
+
+
+@st.composite
+def _specs(draw: st.DrawFn) -> dict[str, Any]:
+    """Run specs as the schema lets them through, and some it does not (any statistic
+    in a summary, equal values, units of either metric)."""
+    spec: dict[str, Any] = {
+        "observedAt": draw(st.sampled_from(["2024-09-03T15:38:37Z", "2026-11-30T00:06:00Z"]))
+    }
+    for field, key in draw(
+        st.sampled_from(
+            [
+                (),
+                (("timing", "latencyNs"),),
+                (("memory", "peakBytes"),),
+                (("timing", "latencyNs"), ("memory", "peakBytes")),
+            ]
+        )
+    ):
+        spec[field] = {
+            key: draw(st.dictionaries(_STATISTICS, _VALUES, max_size=4)),
+            "primaryStatistic": draw(_STATISTICS),
+        }
+    spec["measurements"] = draw(
+        st.lists(
+            st.fixed_dictionaries(
+                {
+                    "metric": st.sampled_from(["latency", "peak_memory"]),
+                    "unit": st.sampled_from(["ns", "us", "ms", "s", "bytes", "KiB", "MiB"]),
+                    "statistic": _STATISTICS,
+                    "value": _VALUES,
+                }
+            ),
+            max_size=6,
+        )
+    )
+    return spec
+
+
+def _latency(statistic: str, value: Any, unit: str = "ns") -> dict[str, Any]:
+    return {"metric": "latency", "unit": unit, "statistic": statistic, "value": value}
+
+
+@settings(max_examples=examples(1000), deadline=None)
+@given(_specs())
+# A summary's figure and a measurement of one statistic and value: the measurement is
+# the one compared with its neighbour (and blamed).
+@example(
+    {
+        "observedAt": "2024-09-03T15:38:37Z",
+        "timing": {"latencyNs": {"median": 5}, "primaryStatistic": "p20"},
+        "measurements": [_latency("median", 0.005, "us"), _latency("p20", 7)],
+    }
+)
+def test_the_rules_are_what_they_say_written_plainly(spec: dict[str, Any]) -> None:
+    found = [(p.code, p.pointer, p.message) for p in check_run_spec(spec, "/run/spec", NOW)]
+    assert found == _oracle(spec, "/run/spec", NOW)
+
+
+def test_the_plain_rules_see_problems() -> None:
+    """The oracle is not vacuous: out of order, twice, wrong unit, no primary value."""
+    spec = {
+        "observedAt": "2026-11-30T00:06:00Z",
+        "timing": {"latencyNs": {"median": 5, "p20": 7}, "primaryStatistic": "p80"},
+        "measurements": [
+            {"metric": "latency", "unit": "bytes", "statistic": "p80", "value": 1},
+            {"metric": "latency", "unit": "us", "statistic": "p80", "value": 0.001},
+            {"metric": "latency", "unit": "ns", "statistic": "p80", "value": 1},
+        ],
+    }
+    codes = [code for code, _, _ in _oracle(spec, "/s", NOW)]
+    assert set(codes) == {"semantic", "statistics-order", "units"}
+    assert codes == [p.code for p in check_run_spec(spec, "/s", NOW)]

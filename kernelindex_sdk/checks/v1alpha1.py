@@ -51,6 +51,9 @@ ORDER: tuple[str, ...] = (
 )  # fmt: skip
 _RANK = {name: i for i, name in enumerate(ORDER)}
 
+#: A ranked figure of a run (see :func:`check_run_spec`).
+_Figure = tuple[int, float, bool, str, tuple[str, str] | int]
+
 #: How far in the future an ``observedAt`` may lie before it is an error (clock skew).
 CLOCK_SKEW = timedelta(minutes=5)
 
@@ -81,10 +84,12 @@ def check_run_spec(spec: Mapping[str, Any], at: str, now: datetime) -> list[Prob
 
     result_metric: str | None = None
     result_primary: str | None = None
-    # (value in base unit, statistic, where) for every figure the run carries; where
-    # is (field, summary key) for a summary's figure, the index of a measurement's.
-    # Pointers are written only for a problem: most runs have none.
-    figures: list[tuple[float, str, tuple[str, str] | int]] = []
+    # (rank, value in base unit, from a summary?, statistic, where) for every ranked
+    # figure the run carries, in the order the figures are read; where is (field,
+    # summary key) for a summary's figure, the index of a measurement's. Pointers are
+    # written only for a problem: most runs have none.
+    ranked: list[_Figure] = []
+    rank_of = _RANK.get
     for field, summary_key, metric in RESULTS:
         result = spec.get(field)
         if result is None:
@@ -102,7 +107,9 @@ def check_run_spec(spec: Mapping[str, Any], at: str, now: datetime) -> list[Prob
             )
         where = (field, summary_key)
         for statistic, value in summary.items():
-            figures.append((value, statistic, where))
+            rank = rank_of(statistic)
+            if rank is not None:
+                ranked.append((rank, value, True, statistic, where))
 
     seen: dict[tuple[str, str], int] = {}
     for index, measurement in enumerate(spec.get("measurements", ())):
@@ -141,9 +148,12 @@ def check_run_spec(spec: Mapping[str, Any], at: str, now: datetime) -> list[Prob
             )
             continue
         seen[key] = index
-        figures.append((measurement["value"] * factor, statistic, index))
+        rank = rank_of(statistic)
+        if rank is not None:
+            ranked.append((rank, measurement["value"] * factor, False, statistic, index))
 
-    problems.extend(_order_problems(figures, result_primary, at))
+    if len(ranked) > 1:
+        problems.extend(_order_problems(ranked, result_primary, at))
     return problems
 
 
@@ -155,9 +165,7 @@ def _figure_pointer(at: str, statistic: str, where: tuple[str, str] | int) -> st
     return f"{at}/{field}/{summary_key}/{escape_token(statistic)}"
 
 
-def _order_problems(
-    figures: list[tuple[float, str, tuple[str, str] | int]], primary: str | None, at: str
-) -> list[Problem]:
+def _order_problems(ranked: list[_Figure], primary: str | None, at: str) -> list[Problem]:
     """Adjacent ranked statistics must not decrease (p20 ≤ median ≤ p80, ...).
 
     The problem points at the figure that breaks the order and names the other one's
@@ -165,15 +173,9 @@ def _order_problems(
     are read against, so of a pair the one that is not primary is blamed (p20 above
     the median: the p20); of two others, the one farther from the primary in rank.
     Of a summary's figure and a measurement of one statistic, the measurement comes
-    first (as their pointers sort).
+    first (as their pointers sort). Sorts ``ranked``.
     """
-    ranked = sorted(
-        [
-            (_RANK[stat], value, isinstance(where, tuple), stat, where)
-            for value, stat, where in figures
-            if stat in _RANK
-        ]
-    )
+    ranked.sort()
     problems: list[Problem] = []
     for low_figure, high_figure in pairwise(ranked):
         if low_figure[1] <= high_figure[1]:
