@@ -334,15 +334,15 @@ def _uri_rfc3986(value: str) -> bool:
 #: :func:`_pattern_is_portable`) whose every match the format's reference function
 #: accepts. Put beside the format as a ``pattern``, it lets the Rust validator accept
 #: the common strings itself, with no call into Python (:func:`_compile_flat`).
-#: ``date-time``: what ``rfc3339_validator`` accepts, less days 29-31 (which need the
-#: month's length), year 0000 (refused), non-ASCII digits and lower-case ``t``/``z``
-#: (which the reference reads after ``upper()``). ``tests/test_fast_engine.py`` checks
+#: ``date-time``: what ``rfc3339_validator`` accepts, less February 29th (which needs
+#: the year), year 0000 (refused), non-ASCII digits and lower-case ``t``/``z`` (which
+#: the reference reads after ``upper()``). ``tests/test_fast_engine.py`` checks
 #: generated matches against the reference's function.
 SUBSET_PATTERNS: Mapping[str, str] = {
     "date-time": (
-        "^([1-9][0-9]{3}|0[1-9][0-9]{2}|00[1-9][0-9]|000[1-9])-(0[1-9]|1[0-2])"
-        "-(0[1-9]|1[0-9]|2[0-8])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9]"
-        "([.][0-9]+)?(Z|[+-]([01][0-9]|2[0-3]):[0-5][0-9])$"
+        "^([1-9][0-9]{3}|0[1-9][0-9]{2}|00[1-9][0-9]|000[1-9])"
+        "-((0[1-9]|1[0-2])-(0[1-9]|1[0-9]|2[0-8])|(0[13-9]|1[0-2])-(29|30)|(0[13578]|1[02])-31)"
+        "T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9]([.][0-9]+)?(Z|[+-]([01][0-9]|2[0-3]):[0-5][0-9])$"
     ),
 }
 
@@ -448,7 +448,7 @@ def _compile_flat(schema_id: str, flat: Any, formats: set[str]) -> Check:
     # Every format has a subset pattern: the schema with those patterns beside the
     # formats is stronger than schema and formats together (the formats are reached by
     # properties and allOf alone, which add no negation), so what it accepts is
-    # valid, in Rust alone; the rest (a 30th of a month, an invalid instance) gets the
+    # valid, in Rust alone; the rest (a 29th of February, an invalid instance) gets the
     # full check.
     try:
         stronger = jsonschema_rs.Draft202012Validator(

@@ -613,8 +613,30 @@ def test_the_date_time_subset_pattern_covers_common_timestamps() -> None:
     pattern = re.compile(fastengine.SUBSET_PATTERNS["date-time"])
     for sample in ("2024-09-03T15:38:37.000Z", "0001-01-01T00:00:00+23:59", "9999-12-28T23:59:59Z"):
         assert pattern.fullmatch(sample), sample
-    for sample in ("0000-01-01T00:00:00Z", "2024-01-29T00:00:00Z", "2024-01-01t00:00:00Z"):
+    for day in ("01-31", "03-31", "04-30", "07-31", "08-31", "11-30", "12-31", "02-28"):
+        assert pattern.fullmatch(f"2023-{day}T00:00:00Z"), day
+    for day in ("02-29", "02-30", "04-31", "06-31", "09-31", "11-31", "01-32", "01-00"):
+        assert not pattern.fullmatch(f"2024-{day}T00:00:00Z"), day
+    for sample in ("0000-01-01T00:00:00Z", "2024-01-01t00:00:00Z", "2024-01-01T24:00:00Z"):
         assert not pattern.fullmatch(sample), sample
+
+
+def test_the_date_time_subset_pattern_on_every_day_of_every_month() -> None:
+    """What Rust matches on any day of any month of leap and common years, the
+    reference accepts; and it matches every valid day but February 29th."""
+    function = format_function("date-time")
+    assert function is not None
+    rust = jsonschema_rs.Draft202012Validator(
+        {"pattern": fastengine.SUBSET_PATTERNS["date-time"]},
+        pattern_options=jsonschema_rs.RegexOptions(),
+    )
+    for year in (0, 1, 4, 100, 400, 1900, 2000, 2023, 2024, 2100, 9999):
+        for month in range(14):
+            for day in range(40):
+                sample = f"{year:04d}-{month:02d}-{day:02d}T12:00:00.5Z"
+                matched, valid = rust.is_valid(sample), function(sample)
+                assert valid or not matched, sample
+                assert matched or not valid or (month, day) == (2, 29), sample
 
 
 def _runs_observed_on(dates: list[str]) -> tuple[str, list[dict[str, Any]]]:
@@ -629,7 +651,8 @@ def _runs_observed_on(dates: list[str]) -> tuple[str, list[dict[str, Any]]]:
 
 
 def test_a_run_on_any_day_gets_the_references_verdict() -> None:
-    """Days the subset pattern leaves out (29-31, 00, year 0) go to the full check."""
+    """Days the subset pattern leaves out (February 29th, day 00, year 0) go to the
+    full check; the days it covers agree with the reference."""
     dates = [
         f"{year:04d}-{month:02d}-{day:02d}"
         for year in (0, 2023, 2024)
@@ -661,14 +684,14 @@ def test_a_common_timestamp_is_accepted_without_a_call_into_python(
 
     monkeypatch.setattr(fastengine, "format_function", counting)
     engine = FastEngine(REGISTRY)
-    schema_id, (common, last_day, bad) = _runs_observed_on(
-        ["2024-09-03", "2024-01-31", "2023-02-29"]
+    schema_id, (common, leap_day, bad) = _runs_observed_on(
+        ["2024-09-03", "2024-02-29", "2023-02-29"]
     )
     assert engine.fast_verdict(schema_id, common) is True
     assert calls == []
-    assert engine.fast_verdict(schema_id, last_day) is True
+    assert engine.fast_verdict(schema_id, leap_day) is True
     assert engine.fast_verdict(schema_id, bad) is False
-    assert calls == ["2024-01-31T12:00:00.5Z", "2023-02-29T12:00:00.5Z"]
+    assert calls == ["2024-02-29T12:00:00.5Z", "2023-02-29T12:00:00.5Z"]
 
 
 def test_unknown_format_has_no_function() -> None:
