@@ -855,6 +855,35 @@ def test_unsupported_schemas_go_to_the_reference(
     )
 
 
+@pytest.mark.parametrize(
+    "n",
+    [
+        {"format": "date-time"},
+        {"allOf": [{"type": "string"}, {"format": "date-time"}], "pattern": "^[0-9]"},
+        {"properties": {"at": {"allOf": [{"format": "date-time"}]}}, "required": ["at"]},
+        {"type": "array", "items": {"format": "date-time"}},  # not a site: no subset
+        {"anyOf": [{"format": "date-time"}, {"type": "integer"}]},  # not a site either
+    ],
+    ids=["plain", "in-allOf-beside-a-pattern", "nested", "in-items", "in-anyOf"],
+)
+def test_date_times_anywhere_get_the_references_verdict(tmp_path: Path, n: dict[str, Any]) -> None:
+    """The stronger schema (a subset pattern beside each date-time) and the full check
+    agree with the reference wherever the format sits in a schema."""
+    registry = _registry_with(tmp_path, n)
+    engine, reference = FastEngine(registry), JsonschemaEngine(registry)
+    schema_id = registry.entries[0].id
+    assert engine.compiled(schema_id)
+    dates = ["2024-09-03T15:38:37Z", "2024-02-29T00:00:00Z", "2023-02-29T00:00:00Z"]
+    dates += ["2024-04-31T00:00:00Z", "x", "2024-09-03t15:38:37z", 7]
+    for date in dates:
+        for value in (date, {"at": date}, [date, "2024-01-31T00:00:00Z"]):
+            instance = {"kind": "Thing", "n": value}
+            verdict = reference.is_valid(schema_id, instance)
+            if engine.fast_verdict(schema_id, instance):
+                assert verdict, instance
+            assert engine.is_valid(schema_id, instance) == verdict, instance
+
+
 def test_problems_come_from_the_reference() -> None:
     schema_id, base = VALID_BASES[0]
     value = copy.deepcopy(base)
