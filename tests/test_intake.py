@@ -677,6 +677,26 @@ def test_the_orjson_path_takes_compact_documents_alone(monkeypatch: pytest.Monke
         loads(b'{"a":1,"a":1}')
 
 
+@pytest.mark.parametrize(
+    ("text", "refused"),
+    [
+        (b'{ "a": 1e400 }', True),
+        (b'{ "a": [-1e309, null] }', True),
+        (b'{ "a": "null", "b": 1E999 }', True),
+        (b'{ "a": null, "b": "null" }', False),
+        (b'{ "a": "nu\\u006cl" }', False),
+        (b'{ "a": 1e308 }', False),
+    ],
+)
+def test_an_infinity_jiter_reads_is_refused_with_or_without_null(
+    text: bytes, refused: bool
+) -> None:
+    """jiter reads a number beyond the double range as infinity; orjson writes it as
+    ``null``, which the text does not hold there. Indented: not orjson's path."""
+    assert _outcome(text, fast=True) == _outcome(text, fast=False)
+    assert (_outcome(text, fast=True)[0] == "error") is refused
+
+
 @settings(max_examples=examples(500), deadline=None)
 @given(st.data())
 def test_jiter_and_the_stdlib_path_agree(data: st.DataObject) -> None:
