@@ -63,7 +63,7 @@ import functools
 import importlib.util
 import os
 import re
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Hashable, Iterable, Mapping
 from typing import Any, TypeVar
 from urllib.parse import unquote, urldefrag, urljoin
 
@@ -74,6 +74,7 @@ from kernelindex_sdk.registry import SchemaRegistry
 from kernelindex_sdk.wire import DRAFT_2020_12
 
 _T = TypeVar("_T")
+_K = TypeVar("_K", bound=Hashable)
 
 __all__ = ["FastEngine", "available", "default_engine", "format_function"]
 
@@ -152,7 +153,7 @@ class FastEngine:
         self._registry = registry
         self._reference = reference
         self._checks: dict[str, Check | None] = {}
-        self._splits: dict[str, Split | None] = {}
+        self._splits: dict[tuple[str, frozenset[str]], Split | None] = {}
 
     @property
     def reference(self) -> ValidationEngine:
@@ -203,7 +204,7 @@ class FastEngine:
             return []
         return self.reference.problems(schema_id, instance, pointer)
 
-    def split(self, schema_id: str) -> Split | None:
+    def split(self, schema_id: str, keep: frozenset[str] = frozenset()) -> Split | None:
         """The schema taken apart, when it is an object whose members are ``$ref``s.
 
         ``(shell, members)``: ``members`` are the ``(property, schema id)`` pairs of
@@ -216,24 +217,26 @@ class FastEngine:
         (``ValidationSession.passes``). ``shell`` is a fast path like the others: True
         is trusted, False only means "ask :meth:`is_valid`". None for any other
         schema, or without jsonschema-rs.
+
+        Members named in ``keep`` are not taken out: the shell checks them in its own
+        call (one call into Rust instead of one per member), and they are not listed.
         """
-        return _remembered(self._splits, schema_id, lambda: _split(self._registry, schema_id))
+        key = (schema_id, keep)
+        return _remembered(self._splits, key, lambda: _split(self._registry, schema_id, keep))
 
 
-def _remembered(
-    made: dict[str, _T | None], schema_id: str, make: Callable[[], _T | None]
-) -> _T | None:
-    """``made[schema_id]``, made first if need be; None, remembered too, for a schema
+def _remembered(made: dict[_K, _T | None], key: _K, make: Callable[[], _T | None]) -> _T | None:
+    """``made[key]``, made first if need be; None, remembered too, for a schema
     :class:`Unsupported` by the fast path (its answers are then the reference's)."""
     try:
-        return made[schema_id]
+        return made[key]
     except KeyError:
         pass
     try:
         found = make()
     except Unsupported:
         found = None
-    made[schema_id] = found
+    made[key] = found
     return found
 
 
@@ -252,7 +255,7 @@ def _documents(registry: SchemaRegistry) -> dict[str, Any]:
     return {e.id: e.contents for e in registry.all_entries}
 
 
-def _split(registry: SchemaRegistry, schema_id: str) -> Split | None:
+def _split(registry: SchemaRegistry, schema_id: str, keep: frozenset[str]) -> Split | None:
     documents = _documents(registry)
     schema = documents.get(schema_id)
     if not isinstance(schema, dict) or not set(schema) <= _SPLIT_KEYWORDS:
@@ -266,7 +269,12 @@ def _split(registry: SchemaRegistry, schema_id: str) -> Split | None:
     for name, sub in properties.items():
         ref = sub.get("$ref") if isinstance(sub, dict) else None
         target, fragment = _resolved(base, ref) if isinstance(ref, str) else ("", "")
-        if not fragment and target in documents and set(sub) <= _ANNOTATIONS | {"$ref"}:
+        if (
+            name not in keep
+            and not fragment
+            and target in documents
+            and set(sub) <= _ANNOTATIONS | {"$ref"}
+        ):
             members.append((name, target))
             shell_properties[name] = True
         else:

@@ -25,7 +25,7 @@ from kernelindex_sdk.engine import ValidationEngine
 from kernelindex_sdk.errors import IntakeError, Problem, UnknownKind
 from kernelindex_sdk.fastengine import Check, Split, default_engine
 from kernelindex_sdk.pointers import escape_token
-from kernelindex_sdk.registry import BUNDLE_KIND, SchemaRegistry, default_registry
+from kernelindex_sdk.registry import BUNDLE_KIND, SchemaEntry, SchemaRegistry, default_registry
 
 _orjson_dumps: Callable[[Any], bytes] | None
 try:  # the key of a remembered record; without orjson, nothing is remembered
@@ -220,11 +220,11 @@ class _QuickPlan(NamedTuple):
     """How :meth:`ValidationSession.passes` checks items of one apiVersion and kind."""
 
     schema_id: str
-    #: The schema's shell (FastEngine.split), or None: validated whole.
+    #: The schema's shell (FastEngine.split), or None: validated whole. It checks the
+    #: members no run field references itself (one call into Rust).
     shell: Check | None
-    #: Members of a split schema: (member, schema id) of those no run field
-    #: references, and (member, schema id, run spec field) of those one does.
-    unreferenced: tuple[tuple[str, str], ...]
+    #: Members of a split schema that a run field references: (member, schema id,
+    #: run spec field).
     referenced: tuple[tuple[str, str, str], ...]
     #: The version's check_record, and the kinds it has rules for (None: all).
     rules: checks.RecordCheck | None
@@ -296,7 +296,7 @@ class ValidationSession:
             for entry in self.registry:
                 # A schema taken apart is checked by its parts (see passes); the
                 # whole one is needed only for the problems of an item that fails.
-                if self._split(entry.id) is None:
+                if self._split(entry) is None:
                     compiled(entry.id)
 
     @property
@@ -344,12 +344,11 @@ class ValidationSession:
             if not self._accepts(plan.schema_id, value):
                 return False
         else:
-            if not shell(value):
-                return False
-            accepts = self._accepts
-            for member, schema_id in plan.unreferenced:
-                if member in value and not accepts(schema_id, value[member]):
+            try:
+                if not shell(value):
                     return False
+            except Exception:  # as FastEngine.fast_verdict: "not known to pass"
+                return False
             spec = head.get("spec")  # the run is valid here: this is its spec
             if type(spec) is not dict:
                 return False
@@ -399,15 +398,12 @@ class ValidationSession:
             return None
         module = checks.for_version(entry.api_version)
         references: Mapping[str, tuple[str, str]] = getattr(module, "REFERENCES", {})
-        split = self._split(entry.id) if bundle else None
+        split = self._split(entry) if bundle else None
         shell, members = split if split is not None else (None, ())
         plan = _QuickPlan(
             schema_id=entry.id,
             shell=shell,
-            unreferenced=tuple((m, schema) for m, schema in members if m not in references),
-            referenced=tuple(
-                (m, schema, references[m][1]) for m, schema in members if m in references
-            ),
+            referenced=tuple((m, schema, references[m][1]) for m, schema in members),
             rules=module.check_record if module is not None else None,
             checked=getattr(module, "CHECKED_KINDS", None),
             members=tuple((m, f"/{m}") for m in checks.bundle_members(api_version)),
@@ -418,10 +414,21 @@ class ValidationSession:
         self._plans[(api_version, kind, bundle)] = plan
         return plan
 
-    def _split(self, schema_id: str) -> Split | None:
-        """The engine's :meth:`~kernelindex_sdk.fastengine.FastEngine.split`, if it has one."""
+    def _split(self, entry: SchemaEntry) -> Split | None:
+        """The engine's :meth:`~kernelindex_sdk.fastengine.FastEngine.split` of
+        ``entry``'s schema, if it has one, with only the members a run field
+        references taken out (:meth:`_referenced` checks those from memory); the shell
+        checks the others itself."""
         split = getattr(self.engine, "split", None)
-        return split(schema_id) if split is not None else None
+        if split is None:
+            return None
+        whole: Split | None = split(entry.id)
+        if whole is None:
+            return None
+        module = checks.for_version(entry.api_version)
+        references: Mapping[str, tuple[str, str]] = getattr(module, "REFERENCES", {})
+        keep = frozenset(member for member, _ in whole[1] if member not in references)
+        return split(entry.id, keep) if keep else whole
 
     def _referenced(self, schema_id: str, record: Any) -> str | None:
         """The digest of a referenced record that is valid against ``schema_id``, else

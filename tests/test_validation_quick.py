@@ -110,6 +110,16 @@ def test_a_bundle_whose_run_breaks_a_rule_does_not_pass(seed_bundle: dict[str, A
     assert _verdicts(ValidationSession(strict_json=True), seed_bundle) == (False, False)
 
 
+def test_a_shell_that_raises_is_not_a_pass(seed_bundle: dict[str, Any]) -> None:
+    """The shell checks the run in its own Rust call, which raises where a pattern
+    meets a lone surrogate (strict intake never gives one, but passes must not raise
+    where the promise is broken): not known to pass, and the full check explains it."""
+    seed_bundle["run"]["spec"]["observedAt"] = "\ud800"
+    session = ValidationSession(strict_json=True)
+    assert session.passes(seed_bundle) is False
+    assert not session.check_document(seed_bundle)[0].valid
+
+
 def _through_intake(value: Any) -> Any:
     """The value as strict intake gives it (what a strict_json session is promised)."""
     try:
