@@ -159,6 +159,23 @@ class Document:
     value: Any
 
 
+_new_object = object.__new__
+_set_source = Document.__dict__["source"].__set__
+_set_line = Document.__dict__["line"].__set__
+_set_value = Document.__dict__["value"].__set__
+
+
+def _document(source: str, line: int | None, value: Any) -> Document:
+    """``Document(source, line, value)``, its slots set directly: the JSON Lines loop
+    makes one per line, and the frozen dataclass's ``__init__`` (an
+    ``object.__setattr__`` call per field) costs ~2k instructions more."""
+    document: Document = _new_object(Document)
+    _set_source(document, source)
+    _set_line(document, line)
+    _set_value(document, value)
+    return document
+
+
 # --------------------------------------------------------------------------- checks
 # Shared by the fast hooks and the locating pass, so both agree on what is wrong.
 
@@ -851,6 +868,13 @@ def _loads(
         value = _fast_loads(data if isinstance(data, bytes) else bytes(data))
         if value is not _FALLBACK:
             return value
+    return _strict_loads(data, source, first_line, where, strict_numbers)
+
+
+def _strict_loads(
+    data: bytes | str, source: str | None, first_line: int, where: str, strict_numbers: bool
+) -> Any:
+    """The stdlib path: slower, and it says precisely what is wrong."""
     if isinstance(data, str):
         if data[:1] == "\ufeff":
             raise ByteOrderMark(
@@ -892,6 +916,7 @@ def loads(
 
 def is_blank_line(raw: bytes) -> bool:
     # Most records start with "{": only lines starting with whitespace pay for strip().
+    # (jsonl_records has this inline.)
     return not raw or (raw[0] in _WS_BYTES and not raw.strip(b" \t\r\n"))
 
 
@@ -925,23 +950,32 @@ def jsonl_records(
     yields :class:`EmptyDocument`.
     """
     lineno = first_lineno - 1
+    # What _loads does first for bytes, asked once rather than per line.
+    fast = _fast_loads if _jiter_from_json is not None and not strict_numbers else None
     try:
         for lineno, raw in enumerate(lines, first_lineno):
-            if not isinstance(raw, bytes):
+            if type(raw) is not bytes and not isinstance(raw, bytes):
                 seen_any = True
                 yield _too_large(raw, source, lineno)
                 continue
-            if is_blank_line(raw):
+            # is_blank_line, inline: most lines start with "{".
+            if not raw or (raw[0] in _WS_BYTES and not raw.strip(b" \t\r\n")):
                 continue
             seen_any = True
-            try:
-                value = _loads(raw, source, lineno, "line", strict_numbers)
-            except IntakeError as exc:
-                yield exc
-                if isinstance(exc, ByteOrderMark) and lineno == 1 and not raw.startswith(_UTF8_BOM):
-                    return  # UTF-16/32: every later "line" would be garbage too
-                continue
-            yield Document(source, lineno, value)
+            value = fast(raw) if fast is not None else _FALLBACK
+            if value is _FALLBACK:
+                try:
+                    value = _strict_loads(raw, source, lineno, "line", strict_numbers)
+                except IntakeError as exc:
+                    yield exc
+                    if (
+                        isinstance(exc, ByteOrderMark)
+                        and lineno == 1
+                        and not raw.startswith(_UTF8_BOM)
+                    ):
+                        return  # UTF-16/32: every later "line" would be garbage too
+                    continue
+            yield _document(source, lineno, value)
     except OSError as exc:
         yield UnreadableFile(
             f"read failed here: {exc.strerror or exc}", source=source, line=lineno + 1

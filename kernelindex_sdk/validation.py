@@ -329,7 +329,7 @@ class ValidationSession:
         """
         if not self._quick or type(value) is not dict:
             return False
-        bundle = is_bundle(value)
+        bundle = "run" in value and "kind" not in value  # is_bundle(value), inline
         head = value["run"] if bundle else value
         if type(head) is not dict:
             return False
@@ -352,9 +352,17 @@ class ValidationSession:
             spec = head.get("spec")  # the run is valid here: this is its spec
             if type(spec) is not dict:
                 return False
+            dumps, remembered = _orjson_dumps, self._records
             for member, schema_id, field in plan.referenced:
                 if member in value:
-                    found = self._referenced(schema_id, value[member])
+                    record = value[member]
+                    try:  # _referenced's memo, read here: most records were seen before
+                        key = (schema_id, dumps(record))  # type: ignore[misc]
+                        found = remembered[key]
+                    except KeyError:
+                        found = self._referenced(schema_id, record, key)
+                    except TypeError:  # no orjson, or a value it refuses: no key
+                        found = self._referenced(schema_id, record, None)
                     if found is None or spec.get(field) != found:
                         return False
         rules, checked = plan.rules, plan.checked
@@ -430,20 +438,12 @@ class ValidationSession:
         keep = frozenset(member for member, _ in whole[1] if member not in references)
         return split(entry.id, keep) if keep else whole
 
-    def _referenced(self, schema_id: str, record: Any) -> str | None:
+    def _referenced(self, schema_id: str, record: Any, key: tuple[str, bytes] | None) -> str | None:
         """The digest of a referenced record that is valid against ``schema_id``, else
-        None; remembered by the schema and the record's bytes (exact for strict
-        intake's values), so a stream's repeated protocol or environment is checked
-        once."""
-        try:
-            key = (schema_id, _orjson_dumps(record)) if _orjson_dumps is not None else None
-        except TypeError:
-            key = None
-        if key is not None:
-            try:
-                return self._records[key]
-            except KeyError:  # rare: a stream holds few distinct referenced records
-                pass
+        None; remembered under ``key`` — the schema and the record's bytes (exact for
+        strict intake's values), which :meth:`passes` looks up first — so a stream's
+        repeated protocol or environment is checked once. ``key`` None: not
+        remembered (no orjson, or a value it refuses)."""
         found = (
             safe_digest(record, self._memo)
             if isinstance(record, dict) and self._accepts(schema_id, record)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import io
 import itertools
 import json
@@ -497,6 +498,30 @@ def test_jsonl_bad_line_in_the_middle() -> None:
 def test_jsonl_crlf_and_blank_lines() -> None:
     results = jsonl(b'\r\n{"n": 1}\r\n  \r\n\t\n{"n": 2}\r\n\r\n')
     assert results == [Document("r.jsonl", 2, {"n": 1}), Document("r.jsonl", 5, {"n": 2})]
+
+
+@pytest.mark.parametrize("line", [b'{"n":0.10000000000000001}', b'{"n": 0.10000000000000001}'])
+def test_jsonl_lines_get_the_strict_numbers_lint(line: bytes) -> None:
+    """JSON Lines lines, compact (orjson's path) or not (jiter's), are linted when
+    asked, at their own line, and read as their double when not."""
+    data = b'{"n":1}\n' + line + b"\n"
+    plain = list(iter_jsonl(io.BytesIO(data), source="r.jsonl"))
+    assert plain == [Document("r.jsonl", 1, {"n": 1}), Document("r.jsonl", 2, {"n": 0.1})]
+    linted = list(iter_jsonl(io.BytesIO(data), source="r.jsonl", strict_numbers=True))
+    assert linted[0] == Document("r.jsonl", 1, {"n": 1})
+    assert isinstance(linted[1], NumberOutOfRange)
+    assert (linted[1].problem.line, linted[1].problem.pointer) == (2, "/n")
+
+
+def test_jsonl_documents_are_frozen_documents() -> None:
+    """The JSON Lines loop builds its Documents without the dataclass's __init__:
+    still equal, printed and frozen as one built the usual way."""
+    (built,) = jsonl(b'{"n": 1}\n')
+    assert type(built) is Document and built == Document("r.jsonl", 1, {"n": 1})
+    assert repr(built) == repr(Document("r.jsonl", 1, {"n": 1}))
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        built.line = 2  # type: ignore[misc]
+    assert dataclasses.replace(built, line=7) == Document("r.jsonl", 7, {"n": 1})
 
 
 def test_jsonl_last_line_without_newline() -> None:

@@ -19,6 +19,7 @@ from hypothesis import strategies as st
 from profiles import examples
 from strategies import replaced_at, value_paths
 
+from kernelindex_sdk import validation
 from kernelindex_sdk.canonical import digest
 from kernelindex_sdk.checks.v1alpha1 import REFERENCES
 from kernelindex_sdk.engine import JsonschemaEngine, ValidationEngine
@@ -108,6 +109,20 @@ def test_a_bundle_whose_run_breaks_a_rule_does_not_pass(seed_bundle: dict[str, A
     timing = seed_bundle["run"]["spec"]["timing"]["latencyNs"]
     timing["median"] = 10 * max(timing.values())
     assert _verdicts(ValidationSession(strict_json=True), seed_bundle) == (False, False)
+
+
+def test_without_orjson_nothing_is_remembered_and_verdicts_hold(
+    seed_bundle: dict[str, Any], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Without orjson there are no record bytes to remember referenced records by:
+    each is checked and digested every time, with the same verdicts."""
+    monkeypatch.setattr(validation, "_orjson_dumps", None)
+    session = ValidationSession(strict_json=True)
+    assert _verdicts(session, seed_bundle) == (True, True)
+    assert _verdicts(session, seed_bundle) == (True, True)
+    seed_bundle["run"]["spec"]["environmentDigest"] = "sha256:" + "0" * 64
+    assert _verdicts(session, seed_bundle) == (False, False)
+    assert session._records == {}
 
 
 def test_a_shell_that_raises_is_not_a_pass(seed_bundle: dict[str, Any]) -> None:
