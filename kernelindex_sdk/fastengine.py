@@ -301,11 +301,9 @@ def format_function(name: str) -> Callable[[str], bool] | None:
     the fast path does not know how the reference checks it.
     """
     if name == "date-time":
-        try:
-            from rfc3339_validator import RFC3339_REGEX  # type: ignore[import-untyped]
-        except ImportError:
+        if importlib.util.find_spec("rfc3339_validator") is None:
             return _always
-        return _rfc3339(RFC3339_REGEX)
+        return _rfc3339()
     if name == "uri":
         try:
             import rfc3987  # type: ignore[import-not-found, unused-ignore]
@@ -358,14 +356,23 @@ SUBSET_PATTERNS: Mapping[str, str] = {
 _MONTH_DAYS: tuple[int, ...] = (0, 31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31)
 
 
-def _rfc3339(regex: re.Pattern[str]) -> Callable[[str], bool]:
+def _rfc3339() -> Callable[[str], bool]:
     """``rfc3339_validator.validate_rfc3339(value.upper())``, with its own regex, minus
     ``calendar.monthrange`` (which computes a weekday to find a month's length): the
     hot format check of every run (``observedAt``). Same verdict on every string
-    (tests/test_fast_engine.py compares the two)."""
-    match = regex.match
+    (tests/test_fast_engine.py compares the two).
+
+    The library (and ``six``, which it imports) is imported at the first call:
+    ``SUBSET_PATTERNS`` lets the Rust validator accept most timestamps without one,
+    so most runs of ``validate`` never pay for the import."""
+    match: Callable[[str], re.Match[str] | None] | None = None
 
     def check(value: str) -> bool:
+        nonlocal match
+        if match is None:
+            from rfc3339_validator import RFC3339_REGEX  # type: ignore[import-untyped]
+
+            match = RFC3339_REGEX.match
         found = match(value.upper())
         if found is None:
             return False
