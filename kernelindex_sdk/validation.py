@@ -368,7 +368,7 @@ class ValidationSession:
         rules, checked = plan.rules, plan.checked
         if rules is None:
             return True  # a version without checks: no rules, and no references
-        now = self.now
+        now = self._now  # None: a rule reads the clock if it needs to (most need not)
         if not bundle:
             return (checked is not None and kind not in checked) or not rules(value, "", now)
         # As records_of() and _semantics(): the bundle's members that are objects.
@@ -550,11 +550,10 @@ class ValidationSession:
             return []
         found: list[Problem] = []
         checked = getattr(module, "CHECKED_KINDS", None)
-        now = None  # one clock reading per item, and none for an item with no rules
         for at, record in members:
             if checked is None or record.get("kind") in checked:
-                now = now or self.now
-                found.extend(module.check_record(record, at, now))
+                # None: the rules read the clock themselves, and only if they need it.
+                found.extend(module.check_record(record, at, self._now))
         return found
 
     def _bundle_references(

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
+from datetime import datetime, timedelta, timezone
 from typing import Any
 
 import pytest
@@ -10,7 +10,7 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from profiles import examples
 
-from kernelindex_sdk.checks import for_version
+from kernelindex_sdk.checks import for_version, v1alpha1
 from kernelindex_sdk.checks.v1alpha1 import CLOCK_SKEW, check_run_spec
 from kernelindex_sdk.validation import ValidationSession
 from kernelindex_sdk.wire import parse_timestamp
@@ -143,6 +143,66 @@ def test_future_rule_matches_parsing_every_timestamp(
     seed_bundle["run"]["spec"]["observedAt"] = text
     found = check_run_spec(seed_bundle["run"]["spec"], "/run/spec", NOW)
     assert any("is in the future" in p.message for p in found) is (parsed > NOW + CLOCK_SKEW)
+
+
+def _at(moment: datetime) -> str:
+    return f"{moment:%Y-%m-%dT%H:%M:%S}Z"
+
+
+@pytest.mark.parametrize(
+    ("shift", "future"),
+    [
+        (timedelta(hours=1), True),
+        (CLOCK_SKEW + timedelta(seconds=30), True),
+        (timedelta(minutes=1), False),  # clock skew is forgiven
+        (timedelta(hours=-1), False),
+        (timedelta(days=-3), False),  # decided by the date alone
+    ],
+)
+def test_now_none_is_the_clocks_time(
+    seed_bundle: dict[str, Any], shift: timedelta, future: bool
+) -> None:
+    """Without a fixed ``now`` the rules read the clock, as a session without one does."""
+    spec = seed_bundle["run"]["spec"]
+    spec["observedAt"] = _at(datetime.now(timezone.utc) + shift)
+    found = check_run_spec(spec, "/run/spec", None)
+    assert any("is in the future" in p.message for p in found) is future
+    session_found = [p.message for p in problems_now(seed_bundle)]
+    assert any("is in the future" in m for m in session_found) is future
+
+
+def problems_now(bundle: dict[str, Any]) -> list[Any]:
+    session = ValidationSession(strict_json=True)  # no fixed now: the clock's
+    assert session.passes(bundle) is not any(
+        p for item in session.check_document(bundle) for p in item.problems
+    )
+    return [p for item in session.check_document(bundle) for p in item.problems]
+
+
+def test_the_remembered_cutoff_follows_the_clock_past_midnight(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The cutoff read from ``time()`` is the one of the clock's UTC date, also when
+    the clock crosses midnight (or is set back) after a cutoff was remembered."""
+    midnight = datetime(2026, 12, 1, tzinfo=timezone.utc).timestamp()
+    clock = [midnight - 1.0]
+
+    class FrozenClock(datetime):
+        @classmethod
+        def now(cls, tz: Any = None) -> FrozenClock:
+            return cls.fromtimestamp(clock[0], tz)
+
+    monkeypatch.setattr(v1alpha1, "time", lambda: clock[0])
+    monkeypatch.setattr(v1alpha1, "datetime", FrozenClock)
+    monkeypatch.setattr(v1alpha1, "_CUTOFF", [])
+    assert v1alpha1._past_cutoff(None) == "2026-11-28"
+    clock[0] = midnight
+    assert v1alpha1._past_cutoff(None) == "2026-11-29"
+    clock[0] = midnight + 86_399.5
+    assert v1alpha1._past_cutoff(None) == "2026-11-29"
+    clock[0] = midnight - 86_400 * 10  # set back
+    assert v1alpha1._past_cutoff(None) == "2026-11-19"
+    assert v1alpha1._past_cutoff(NOW) == "2026-11-28"  # a given now is its own
 
 
 # --------------------------------------------------------------------------- oracle

@@ -1,7 +1,8 @@
 """Semantic checks: the rules a JSON Schema cannot express, one module per apiVersion.
 
 A version module exports ``check_record(record, pointer, now) -> list[Problem]`` (run
-only on schema-valid records, so it may trust their shape) and ``REFERENCES``, the map
+only on schema-valid records, so it may trust their shape; ``now`` None means the
+clock's time, read only by a rule that needs it) and ``REFERENCES``, the map
 from bundle member to ``(kind, run spec field)``. :func:`for_version` finds the module
 by name, so a new apiVersion brings its own module and the engine stays unchanged.
 """
@@ -17,7 +18,7 @@ from typing import Any
 
 from kernelindex_sdk.errors import Problem
 
-RecordCheck = Callable[[Mapping[str, Any], str, datetime], list[Problem]]
+RecordCheck = Callable[[Mapping[str, Any], str, datetime | None], list[Problem]]
 
 
 @lru_cache(maxsize=256)  # keyed by input text: bounded, so bogus versions cannot pile up

@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from datetime import date, datetime, timedelta, timezone
 from itertools import pairwise
+from time import time
 from typing import Any
 
 from kernelindex_sdk.errors import Problem
@@ -62,22 +63,29 @@ CLOCK_SKEW = timedelta(minutes=5)
 CHECKED_KINDS: frozenset[str] = frozenset({"BenchmarkRun"})
 
 
-def check_record(record: Mapping[str, Any], pointer: str, now: datetime) -> list[Problem]:
-    """Semantic problems of one schema-valid record (only runs have any in v1alpha1)."""
+def check_record(
+    record: Mapping[str, Any], pointer: str, now: datetime | None = None
+) -> list[Problem]:
+    """Semantic problems of one schema-valid record (only runs have any in v1alpha1).
+
+    ``now`` is the moment "in the future" is judged against; None reads the clock,
+    and only when a rule needs it (most runs are dated days ago: see
+    :func:`_past_cutoff`)."""
     if record.get("kind") != "BenchmarkRun":
         return []
     return check_run_spec(record["spec"], f"{pointer}/spec", now)
 
 
-def check_run_spec(spec: Mapping[str, Any], at: str, now: datetime) -> list[Problem]:
-    """Every semantic problem of a run's spec; ``at`` is the spec's pointer."""
+def check_run_spec(spec: Mapping[str, Any], at: str, now: datetime | None = None) -> list[Problem]:
+    """Every semantic problem of a run's spec; ``at`` is the spec's pointer, ``now``
+    as :func:`check_record`'s."""
     problems: list[Problem] = []
     observed_at = spec["observedAt"]
     # A schema-valid timestamp dated two or more days before today (UTC) is in the
     # past whatever its offset (at most ±24 h): no need to parse it. ISO dates compare
     # as strings.
     observed = None if observed_at[:10] < _past_cutoff(now) else parse_timestamp(observed_at)
-    if observed is not None and observed > now + CLOCK_SKEW:
+    if observed is not None and observed > (now or datetime.now(timezone.utc)) + CLOCK_SKEW:
         problems.append(
             _problem(f"observedAt {spec['observedAt']} is in the future", f"{at}/observedAt")
         )
@@ -153,7 +161,14 @@ def check_run_spec(spec: Mapping[str, Any], at: str, now: datetime) -> list[Prob
             ranked.append((rank, measurement["value"] * factor, False, statistic, index))
 
     if len(ranked) > 1:
-        problems.extend(_order_problems(ranked, result_primary, at))
+        ranked.sort()
+        previous = ranked[0][1]
+        for figure in ranked:
+            value = figure[1]
+            if not previous <= value:  # (not >: a NaN from Python is out of order)
+                problems.extend(_order_problems(ranked, result_primary, at))
+                break
+            previous = value
     return problems
 
 
@@ -173,9 +188,8 @@ def _order_problems(ranked: list[_Figure], primary: str | None, at: str) -> list
     are read against, so of a pair the one that is not primary is blamed (p20 above
     the median: the p20); of two others, the one farther from the primary in rank.
     Of a summary's figure and a measurement of one statistic, the measurement comes
-    first (as their pointers sort). Sorts ``ranked``.
+    first (as their pointers sort). ``ranked`` is sorted (by :func:`check_run_spec`).
     """
-    ranked.sort()
     problems: list[Problem] = []
     for low_figure, high_figure in pairwise(ranked):
         if low_figure[1] <= high_figure[1]:
@@ -212,17 +226,31 @@ def _num(value: float) -> str:
     return repr(value)
 
 
-_CUTOFF: list[tuple[date, str]] = []
+#: The UTC date of the last call, the POSIX time its day starts at, and its cutoff.
+_CUTOFF: list[tuple[date, float, str]] = []
+
+#: Seconds in a UTC day: POSIX time has no leap seconds.
+_DAY_SECONDS = 86_400
 
 
-def _past_cutoff(now: datetime) -> str:
-    """``YYYY-MM-DD`` two days before ``now``'s UTC date (remembered per date)."""
+def _past_cutoff(now: datetime | None) -> str:
+    """``YYYY-MM-DD`` two days before ``now``'s UTC date (remembered per date).
+
+    ``now`` None is the clock's time: while the clock is within the remembered day,
+    one ``time()`` answers, rather than a ``datetime`` built per record."""
+    if now is None:
+        if _CUTOFF:
+            _, start, cutoff = _CUTOFF[0]
+            if 0 <= time() - start < _DAY_SECONDS:
+                return cutoff
+        now = datetime.now(timezone.utc)
     zone = now.tzinfo
     utc = zone is None or zone is timezone.utc
     today = now.date() if utc else now.astimezone(timezone.utc).date()
     if not _CUTOFF or _CUTOFF[0][0] != today:
-        _CUTOFF[:] = [(today, (today - timedelta(days=2)).isoformat())]
-    return _CUTOFF[0][1]
+        start = datetime(today.year, today.month, today.day, tzinfo=timezone.utc).timestamp()
+        _CUTOFF[:] = [(today, start, (today - timedelta(days=2)).isoformat())]
+    return _CUTOFF[0][2]
 
 
 def _problem(message: str, pointer: str, code: str = "semantic") -> Problem:
