@@ -250,20 +250,31 @@ def stdlib_digest(record: Mapping[str, Any]) -> str:
 
 
 def rates(
-    fn: Callable[[Mapping[str, Any]], str], corpus: list[dict[str, Any]], repeats: int
-) -> dict[str, list[float]]:
-    """records/s of each repeat, by wall clock and by this thread's CPU time (the
-    latter is what one core does, less what other processes on the machine take)."""
-    for record in corpus[:200]:  # warm-up
-        fn(record)
-    out: dict[str, list[float]] = {"wall": [], "cpu": []}
-    for _ in range(repeats):
-        wall, cpu = time.perf_counter(), time.thread_time()
-        for record in corpus:
+    contenders: Mapping[str, Callable[[Mapping[str, Any]], str]],
+    corpus: list[dict[str, Any]],
+    repeats: int,
+) -> dict[str, dict[str, list[float]]]:
+    """records/s of each repeat of each contender, by wall clock and by this thread's
+    CPU time (the latter is what one core does, less what other processes take).
+
+    The contenders are interleaved: each repeat times every contender once, in an
+    order that rotates from repeat to repeat, so a slow phase of this shared machine
+    falls on all of them alike instead of on whichever ran its repeats last."""
+    for fn in contenders.values():
+        for record in corpus[:200]:  # warm-up
             fn(record)
-        cpu, wall = time.thread_time() - cpu, time.perf_counter() - wall
-        out["wall"].append(len(corpus) / wall)
-        out["cpu"].append(len(corpus) / cpu)
+    names = list(contenders)
+    out: dict[str, dict[str, list[float]]] = {name: {"wall": [], "cpu": []} for name in names}
+    for repeat in range(repeats):
+        shift = repeat % len(names)
+        for name in names[shift:] + names[:shift]:
+            fn = contenders[name]
+            wall, cpu = time.perf_counter(), time.thread_time()
+            for record in corpus:
+                fn(record)
+            cpu, wall = time.thread_time() - cpu, time.perf_counter() - wall
+            out[name]["wall"].append(len(corpus) / wall)
+            out[name]["cpu"].append(len(corpus) / cpu)
     return out
 
 
@@ -314,7 +325,7 @@ def main(argv: list[str] | None = None) -> int:
         contenders["kernelindex digest (stdlib json path)"] = stdlib_digest
     contenders["rfc8785 reference"] = reference_digest
 
-    results = {name: rates(fn, corpus, args.repeats) for name, fn in contenders.items()}
+    results = rates(contenders, corpus, args.repeats)
     ref_name = "rfc8785 reference"
     figures: dict[str, dict[str, dict[str, float]]] = {}
     for name, per_clock in results.items():
@@ -327,6 +338,15 @@ def main(argv: list[str] | None = None) -> int:
                 "min": round(min(values)),
                 "max": round(max(values)),
                 "ratio": round(median / ref, 2),
+                # The same, repeat by repeat: each repeat's rate over the reference's
+                # in that repeat (interleaved, so both saw the same minute), then the
+                # median of those.
+                "paired_ratio": round(
+                    statistics.median(
+                        v / r for v, r in zip(values, results[ref_name][clock], strict=True)
+                    ),
+                    2,
+                ),
             }
     report: dict[str, Any] = {
         "python": platform.python_version(),
@@ -351,13 +371,19 @@ def main(argv: list[str] | None = None) -> int:
         f"{statistics.mean(sizes):.0f} B mean ({min(sizes)}-{max(sizes)}); "
         f"fast path taken for {taken}"
     )
-    print(f"records/s, median of {args.repeats} repeats (min-max), ratio to the reference:")
+    print(
+        f"records/s, median of {args.repeats} interleaved repeats (min-max), ratio of medians"
+        " to the reference, median of the repeats' own ratios:"
+    )
     for clock, label in (("cpu", "per CPU-second (thread time)"), ("wall", "per wall-second")):
         print(f"  {label}")
         for name, by_clock in figures.items():
             f = by_clock[clock]
             spread = f"({f['min']:,.0f}-{f['max']:,.0f})"
-            print(f"    {name:38s} {f['median']:10,.0f} {spread:>22s} {f['ratio']:6.2f}x")
+            print(
+                f"    {name:38s} {f['median']:10,.0f} {spread:>22s} {f['ratio']:6.2f}x"
+                f" {f['paired_ratio']:6.2f}x"
+            )
     return 0
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 import enum
 import functools
 import hashlib
+import importlib.util
 import json
 import math
 import random
@@ -686,3 +687,31 @@ def test_the_digest_benchmark_checks_every_imported_liger_record(tmp_path: Path)
     assert {"rfc8785 reference", f"kernelindex digest ({canonical.BACKEND})"} <= set(
         report["records_per_s"]
     )
+    reference = report["records_per_s"]["rfc8785 reference"]
+    assert reference["cpu"]["ratio"] == reference["cpu"]["paired_ratio"] == 1.0
+
+
+def test_the_digest_benchmark_interleaves_its_contenders() -> None:
+    """Each repeat times every contender once, the order rotating, so a slow minute of
+    a shared machine falls on all of them (the ratio is then the same run's)."""
+    spec = importlib.util.spec_from_file_location(
+        "bench_digest", Path(__file__).resolve().parents[1] / "benchmarks" / "bench_digest.py"
+    )
+    assert spec is not None and spec.loader is not None
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    calls: list[str] = []
+
+    def contender(name: str) -> Any:
+        def run(record: Any) -> str:
+            calls.append(name)
+            return ""
+
+        return run
+
+    corpus = [{}] * 2
+    found = bench.rates({"a": contender("a"), "b": contender("b"), "c": contender("c")}, corpus, 4)
+    timed = calls[3 * len(corpus) :]  # after each one's warm-up
+    per_pass = [timed[i] for i in range(0, len(timed), len(corpus))]
+    assert per_pass == ["a", "b", "c", "b", "c", "a", "c", "a", "b", "a", "b", "c"]
+    assert {name: len(by["cpu"]) for name, by in found.items()} == {"a": 4, "b": 4, "c": 4}
