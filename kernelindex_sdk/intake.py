@@ -802,6 +802,7 @@ except ImportError:  # pragma: no cover - depends on the environment
 
 _orjson_loads: Callable[[bytes], Any] | None
 try:  # orjson checks what jiter leaves open (below); without it, no fast path
+    from orjson import OPT_INDENT_2 as _INDENT_2
     from orjson import OPT_STRICT_INTEGER as _STRICT_INTEGER
     from orjson import dumps as _orjson_dumps
     from orjson import loads as _orjson_loads
@@ -817,14 +818,18 @@ def _fast_loads(data: bytes) -> Any:
     stdlib path's, as ``tests/test_intake.py`` checks differentially.
 
     1. orjson, for a document that is byte for byte what orjson writes of the value
-       it read (compact JSON Lines, as most tools write them): orjson refuses
-       NaN/Infinity, out-of-range literals, invalid UTF-8, lone surrogates, control
-       characters and trailing data itself, but keeps the last of duplicate keys and
-       reads huge integers as floats. Neither survives the comparison: a written
-       dict has no duplicate key, so a document that has one cannot equal it; a float
-       is not written as the integer it was read from; ``OPT_STRICT_INTEGER`` refuses
-       an integer beyond ±(2**53 − 1). Only tried on text that looks compact (no
-       ``": "`` near the start), so a pretty document does not pay for it.
+       it read: compact (JSON Lines, as most tools write them), or indented by two
+       spaces (``OPT_INDENT_2``: for most records the very bytes of
+       ``json.dumps(value, indent=2, ensure_ascii=False)``, which is how kernelindex's
+       importers and many tools write files). orjson refuses NaN/Infinity, out-of-range
+       literals, invalid UTF-8, lone surrogates, control characters and trailing data
+       itself, but keeps the last of duplicate keys and reads huge integers as
+       floats. Neither survives the comparison: a written dict has no duplicate key,
+       so a document that has one cannot equal it; a float is not written as the
+       integer it was read from; ``OPT_STRICT_INTEGER`` refuses an integer beyond
+       ±(2**53 − 1). Tried only on text that starts as one of the two forms does (no
+       ``": "`` near the start; or ``{`` or ``[``, a newline and exactly two spaces),
+       so other documents do not pay for it.
     2. jiter (``catch_duplicate_keys``, ``allow_inf_nan=False``) refuses everything
        the strict parser refuses but two things: an integer beyond ±(2**53 − 1), which
        it reads exactly, and a number beyond the double range, which it reads as
@@ -833,9 +838,15 @@ def _fast_loads(data: bytes) -> Any:
     """
     assert _jiter_from_json is not None and _orjson_loads is not None
     if data.find(b'": ', 0, 256) == -1:
+        form: int | None = _STRICT_INTEGER  # compact
+    elif data[:4] in _INDENT_2_STARTS and data[4:5] != b" ":
+        form = _STRICT_INTEGER | _INDENT_2
+    else:
+        form = None
+    if form is not None:
         try:
             value = _orjson_loads(data)
-            written = _orjson_dumps(value, option=_STRICT_INTEGER)
+            written = _orjson_dumps(value, option=form)
         except (ValueError, TypeError):  # orjson.JSONDecodeError, JSONEncodeError
             pass
         else:
@@ -856,6 +867,9 @@ def _fast_loads(data: bytes) -> Any:
 
 #: What may follow a JSON Lines line's document when orjson's bytes are compared.
 _NEWLINES = (b"\n", b"\r\n")
+
+#: How a document orjson indents by two spaces starts (an object or an array).
+_INDENT_2_STARTS = (b"{\n  ", b"[\n  ")
 
 #: Returned by :func:`_fast_loads` when the stdlib path must decide.
 _FALLBACK: Any = object()

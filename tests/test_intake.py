@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import io
 import itertools
@@ -702,6 +703,54 @@ def test_the_orjson_path_takes_compact_documents_alone(monkeypatch: pytest.Monke
         loads(b'{"a":1,"a":1}')
 
 
+def _indented(value: Any) -> bytes:
+    """``json.dumps(value, indent=2, ensure_ascii=False)``: how kernelindex's importers
+    (and many tools) write files, and what orjson's ``OPT_INDENT_2`` writes."""
+    return json.dumps(value, indent=2, ensure_ascii=False).encode("utf-8", "replace")
+
+
+#: Indented documents orjson reads without complaint that the strict parser refuses
+#: (or reads otherwise), or that are not quite orjson's form: the byte comparison must
+#: send each elsewhere.
+_NASTY_INDENTED = st.sampled_from(
+    [b'{\n  "a": 1,\n  "a": 1\n}', b'{\n  "a": 1,\n  "a": 2\n}\n',
+     b'[\n  {\n    "a": {},\n    "a": {}\n  }\n]', b'{\n  "b": [],\n  "a": 0,\n  "b": []\n}',
+     b'{\n  "a": 18446744073709551616\n}', b"[\n  9007199254740992\n]",
+     b"[\n  -9007199254740992\n]", b'{\n  "a": 1e16\n}', b"[\n  1E400\n]", b"[\n  1.0\n]",
+     b"[\n  -0\n]", b"[\n  -0.0\n]", b"[\n  1e-05\n]", b'[\n  "\\u00e9"\n]', b'[\n  "\\/"\n]',
+     b"[\n  NaN\n]", b"[\n  Infinity\n]", b'{\n  "a": "\\ud800"\n}', b'{\n  "a": 1\n}\n\n',
+     b'{\n  "a": 1\n} ', b'{\n  "a": 1\n}\r\n', b'{\n  "a": 1\r\n}', b'{\n  "a":1\n}',
+     b'{\n  "a": [\n  ]\n}', b'{\n  "a": {}\n}', b'\xef\xbb\xbf{\n  "a": 1\n}',
+     b'{\n  "a": "\xed\xa0\x80"\n}', b'{\n  "a": 1\n}x']
+)  # fmt: skip
+
+
+def test_the_orjson_path_takes_indented_documents_alone(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A document indented by two spaces that orjson writes back byte for byte never
+    reaches jiter; one with a duplicate key, or indented otherwise, does."""
+    calls: list[bytes] = []
+    jiter = intake._jiter_from_json
+
+    def counted(data: bytes, **kwargs: Any) -> Any:
+        calls.append(data)
+        assert jiter is not None
+        return jiter(data, **kwargs)
+
+    monkeypatch.setattr(intake, "_jiter_from_json", counted)
+    value = {"run": {"a": [1, 2.5, None, True, "é"], "b": {}, "c": []}, "n": -3}
+    for text in (_indented(value), _indented(value) + b"\n", _indented([value, 1])):
+        assert loads(text) in (value, [value, 1])
+    assert calls == []
+    for text in (
+        b'{\n  "a": 1,\n  "a": 1\n}',  # a duplicate key: refused, by jiter
+        json.dumps(value, indent=4).encode(),
+        json.dumps(value, indent=2, ensure_ascii=True).encode(),  # "\u00e9"
+    ):
+        with contextlib.suppress(IntakeError):
+            loads(text)
+    assert len(calls) == 3
+
+
 @pytest.mark.parametrize(
     ("text", "refused"),
     [
@@ -740,6 +789,13 @@ def test_jiter_and_the_stdlib_path_agree(data: st.DataObject) -> None:
         if isinstance(value, dict) and value:
             key = _compact(rnd.choice(sorted(value)))
             pieces.append(b"{" + key + b":0," + compact[1:])  # a duplicate key
+        pieces = [rnd.choice(pieces)]
+    if data.draw(st.booleans()):  # the same, indented by two spaces
+        indented = _indented(value)
+        pieces = [indented, indented + b"\n", data.draw(_NASTY_INDENTED)]
+        if isinstance(value, dict) and value:
+            key = _compact(rnd.choice(sorted(value)))
+            pieces.append(b"{\n  " + key + b": 0," + indented[1:])  # a duplicate key
         pieces = [rnd.choice(pieces)]
     document = b"[" + b",".join(pieces) + b"]" if data.draw(st.booleans()) else pieces[0]
     assert _outcome(document, fast=True) == _outcome(document, fast=False)
