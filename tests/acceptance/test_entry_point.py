@@ -6,6 +6,7 @@ Kept to a handful: each start-up costs about a second (CliRunner covers the rest
 from __future__ import annotations
 
 import shutil
+import subprocess
 import sys
 from pathlib import Path
 
@@ -65,3 +66,27 @@ def test_console_script() -> None:
     assert run.stdout.endswith(
         "  Workload  geglu-backward-batch8-hidden4096-intermediate11008-seq4096-bf16\n"
     )
+
+
+def test_the_exit_skips_collecting_what_lived_to_the_end() -> None:
+    """``main`` freezes the surviving objects in an exit handler (the final collections
+    then skip them: tens of milliseconds of every run); output is complete regardless.
+    An exit handler registered before ``main`` runs after its own, and sees the freeze."""
+    code = (
+        "import atexit, gc, sys\n"
+        "atexit.register(lambda: sys.stderr.write(f'frozen {gc.get_freeze_count() > 0}\\n'))\n"
+        "from kernelindex_sdk.cli.main import main\n"
+        f"main(['validate', {str(VALID)!r}])\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=False, timeout=120
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.endswith(" invalid in " + f"{len(example_files(VALID))} files\n")
+    assert done.stderr == "frozen True\n"
+    # A library user's process is left alone: importing the CLI registers nothing.
+    quiet = subprocess.run(
+        [sys.executable, "-c", code.replace(f"main(['validate', {str(VALID)!r}])\n", "")],
+        capture_output=True, text=True, check=False, timeout=120,
+    )  # fmt: skip
+    assert quiet.stderr == "frozen False\n"
