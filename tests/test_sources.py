@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import os
+import pickle
 from pathlib import Path
 
 import pytest
@@ -188,3 +189,13 @@ def test_documents_streams_errors_in_input_order(tmp_path: Path) -> None:
         "Document",
         "Document",
     ]
+
+
+@pytest.mark.parametrize("protocol", range(pickle.HIGHEST_PROTOCOL + 1))
+@pytest.mark.parametrize("size", [None, 0, 3_900])
+def test_a_file_source_pickles_by_its_fields(protocol: int, size: int | None) -> None:
+    """The parallel pipeline sends file sources to its workers: every field survives."""
+    source = FileSource("dir/a b.jsonl", True, size)
+    again = pickle.loads(pickle.dumps(source, protocol=protocol))
+    assert again == source and type(again) is FileSource
+    assert (again.path, again.jsonl, again.size) == ("dir/a b.jsonl", True, size)
