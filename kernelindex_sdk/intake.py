@@ -829,7 +829,8 @@ def _fast_loads(data: bytes) -> Any:
        integer it was read from; ``OPT_STRICT_INTEGER`` refuses an integer beyond
        ±(2**53 − 1). Tried only on text that starts as one of the two forms does (no
        ``": "`` near the start; or ``{`` or ``[``, a newline and exactly two spaces),
-       so other documents do not pay for it.
+       so other documents do not pay for it; after an indented document that is not
+       orjson's form, the next :data:`_INDENT_RETRY` indented ones are not tried.
     2. jiter (``catch_duplicate_keys``, ``allow_inf_nan=False``) refuses everything
        the strict parser refuses but two things: an integer beyond ±(2**53 − 1), which
        it reads exactly, and a number beyond the double range, which it reads as
@@ -837,10 +838,16 @@ def _fast_loads(data: bytes) -> Any:
        first and writes infinity as ``null``, so the count of ``null`` changes).
     """
     assert _jiter_from_json is not None and _orjson_loads is not None
+    indented = False
     if data.find(b'": ', 0, 256) == -1:
         form: int | None = _STRICT_INTEGER  # compact
     elif data[:4] in _INDENT_2_STARTS and data[4:5] != b" ":
-        form = _STRICT_INTEGER | _INDENT_2
+        indented = True
+        if _INDENT_SKIP[0]:  # orjson's indented form missed lately: see _INDENT_RETRY
+            _INDENT_SKIP[0] -= 1
+            form = None
+        else:
+            form = _STRICT_INTEGER | _INDENT_2
     else:
         form = None
     if form is not None:
@@ -853,6 +860,8 @@ def _fast_loads(data: bytes) -> Any:
             size = len(written)
             if data.startswith(written) and (len(data) == size or data[size:] in _NEWLINES):
                 return value
+        if indented:
+            _INDENT_SKIP[0] = _INDENT_RETRY
     try:
         value = _jiter_from_json(data, catch_duplicate_keys=True, allow_inf_nan=False)
         written = _orjson_dumps(value, option=_STRICT_INTEGER)
@@ -870,6 +879,17 @@ _NEWLINES = (b"\n", b"\r\n")
 
 #: How a document orjson indents by two spaces starts (an object or an array).
 _INDENT_2_STARTS = (b"{\n  ", b"[\n  ")
+
+#: After an indented document that is not orjson's form (``json.dumps(indent=2)``
+#: with its default ``ensure_ascii=True`` and a non-ASCII character, say), this many
+#: indented documents go straight to jiter before orjson's form is tried again. A
+#: folder written by one tool is usually all one form: one that is not orjson's then
+#: pays for a wasted attempt (orjson's read and write, about two fifths of jiter's
+#: read) once in this many documents instead of every time. Only speed depends on
+#: it: both paths give the stdlib path's verdicts.
+_INDENT_RETRY = 64
+#: The indented documents still to send straight to jiter (per process).
+_INDENT_SKIP = [0]
 
 #: Returned by :func:`_fast_loads` when the stdlib path must decide.
 _FALLBACK: Any = object()

@@ -737,6 +737,7 @@ def test_the_orjson_path_takes_indented_documents_alone(monkeypatch: pytest.Monk
         return jiter(data, **kwargs)
 
     monkeypatch.setattr(intake, "_jiter_from_json", counted)
+    monkeypatch.setattr(intake, "_INDENT_SKIP", [0])  # as a fresh process has it
     value = {"run": {"a": [1, 2.5, None, True, "é"], "b": {}, "c": []}, "n": -3}
     for text in (_indented(value), _indented(value) + b"\n", _indented([value, 1])):
         assert loads(text) in (value, [value, 1])
@@ -749,6 +750,35 @@ def test_the_orjson_path_takes_indented_documents_alone(monkeypatch: pytest.Monk
         with contextlib.suppress(IntakeError):
             loads(text)
     assert len(calls) == 3
+
+
+def test_after_a_miss_orjson_is_not_tried_on_the_next_indented_documents(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A folder written with ``ensure_ascii=True`` pays for orjson's wasted attempt
+    once in ``_INDENT_RETRY + 1`` documents; its verdicts and values are the same."""
+    tries: list[bytes] = []
+    real = intake._orjson_loads
+    assert real is not None
+
+    def counted(data: bytes) -> Any:
+        tries.append(data)
+        return real(data)
+
+    monkeypatch.setattr(intake, "_orjson_loads", counted)
+    monkeypatch.setattr(intake, "_INDENT_SKIP", [0])
+    value = {"title": "GeGLU MLP · liger", "n": [1, 2]}
+    escaped = json.dumps(value, indent=2).encode()  # "\u00b7": not orjson's form
+    for _ in range(intake._INDENT_RETRY + 2):
+        assert loads(escaped) == value
+    assert len(tries) == 2  # the first, and the one after the skipped ones
+    assert loads(_compact(value)) == value  # compact documents are always tried
+    assert len(tries) == 3
+    tries.clear()
+    monkeypatch.setattr(intake, "_INDENT_SKIP", [0])
+    for _ in range(3):  # orjson's own form: tried, and read, every time
+        assert loads(_indented(value)) == value
+    assert len(tries) == 3
 
 
 @pytest.mark.parametrize(
