@@ -234,8 +234,15 @@ class _Pool:
             data = b""
         if not data:
             self._failed(worker, pending)
+        worker.inbox += data
+        self._take_messages(worker, pending, done, pickle)
+
+    def _take_messages(
+        self, worker: _Worker, pending: dict[int, Any], done: dict[int, Any], pickle: Any
+    ) -> None:
+        """Every whole message in the worker's inbox: a result goes to ``done``, an
+        error the worker reports ends the run with its own words."""
         inbox = worker.inbox
-        inbox += data
         while len(inbox) >= _HEADER:
             size = int.from_bytes(inbox[:_HEADER], "big")
             if len(inbox) < _HEADER + size:
@@ -252,6 +259,9 @@ class _Pool:
 
     def _failed(self, worker: _Worker, pending: dict[int, Any]) -> NoReturn:
         how = _how_it_ended(worker.pid)
+        # A worker that reported an error exits at once, so the parent may meet its
+        # broken task pipe before reading the report: what it sent is the reason.
+        self._drain(worker, pending)
         if worker.assigned:
             lost = self.describe(pending[worker.assigned[0]])
             more = len(worker.assigned) - 1
@@ -261,6 +271,23 @@ class _Pool:
                 " its results are lost"
             )
         raise WorkerFailed(f"worker process {worker.pid} {how}")
+
+    def _drain(self, worker: _Worker, pending: dict[int, Any]) -> None:
+        """Read what an ended worker left in its result pipe (raising its error report,
+        if it sent one). Called after it is reaped: its end is closed, so this stops at
+        end of file; a worker still alive (not reaped in time) leaves a pipe that would
+        block, and then nothing more is read."""
+        import pickle
+
+        while True:
+            try:
+                data = os.read(worker.results, _READ_BYTES)
+            except OSError:  # BlockingIOError included
+                break
+            if not data:
+                break
+            worker.inbox += data
+        self._take_messages(worker, pending, {}, pickle)
 
     def _stop(self, finished: bool) -> None:
         """Close the task pipes (workers leave at their end) and reap every worker;

@@ -94,6 +94,28 @@ def test_an_exception_in_a_worker_fails_the_run_in_one_line() -> None:
     assert _no_children_left()
 
 
+def _boom_at_once(n: int) -> int:
+    if n == 0:
+        raise ValueError("boom")
+    return n
+
+
+def test_a_worker_error_is_reported_when_its_task_pipe_breaks_first() -> None:
+    """The worker reports its error and exits; the parent, still handing out tasks,
+    writes to it before reading that report and meets a broken pipe. The report the
+    worker sent is still the reason given, not a bare 'exited with status 0'."""
+
+    def tasks() -> Iterator[int]:
+        for n in range(6):
+            yield n
+            time.sleep(0.1)  # task 0 fails and its worker exits before task 2 is sent to it
+
+    with pytest.raises(WorkerFailed) as info:
+        list(ordered_map(_boom_at_once, tasks(), 2, describe=lambda n: f"task {n}"))
+    assert "while checking task 0: ValueError: boom" in str(info.value)
+    assert _no_children_left()
+
+
 def _die(n: int) -> int:
     if n == 5:
         os.kill(os.getpid(), signal.SIGKILL)
