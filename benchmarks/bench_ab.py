@@ -1,7 +1,7 @@
 """Interleaved A/B of ``kernelindex validate --jobs 1`` across checkouts, the bare loop as unit.
 
     python benchmarks/bench_ab.py --rev a61fba3 --rev HEAD [--tree now=.] \\
-        [--lines FILE] [--count 30000] [--repeats 9]
+        [--lines FILE] [--count 30000] [--repeats 9] [--files DIR]
 
 How the end-to-end figures of issue #14 in ``benchmarks/README.md`` are taken. Each
 ``--rev`` is checked out as a git worktree in a temporary folder; each ``--tree
@@ -20,6 +20,14 @@ minute) falls on all of them alike:
 ``make_corpus.py`` writes). Every command must accept every line, or nothing is timed.
 Prints the median wall time of each, its lines per second, and its ratio to the bare
 loop's median.
+
+With ``--files DIR`` (the folder of files ``make_corpus.py`` writes, say) a second run
+follows, interleaved the same way: per checkout, ``validate DIR`` (``--jobs`` unset, as
+a user runs it) and ``validate`` of DIR's first file (the cold start), beside
+ajv-cli with ajv-formats on the same folder and file when ``setup_peers.sh`` has
+installed it (the peer #14's files target names) and ``python -c pass``. It prints each
+median and how many times faster than ajv-cli each is. So old and new code are set
+against their peers in one run, on one machine.
 """
 
 from __future__ import annotations
@@ -37,6 +45,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 CORPUS_LINES = HERE / "corpus" / "records.jsonl"
+AJV = HERE / "node_modules" / ".bin" / "ajv"
 
 
 def _checkouts(revs: list[str], trees: list[str], scratch: Path) -> dict[str, Path]:
@@ -68,11 +77,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--lines", type=Path, default=CORPUS_LINES)
     parser.add_argument("--count", type=int, default=30_000)
     parser.add_argument("--repeats", type=int, default=9)
+    parser.add_argument("--files", type=Path, help="also time validate of this folder")
     args = parser.parse_args(argv)
     if not args.rev and not args.tree:
         parser.error("give at least one --rev or --tree")
     if not args.lines.is_file():
         parser.error(f"{args.lines} is missing: run benchmarks/make_corpus.py first")
+    if args.files is not None and not sorted(args.files.glob("*.json")):
+        parser.error(f"--files {args.files}: no *.json files there")
     with tempfile.TemporaryDirectory(prefix="bench-ab-") as folder:
         scratch = Path(folder)
         checkouts = _checkouts(args.rev, args.tree, scratch)
@@ -113,20 +125,72 @@ def _measure(checkouts: dict[str, Path], args: argparse.Namespace, scratch: Path
             print(f"- {label} does not accept all {count} lines: nothing timed")
             print(done.stdout[-500:] + done.stderr[-500:])
             return 1
+    times = _interleaved(commands, args.repeats)
+    bare = times["bare loop"]
+    print(f"{count} JSON Lines bundles, {args.repeats} interleaved repeats (medians)\n")
+    print("| command | wall | lines/s | ÷ bare loop |")
+    print("|---|---:|---:|---:|")
+    for label, median in times.items():
+        name = label if label == "bare loop" else f"validate --jobs 1, {label}"
+        print(f"| {name} | {median:.3f} s | {count / median:,.0f} | {median / bare:.2f}× |")
+    if args.files is not None:
+        return _measure_files(checkouts, args.files, scratch / "export", args.repeats)
+    return 0
+
+
+def _interleaved(
+    commands: dict[str, tuple[list[str], dict[str, str]]], repeats: int
+) -> dict[str, float]:
+    """Each command's median wall time, every repeat running every command once in turn."""
     times: dict[str, list[float]] = {label: [] for label in commands}
-    for _ in range(args.repeats):
+    for _ in range(repeats):
         for label, (command, env) in commands.items():
             start = time.perf_counter()
             subprocess.run(command, env=env, stdout=subprocess.DEVNULL, check=True)
             times[label].append(time.perf_counter() - start)
-    bare = statistics.median(times["bare loop"])
-    print(f"{count} JSON Lines bundles, {args.repeats} interleaved repeats (medians)\n")
-    print("| command | wall | lines/s | ÷ bare loop |")
-    print("|---|---:|---:|---:|")
-    for label, taken in times.items():
-        median = statistics.median(taken)
-        name = label if label == "bare loop" else f"validate --jobs 1, {label}"
-        print(f"| {name} | {median:.3f} s | {count / median:,.0f} | {median / bare:.2f}× |")
+    return {label: statistics.median(taken) for label, taken in times.items()}
+
+
+def _measure_files(checkouts: dict[str, Path], folder: Path, scratch: Path, repeats: int) -> int:
+    """``validate FOLDER`` and ``validate`` of its first file per checkout, beside
+    ajv-cli (when installed) and the bare interpreter, interleaved."""
+    files = sorted(folder.glob("*.json"))
+    one = str(files[0])
+    plain = dict(os.environ)
+    commands: dict[str, tuple[list[str], dict[str, str]]] = {}
+    for label, checkout in checkouts.items():
+        commands[f"validate {len(files):,} files, {label}"] = _validate(
+            checkout, "validate", str(folder)
+        )
+        commands[f"validate one file, {label}"] = _validate(checkout, "validate", one)
+    if AJV.exists():  # as bench_cli.py runs it: one schema file a kind, refs by $id
+        command, env = _validate(next(iter(checkouts.values())), "schema", "export", str(scratch))
+        subprocess.run(command, env=env, check=True, capture_output=True)
+        (bundle,) = scratch.rglob("bundle.schema.json")
+        refs = [
+            a for p in sorted(bundle.parent.glob("*.json")) if p != bundle for a in ("-r", str(p))
+        ]
+        ajv = [str(AJV), "validate", "--spec=draft2020", "-c", "ajv-formats",
+               "--allow-union-types", "-s", str(bundle), *refs, "-d"]  # fmt: skip
+        commands[f"ajv-cli, {len(files):,} files"] = ([*ajv, str(folder / "*.json")], plain)
+        commands["ajv-cli, one file"] = ([*ajv, one], plain)
+    commands["python -c pass"] = ([sys.executable, "-c", "pass"], plain)
+    for label, (command, env) in commands.items():
+        done = subprocess.run(command, env=env, capture_output=True, text=True)
+        if done.returncode != 0:
+            print(f"- {label} does not accept every file: nothing timed")
+            print(done.stdout[-500:] + done.stderr[-500:])
+            return 1
+    times = _interleaved(commands, repeats)
+    ajv_files = times.get(f"ajv-cli, {len(files):,} files")
+    ajv_one = times.get("ajv-cli, one file")
+    print(f"\n{folder}: {len(files):,} files, {repeats} interleaved repeats (medians)\n")
+    print("| command | wall | ajv-cli ÷ this |")
+    print("|---|---:|---:|")
+    for label, median in times.items():
+        peer = ajv_one if "one file" in label else ajv_files
+        ratio = f"{peer / median:.2f}×" if peer is not None and "pass" not in label else ""
+        print(f"| {label} | {median:.3f} s | {ratio} |")
     return 0
 
 

@@ -46,3 +46,34 @@ def test_nothing_is_timed_when_a_command_rejects_a_line(tmp_path: Path) -> None:
     done = _bench(_lines(tmp_path / "l.jsonl", extra='{"run": {}, "run": {}}\n'))
     assert done.returncode == 1
     assert "nothing timed" in done.stdout and "×" not in done.stdout
+
+
+def _folder(path: Path, extra: str | None = None) -> Path:
+    path.mkdir()
+    for seed in seed_paths():
+        (path / seed.name).write_bytes(seed.read_bytes())
+    if extra is not None:
+        (path / "zz-extra.json").write_text(extra, encoding="utf-8")
+    return path
+
+
+def test_files_mode_times_folder_and_one_file_per_checkout(tmp_path: Path) -> None:
+    folder = _folder(tmp_path / "files")
+    done = _bench(_lines(tmp_path / "l.jsonl"), "--count", "4", "--files", str(folder))
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert f"{folder}: 4 files, 2 interleaved repeats" in done.stdout
+    rows = dict(re.findall(r"^\| (.+?) \| ([0-9.]+) s \|", done.stdout, re.MULTILINE))
+    assert {"validate 4 files, here", "validate one file, here", "python -c pass"} <= set(rows)
+    if (ROOT / "benchmarks" / "node_modules" / ".bin" / "ajv").exists():
+        assert {"ajv-cli, 4 files", "ajv-cli, one file"} <= set(rows)
+        ratio = re.search(r"^\| validate 4 files, here \| [0-9.]+ s \| ([0-9.]+)× \|$",
+                          done.stdout, re.MULTILINE)  # fmt: skip
+        assert ratio is not None
+
+
+def test_files_mode_times_nothing_when_a_file_is_rejected(tmp_path: Path) -> None:
+    folder = _folder(tmp_path / "files", extra='{"run": {}, "run": {}}')
+    done = _bench(_lines(tmp_path / "l.jsonl"), "--count", "4", "--files", str(folder))
+    assert done.returncode == 1
+    assert "does not accept every file: nothing timed" in done.stdout
+    assert f"{folder}: " not in done.stdout
