@@ -24,6 +24,12 @@ Limits (none of which the kernelindex schemas use): ``$ref`` fragments must be J
 pointers (no ``$anchor`` names), ``$dynamicRef`` is not followed, ``$id`` may appear
 only at the root of a schema file, and every file is taken to be in the root's dialect
 (an inlined file's ``$schema`` is dropped).
+
+:func:`inlined_schema` goes one step further, for the reference validator: no ``$ref``
+at all, each replaced by what it points to, so python-jsonschema walks the schema
+without resolving a reference (URI joins and registry look-ups were most of the time
+it took to explain an invalid record). Where that cannot be exact it returns None and
+the caller keeps resolving.
 """
 
 from __future__ import annotations
@@ -31,12 +37,13 @@ from __future__ import annotations
 import copy
 from collections.abc import Mapping
 from typing import Any
-from urllib.parse import quote, urldefrag, urljoin
+from urllib.parse import quote, unquote, urldefrag, urljoin
 
-from kernelindex_sdk.pointers import escape_token
+from kernelindex_sdk.pointers import escape_token, unescape_token
 from kernelindex_sdk.registry import SchemaRegistry, default_registry
+from kernelindex_sdk.wire import DRAFT_2020_12
 
-__all__ = ["bundled_schema"]
+__all__ = ["bundled_schema", "inlined_schema"]
 
 # Draft 2020-12 keywords whose values hold subschemas. Anything else (const, enum,
 # default, examples, unknown keywords) is data: a "$ref" inside it is left alone.
@@ -163,3 +170,103 @@ class _Bundler:
             else:  # data (const, enum, default, ...) and annotations: copied as they are
                 out[key] = copy.deepcopy(value)
         return out
+
+
+#: Keywords that name or reach a schema by something other than a JSON pointer: a
+#: schema using any of them is not inlined (their targets depend on where they are
+#: evaluated from, or on names :class:`_Bundler` does not follow).
+_DYNAMIC = frozenset(
+    {"$anchor", "$dynamicAnchor", "$dynamicRef", "$recursiveAnchor", "$recursiveRef"}
+)
+#: Keywords whose verdicts read the annotations of the schemas beside them: python-
+#: jsonschema counts what a ``$ref`` evaluates even where the target fails, and what an
+#: ``allOf`` evaluates only where it passes, so no rewrite of a ``$ref`` is exact there.
+_UNEVALUATED = frozenset({"unevaluatedProperties", "unevaluatedItems"})
+
+
+def inlined_schema(schema_id: str, registry: SchemaRegistry) -> dict[str, Any] | None:
+    """The schema ``schema_id`` with every ``$ref`` replaced by the schema it points to.
+
+    A validator gives the same verdicts and errors on it (the same keywords, instance
+    paths and messages) without resolving a single reference: a ``$ref`` alone is its
+    target; one beside other keywords becomes ``"allOf": [target]`` in its place, so
+    the keywords are still applied in the same order. ``$defs`` are dropped, nothing
+    refers to them any more. Targets are shared, not copied, where a schema refers to
+    one more than once.
+
+    None when the rewrite cannot be exact: a recursive ``$ref``, a ``$ref`` beside an
+    ``allOf``, ``$anchor``/``$dynamicRef`` and their kin, ``unevaluatedProperties`` or
+    ``unevaluatedItems``, an embedded ``$id``, a document of the registry in another
+    dialect than Draft 2020-12, or a reference the registry cannot resolve (a validator
+    resolving it itself raises the same error).
+    """
+    from referencing.exceptions import Unresolvable
+
+    for entry in registry.all_entries:
+        if entry.contents.get("$schema", DRAFT_2020_12) != DRAFT_2020_12:
+            return None
+    try:
+        bundle = _Bundler(registry).bundle(schema_id)
+        inlined = _Inliner(bundle).schema(bundle, ())
+    except (ValueError, Unresolvable):
+        return None
+    return inlined if isinstance(inlined, dict) else None
+
+
+class _Inliner:
+    """Replaces the local ``$ref``\\ s of a :func:`bundled_schema` by their targets."""
+
+    def __init__(self, root: dict[str, Any]) -> None:
+        self._root = root
+        self._done: dict[str, Any] = {}
+
+    def schema(self, node: Any, seen: tuple[str, ...]) -> Any:
+        if not isinstance(node, Mapping):
+            return node  # a boolean schema
+        if not (_DYNAMIC.isdisjoint(node) and _UNEVALUATED.isdisjoint(node)):
+            raise ValueError(f"{sorted((_DYNAMIC | _UNEVALUATED) & set(node))}: not inlined")
+        ref = node.get("$ref")
+        if isinstance(ref, str) and set(node) <= {"$ref", "$defs", "$schema"}:
+            target = self._target(ref, seen)
+            # A boolean schema in a subschema's place loses the instance path in
+            # python-jsonschema's errors (descend returns before adding it); under an
+            # applicator, as behind the $ref, it keeps it.
+            return target if isinstance(target, Mapping) else {"allOf": [target]}
+        out: dict[str, Any] = {}
+        for key, value in node.items():
+            if key == "$ref" and isinstance(value, str):
+                if "allOf" in node:
+                    raise ValueError("$ref beside allOf: not inlined")
+                out["allOf"] = [self._target(value, seen)]
+            elif key == "$defs":
+                continue
+            elif key in _SCHEMA_MAPS and isinstance(value, Mapping):
+                out[key] = {name: self.schema(sub, seen) for name, sub in value.items()}
+            elif key in _SCHEMA_LISTS and isinstance(value, list):
+                out[key] = [self.schema(sub, seen) for sub in value]
+            elif key in _SCHEMAS:
+                out[key] = self.schema(value, seen)
+            else:  # data and annotations, as they are
+                out[key] = value
+        return out
+
+    def _target(self, ref: str, seen: tuple[str, ...]) -> Any:
+        """The inlined schema the local ``ref`` (``#`` and a JSON pointer) points to."""
+        if ref in seen:
+            raise ValueError(f"recursive $ref {ref!r}: not inlined")
+        done = self._done.get(ref)
+        if done is None:
+            if not ref.startswith("#"):
+                raise ValueError(f"$ref {ref!r} is not local")  # pragma: no cover
+            node: Any = self._root
+            fragment = ref[1:]
+            for token in fragment.split("/")[1:] if fragment else ():
+                key = unescape_token(unquote(token))
+                if isinstance(node, list) and key.isdigit() and int(key) < len(node):
+                    node = node[int(key)]
+                elif isinstance(node, Mapping) and key in node:
+                    node = node[key]
+                else:
+                    raise ValueError(f"$ref {ref!r} points at nothing")
+            done = self._done[ref] = self.schema(node, (*seen, ref))
+        return done

@@ -109,10 +109,19 @@ def schema_validator(schema: Any) -> Draft202012Validator:
 
 
 class JsonschemaEngine:
-    """The reference engine: python-jsonschema Draft 2020-12 with format checking."""
+    """The reference engine: python-jsonschema Draft 2020-12 with format checking.
 
-    def __init__(self, registry: SchemaRegistry) -> None:
+    Each schema is validated in its inlined form (:func:`~kernelindex_sdk.bundled.
+    inlined_schema`: every ``$ref`` replaced by its target), which python-jsonschema
+    walks ~3× faster than one whose references it resolves one by one through the
+    registry, with the same errors; a schema that cannot be inlined exactly is resolved
+    as written. ``inline=False`` resolves every schema as written (what the inlined
+    form is tested against).
+    """
+
+    def __init__(self, registry: SchemaRegistry, *, inline: bool = True) -> None:
         self._registry = registry
+        self._inline = inline
         self._validators: dict[str, Draft202012Validator] = {}
         self._resources: Any = None
 
@@ -140,12 +149,18 @@ class JsonschemaEngine:
     def _validator(self, schema_id: str) -> Draft202012Validator:
         validator = self._validators.get(schema_id)
         if validator is None:
-            resources = self._ecma_resources()
-            validator = _ecma_validator_class()(
-                resources.contents(schema_id),
-                registry=resources,
-                format_checker=_format_checker(),
-            )
+            from kernelindex_sdk.bundled import inlined_schema
+
+            inlined = inlined_schema(schema_id, self._registry) if self._inline else None
+            if inlined is not None:
+                validator = _ecma_validator_class()(inlined, format_checker=_format_checker())
+            else:
+                resources = self._ecma_resources()
+                validator = _ecma_validator_class()(
+                    resources.contents(schema_id),
+                    registry=resources,
+                    format_checker=_format_checker(),
+                )
             self._validators[schema_id] = validator
         return validator
 
