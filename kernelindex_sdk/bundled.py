@@ -226,7 +226,9 @@ class _Inliner:
         if not (_DYNAMIC.isdisjoint(node) and _UNEVALUATED.isdisjoint(node)):
             raise ValueError(f"{sorted((_DYNAMIC | _UNEVALUATED) & set(node))}: not inlined")
         ref = node.get("$ref")
-        if isinstance(ref, str) and set(node) <= {"$ref", "$defs", "$schema"}:
+        if ref is not None and not isinstance(ref, str):
+            raise ValueError("$ref is not a string: not inlined")
+        if ref is not None and set(node) <= {"$ref", "$defs", "$schema"}:
             target = self._target(ref, seen)
             # A boolean schema in a subschema's place loses the instance path in
             # python-jsonschema's errors (descend returns before adding it); under an
@@ -234,7 +236,7 @@ class _Inliner:
             return target if isinstance(target, Mapping) else {"allOf": [target]}
         out: dict[str, Any] = {}
         for key, value in node.items():
-            if key == "$ref" and isinstance(value, str):
+            if key == "$ref":
                 if "allOf" in node:
                     raise ValueError("$ref beside allOf: not inlined")
                 out["allOf"] = [self._target(value, seen)]

@@ -153,6 +153,9 @@ class JsonschemaEngine:
 
             inlined = inlined_schema(schema_id, self._registry) if self._inline else None
             if inlined is not None:
+                # Without $schema, as in _ecma_resources: python-jsonschema picks the
+                # class of a schema it descends into by its $schema (not ours).
+                inlined.pop("$schema", None)
                 validator = _ecma_validator_class()(inlined, format_checker=_format_checker())
             else:
                 resources = self._ecma_resources()

@@ -310,3 +310,8 @@ def test_hand_made_refs_get_the_same_problems_both_ways(
 
 
 _THING_REGISTRIES: dict[int, SchemaRegistry] = {}
+
+
+def test_a_ref_that_is_not_a_string_is_declined(tmp_path: Path) -> None:
+    registry = _registry(tmp_path, {"thing.schema.json": {"properties": {"a": {"$ref": 5}}}})
+    assert inlined_schema(THING, registry) is None
