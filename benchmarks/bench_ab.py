@@ -119,12 +119,8 @@ def _measure(checkouts: dict[str, Path], args: argparse.Namespace, scratch: Path
         [sys.executable, str(HERE / "bare_loop.py"), str(bundle_schema), str(lines)],
         dict(os.environ),
     )
-    for label, (command, env) in commands.items():
-        done = subprocess.run(command, env=env, capture_output=True, text=True)
-        if done.returncode != 0:
-            print(f"- {label} does not accept all {count} lines: nothing timed")
-            print(done.stdout[-500:] + done.stderr[-500:])
-            return 1
+    if not _all_accept(commands, f"all {count} lines"):
+        return 1
     times = _interleaved(commands, args.repeats)
     bare = times["bare loop"]
     print(f"{count} JSON Lines bundles, {args.repeats} interleaved repeats (medians)\n")
@@ -136,6 +132,17 @@ def _measure(checkouts: dict[str, Path], args: argparse.Namespace, scratch: Path
     if args.files is not None:
         return _measure_files(checkouts, args.files, scratch / "export", args.repeats)
     return 0
+
+
+def _all_accept(commands: dict[str, tuple[list[str], dict[str, str]]], what: str) -> bool:
+    """Whether every command accepts its input (exit 0); says which does not."""
+    for label, (command, env) in commands.items():
+        done = subprocess.run(command, env=env, capture_output=True, text=True)
+        if done.returncode != 0:
+            print(f"- {label} does not accept {what}: nothing timed")
+            print(done.stdout[-500:] + done.stderr[-500:])
+            return False
+    return True
 
 
 def _interleaved(
@@ -175,12 +182,8 @@ def _measure_files(checkouts: dict[str, Path], folder: Path, scratch: Path, repe
         commands[f"ajv-cli, {len(files):,} files"] = ([*ajv, str(folder / "*.json")], plain)
         commands["ajv-cli, one file"] = ([*ajv, one], plain)
     commands["python -c pass"] = ([sys.executable, "-c", "pass"], plain)
-    for label, (command, env) in commands.items():
-        done = subprocess.run(command, env=env, capture_output=True, text=True)
-        if done.returncode != 0:
-            print(f"- {label} does not accept every file: nothing timed")
-            print(done.stdout[-500:] + done.stderr[-500:])
-            return 1
+    if not _all_accept(commands, "every file"):
+        return 1
     times = _interleaved(commands, repeats)
     ajv_files = times.get(f"ajv-cli, {len(files):,} files")
     ajv_one = times.get("ajv-cli, one file")

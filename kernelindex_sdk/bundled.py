@@ -35,7 +35,7 @@ the caller keeps resolving.
 from __future__ import annotations
 
 import copy
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 from urllib.parse import quote, unquote, urldefrag, urljoin
 
@@ -161,15 +161,28 @@ class _Bundler:
         for key, value in node.items():
             if key == "$ref" and isinstance(value, str):
                 out[key] = self._local(value, base)
-            elif key in _SCHEMA_MAPS and isinstance(value, Mapping):
-                out[key] = {name: self._rewrite(sub, base) for name, sub in value.items()}
-            elif key in _SCHEMA_LISTS and isinstance(value, list):
-                out[key] = [self._rewrite(sub, base) for sub in value]
-            elif key in _SCHEMAS:
-                out[key] = self._rewrite(value, base)
-            else:  # data (const, enum, default, ...) and annotations: copied as they are
-                out[key] = copy.deepcopy(value)
+            else:
+                found = _subschemas(key, value, lambda sub: self._rewrite(sub, base))
+                # data (const, enum, default, ...) and annotations: copied as they are
+                out[key] = copy.deepcopy(value) if found is _DATA else found
         return out
+
+
+#: What :func:`_subschemas` returns for a keyword whose value holds no subschema.
+_DATA: Any = object()
+
+
+def _subschemas(key: str, value: Any, visit: Callable[[Any], Any]) -> Any:
+    """The value of keyword ``key`` with each subschema it holds replaced by
+    ``visit(subschema)``: a map of them, a list, or one. :data:`_DATA` when the keyword
+    holds none (data, annotations, unknown keywords), which each walker copies its way."""
+    if key in _SCHEMA_MAPS and isinstance(value, Mapping):
+        return {name: visit(sub) for name, sub in value.items()}
+    if key in _SCHEMA_LISTS and isinstance(value, list):
+        return [visit(sub) for sub in value]
+    if key in _SCHEMAS:
+        return visit(value)
+    return _DATA
 
 
 #: Keywords that name or reach a schema by something other than a JSON pointer: a
@@ -240,16 +253,9 @@ class _Inliner:
                 if "allOf" in node:
                     raise ValueError("$ref beside allOf: not inlined")
                 out["allOf"] = [self._target(value, seen)]
-            elif key == "$defs":
-                continue
-            elif key in _SCHEMA_MAPS and isinstance(value, Mapping):
-                out[key] = {name: self.schema(sub, seen) for name, sub in value.items()}
-            elif key in _SCHEMA_LISTS and isinstance(value, list):
-                out[key] = [self.schema(sub, seen) for sub in value]
-            elif key in _SCHEMAS:
-                out[key] = self.schema(value, seen)
-            else:  # data and annotations, as they are
-                out[key] = value
+            elif key != "$defs":
+                found = _subschemas(key, value, lambda sub: self.schema(sub, seen))
+                out[key] = value if found is _DATA else found  # data shared, not copied
         return out
 
     def _target(self, ref: str, seen: tuple[str, ...]) -> Any:
