@@ -10,7 +10,8 @@ of ``import liger`` (:func:`run_source_import`, :func:`_run_import`).
 
 ``import liger`` exit status (and ``import nvbench``/``kernelbench``, per entry): 0
 every row imported; 1 some rows were refused (each reported, the rest written — or,
-with ``--strict``, nothing written); 2 unreadable
+with ``--strict``, nothing written), or no row was kept (an input with none, or every
+one refused: one line says so, and nothing is written); 2 unreadable
 input, output that cannot be written or would lose data already there, or a usage
 error. ``export liger``: 0 every run written or left out for its status; 1 something
 was left out for a problem (reported); 2 unreadable input (nothing written), output
@@ -327,6 +328,9 @@ class _ImportSummary(Protocol):
     @property
     def clean(self) -> bool: ...
 
+    @property
+    def kept(self) -> int: ...
+
     def lines(self) -> list[str]: ...
 
 
@@ -370,7 +374,8 @@ def _run_import(
     """Run an import and report it as every import command does: refused entries and
     warnings as they come, one line each; unreadable input, output that cannot be
     written or would lose data, and bad declarations as one line and exit 2; the summary
-    last; exit 1 when entries were refused."""
+    last; exit 1 when entries were refused, or when none was kept (nothing written: a
+    source with no entries is not a successful import)."""
     from bench_adapters.common.catalogdata import CatalogError
     from bench_adapters.common.importing import UnreadableSource
     from bench_adapters.common.provenance import DeclarationError
@@ -397,9 +402,11 @@ def _run_import(
         return EXIT_UNREADABLE
     if summary.stopped:
         stream.write(f"{prog}: stopped at the first bad {noun} (--strict): nothing written\n")
+    elif not summary.kept:
+        stream.write(f"{prog}: no {noun} imported: nothing written\n")
     for line in summary.lines():
         stream.write(f"{line}\n")
-    return EXIT_OK if summary.clean else EXIT_ROWS_SKIPPED
+    return EXIT_OK if summary.clean and summary.kept else EXIT_ROWS_SKIPPED
 
 
 def _error_channel(prog: str, err: TextIO | None) -> tuple[TextIO, Callable[[str], int]]:

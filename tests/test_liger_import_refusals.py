@@ -86,9 +86,9 @@ def test_an_odd_cell_refuses_its_row_only(tmp_path: Path, case: str) -> None:
 def test_records_of_a_refused_row_are_not_written(tmp_path: Path) -> None:
     source = write_csv(tmp_path / "in.csv", [row(x_value="1e20", kernel_name="lonely")])
     summary = import_csv([source], tmp_path / "out", layout="jsonl")
-    assert summary.rows_refused == 1 and summary.runs == 0
+    assert summary.rows_refused == 1 and summary.runs == summary.kept == 0
     assert summary.protocols == summary.workloads == summary.environments == 0
-    assert (tmp_path / "out" / JSONL_NAME).read_bytes() == b""
+    assert not (tmp_path / "out").exists(), "nothing kept: no stream, not even a folder"
 
 
 # --- never lose earlier data ------------------------------------------------------

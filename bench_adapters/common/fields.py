@@ -13,6 +13,7 @@ import math
 from collections.abc import Mapping
 from typing import Any
 
+from bench_adapters.common import numbers
 from bench_adapters.common.importing import EntryError
 from kernelindex_sdk.intake import MAX_SAFE_INTEGER
 from kernelindex_sdk.pointers import pointer_of
@@ -53,17 +54,14 @@ def text(value: Any, pointer: str) -> str:
 
 def integer(value: Any, pointer: str, *, minimum: int = 0) -> int:
     """A whole number in [minimum, 2^53 - 1]; a string of digits counts (nvbench writes int64
-    values as strings)."""
+    values as strings), read by the one number grammar (:mod:`~bench_adapters.common.numbers`)."""
     number: int | None = None
     if isinstance(value, int) and not isinstance(value, bool):
         number = value
     elif isinstance(value, float) and value.is_integer():
         number = int(value)
     elif isinstance(value, str):
-        try:
-            number = int(value.strip())
-        except ValueError:
-            number = None
+        number = numbers.integer(value)
     if number is None:
         raise EntryError(f"expected a whole number, got {shown(value)}", pointer)
     if number < minimum or number > MAX_SAFE_INTEGER:
@@ -74,15 +72,15 @@ def integer(value: Any, pointer: str, *, minimum: int = 0) -> int:
 
 
 def real(value: Any, pointer: str) -> float:
-    """A number; a numeric string counts. Infinity and NaN (``"inf"``, ``"nan"``) are
-    returned as they are: the caller decides what they mean."""
+    """A number; a numeric string counts, read by the one number grammar
+    (:mod:`~bench_adapters.common.numbers`). Infinity and NaN as nvbench writes them
+    (``"inf"``, ``"nan"``) are returned as they are: the caller decides what they mean."""
     if isinstance(value, (int, float)) and not isinstance(value, bool):
         return float(value)
     if isinstance(value, str):
-        try:
-            return float(value.strip())
-        except ValueError:
-            pass
+        number = numbers.decimal(value, non_finite=True)
+        if number is not None:
+            return number
     raise EntryError(f"expected a number, got {shown(value)}", pointer)
 
 
@@ -94,3 +92,13 @@ def finite(value: float) -> bool:
 def holdable(value: float) -> bool:
     """A number a record can hold: finite and within ±(2^53 - 1)."""
     return math.isfinite(value) and abs(value) <= MAX_SAFE_INTEGER
+
+
+def scaled(value: float, factor: int) -> int | None:
+    """``value × factor`` rounded to a whole number (ms → ns, s → ns, MiB → bytes), or
+    None when no record can hold it: beyond ±(2^53 − 1), as a finite but huge value
+    (``1e308``) becomes — or infinite — once scaled. Every importer converts units here,
+    so such a value is one refused entry (each says which in its own words), never an
+    ``OverflowError`` from rounding an infinity."""
+    product = value * factor
+    return round(product) if holdable(product) else None

@@ -42,6 +42,13 @@ from kernelindex_sdk.progress import Progress
 
 SummaryT = TypeVar("SummaryT", bound="ImportCounts")
 
+#: The most entries (states, problems) one import reads, all its files together. Every
+#: entry is held in memory, mapped and checked, until the write — about 10 KB each, its
+#: records and its line — so a file of a million tiny entries, well under the size limit
+#: of one document, would take gigabytes. A file that would pass the limit is refused
+#: whole, in one line, before any of its entries is mapped (exit 2, nothing written).
+MAX_ENTRIES = 100_000
+
 
 @attrs.frozen
 class Entry:
@@ -71,6 +78,9 @@ class ImportCounts:
     files_unchanged: int = 0
     #: Records of the stream already in the output, kept in the merge (``jsonl``).
     records_kept: int = 0
+    #: Entries of the input kept (before the merge): none means nothing was imported,
+    #: and nothing is written (see :func:`write_conversion`).
+    kept: int = 0
     problems: list[Problem] = attrs.field(factory=list)
     warnings: list[str] = attrs.field(factory=list)
     #: True when ``strict`` stopped at a bad entry and nothing was written.
@@ -158,6 +168,28 @@ class Collector:
         self._strict = strict
         self._checker = checker or RecordChecker()
         self._warned: set[tuple[str, ...]] = set()
+        self._expected = 0
+
+    def expect(self, count: int, source: str) -> None:
+        """Before a file's entries are mapped: its ``count`` entries, with those of the
+        files before it, must not pass :data:`MAX_ENTRIES`; else the file is refused,
+        whole, in one line (:class:`UnreadableSource`: the import stops, nothing
+        written), before memory grows with them."""
+        self._expected += count
+        if self._expected <= MAX_ENTRIES:
+            return
+        noun = self.summary.noun
+        before = self._expected - count
+        earlier = f" ({self._expected:,} with the files before it)" if before else ""
+        raise UnreadableSource(
+            Problem(
+                f"{count:,} {noun} in this file{earlier}: more than {MAX_ENTRIES:,} "
+                f"{noun} in one import, the limit (each is held in memory until the "
+                "write): not read; import the files in parts",
+                code="too-many-entries",
+                source=source,
+            )
+        )
 
     def keep(self, record: dict[str, Any]) -> str:
         """A referenced record's digest; the first copy of each digest is kept."""
@@ -240,6 +272,7 @@ class Collector:
 
 class _Counts(Protocol):
     runs: int
+    kept: int
     protocols: int
     workloads: int
     environments: int
@@ -249,7 +282,7 @@ class _Counts(Protocol):
 def count_records(summary: _Counts, records: Any, runs: Sequence[object]) -> None:
     """Fill a summary's counts of runs and referenced records by kind."""
     kinds = [record["kind"] for record in records]
-    summary.runs = len(runs)
+    summary.runs = summary.kept = len(runs)
     summary.protocols = kinds.count("BenchmarkProtocol")
     summary.workloads = kinds.count("Workload")
     summary.environments = kinds.count("ExecutionEnvironment")
@@ -290,7 +323,12 @@ def write_conversion(
     everything is written back merged. ``bundles``: a file of the same name with other
     content is replaced only with ``force``. A progress bar is drawn on
     ``progress_stream`` when it is a terminal.
+
+    A conversion that kept no run writes nothing at all — no file, no folder, no lock
+    taken: an import that kept nothing is not a write (the command line says so, exit 1).
     """
+    if not conversion.runs:
+        return Written(result=WriteResult(), records_kept=0)
     # No stream: no bar. A stream: a bar only if it is a terminal (Progress decides).
     enabled = None if progress_stream is not None else False
     with output_lock(out_dir) as directory:
@@ -417,8 +455,9 @@ class SourceImport:
         ``out_dir`` (``DIR/<jsonl_name>`` with ``jsonl``).
 
         Nothing is written when a file cannot be read (raised), when ``strict`` met a bad
-        entry (``summary.stopped``), or when the output would lose data already there
-        (:class:`~bench_adapters.common.writer.ExistingOutput`, raised).
+        entry (``summary.stopped``), when no entry was kept (``summary.kept`` is 0: an
+        input with no entries, or every entry refused), or when the output would lose
+        data already there (:class:`~bench_adapters.common.writer.ExistingOutput`, raised).
         """
         conversion = self.convert(
             paths,

@@ -24,7 +24,8 @@ modifies nothing. Existing data is never lost:
   there is **merged**: its records are kept (a record of the same digest keeps the
   copy already there) and the new ones added, in the same order. A stream that
   cannot be merged — unreadable, or failing ``validate --strict-refs`` — is refused
-  (:class:`ExistingOutput`), or with ``force`` replaced.
+  (:class:`ExistingOutput`), or with ``force`` replaced. No records at all write no
+  stream: an empty file is not one ``validate`` reads.
 """
 
 from __future__ import annotations
@@ -177,7 +178,10 @@ def write_records(
     if layout == "bundles":
         files = _bundle_files(runs, records)
     elif layout == "jsonl":
-        files = [(jsonl_name, _stream(runs, records, existing or {}))]
+        stream = _stream(runs, records, existing or {})
+        # No record at all: no stream. An empty file is not a stream `validate` reads,
+        # and would refuse every later import into the folder until --force.
+        files = [(jsonl_name, stream)] if stream else []
     else:
         raise ValueError(f"unknown layout {layout!r} (known: {', '.join(LAYOUTS)})")
     result = WriteResult()

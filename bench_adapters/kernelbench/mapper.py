@@ -54,7 +54,6 @@ from bench_adapters.kernelbench.files import (
 from bench_adapters.kernelbench.mapping import KernelBenchMapping
 from kernelindex_sdk.canonical import digest
 from kernelindex_sdk.errors import Problem
-from kernelindex_sdk.intake import MAX_SAFE_INTEGER
 from kernelindex_sdk.sources import load_file
 from kernelindex_sdk.wire import json_type
 
@@ -104,7 +103,11 @@ class KernelBenchMapper:
     def map_files(self, paths: Iterable[str]) -> None:
         """Read every timing file first (an unreadable one raises before anything is
         mapped: IntakeError, UnreadableSource), then map each file's entries."""
-        loaded = [(path, self._load(path)) for path in paths]
+        loaded = []
+        for path in paths:
+            data = self._load(path)
+            self.collector.expect(_entry_count(data), path)
+            loaded.append((path, data))
         folders: dict[str, set[str]] = {}
         for path, data in loaded:
             folders.setdefault(_folder(path), set()).update(_gpus(data, self._hardware_key))
@@ -139,7 +142,7 @@ class KernelBenchMapper:
             implementation = self._file_implementation(path)
         except FileNameError as error:
             # Like a CSV without a needed column: one line, every entry refused.
-            entries = max(1, sum(len(v) if isinstance(v, dict) else 1 for v in data.values()))
+            entries = max(1, _entry_count(data))
             self.collector.refuse(
                 [
                     Problem(
@@ -301,8 +304,8 @@ class KernelBenchMapper:
             value = fields.real(entry[key], f"{pointer}/{key}")
             if not fields.finite(value) or value < 0:
                 raise EntryError(f"{key} = {value!r} ms is not a time", f"{pointer}/{key}")
-            whole = round(value * factor)
-            if whole > MAX_SAFE_INTEGER:
+            whole = fields.scaled(value, factor)
+            if whole is None:
                 raise EntryError(f"{key} = {value!r} ms is too large to record", f"{pointer}/{key}")
             return whole
 
@@ -522,3 +525,8 @@ def _gpus(data: Mapping[str, Any], key: str) -> set[str]:
             if isinstance(entry, dict) and isinstance(entry.get(key), str) and entry[key]:
                 found.add(entry[key])
     return found
+
+
+def _entry_count(data: Mapping[str, Any]) -> int:
+    """How many entries a timing file holds (a level that is no object counts as one)."""
+    return sum(len(problems) if isinstance(problems, dict) else 1 for problems in data.values())

@@ -25,12 +25,12 @@ by timestamp, kernel, metric, mode, provider and x, and written once each.
 from __future__ import annotations
 
 import io
-import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, BinaryIO
 
 import attrs
 
+from bench_adapters.common.numbers import decimal
 from bench_adapters.liger.catalog import Catalog, load_catalog
 from bench_adapters.liger.checking import MEMBERS
 from bench_adapters.liger.source import LIGER_HEADER
@@ -42,7 +42,6 @@ from kernelindex_sdk.validation import is_bundle
 
 #: The run spec fields of the references, in :data:`MEMBERS` order.
 REFERENCE_FIELDS = tuple(f"{member}Digest" for member in MEMBERS)
-_NUMBER = re.compile(r"[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?")
 
 Record = dict[str, Any]
 
@@ -218,7 +217,7 @@ class Exporter:
 
 def _sort_key(cells: Mapping[str, str], line: str) -> tuple[Any, ...]:
     x = cells["x_value"]
-    number = float(x) if _NUMBER.fullmatch(x) else None
+    number = decimal(x)
     return (
         cells["timestamp"],
         cells["kernel_name"],

@@ -16,11 +16,12 @@ from typing import Any
 
 import attrs
 
+from bench_adapters.common.fields import scaled
 from bench_adapters.liger import records
 from bench_adapters.liger.catalog import Catalog, MetricInfo, ModeInfo, ProviderInfo, load_catalog
 from bench_adapters.liger.hardware import resolve_gpu
 from bench_adapters.liger.names import gpu_slug, record_name, slug
-from bench_adapters.liger.source import MAX_SAFE_INTEGER, LigerRow, RowError, SourceText
+from bench_adapters.liger.source import LigerRow, RowError, SourceText
 from bench_adapters.liger.spelling import workload_labels
 from bench_adapters.liger.workload import describe_workload
 from kernelindex_sdk.canonical import digest
@@ -292,7 +293,7 @@ class Mapper:
 
 def _whole(column: str, value: float, factor: int) -> int:
     """A CSV value in the record's whole unit (ms -> ns, MiB -> bytes), rounded."""
-    result = round(value * factor)
-    if result > MAX_SAFE_INTEGER:
+    result = scaled(value, factor)
+    if result is None:
         raise RowError(f"{column}: {value!r} is too large to record", "bad-number")
     return result

@@ -31,6 +31,7 @@ from typing import Any, BinaryIO
 
 import attrs
 
+from bench_adapters.common.numbers import DECIMAL, INTEGER, decimal
 from bench_adapters.liger.names import timestamp_slug
 from kernelindex_sdk.errors import IntakeError, InvalidEncoding, Problem, UnreadableFile
 from kernelindex_sdk.intake import OverlongLine, loads
@@ -73,8 +74,6 @@ MAX_ROW_BYTES = 64 << 10
 #: The name standard input has in problems.
 STDIN_NAME = "<stdin>"
 
-_INTEGER = re.compile(r"[+-]?[0-9]+")
-_DECIMAL = re.compile(r"[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?")
 #: More digits than this cannot be a safe integer (and are not parsed at all).
 _MAX_DIGITS = 16
 _TIMESTAMP = re.compile(
@@ -415,9 +414,9 @@ def _abbreviated(text: str) -> str:
 
 def parse_measurement(column: str, text: str) -> float:
     """A y value: a finite, non-negative decimal number."""
-    if not _DECIMAL.fullmatch(text):
+    value = decimal(text)
+    if value is None:
         raise RowError(f"{column}: not a number: {_abbreviated(text)!r}", "bad-number")
-    value = float(text)
     if not math.isfinite(value):
         raise RowError(f"{column}: not a finite number: {_abbreviated(text)!r}", "bad-number")
     if value < 0:
@@ -432,7 +431,7 @@ def parse_x(text: str) -> Scalar:
     same workload whichever way the CSV spelled it. A number must lie within
     ±(2**53 - 1), as every number in a record must.
     """
-    if _INTEGER.fullmatch(text):
+    if INTEGER.fullmatch(text):
         digits = text.lstrip("+-").lstrip("0")
         if len(digits) > _MAX_DIGITS or abs(int(text)) > MAX_SAFE_INTEGER:
             raise RowError(
@@ -441,7 +440,7 @@ def parse_x(text: str) -> Scalar:
                 "bad-number",
             )
         return int(text)
-    if _DECIMAL.fullmatch(text):
+    if DECIMAL.fullmatch(text):
         value = float(text)
         if not math.isfinite(value):
             raise RowError(f"x_value: not a finite number: {_abbreviated(text)!r}", "bad-number")

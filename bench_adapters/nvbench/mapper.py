@@ -26,7 +26,7 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from bench_adapters.common import fields
+from bench_adapters.common import fields, numbers
 from bench_adapters.common.gpus import resolve_gpu
 from bench_adapters.common.importing import Collector, Entry, EntryError
 from bench_adapters.common.names import gpu_slug, record_name, slug, snake_slug, value_slug
@@ -85,6 +85,7 @@ class NvbenchMapper:
     def map_file(self, nv: NvbenchFile) -> None:
         """Map every state of one file; stops early when the collector is stopped."""
         summary = self.collector.summary
+        self.collector.expect(_state_count(nv.benchmarks), nv.path)
         devices = self._devices(nv)
         for index, bench in enumerate(nv.benchmarks):
             pointer = f"/benchmarks/{index}"
@@ -498,6 +499,14 @@ class _Device:
         self.slug = slug
 
 
+def _state_count(benchmarks: Sequence[Any]) -> int:
+    """How many states a file holds (a benchmark that cannot be read counts as one)."""
+    return sum(
+        len(states) if isinstance(states, list) else 1
+        for states in (b.get("states") if isinstance(b, dict) else None for b in benchmarks)
+    )
+
+
 def _benchmark(value: Any, pointer: str) -> tuple[str, dict[str, dict[str, Any]], list[Any]]:
     """A benchmark's name, its axes by name (type, descriptions of type values), states."""
     bench = fields.obj(value, pointer, "a benchmark object")
@@ -509,7 +518,8 @@ def _benchmark(value: Any, pointer: str) -> tuple[str, dict[str, dict[str, Any]]
         axis = fields.obj(item, here, "an axis object")
         axis_name = fields.text(axis.get("name"), f"{here}/name")
         descriptions: dict[str, str] = {}
-        for entry in axis.get("values") or []:
+        values = axis.get("values")
+        for entry in fields.array(values, f"{here}/values") if values is not None else []:
             if isinstance(entry, dict) and isinstance(entry.get("input_string"), str):
                 description = entry.get("description")
                 descriptions[entry["input_string"]] = (
@@ -573,22 +583,19 @@ def _datum(datum: Mapping[str, Any], pointer: str) -> float | int | str | None:
     strings as they are; None for anything that is no value."""
     kind, value = datum.get("type"), datum.get("value")
     if kind == "int64":
-        text = str(value).strip() if isinstance(value, (str, int)) else ""
-        try:
-            return int(text)
-        except ValueError:
-            raise EntryError(
-                f"expected an int64, got {fields.shown(value)}", f"{pointer}/value"
-            ) from None
+        if isinstance(value, int) and not isinstance(value, bool):
+            return value
+        number = numbers.integer(value) if isinstance(value, str) else None
+        if number is None:
+            raise EntryError(f"expected an int64, got {fields.shown(value)}", f"{pointer}/value")
+        return number
     if kind == "float64":
         return fields.real(value, f"{pointer}/value")
     if isinstance(value, str):
         if kind == "string":
             return value
-        try:
-            return float(value)
-        except ValueError:
-            return value
+        found = numbers.decimal(value, non_finite=True)
+        return value if found is None else found
     if isinstance(value, (int, float)) and not isinstance(value, bool):
         return value
     return None
@@ -596,8 +603,8 @@ def _datum(datum: Mapping[str, Any], pointer: str) -> float | int | str | None:
 
 def _ns(seconds: float, what: str, pointer: str) -> int:
     """Seconds as whole nanoseconds."""
-    value = round(seconds * NS_PER_S)
-    if value > MAX_SAFE_INTEGER:
+    value = fields.scaled(seconds, NS_PER_S)
+    if value is None:
         raise EntryError(f"{what} = {seconds!r} s is too large to record", f"{pointer}/summaries")
     return value
 
