@@ -317,11 +317,20 @@ def _many_kernelbench_entries(path: Path, count: int) -> Path:
     return path
 
 
-@pytest.mark.parametrize("source", ["nvbench", "kernelbench"])
+@pytest.mark.parametrize(
+    ("source", "count", "address_space"),
+    [
+        ("nvbench", MAX_ENTRIES + 1, ADDRESS_SPACE),
+        ("kernelbench", MAX_ENTRIES + 1, ADDRESS_SPACE),
+        # The issue's case: a million entries (210 MB, 125 MB) under a 6 GB limit; before
+        # the limit, 5.4 GB then a MemoryError traceback, and 261 s and 9.8 GB.
+        pytest.param("nvbench", 10**6, str(6 << 30), marks=pytest.mark.slow),
+        pytest.param("kernelbench", 10**6, str(6 << 30), marks=pytest.mark.slow),
+    ],
+)
 def test_more_entries_than_the_limit_refuse_the_file_in_bounded_memory(
-    tmp_path: Path, source: str
+    tmp_path: Path, source: str, count: int, address_space: str
 ) -> None:
-    count = MAX_ENTRIES + 1
     if source == "nvbench":
         path = _many_nvbench_states(tmp_path / "many.json", count)
         noun = "states"
@@ -329,7 +338,7 @@ def test_more_entries_than_the_limit_refuse_the_file_in_bounded_memory(
         path = _many_kernelbench_entries(tmp_path / "H_torch" / "baseline_time_torch.json", count)
         noun = "entries"
     out = tmp_path / "out"
-    prefix = ["prlimit", f"--as={ADDRESS_SPACE}"]
+    prefix = ["prlimit", f"--as={address_space}"]
     status, stderr = run_import(source, [path], out, "--layout", "jsonl", prefix=prefix)
     assert status == 2, stderr
     assert stderr.splitlines() == [
@@ -356,3 +365,12 @@ def test_the_limit_counts_every_file_of_the_import(
     problem = raised.value.problem
     assert problem.source == str(second)
     assert problem.message.startswith("3 entries in this file (6 with the files before it)")
+
+
+def test_the_number_grammar_is_written_once() -> None:
+    """No importer keeps its own copy of the grammar (liger/source.py and
+    liger/export.py each had one before it moved to common/numbers.py)."""
+    package = Path(__file__).resolve().parent.parent / "bench_adapters"
+    grammar = r"[0-9]+\.?[0-9]*"
+    holders = [p.name for p in package.rglob("*.py") if grammar in p.read_text("utf-8")]
+    assert holders == ["numbers.py"]
