@@ -25,8 +25,11 @@ from typing import Final, TextIO
 import attrs
 import click
 
-#: Metric names on the command line → as the records name them.
-METRICS: Final = {"speed": "latency", "memory": "peak_memory"}
+from kernelindex_sdk.compare.metrics import METRIC_ALIASES
+
+#: Metric names on the command line → as the records name them (one definition:
+#: :mod:`kernelindex_sdk.compare.metrics`).
+METRICS: Final = METRIC_ALIASES
 PASSES: Final = ("forward", "backward", "full")
 FORMATS: Final = ("text", "markdown", "json", "csv")
 
@@ -59,7 +62,7 @@ def run_compare(
 ) -> int:
     """Load, validate, group and report; return the exit status. Never raises for bad input."""
     from kernelindex_sdk.cli.reporters import format_problem
-    from kernelindex_sdk.compare import grouping, records, report, runs, sweeps
+    from kernelindex_sdk.compare import filters, grouping, records, report, runs, sweeps
     from kernelindex_sdk.compare.plot import PlotError, PlotUnavailable, check_path
     from kernelindex_sdk.errors import Problem
     from kernelindex_sdk.printable import one_line
@@ -108,6 +111,18 @@ def run_compare(
             f"note: runs reference records not given ({listed});"
             " those runs are grouped and labelled by digest"
         )
+    # Typos (issue #28): a --kernel, --gpu or --baseline value naming nothing present.
+    typos = filters.unmatched(
+        resolved,
+        kernels=options.kernels,
+        gpus=options.gpus,
+        baselines=[options.baseline] if options.baseline else [],
+        gpu_names=resolver.gpu_names(),
+    )
+    if resolved and typos:
+        for typo in typos:
+            say(str(typo))
+        return 2
     selected = grouping.select(
         resolved,
         kernels=options.kernels,
@@ -194,7 +209,7 @@ def _s(count: int) -> str:
     "metrics",
     multiple=True,
     type=click.Choice(sorted(METRICS)),
-    help="Only speed (latency) or memory (peak bytes) runs.",
+    help="Only speed (latency) or memory (peak_memory: peak bytes) runs.",
 )
 @click.option(
     "--format",

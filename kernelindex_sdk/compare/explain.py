@@ -12,6 +12,7 @@ from typing import Any, Final
 
 import attrs
 
+from kernelindex_sdk.compare.metrics import METRIC_NAMES
 from kernelindex_sdk.compare.runs import ResolvedRun, short_digest, show_value
 
 #: How many field differences to spell out per part before "and N more".
@@ -19,8 +20,6 @@ MAX_DETAILS: Final = 4
 
 #: Looks up a referenced record by digest and kind (None when not given).
 Lookup = Callable[[str, str], "Mapping[str, Any] | None"]
-
-METRIC_NAMES: Final = {"latency": "latency", "peak_memory": "peak memory", "unknown": "unknown"}
 
 
 @attrs.frozen

@@ -22,7 +22,8 @@ from typing import Final
 
 import attrs
 
-from kernelindex_sdk.compare.runs import LATENCY, ComparabilityKey, ResolvedRun
+from kernelindex_sdk.compare.metrics import RATIO_NAMES
+from kernelindex_sdk.compare.runs import ComparabilityKey, ResolvedRun
 
 #: Providers that are the reference a kernel is measured against, most preferred first.
 #: Data, not logic: Liger benchmarks compare against Hugging Face Transformers modules or
@@ -40,9 +41,6 @@ REFERENCE_PROVIDERS: Final[tuple[str, ...]] = (
 
 #: Timed passes in the order people read them: forward, then backward, then both.
 PASS_ORDER: Final = {"forward": 0, "backward": 1, "full": 2}
-
-#: What the ratio is called, per metric.
-RATIO_NAMES: Final = {LATENCY: "speed-up", "peak_memory": "memory saving"}
 
 
 @attrs.frozen
@@ -258,7 +256,7 @@ def select(
     HBM3``; ``gpu_names`` adds more names per hardware identity (environment name,
     title, architecture) to match against.
     """
-    wanted_gpus = [_squash(g) for g in gpus]
+    wanted_gpus = [squash(g) for g in gpus]
     out = []
     for run in runs:
         if kernels and run.kernel not in kernels:
@@ -269,12 +267,13 @@ def select(
             continue
         if wanted_gpus:
             names = [run.gpu, *(gpu_names or {}).get(run.hardware, ())]
-            squashed = [_squash(n) for n in names]
+            squashed = [squash(n) for n in names]
             if not any(w in n for w in wanted_gpus for n in squashed):
                 continue
         out.append(run)
     return out
 
 
-def _squash(text: str) -> str:
+def squash(text: str) -> str:
+    """A name as ``--gpu`` compares it: lower case, without spaces, ``-`` and ``_``."""
     return "".join(ch for ch in text.lower() if ch not in " -_")

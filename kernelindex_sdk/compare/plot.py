@@ -29,8 +29,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Final
 
-from kernelindex_sdk.compare.explain import METRIC_NAMES
-from kernelindex_sdk.compare.grouping import RATIO_NAMES
+from kernelindex_sdk.compare.metrics import METRIC_NAMES, RATIO_NAMES
 from kernelindex_sdk.compare.sweeps import Panel
 from kernelindex_sdk.compare.units import pick_unit
 
