@@ -10,11 +10,13 @@ together; a notebook can too)::
     chosen = compare.select(runs, kernels=["geglu"])      # filters
     result = compare.group_runs(chosen)                   # groups, newest, ratios
     compare.REPORTERS["markdown"](sys.stdout, compare.ReportOptions()).write(result)
+    summaries = compare.summarize(result, [1.0, 1.5])     # per GPU, metric, implementation
     panels, _ = compare.panels(result)                    # sweeps found
     compare.plot.render(panels, "geglu.png")              # needs matplotlib
 
 The comparability rule is in :mod:`~kernelindex_sdk.compare.runs`; grouping, the
-newest-run choice and ratios in :mod:`~kernelindex_sdk.compare.grouping`; the sweep
+newest-run choice and ratios in :mod:`~kernelindex_sdk.compare.grouping`; summaries
+(geometric-mean speed-up, ``fast_p``) in :mod:`~kernelindex_sdk.compare.summary`; the sweep
 rule for plots in :mod:`~kernelindex_sdk.compare.sweeps`. matplotlib is imported only
 by :mod:`~kernelindex_sdk.compare.plot`, and only when it draws.
 """
@@ -38,6 +40,7 @@ from kernelindex_sdk.compare.runs import (
     hardware_identity,
     resolve_runs,
 )
+from kernelindex_sdk.compare.summary import Summary, summarize
 from kernelindex_sdk.compare.sweeps import Panel, find_sweeps, panels
 
 __all__ = [
@@ -53,6 +56,7 @@ __all__ = [
     "ReportOptions",
     "ResolvedRun",
     "Row",
+    "Summary",
     "differences",
     "explain",
     "find_sweeps",
@@ -62,4 +66,5 @@ __all__ = [
     "panels",
     "resolve_runs",
     "select",
+    "summarize",
 ]

@@ -163,7 +163,7 @@ def _group(
     if base_run is None and chosen is not None:
         # No passed baseline run: still show which row is the baseline, without ratios.
         rows = [attrs.evolve(r, is_baseline=r.provider == chosen) for r in rows]
-    rows.sort(key=lambda r: (not r.is_baseline, r.provider or "~", _natural(r.label)))
+    rows.sort(key=lambda r: (not r.is_baseline, r.provider or "~", natural_order(r.label)))
     environments = tuple(sorted({r.environment_digest for rs in newest_first.values() for r in rs}))
     return Group(key, tuple(rows), chosen, environments)
 
@@ -202,7 +202,7 @@ def ratio(baseline: ResolvedRun | None, run: ResolvedRun) -> float | None:
     return baseline.value / run.value
 
 
-def _natural(text: str) -> tuple[tuple[int, int | str], ...]:
+def natural_order(text: str) -> tuple[tuple[int, int | str], ...]:
     """Sort key that puts ``liger 0.10.0`` after ``liger 0.9.0``."""
     return tuple(
         (0, int(part)) if part.isdigit() else (1, part) for part in re.split(r"(\d+)", text)
