@@ -10,7 +10,6 @@ the figures are checked against a computation straight from the source files.
 
 from __future__ import annotations
 
-import importlib.util
 import io
 import json
 import math
@@ -20,12 +19,11 @@ import sys
 import tempfile
 from collections.abc import Sequence
 from pathlib import Path
-from types import ModuleType
-from typing import Any
 
 import pytest
 import shared_data
 from click.testing import CliRunner
+from compare_corpus import Outcome, corpus, write
 from hypothesis import given
 from hypothesis import strategies as st
 from strategies import law_settings
@@ -44,49 +42,6 @@ def run_cli(*args: str) -> str:
     proc = subprocess.run([*KERNELINDEX, *args], capture_output=True, text=True, check=False)
     assert proc.returncode == 0, proc.stderr
     return proc.stdout
-
-
-def generator() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("make_examples", EXAMPLES / "make_examples.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-GEN = generator()
-
-#: One outcome of the implementation on a workload: a latency in ns, "oom", or None (no run).
-Outcome = int | str | None
-
-
-def corpus(baseline: Sequence[int], outcomes: Sequence[Outcome]) -> list[dict[str, Any]]:
-    """huggingface and liger on geglu workloads seq=1, 2, ...: the baseline's latencies
-    and liger's outcomes, as records (references once, then runs)."""
-    fwd, h100 = GEN.protocol("forward"), GEN.environment("h100")
-    hf, liger = GEN.implementation("huggingface"), GEN.implementation("liger", "0.5.0")
-    records: list[dict[str, Any]] = []
-    for index, (base, outcome) in enumerate(zip(baseline, outcomes, strict=True), start=1):
-        workload = GEN.workload("geglu", seq=index)
-        r_hf = {"protocol": fwd, "workload": workload, "environment": h100, "implementation": hf}
-        r_liger = {**r_hf, "implementation": liger}
-        records += [*r_hf.values(), liger]
-        records.append(GEN.run(f"hf-{index}", r_hf, latency=(base, base, base)))
-        if isinstance(outcome, int):
-            records.append(GEN.run(f"liger-{index}", r_liger, latency=(outcome,) * 3))
-        elif outcome == "oom":
-            records.append(GEN.run(f"liger-{index}", r_liger, status="oom", reason="OOM"))
-    return records
-
-
-def write(directory: Path, records: Sequence[dict[str, Any]], files: int = 1) -> None:
-    """The records as ``files`` JSON Lines files, round robin."""
-    parts: list[list[dict[str, Any]]] = [[] for _ in range(files)]
-    for index, record in enumerate(records):
-        parts[index % files].append(record)
-    for index, part in enumerate(parts):
-        text = "".join(json.dumps(r, sort_keys=True) + "\n" for r in part)
-        (directory / f"part-{index}.jsonl").write_text(text, encoding="utf-8")
 
 
 def summaries_of(directory: Path, thresholds: Sequence[float] = (1.0,)) -> list[Summary]:

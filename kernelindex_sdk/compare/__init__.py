@@ -32,6 +32,7 @@ from kernelindex_sdk.compare.grouping import (
     group_runs,
     select,
 )
+from kernelindex_sdk.compare.inventory import Inventory, take_inventory
 from kernelindex_sdk.compare.records import LoadResult, RecordIndex, load_records
 from kernelindex_sdk.compare.report import REPORTERS, ReportOptions, explain
 from kernelindex_sdk.compare.runs import (
@@ -50,6 +51,7 @@ __all__ = [
     "Comparison",
     "Difference",
     "Group",
+    "Inventory",
     "LoadResult",
     "Panel",
     "RecordIndex",
@@ -67,4 +69,5 @@ __all__ = [
     "resolve_runs",
     "select",
     "summarize",
+    "take_inventory",
 ]
