@@ -28,6 +28,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from strategies import law_settings
 
+from kernelindex_sdk.canonical import digest
 from kernelindex_sdk.cli.main import cli
 from kernelindex_sdk.compare import group_runs, load_records, resolve_runs, select
 from kernelindex_sdk.compare.summary import Summary, check_thresholds, summarize
@@ -97,6 +98,26 @@ def test_a_group_without_a_passed_baseline_counts_for_nobody(tmp_path: Path) -> 
     write(tmp_path, records)
     (summary,) = summaries_of(tmp_path)
     assert (summary.workloads, summary.universe, summary.missing) == (1, 1, 0)
+
+
+def test_two_implementations_with_one_label_are_told_apart(tmp_path: Path) -> None:
+    """Same provider and version, another backend: two summaries, labels with digests."""
+    records = corpus([100_000], [50_000])
+    (liger,) = [
+        r for r in records if r["kind"] == "Implementation" and r["spec"]["provider"] == "liger"
+    ]
+    cuda = {**liger, "spec": {**liger["spec"], "backend": "cuda"}}
+    (liger_run,) = [r for r in records if r["metadata"]["name"] == "liger-1"]
+    cuda_run = {
+        **liger_run,
+        "metadata": {**liger_run["metadata"], "name": "liger-cuda-1"},
+        "spec": {**liger_run["spec"], "implementationDigest": digest(cuda)},
+    }
+    write(tmp_path, [*records, cuda, cuda_run])
+    found = summaries_of(tmp_path)
+    assert len(found) == 2
+    labels = {s.implementation for s in found}
+    assert labels == {f"liger 0.5.0 ({s.implementation_digest[:19]})" for s in found}
 
 
 def test_thresholds_are_checked() -> None:

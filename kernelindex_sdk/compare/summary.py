@@ -35,6 +35,7 @@ and rows are keyed by digest, counts are integers, and the logarithms are summed
 from __future__ import annotations
 
 import math
+from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Final
 
@@ -42,6 +43,7 @@ import attrs
 
 from kernelindex_sdk.compare.grouping import Comparison, natural_order
 from kernelindex_sdk.compare.metrics import LATENCY, PEAK_MEMORY
+from kernelindex_sdk.compare.runs import short_digest
 
 #: The threshold ``fast_p`` is given at when none is asked for: faster than the baseline.
 DEFAULT_THRESHOLDS: Final[tuple[float, ...]] = (1.0,)
@@ -187,7 +189,22 @@ def summarize(
                 )
             )
     summaries.sort(key=_order)
-    return summaries
+    return _distinct_labels(summaries)
+
+
+def _distinct_labels(summaries: list[Summary]) -> list[Summary]:
+    """Two implementations with one label (same provider and version, another entry
+    point or backend) are told apart in text by their digest: ``liger 0.5.0
+    (sha256:0123456789ab)``."""
+    seen = Counter((s.hardware, s.metric, s.baseline, s.implementation) for s in summaries)
+    return [
+        attrs.evolve(
+            s, implementation=f"{s.implementation} ({short_digest(s.implementation_digest)})"
+        )
+        if seen[(s.hardware, s.metric, s.baseline, s.implementation)] > 1
+        else s
+        for s in summaries
+    ]
 
 
 def _order(summary: Summary) -> tuple[object, ...]:
