@@ -25,10 +25,10 @@ from typing import Final, TextIO
 import attrs
 import click
 
-from kernelindex_sdk.compare.metrics import METRIC_ALIASES
+from kernelindex_sdk.metrics import METRIC_ALIASES
 
 #: Metric names on the command line → as the records name them (one definition:
-#: :mod:`kernelindex_sdk.compare.metrics`).
+#: :mod:`kernelindex_sdk.metrics`).
 METRICS: Final = METRIC_ALIASES
 PASSES: Final = ("forward", "backward", "full")
 FORMATS: Final = ("text", "markdown", "json", "csv")

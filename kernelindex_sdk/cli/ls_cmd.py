@@ -18,7 +18,7 @@ from typing import Final, TextIO
 import attrs
 import click
 
-from kernelindex_sdk.compare.metrics import METRIC_ALIASES
+from kernelindex_sdk.metrics import METRIC_ALIASES
 
 FORMATS: Final = ("text", "json")
 PASSES: Final = ("forward", "backward", "full")
@@ -32,7 +32,7 @@ class LsOptions:
     kernels: tuple[str, ...] = ()
     passes: tuple[str, ...] = ()
     gpus: tuple[str, ...] = ()
-    #: Words of :data:`~kernelindex_sdk.compare.metrics.METRIC_ALIASES`.
+    #: Words of :data:`~kernelindex_sdk.metrics.METRIC_ALIASES`.
     metrics: tuple[str, ...] = ()
     format: str = "text"
 

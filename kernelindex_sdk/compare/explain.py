@@ -12,8 +12,8 @@ from typing import Any, Final
 
 import attrs
 
-from kernelindex_sdk.compare.metrics import METRIC_NAMES
 from kernelindex_sdk.compare.runs import ResolvedRun, short_digest, show_value
+from kernelindex_sdk.metrics import METRIC_NAMES
 
 #: How many field differences to spell out per part before "and N more".
 MAX_DETAILS: Final = 4

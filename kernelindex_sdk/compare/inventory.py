@@ -26,9 +26,9 @@ from typing import Final
 import attrs
 
 from kernelindex_sdk.compare.grouping import PASS_ORDER, natural_order
-from kernelindex_sdk.compare.metrics import METRIC_NAMES
 from kernelindex_sdk.compare.records import RecordIndex
 from kernelindex_sdk.compare.runs import ResolvedRun
+from kernelindex_sdk.metrics import METRIC_NAMES
 from kernelindex_sdk.wire import OBSERVED_AT_UNKNOWN
 
 #: Run statuses in the order people read them (the schema's; any other after them).

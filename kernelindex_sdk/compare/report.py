@@ -21,10 +21,10 @@ import attrs
 
 from kernelindex_sdk.compare.explain import Difference, Lookup, differences
 from kernelindex_sdk.compare.grouping import Comparison, Group, Row
-from kernelindex_sdk.compare.metrics import BASE_UNITS, METRIC_NAMES, RATIO_KINDS, RATIO_NAMES
 from kernelindex_sdk.compare.runs import ResolvedRun, short_digest, show_value
 from kernelindex_sdk.compare.sweeps import Panel, panels
 from kernelindex_sdk.compare.units import pick_unit, quantity, spread, times
+from kernelindex_sdk.metrics import BASE_UNITS, METRIC_NAMES, RATIO_KINDS, RATIO_NAMES
 from kernelindex_sdk.printable import one_line
 
 #: Longest reason shown in a table cell before it is cut.

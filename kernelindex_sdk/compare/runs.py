@@ -38,8 +38,8 @@ import attrs
 
 from kernelindex_sdk import checks, wire
 from kernelindex_sdk.canonical import canonicalize
-from kernelindex_sdk.compare.metrics import LATENCY, PEAK_MEMORY, UNKNOWN
 from kernelindex_sdk.compare.records import RecordIndex, StoredRun
+from kernelindex_sdk.metrics import LATENCY, PEAK_MEMORY, UNKNOWN
 
 #: Result field, summary field, metric.
 

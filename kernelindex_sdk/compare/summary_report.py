@@ -13,9 +13,9 @@ import json
 from collections.abc import Callable, Mapping, Sequence
 from typing import IO, Any, Final
 
-from kernelindex_sdk.compare.metrics import METRIC_NAMES, RATIO_KINDS
 from kernelindex_sdk.compare.summary import Summary, threshold_name
 from kernelindex_sdk.compare.units import times
+from kernelindex_sdk.metrics import METRIC_NAMES, RATIO_KINDS
 from kernelindex_sdk.printable import one_line
 
 #: What the columns mean, printed under the tables: (column, meaning).

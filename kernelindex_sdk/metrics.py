@@ -4,7 +4,9 @@ Records say ``latency`` or ``peak_memory`` (the measurement schema's words); rep
 say ``latency`` and ``peak memory``; Liger's benchmark CSV and people at a prompt say
 ``speed`` and ``memory``. Each of these names is defined here once, and everything
 else — the runs' metric, table headings, the ratio's name, the base unit in
-machine-readable output, what ``--metric`` accepts — reads it from here.
+machine-readable output, what ``--metric`` accepts — reads it from here. A module of
+the lowest layer, importing nothing, so that a command's options can name the metrics
+without loading the compare machinery at start-up.
 """
 
 from __future__ import annotations
