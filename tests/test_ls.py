@@ -322,3 +322,23 @@ def test_liger_csv_inventory_matches_the_csv(tmp_path: Path) -> None:
         "last": stamps[-1].replace(" ", "T") + "Z",
         "undated": 0,
     }
+
+
+def test_stdin_and_a_full_disk(tmp_path: Path) -> None:
+    sample(tmp_path)
+    data = "".join(p.read_text(encoding="utf-8") for p in sorted(tmp_path.glob("*.jsonl")))
+    proc = subprocess.run(
+        [*KERNELINDEX, "ls", "-", "--format", "json"],
+        input=data, capture_output=True, text=True, check=False,
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout) == inventory_of(tmp_path)
+    with open("/dev/full", "w", encoding="utf-8") as full:
+        proc = subprocess.run(
+            [*KERNELINDEX, "ls", str(tmp_path)], stdout=full, stderr=subprocess.PIPE,
+            text=True, check=False,
+        )  # fmt: skip
+    assert proc.returncode == 2
+    assert proc.stderr.splitlines() == [
+        "kernelindex: error: cannot write output: No space left on device"
+    ]
