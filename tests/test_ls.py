@@ -313,7 +313,7 @@ def test_liger_csv_inventory_matches_the_csv(tmp_path: Path) -> None:
     assert found["runs"] == len(rows) and found["status"] == {"passed": len(rows)}
     assert found["kernels"] == dict(sorted(Counter(r["kernel_name"] for r in rows).items()))
     metrics = Counter(r["metric_name"] for r in rows)
-    assert found["metrics"] == {"latency": metrics["speed"], "peak memory": metrics["memory"]}
+    assert found["metrics"] == {"latency": metrics["speed"], "peak_memory": metrics["memory"]}
     assert found["gpus"] and sum(found["gpus"].values()) == len(rows)
     # The CSV's timestamps are UTC without an offset: the range is theirs.
     stamps = sorted(r["timestamp"] for r in rows)

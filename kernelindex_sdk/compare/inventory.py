@@ -54,6 +54,7 @@ class Inventory:
     #: Runs described below (all, or those the filters selected).
     runs: int
     statuses: Mapping[str, int]
+    #: By the metric's schema name (``latency``, ``peak_memory``; ``unknown``).
     metrics: Mapping[str, int]
     passes: Mapping[str, int]
     kernels: Mapping[str, int]
@@ -95,7 +96,7 @@ def take_inventory(index: RecordIndex, runs: Iterable[ResolvedRun]) -> Inventory
     for run in runs:
         total += 1
         statuses[run.status] += 1
-        metrics[METRIC_NAMES.get(run.metric, run.metric)] += 1
+        metrics[run.metric] += 1
         if run.workload is not None:
             passes[run.workload.pass_] += 1
             kernels[run.workload.kernel] += 1
@@ -128,7 +129,7 @@ def take_inventory(index: RecordIndex, runs: Iterable[ResolvedRun]) -> Inventory
         duplicate_runs=index.duplicate_runs,
         runs=total,
         statuses=_ordered(statuses, STATUS_ORDER),
-        metrics=_ordered(metrics, tuple(METRIC_NAMES.values())),
+        metrics=_ordered(metrics, tuple(METRIC_NAMES)),
         passes=_ordered(passes, tuple(PASS_ORDER)),
         kernels=_by_name(kernels),
         gpus=_by_name(gpus),

@@ -13,6 +13,7 @@ from collections.abc import Callable, Mapping
 from typing import IO, Any, Final
 
 from kernelindex_sdk.compare.inventory import Inventory, utc_text
+from kernelindex_sdk.metrics import METRIC_NAMES
 from kernelindex_sdk.printable import one_line
 
 
@@ -46,7 +47,7 @@ class InventoryTextReporter:
         out.write(f"runs {inventory.runs}\n")
         for title, counts in (
             ("status", inventory.statuses),
-            ("metrics", inventory.metrics),
+            ("metrics", {METRIC_NAMES.get(m, m): n for m, n in inventory.metrics.items()}),
             ("passes", inventory.passes),
             ("kernels", inventory.kernels),
             ("GPUs", inventory.gpus),
