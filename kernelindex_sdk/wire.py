@@ -15,6 +15,15 @@ from typing import Any, Final
 #: (The models spell it in their ``Literal`` types; a test holds them to this.)
 CURRENT_API_VERSION: Final = "kernelindex.dev/v1alpha1"
 
+#: ``observedAt`` of a run whose source records no time (nvbench, KernelBench): the
+#: schema requires one, and no guess (a file's mtime, the import's clock) would be
+#: true, so a fixed instant that cannot be mistaken for a real one stands in, and the
+#: run carries :data:`OBSERVED_AT_UNKNOWN` to say so. Readers (``kernelindex ls``)
+#: count such a run as undated, never as one from 1970.
+UNKNOWN_OBSERVED_AT: Final = "1970-01-01T00:00:00.000Z"
+#: The quality flag of a run whose ``observedAt`` is :data:`UNKNOWN_OBSERVED_AT`.
+OBSERVED_AT_UNKNOWN: Final = "observed_at_unknown"
+
 #: The dialect of every kernelindex schema.
 DRAFT_2020_12: Final = "https://json-schema.org/draft/2020-12/schema"
 

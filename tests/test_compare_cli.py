@@ -119,10 +119,16 @@ def test_baseline_option() -> None:
     lines = result.out.splitlines()
     assert "liger 0.5.0 (baseline)" in lines[5]
     assert "0.50×" in lines[6]
-    missing = compare(ex("two-implementations"), "--baseline", "cudnn")
-    assert missing.code == 0
-    assert "no selected run is by provider 'cudnn'" in missing.err
-    assert "no baseline provider in this group: speed-up n/a" in missing.out
+    # A provider in the input but not in the selection: a note, and ratios n/a.
+    elsewhere = compare(
+        ex("two-implementations"), ex("not-comparable"), "--kernel", "swiglu",
+        "--baseline", "huggingface",
+    )  # fmt: skip
+    assert elsewhere.code == 0
+    assert "no selected run is by provider 'huggingface'" in elsewhere.err
+    assert "no baseline provider in this group: speed-up n/a" in elsewhere.out
+    # A provider nowhere in the input is a typo: a usage error (tests/test_compare_typos.py).
+    assert compare(ex("two-implementations"), "--baseline", "cudnn").code == 2
 
 
 # --------------------------------------------------------------------------- not comparable

@@ -2,7 +2,8 @@
 
 Lowest first (``docs/design.md`` says why):
 
-0. shared base — problems and errors, printable lines, JSON pointers, files, progress
+0. shared base — problems and errors, printable lines, JSON pointers, files, progress,
+   wire facts, metric names
 1. strict JSON intake, then where documents come from (sources)
 2. canonical form and digests
 3. schema registry
@@ -37,6 +38,7 @@ LAYERS: dict[str, int] = {
     "fileio": 0,
     "progress": 0,
     "wire": 0,
+    "metrics": 0,
     "jsontext": 0,
     "intake": 1,
     "sources": 1,

@@ -7,20 +7,18 @@ envelope ``apiVersion, kind, metadata, spec``, and a run's four references last.
 
 from __future__ import annotations
 
-from typing import Any, Final
+from typing import Any
 
+from kernelindex_sdk import wire
 from kernelindex_sdk.wire import CURRENT_API_VERSION
 
 #: The apiVersion importers write: the SDK's current one (one definition).
 API_VERSION = CURRENT_API_VERSION
 
-#: ``observedAt`` of a run whose source records no time (nvbench, KernelBench): the
-#: schema requires one, and no guess (a file's mtime, the import's clock) would be
-#: true, so a fixed instant that cannot be mistaken for a real one stands in, and the
-#: run carries :data:`OBSERVED_AT_UNKNOWN` to say so.
-UNKNOWN_OBSERVED_AT: Final = "1970-01-01T00:00:00.000Z"
-#: The quality flag of a run whose ``observedAt`` is :data:`UNKNOWN_OBSERVED_AT`.
-OBSERVED_AT_UNKNOWN: Final = "observed_at_unknown"
+#: ``observedAt`` of a run whose source records no time, and the quality flag that says
+#: so: defined once in the SDK (:mod:`kernelindex_sdk.wire`), where readers find them too.
+UNKNOWN_OBSERVED_AT = wire.UNKNOWN_OBSERVED_AT
+OBSERVED_AT_UNKNOWN = wire.OBSERVED_AT_UNKNOWN
 
 
 def envelope(kind: str, metadata: dict[str, Any], spec: dict[str, Any]) -> dict[str, Any]:

@@ -36,6 +36,7 @@ import attrs
 from bench_adapters.liger_bench.bench import UsageParser, format_table
 from kernelindex_sdk.compare import REFERENCE_PROVIDERS, ResolvedRun, load_records, resolve_runs
 from kernelindex_sdk.errors import Problem
+from kernelindex_sdk.metrics import METRIC_NAMES, PEAK_MEMORY
 from kernelindex_sdk.printable import one_line
 
 #: Harness names for the table, by ``sourceNative.source``.
@@ -205,7 +206,7 @@ def show(run: ResolvedRun | None) -> str:
         return "–"
     if not run.passed or run.value is None:
         return run.status
-    if run.metric == "peak_memory":
+    if run.metric == PEAK_MEMORY:
         return f"{run.value / 2**20:.5g} MiB"
     return f"{run.value / 1e6:.5g} ms"
 
@@ -217,7 +218,7 @@ def cells(row: Row) -> list[str]:
         row.kernel,
         row.pass_,
         row.shape,
-        "latency" if row.metric == "latency" else row.metric.replace("_", " "),
+        METRIC_NAMES.get(row.metric, row.metric),
         row.gpu,
         row.harness,
         row.liger_version or "–",

@@ -25,8 +25,11 @@ from typing import Final, TextIO
 import attrs
 import click
 
-#: Metric names on the command line → as the records name them.
-METRICS: Final = {"speed": "latency", "memory": "peak_memory"}
+from kernelindex_sdk.metrics import METRIC_ALIASES
+
+#: Metric names on the command line → as the records name them (one definition:
+#: :mod:`kernelindex_sdk.metrics`).
+METRICS: Final = METRIC_ALIASES
 PASSES: Final = ("forward", "backward", "full")
 FORMATS: Final = ("text", "markdown", "json", "csv")
 
@@ -52,6 +55,10 @@ class CompareOptions:
     plot_ratios: bool = False
     #: Draw a progress bar: None = only when stderr is a terminal.
     progress: bool | None = None
+    #: One summary per GPU, metric and implementation instead of the tables (#28).
+    summary: bool = False
+    #: ``fast_p`` thresholds of the summary (empty: the default, 1).
+    fast_p: tuple[float, ...] = ()
 
 
 def run_compare(
@@ -59,8 +66,9 @@ def run_compare(
 ) -> int:
     """Load, validate, group and report; return the exit status. Never raises for bad input."""
     from kernelindex_sdk.cli.reporters import format_problem
-    from kernelindex_sdk.compare import grouping, records, report, runs, sweeps
+    from kernelindex_sdk.compare import filters, grouping, records, report, runs, summary, sweeps
     from kernelindex_sdk.compare.plot import PlotError, PlotUnavailable, check_path
+    from kernelindex_sdk.compare.summary_report import SUMMARY_REPORTERS
     from kernelindex_sdk.errors import Problem
     from kernelindex_sdk.printable import one_line
     from kernelindex_sdk.progress import Progress
@@ -74,6 +82,16 @@ def run_compare(
 
     if options.format not in FORMATS:
         say(f"unknown --format {options.format!r} (choose from {', '.join(FORMATS)})")
+        return 2
+    # Summaries (#28): --fast-p only with --summary, and only finite thresholds ≥ 0.
+    thresholds = summary.DEFAULT_THRESHOLDS
+    if options.fast_p and not options.summary:
+        say("--fast-p needs --summary")
+        return 2
+    try:
+        thresholds = summary.check_thresholds(options.fast_p or thresholds)
+    except ValueError as error:
+        say(f"--fast-p: {error}")
         return 2
     if options.plot is not None:
         try:
@@ -108,6 +126,18 @@ def run_compare(
             f"note: runs reference records not given ({listed});"
             " those runs are grouped and labelled by digest"
         )
+    # Typos (issue #28): a --kernel, --gpu or --baseline value naming nothing present.
+    typos = filters.unmatched(
+        resolved,
+        kernels=options.kernels,
+        gpus=options.gpus,
+        baselines=[options.baseline] if options.baseline else [],
+        gpu_names=resolver.gpu_names(),
+    )
+    if resolved and typos:
+        for typo in typos:
+            say(str(typo))
+        return 2
     selected = grouping.select(
         resolved,
         kernels=options.kernels,
@@ -133,9 +163,13 @@ def run_compare(
             report.write_explanation(explanation, out, options.format)
             return max(status, 1)
 
-    shown = report.ReportOptions(show_all=options.show_all, by_shape=options.by_shape)
-    reporter = report.REPORTERS[options.format](out, shown)
-    reporter.write(comparison)
+    if options.summary:
+        summaries = summary.summarize(comparison, thresholds)
+        SUMMARY_REPORTERS[options.format](out, thresholds).write(summaries)
+    else:
+        shown = report.ReportOptions(show_all=options.show_all, by_shape=options.by_shape)
+        reporter = report.REPORTERS[options.format](out, shown)
+        reporter.write(comparison)
 
     if options.plot is not None:
         from kernelindex_sdk.compare.plot import render
@@ -194,7 +228,7 @@ def _s(count: int) -> str:
     "metrics",
     multiple=True,
     type=click.Choice(sorted(METRICS)),
-    help="Only speed (latency) or memory (peak bytes) runs.",
+    help="Only speed (latency) or memory (peak_memory: peak bytes) runs.",
 )
 @click.option(
     "--format",
@@ -235,6 +269,23 @@ def _s(count: int) -> str:
     " saving) over the baseline against x.",
 )
 @click.option(
+    "--summary",
+    is_flag=True,
+    help="Instead of the tables, one line per GPU, metric and implementation against"
+    " the baseline: paired workloads, geometric-mean speed-up, share faster, fast_p,"
+    " and workloads it failed or lacks.",
+)
+@click.option(
+    "--fast-p",
+    "fast_p",
+    multiple=True,
+    type=click.FloatRange(min=0.0),
+    metavar="P",
+    help="With --summary: KernelBench's fast_p at P, the share of workloads where the"
+    " implementation passed and is more than P times the baseline (repeatable;"
+    " default 1).",
+)
+@click.option(
     "--progress/--no-progress",
     default=None,
     help="Show a progress bar while loading. Default: only on a terminal.",
@@ -253,6 +304,8 @@ def compare_command(
     plot: str | None,
     plot_ratios: bool,
     progress: bool | None,
+    summary: bool,
+    fast_p: tuple[float, ...],
 ) -> None:
     """Compare runs: per comparable group, each implementation's median, p20–p80 and
     speed-up (or memory saving) over a baseline.
@@ -280,5 +333,7 @@ def compare_command(
         plot=plot,
         plot_ratios=plot_ratios,
         progress=progress,
+        summary=summary,
+        fast_p=fast_p,
     )
     sys.exit(run_compare(options))

@@ -27,6 +27,7 @@ BUILTIN = {
     "canonicalize": "kernelindex_sdk.cli.digest_cmd:canonicalize_command",
     "schema": "kernelindex_sdk.cli.schema_cmd:schema_group",
     "compare": "kernelindex_sdk.cli.compare_cmd:compare_command",
+    "ls": "kernelindex_sdk.cli.ls_cmd:ls_command",
 }
 ENTRY_POINT_GROUP = "kernelindex.commands"
 

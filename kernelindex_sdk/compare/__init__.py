@@ -10,11 +10,13 @@ together; a notebook can too)::
     chosen = compare.select(runs, kernels=["geglu"])      # filters
     result = compare.group_runs(chosen)                   # groups, newest, ratios
     compare.REPORTERS["markdown"](sys.stdout, compare.ReportOptions()).write(result)
+    summaries = compare.summarize(result, [1.0, 1.5])     # per GPU, metric, implementation
     panels, _ = compare.panels(result)                    # sweeps found
     compare.plot.render(panels, "geglu.png")              # needs matplotlib
 
 The comparability rule is in :mod:`~kernelindex_sdk.compare.runs`; grouping, the
-newest-run choice and ratios in :mod:`~kernelindex_sdk.compare.grouping`; the sweep
+newest-run choice and ratios in :mod:`~kernelindex_sdk.compare.grouping`; summaries
+(geometric-mean speed-up, ``fast_p``) in :mod:`~kernelindex_sdk.compare.summary`; the sweep
 rule for plots in :mod:`~kernelindex_sdk.compare.sweeps`. matplotlib is imported only
 by :mod:`~kernelindex_sdk.compare.plot`, and only when it draws.
 """
@@ -30,6 +32,7 @@ from kernelindex_sdk.compare.grouping import (
     group_runs,
     select,
 )
+from kernelindex_sdk.compare.inventory import Inventory, take_inventory
 from kernelindex_sdk.compare.records import LoadResult, RecordIndex, load_records
 from kernelindex_sdk.compare.report import REPORTERS, ReportOptions, explain
 from kernelindex_sdk.compare.runs import (
@@ -38,6 +41,7 @@ from kernelindex_sdk.compare.runs import (
     hardware_identity,
     resolve_runs,
 )
+from kernelindex_sdk.compare.summary import Summary, summarize
 from kernelindex_sdk.compare.sweeps import Panel, find_sweeps, panels
 
 __all__ = [
@@ -47,12 +51,14 @@ __all__ = [
     "Comparison",
     "Difference",
     "Group",
+    "Inventory",
     "LoadResult",
     "Panel",
     "RecordIndex",
     "ReportOptions",
     "ResolvedRun",
     "Row",
+    "Summary",
     "differences",
     "explain",
     "find_sweeps",
@@ -62,4 +68,6 @@ __all__ = [
     "panels",
     "resolve_runs",
     "select",
+    "summarize",
+    "take_inventory",
 ]

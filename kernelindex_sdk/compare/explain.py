@@ -13,14 +13,13 @@ from typing import Any, Final
 import attrs
 
 from kernelindex_sdk.compare.runs import ResolvedRun, short_digest, show_value
+from kernelindex_sdk.metrics import METRIC_NAMES
 
 #: How many field differences to spell out per part before "and N more".
 MAX_DETAILS: Final = 4
 
 #: Looks up a referenced record by digest and kind (None when not given).
 Lookup = Callable[[str, str], "Mapping[str, Any] | None"]
-
-METRIC_NAMES: Final = {"latency": "latency", "peak_memory": "peak memory", "unknown": "unknown"}
 
 
 @attrs.frozen

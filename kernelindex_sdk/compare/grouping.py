@@ -22,7 +22,8 @@ from typing import Final
 
 import attrs
 
-from kernelindex_sdk.compare.runs import LATENCY, ComparabilityKey, ResolvedRun
+from kernelindex_sdk.compare.runs import ComparabilityKey, ResolvedRun
+from kernelindex_sdk.metrics import RATIO_NAMES
 
 #: Providers that are the reference a kernel is measured against, most preferred first.
 #: Data, not logic: Liger benchmarks compare against Hugging Face Transformers modules or
@@ -40,9 +41,6 @@ REFERENCE_PROVIDERS: Final[tuple[str, ...]] = (
 
 #: Timed passes in the order people read them: forward, then backward, then both.
 PASS_ORDER: Final = {"forward": 0, "backward": 1, "full": 2}
-
-#: What the ratio is called, per metric.
-RATIO_NAMES: Final = {LATENCY: "speed-up", "peak_memory": "memory saving"}
 
 
 @attrs.frozen
@@ -165,7 +163,7 @@ def _group(
     if base_run is None and chosen is not None:
         # No passed baseline run: still show which row is the baseline, without ratios.
         rows = [attrs.evolve(r, is_baseline=r.provider == chosen) for r in rows]
-    rows.sort(key=lambda r: (not r.is_baseline, r.provider or "~", _natural(r.label)))
+    rows.sort(key=lambda r: (not r.is_baseline, r.provider or "~", natural_order(r.label)))
     environments = tuple(sorted({r.environment_digest for rs in newest_first.values() for r in rs}))
     return Group(key, tuple(rows), chosen, environments)
 
@@ -204,7 +202,7 @@ def ratio(baseline: ResolvedRun | None, run: ResolvedRun) -> float | None:
     return baseline.value / run.value
 
 
-def _natural(text: str) -> tuple[tuple[int, int | str], ...]:
+def natural_order(text: str) -> tuple[tuple[int, int | str], ...]:
     """Sort key that puts ``liger 0.10.0`` after ``liger 0.9.0``."""
     return tuple(
         (0, int(part)) if part.isdigit() else (1, part) for part in re.split(r"(\d+)", text)
@@ -258,7 +256,7 @@ def select(
     HBM3``; ``gpu_names`` adds more names per hardware identity (environment name,
     title, architecture) to match against.
     """
-    wanted_gpus = [_squash(g) for g in gpus]
+    wanted_gpus = [squash(g) for g in gpus]
     out = []
     for run in runs:
         if kernels and run.kernel not in kernels:
@@ -269,12 +267,13 @@ def select(
             continue
         if wanted_gpus:
             names = [run.gpu, *(gpu_names or {}).get(run.hardware, ())]
-            squashed = [_squash(n) for n in names]
+            squashed = [squash(n) for n in names]
             if not any(w in n for w in wanted_gpus for n in squashed):
                 continue
         out.append(run)
     return out
 
 
-def _squash(text: str) -> str:
+def squash(text: str) -> str:
+    """A name as ``--gpu`` compares it: lower case, without spaces, ``-`` and ``_``."""
     return "".join(ch for ch in text.lower() if ch not in " -_")

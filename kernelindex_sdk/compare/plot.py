@@ -29,10 +29,9 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Final
 
-from kernelindex_sdk.compare.explain import METRIC_NAMES
-from kernelindex_sdk.compare.grouping import RATIO_NAMES
 from kernelindex_sdk.compare.sweeps import Panel
 from kernelindex_sdk.compare.units import pick_unit
+from kernelindex_sdk.metrics import METRIC_NAMES, RATIO_NAMES
 
 #: File types ``--plot`` writes, by suffix.
 FORMATS: Final = (".png", ".svg", ".pdf")

@@ -19,19 +19,16 @@ from typing import IO, Any, Final
 
 import attrs
 
-from kernelindex_sdk.compare.explain import METRIC_NAMES, Difference, Lookup, differences
-from kernelindex_sdk.compare.grouping import RATIO_NAMES, Comparison, Group, Row
+from kernelindex_sdk.compare.explain import Difference, Lookup, differences
+from kernelindex_sdk.compare.grouping import Comparison, Group, Row
 from kernelindex_sdk.compare.runs import ResolvedRun, short_digest, show_value
 from kernelindex_sdk.compare.sweeps import Panel, panels
 from kernelindex_sdk.compare.units import pick_unit, quantity, spread, times
+from kernelindex_sdk.metrics import BASE_UNITS, METRIC_NAMES, RATIO_KINDS, RATIO_NAMES
 from kernelindex_sdk.printable import one_line
 
 #: Longest reason shown in a table cell before it is cut.
 REASON_WIDTH: Final = 48
-#: Base unit per metric, as machine-readable output states it.
-BASE_UNITS: Final = {"latency": "ns", "peak_memory": "bytes"}
-#: Machine names of the ratio, per metric.
-RATIO_KINDS: Final = {"latency": "speedup", "peak_memory": "memory_saving"}
 
 
 @attrs.frozen

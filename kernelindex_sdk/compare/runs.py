@@ -32,19 +32,14 @@ import hashlib
 import json
 from collections.abc import Iterable, Mapping
 from datetime import datetime, timezone
-from typing import Any, Final
+from typing import Any
 
 import attrs
 
 from kernelindex_sdk import checks, wire
 from kernelindex_sdk.canonical import canonicalize
 from kernelindex_sdk.compare.records import RecordIndex, StoredRun
-
-#: The two things a run can measure, as the measurement schema names them.
-LATENCY: Final = "latency"
-PEAK_MEMORY: Final = "peak_memory"
-#: The metric of a run that did not pass and whose protocol does not tell.
-UNKNOWN: Final = "unknown"
+from kernelindex_sdk.metrics import LATENCY, PEAK_MEMORY, UNKNOWN
 
 #: Result field, summary field, metric.
 

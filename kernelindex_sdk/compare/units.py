@@ -10,6 +10,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Final
 
+from kernelindex_sdk.metrics import PEAK_MEMORY
+
 #: (unit, size in ns), smallest first.
 TIME_UNITS: Final = (("ns", 1.0), ("µs", 1e3), ("ms", 1e6), ("s", 1e9))
 #: (unit, size in bytes), smallest first.
@@ -17,7 +19,7 @@ BYTE_UNITS: Final = (("B", 1.0), ("KiB", 1024.0), ("MiB", 1024.0**2), ("GiB", 10
 
 
 def units_for(metric: str) -> tuple[tuple[str, float], ...]:
-    return BYTE_UNITS if metric == "peak_memory" else TIME_UNITS
+    return BYTE_UNITS if metric == PEAK_MEMORY else TIME_UNITS
 
 
 def pick_unit(values: Iterable[float | None], metric: str) -> tuple[str, float]:

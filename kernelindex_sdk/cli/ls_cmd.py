@@ -1,0 +1,161 @@
+"""``kernelindex ls PATH...``: what a folder of records holds.
+
+Click only parses: the options become a plain :class:`LsOptions`, :func:`run_ls` loads
+and validates exactly as ``validate`` and ``compare`` do, asks the library
+(:mod:`kernelindex_sdk.compare.inventory`) for the counts, and picks a reporter.
+
+Exit status, as ``validate``: 0 all read and valid; 1 invalid records (reported one
+line each on stderr, left out of the counts) or no run matches the filters; 2 usage
+error (a ``--kernel`` or ``--gpu`` value naming nothing present too), unreadable input,
+or no record files at all.
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import Final, TextIO
+
+import attrs
+import click
+
+from kernelindex_sdk.metrics import METRIC_ALIASES
+
+FORMATS: Final = ("text", "json")
+PASSES: Final = ("forward", "backward", "full")
+
+
+@attrs.frozen
+class LsOptions:
+    """Everything ``ls`` was asked to do, as plain data."""
+
+    paths: tuple[str, ...]
+    kernels: tuple[str, ...] = ()
+    passes: tuple[str, ...] = ()
+    gpus: tuple[str, ...] = ()
+    #: Words of :data:`~kernelindex_sdk.metrics.METRIC_ALIASES`.
+    metrics: tuple[str, ...] = ()
+    format: str = "text"
+
+
+def run_ls(options: LsOptions, *, out: TextIO | None = None, err: TextIO | None = None) -> int:
+    """Load, validate, count and report; return the exit status. Never raises for bad input."""
+    from kernelindex_sdk.cli.reporters import format_problem
+    from kernelindex_sdk.compare import filters, grouping, inventory, records, runs
+    from kernelindex_sdk.compare.inventory_report import INVENTORY_REPORTERS
+    from kernelindex_sdk.errors import Problem
+    from kernelindex_sdk.printable import one_line
+    from kernelindex_sdk.sources import FileSource, StdinSource, expand
+
+    out = out if out is not None else sys.stdout
+    err = err if err is not None else sys.stderr
+
+    def say(message: str) -> None:
+        err.write(one_line(f"kernelindex ls: {message}") + "\n")
+
+    if options.format not in FORMATS:
+        say(f"unknown --format {options.format!r} (choose from {', '.join(FORMATS)})")
+        return 2
+    unknown = [m for m in options.metrics if m not in METRIC_ALIASES]
+    if unknown:
+        say(f"unknown --metric {unknown[0]!r} (choose from {', '.join(sorted(METRIC_ALIASES))})")
+        return 2
+
+    def report_problem(problem: Problem) -> None:
+        err.write(format_problem(problem) + "\n")
+
+    found = [s for s in expand(options.paths) if isinstance(s, (FileSource, StdinSource))]
+    loaded = records.load_records(options.paths, on_problem=report_problem)
+    status = 2 if loaded.unreadable else 1 if loaded.invalid else 0
+    if not found and not loaded.unreadable:
+        # A script pointed at the wrong place must not be told "nothing here" and pass.
+        say(
+            "no .json, .jsonl or .ndjson files found under "
+            + ", ".join(repr(path) for path in options.paths)
+        )
+        return 2
+    if loaded.invalid:
+        say(f"{loaded.invalid} invalid item{'s' * (loaded.invalid != 1)} left out (see above)")
+
+    resolved, resolver = runs.resolve_runs(loaded.index)
+    gpu_names = resolver.gpu_names()
+    typos = filters.unmatched(
+        resolved, kernels=options.kernels, gpus=options.gpus, gpu_names=gpu_names
+    )
+    if resolved and typos:
+        for typo in typos:
+            say(str(typo))
+        return 2
+    filtered = bool(options.kernels or options.passes or options.gpus or options.metrics)
+    selected = grouping.select(
+        resolved,
+        kernels=options.kernels,
+        passes=options.passes,
+        gpus=options.gpus,
+        metrics=[METRIC_ALIASES[m] for m in options.metrics],
+        gpu_names=gpu_names,
+    )
+    if filtered and not selected:
+        say(f"no run matches the filters ({len(resolved)} valid runs loaded)")
+        return max(status, 1)
+
+    counted = inventory.take_inventory(loaded.index, selected)
+    INVENTORY_REPORTERS[options.format](out).write(counted)
+    return status
+
+
+@click.command("ls")
+@click.argument("paths", nargs=-1, required=True)
+@click.option("--kernel", "kernels", multiple=True, metavar="K", help="Only runs of this kernel.")
+@click.option(
+    "--pass", "passes", multiple=True, type=click.Choice(PASSES), help="Only this timed pass."
+)
+@click.option(
+    "--gpu",
+    "gpus",
+    multiple=True,
+    metavar="G",
+    help="Only GPUs whose name contains G (case, spaces, '-' and '_' ignored), e.g. h100.",
+)
+@click.option(
+    "--metric",
+    "metrics",
+    multiple=True,
+    type=click.Choice(sorted(METRIC_ALIASES)),
+    help="Only latency (speed) or peak-memory (memory) runs.",
+)
+@click.option(
+    "--format",
+    "format_",
+    type=click.Choice(FORMATS),
+    default="text",
+    show_default=True,
+    help="text sections for people, one JSON object for scripts.",
+)
+def ls_command(
+    paths: tuple[str, ...],
+    kernels: tuple[str, ...],
+    passes: tuple[str, ...],
+    gpus: tuple[str, ...],
+    metrics: tuple[str, ...],
+    format_: str,
+) -> None:
+    """Say what records hold: counts per kind and run status; the kernels, passes,
+    GPUs, providers, implementations, protocols and metrics, with run counts; the time
+    range (runs flagged observed_at_unknown count as undated); quality flags.
+
+    PATH is anything validate takes: records, bundles, arrays, JSON Lines, directories,
+    or - (stdin). Invalid records are reported one line each and left out.
+
+    Exit status: 0 done; 1 invalid records left out, or no run matches the filters;
+    2 usage error (a --kernel or --gpu value naming nothing present), unreadable input,
+    or no record files found.
+    """
+    options = LsOptions(
+        paths=paths,
+        kernels=kernels,
+        passes=passes,
+        gpus=gpus,
+        metrics=metrics,
+        format=format_,
+    )
+    sys.exit(run_ls(options))

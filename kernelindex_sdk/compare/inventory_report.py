@@ -1,0 +1,114 @@
+"""An :class:`~kernelindex_sdk.compare.inventory.Inventory` as text or JSON.
+
+Only formatting. Text is one section per question (records, runs by status and
+metric, passes, kernels, GPUs, providers, implementations, protocols, time, quality
+flags), one name per line with its count aligned, every name escaped to one line;
+JSON is one object with the same counts, for scripts.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Mapping
+from typing import IO, Any, Final
+
+from kernelindex_sdk.compare.inventory import Inventory, utc_text
+from kernelindex_sdk.metrics import METRIC_NAMES
+from kernelindex_sdk.printable import one_line
+
+
+def _section(out: IO[str], title: str, counts: Mapping[str, int]) -> None:
+    if not counts:
+        return
+    names = [one_line(name) for name in counts]
+    width = max(len(name) for name in names)
+    digits = max(len(str(n)) for n in counts.values())
+    out.write(f"{title} ({len(counts)})\n")
+    for name, count in zip(names, counts.values(), strict=True):
+        out.write(f"  {name:<{width}}  {count:>{digits}}\n")
+
+
+class InventoryTextReporter:
+    """Sections of ``name  count`` lines, for a terminal."""
+
+    def __init__(self, out: IO[str]) -> None:
+        self.out = out
+
+    def write(self, inventory: Inventory) -> None:
+        out = self.out
+        duplicates = (
+            f" ({inventory.duplicate_runs} duplicate runs counted once)"
+            if inventory.duplicate_runs
+            else ""
+        )
+        out.write(f"records {inventory.records}{duplicates}\n")
+        for kind, count in inventory.kinds.items():
+            out.write(f"  {one_line(kind):<20}  {count:>{len(str(inventory.records))}}\n")
+        out.write(f"runs {inventory.runs}\n")
+        for title, counts in (
+            ("status", inventory.statuses),
+            ("metrics", {METRIC_NAMES.get(m, m): n for m, n in inventory.metrics.items()}),
+            ("passes", inventory.passes),
+            ("kernels", inventory.kernels),
+            ("GPUs", inventory.gpus),
+            ("providers", inventory.providers),
+            ("implementations", inventory.implementations),
+            ("protocols", inventory.protocols),
+        ):
+            _section(out, title, counts)
+        out.write(f"observed {_range(inventory)}\n")
+        _section(out, "quality flags", inventory.quality_flags)
+        _section(out, "records not given (runs referencing them)", inventory.not_given)
+
+
+def _range(inventory: Inventory) -> str:
+    undated = f"{inventory.undated} undated (observed_at_unknown)" if inventory.undated else ""
+    if inventory.first is None or inventory.last is None:
+        return undated or "no runs"
+    span = f"{utc_text(inventory.first)} – {utc_text(inventory.last)}"
+    return f"{span}; {undated}" if undated else span
+
+
+def inventory_json(inventory: Inventory) -> dict[str, Any]:
+    """The inventory for machines: every count, times in UTC."""
+    return {
+        "records": inventory.records,
+        "kinds": dict(inventory.kinds),
+        "duplicateRuns": inventory.duplicate_runs,
+        "runs": inventory.runs,
+        "status": dict(inventory.statuses),
+        "metrics": dict(inventory.metrics),
+        "passes": dict(inventory.passes),
+        "kernels": dict(inventory.kernels),
+        "gpus": dict(inventory.gpus),
+        "providers": dict(inventory.providers),
+        "implementations": dict(inventory.implementations),
+        "protocols": dict(inventory.protocols),
+        "observed": {
+            "first": utc_text(inventory.first),
+            "last": utc_text(inventory.last),
+            "undated": inventory.undated,
+        },
+        "qualityFlags": dict(inventory.quality_flags),
+        "notGiven": dict(inventory.not_given),
+    }
+
+
+class InventoryJsonReporter:
+    """One JSON object (:func:`inventory_json`)."""
+
+    def __init__(self, out: IO[str]) -> None:
+        self.out = out
+
+    def write(self, inventory: Inventory) -> None:
+        json.dump(inventory_json(inventory), self.out, ensure_ascii=True, indent=2)
+        self.out.write("\n")
+
+
+InventoryReporter = InventoryTextReporter | InventoryJsonReporter
+
+#: Format name → reporter, as ``ls --format`` names them.
+INVENTORY_REPORTERS: Final[Mapping[str, Callable[[IO[str]], InventoryReporter]]] = {
+    "text": InventoryTextReporter,
+    "json": InventoryJsonReporter,
+}

@@ -1,0 +1,219 @@
+"""One line per GPU, metric and implementation instead of one table per workload.
+
+KernelBench's 250 problems make 250 tables; what people ask of them is one figure per
+implementation: how much faster than the baseline, on how many problems, and how
+often (KernelBench's own ``fast_p``). :func:`summarize` reads those off a
+:class:`~kernelindex_sdk.compare.grouping.Comparison`, so every decision behind a
+figure — which runs are comparable, the newest run of each implementation, the
+baseline and its ratio — is the one the tables show.
+
+For each GPU (hardware identity), metric, baseline provider and implementation:
+
+* the **universe** is every comparable group (workload × protocol) on that GPU and
+  metric whose baseline is that provider *with a passed run*: without one there is
+  nothing to be faster than;
+* **workloads**: the groups of the universe where the implementation has a passed run
+  with a ratio (the pairs);
+* **geomeanSpeedup**: the geometric mean of ``baseline ÷ implementation`` over the
+  pairs — a speed-up for latency, a memory saving for peak memory (the ratio the
+  tables show; a geometric mean because ratios multiply: 2× and 0.5× average to 1×);
+* **fasterShare**: the share of the pairs with a ratio above 1;
+* **fastP[p]**: KernelBench's ``fast_p`` — the share of the *universe* where the
+  implementation passed and its ratio is above ``p``; a run that failed, or no run,
+  counts as not fast (so ``fast_0`` is the share that ran correctly);
+* **failed** (the newest run did not pass) and **absent** (no run, or no ratio: a
+  different statistic), whose sum is **missing**.
+
+An implementation is summarised against a baseline provider when it has a row in at
+least one group with that baseline; a group where it *is* the baseline run does not
+count for it. A workload measured under two protocols is two groups, so counts twice.
+Nothing depends on the order of the runs or how they were split across files: groups
+and rows are keyed by digest, counts are integers, and the logarithms are summed with
+:func:`math.fsum` (exactly rounded, so in any order the same).
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Final
+
+import attrs
+
+from kernelindex_sdk.compare.grouping import Comparison, natural_order
+from kernelindex_sdk.compare.runs import short_digest
+from kernelindex_sdk.metrics import LATENCY, PEAK_MEMORY
+
+#: The threshold ``fast_p`` is given at when none is asked for: faster than the baseline.
+DEFAULT_THRESHOLDS: Final[tuple[float, ...]] = (1.0,)
+#: How metrics sort: latency first, as the tables.
+_METRIC_ORDER: Final = {LATENCY: 0, PEAK_MEMORY: 1}
+
+
+@attrs.frozen
+class Summary:
+    """One implementation against one baseline provider on one GPU and metric."""
+
+    gpu: str
+    #: The hardware identity (:func:`~kernelindex_sdk.compare.runs.hardware_identity`).
+    hardware: str
+    metric: str
+    #: The baseline provider.
+    baseline: str
+    implementation: str
+    implementation_digest: str
+    provider: str | None
+    #: Groups where both have a passed run with a ratio.
+    workloads: int
+    #: ``baseline ÷ implementation`` over those groups, geometric mean (None: no pair).
+    geomean: float | None
+    #: Pairs with a ratio above 1.
+    faster: int
+    #: Threshold → groups of the universe where the implementation passed with a
+    #: ratio above it.
+    fast: Mapping[float, int]
+    #: Groups where its newest run did not pass.
+    failed: int
+    #: Groups where it has no run, or no ratio (a different statistic).
+    absent: int
+
+    @property
+    def missing(self) -> int:
+        return self.failed + self.absent
+
+    @property
+    def universe(self) -> int:
+        """Groups with this baseline's passed run on this GPU and metric."""
+        return self.workloads + self.missing
+
+    @property
+    def faster_share(self) -> float | None:
+        return self.faster / self.workloads if self.workloads else None
+
+    def fast_p(self, threshold: float) -> float | None:
+        """KernelBench's ``fast_p``: correct and more than ``threshold``× (None: empty)."""
+        return self.fast[threshold] / self.universe if self.universe else None
+
+
+def check_thresholds(thresholds: Iterable[float]) -> tuple[float, ...]:
+    """Distinct thresholds in increasing order; ValueError for a negative or non-finite one."""
+    out = []
+    for threshold in thresholds:
+        if not math.isfinite(threshold) or threshold < 0:
+            raise ValueError(f"a fast_p threshold must be a finite number ≥ 0, not {threshold}")
+        out.append(float(threshold))
+    return tuple(sorted(set(out)))
+
+
+def threshold_name(threshold: float) -> str:
+    """``1``, ``1.5``, ``0.8``: how a threshold is written in keys and headings."""
+    return f"{threshold:.10g}"
+
+
+@attrs.define
+class _Tally:
+    """Counts for one summary while the groups are read."""
+
+    label: str
+    provider: str | None
+    logs: list[float] = attrs.Factory(list)
+    zero: bool = False
+    faster: int = 0
+    fast: dict[float, int] = attrs.Factory(dict)
+    failed: int = 0
+
+
+def summarize(
+    comparison: Comparison, thresholds: Sequence[float] = DEFAULT_THRESHOLDS
+) -> list[Summary]:
+    """A :class:`Summary` per GPU, metric, baseline provider and implementation."""
+    wanted = check_thresholds(thresholds)
+    # (hardware, metric, baseline) → groups in the universe; gpu label per hardware.
+    universes: dict[tuple[str, str, str], int] = {}
+    gpus: dict[str, str] = {}
+    tallies: dict[tuple[str, str, str], dict[str, _Tally]] = {}
+    for group in comparison.groups:
+        if group.baseline is None:
+            continue
+        place = (group.key.hardware, group.metric, group.baseline)
+        gpus.setdefault(group.key.hardware, group.first.gpu)
+        base = next((row for row in group.rows if row.is_baseline), None)
+        counted = base is not None and base.newest.passed
+        if counted:
+            universes[place] = universes.get(place, 0) + 1
+        found = tallies.setdefault(place, {})
+        for row in group.rows:
+            if row is base:
+                continue
+            tally = found.get(row.implementation)
+            if tally is None:
+                tally = found[row.implementation] = _Tally(row.label, row.provider)
+            if not counted:
+                continue
+            ratio = row.ratio
+            if not row.newest.passed:
+                tally.failed += 1
+            elif ratio is not None:
+                if ratio > 0:
+                    tally.logs.append(math.log(ratio))
+                else:
+                    tally.zero = True
+                    tally.logs.append(0.0)
+                tally.faster += ratio > 1
+                for threshold in wanted:
+                    tally.fast[threshold] = tally.fast.get(threshold, 0) + (ratio > threshold)
+    summaries = []
+    for (hardware, metric, baseline), found in tallies.items():
+        universe = universes.get((hardware, metric, baseline), 0)
+        for digest, tally in found.items():
+            pairs = len(tally.logs)
+            geomean = None
+            if pairs:
+                geomean = 0.0 if tally.zero else math.exp(math.fsum(tally.logs) / pairs)
+            summaries.append(
+                Summary(
+                    gpu=gpus[hardware],
+                    hardware=hardware,
+                    metric=metric,
+                    baseline=baseline,
+                    implementation=tally.label,
+                    implementation_digest=digest,
+                    provider=tally.provider,
+                    workloads=pairs,
+                    geomean=geomean,
+                    faster=tally.faster,
+                    fast={t: tally.fast.get(t, 0) for t in wanted},
+                    failed=tally.failed,
+                    absent=universe - tally.failed - pairs,
+                )
+            )
+    summaries.sort(key=_order)
+    return _distinct_labels(summaries)
+
+
+def _distinct_labels(summaries: list[Summary]) -> list[Summary]:
+    """Two implementations with one label (same provider and version, another entry
+    point or backend) are told apart in text by their digest: ``liger 0.5.0
+    (sha256:0123456789ab)``."""
+    seen = Counter((s.hardware, s.metric, s.baseline, s.implementation) for s in summaries)
+    return [
+        attrs.evolve(
+            s, implementation=f"{s.implementation} ({short_digest(s.implementation_digest)})"
+        )
+        if seen[(s.hardware, s.metric, s.baseline, s.implementation)] > 1
+        else s
+        for s in summaries
+    ]
+
+
+def _order(summary: Summary) -> tuple[object, ...]:
+    return (
+        summary.gpu,
+        summary.hardware,
+        _METRIC_ORDER.get(summary.metric, len(_METRIC_ORDER)),
+        summary.metric,
+        summary.baseline,
+        natural_order(summary.implementation),
+        summary.implementation_digest,
+    )

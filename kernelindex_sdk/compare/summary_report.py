@@ -1,0 +1,215 @@
+"""Summaries (:mod:`~kernelindex_sdk.compare.summary`) as text, Markdown, JSON or CSV.
+
+Only formatting: every figure was computed before. People get one aligned table (or
+one Markdown table, for a pull request) with shares in per cent and a legend that
+says what each column counts; machines get fractions and every count, so a share
+can be checked against its numerator and denominator.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+from collections.abc import Callable, Mapping, Sequence
+from typing import IO, Any, Final
+
+from kernelindex_sdk.compare.summary import Summary, threshold_name
+from kernelindex_sdk.compare.units import times
+from kernelindex_sdk.metrics import METRIC_NAMES, RATIO_KINDS
+from kernelindex_sdk.printable import one_line
+
+#: What the columns mean, printed under the tables: (column, meaning).
+LEGEND: Final = (
+    ("workloads", "comparable groups (workload × protocol) where both have a passed run"),
+    (
+        "geomean",
+        "geometric mean of baseline ÷ implementation over those (speed-up for latency,"
+        " memory saving for peak memory)",
+    ),
+    ("faster", "share of those above 1×"),
+    (
+        "fast_p",
+        "share of all groups with a passed baseline run where the implementation passed"
+        " and is more than p× (KernelBench's fast_p)",
+    ),
+    ("missing", "groups with a passed baseline run where it failed or has no run"),
+)
+
+
+def _share(value: float | None) -> str:
+    return "n/a" if value is None else f"{100 * value:.1f}%"
+
+
+def _cells(summary: Summary, thresholds: Sequence[float]) -> tuple[str, ...]:
+    return (
+        summary.gpu,
+        METRIC_NAMES.get(summary.metric, summary.metric),
+        summary.baseline,
+        summary.implementation,
+        str(summary.workloads),
+        times(summary.geomean),
+        _share(summary.faster_share),
+        *(_share(summary.fast_p(t)) for t in thresholds),
+        str(summary.missing),
+    )
+
+
+def _header(thresholds: Sequence[float]) -> tuple[str, ...]:
+    return (
+        "gpu",
+        "metric",
+        "baseline",
+        "implementation",
+        "workloads",
+        "geomean",
+        "faster",
+        *(f"fast_{threshold_name(t)}" for t in thresholds),
+        "missing",
+    )
+
+
+#: Which columns are right-aligned: the figures.
+def _numeric(thresholds: Sequence[float]) -> tuple[bool, ...]:
+    return (False,) * 4 + (True,) * (4 + len(thresholds))
+
+
+def _tail(summaries: Sequence[Summary]) -> str:
+    n = len(summaries)
+    if not n:
+        return "no summary: no implementation shares a group with a passed baseline run"
+    return f"{n} summar{'y' if n == 1 else 'ies'}"
+
+
+class SummaryTextReporter:
+    """One aligned table, then the legend and a count."""
+
+    def __init__(self, out: IO[str], thresholds: Sequence[float]) -> None:
+        self.out, self.thresholds = out, tuple(thresholds)
+
+    def write(self, summaries: Sequence[Summary]) -> None:
+        if summaries:
+            rows = [_header(self.thresholds)] + [_cells(s, self.thresholds) for s in summaries]
+            cells = [tuple(one_line(c) for c in row) for row in rows]
+            widths = [max(len(row[i]) for row in cells) for i in range(len(cells[0]))]
+            for row in cells:
+                parts = [
+                    f"{cell:>{width}}" if right else f"{cell:<{width}}"
+                    for cell, width, right in zip(
+                        row, widths, _numeric(self.thresholds), strict=True
+                    )
+                ]
+                self.out.write("  ".join(parts).rstrip() + "\n")
+            self.out.write("\n")
+            width = max(len(column) for column, _ in LEGEND)
+            for column, meaning in LEGEND:
+                self.out.write(f"  {column:<{width}}  {meaning}\n")
+        self.out.write(_tail(summaries) + "\n")
+
+
+class SummaryMarkdownReporter:
+    """One GitHub-flavoured table (a PR comment, ``$GITHUB_STEP_SUMMARY``), the legend."""
+
+    def __init__(self, out: IO[str], thresholds: Sequence[float]) -> None:
+        self.out, self.thresholds = out, tuple(thresholds)
+
+    def write(self, summaries: Sequence[Summary]) -> None:
+        if summaries:
+            self.out.write("| " + " | ".join(_header(self.thresholds)) + " |\n")
+            align = ["---:" if right else "---" for right in _numeric(self.thresholds)]
+            self.out.write("|" + "|".join(align) + "|\n")
+            for summary in summaries:
+                cells = (_md(c) for c in _cells(summary, self.thresholds))
+                self.out.write("| " + " | ".join(cells) + " |\n")
+            self.out.write("\n")
+            for column, meaning in LEGEND:
+                self.out.write(f"- **{column}**: {_md(meaning)}\n")
+            self.out.write("\n")
+        self.out.write(f"_{_md(_tail(summaries))}_\n")
+
+
+def _md(text: str) -> str:
+    return one_line(text).replace("|", "\\|")
+
+
+def summary_json(summary: Summary) -> dict[str, Any]:
+    """A summary for machines: fractions, and the counts they are made of."""
+    return {
+        "gpu": summary.gpu,
+        "hardware": summary.hardware,
+        "metric": summary.metric,
+        "ratioKind": RATIO_KINDS.get(summary.metric),
+        "implementation": summary.implementation,
+        "implementationDigest": summary.implementation_digest,
+        "provider": summary.provider,
+        "baseline": summary.baseline,
+        "workloads": summary.workloads,
+        "geomeanSpeedup": summary.geomean,
+        "fasterShare": summary.faster_share,
+        "faster": summary.faster,
+        "fastP": {threshold_name(t): summary.fast_p(t) for t in summary.fast},
+        "missing": summary.missing,
+        "failed": summary.failed,
+        "absent": summary.absent,
+        "universe": summary.universe,
+    }
+
+
+class SummaryJsonReporter:
+    """``{"summaries": [...]}``."""
+
+    def __init__(self, out: IO[str], thresholds: Sequence[float]) -> None:
+        self.out, self.thresholds = out, tuple(thresholds)
+
+    def write(self, summaries: Sequence[Summary]) -> None:
+        report = {
+            "summaries": [summary_json(s) for s in summaries],
+            "thresholds": [threshold_name(t) for t in self.thresholds],
+        }
+        json.dump(report, self.out, ensure_ascii=True, indent=2)
+        self.out.write("\n")
+
+
+class SummaryCsvReporter:
+    """One CSV line per summary: fractions as in JSON, a column per threshold."""
+
+    def __init__(self, out: IO[str], thresholds: Sequence[float]) -> None:
+        self.out, self.thresholds = out, tuple(thresholds)
+
+    def write(self, summaries: Sequence[Summary]) -> None:
+        writer = csv.writer(self.out, lineterminator="\n")
+        writer.writerow(
+            [
+                "gpu", "metric", "baseline", "implementation", "workloads", "geomean",
+                "faster_share",
+                *(f"fast_{threshold_name(t)}" for t in self.thresholds),
+                "missing", "failed", "absent", "universe", "ratio_kind", "hardware",
+                "implementation_digest",
+            ]
+        )  # fmt: skip
+        for s in summaries:
+            writer.writerow(
+                [
+                    one_line(s.gpu), s.metric, one_line(s.baseline), one_line(s.implementation),
+                    s.workloads, _number(s.geomean), _number(s.faster_share),
+                    *(_number(s.fast_p(t)) for t in self.thresholds),
+                    s.missing, s.failed, s.absent, s.universe,
+                    RATIO_KINDS.get(s.metric, ""), s.hardware, s.implementation_digest,
+                ]
+            )  # fmt: skip
+
+
+def _number(value: float | None) -> str:
+    return "" if value is None else repr(value)
+
+
+SummaryReporter = (
+    SummaryTextReporter | SummaryMarkdownReporter | SummaryJsonReporter | SummaryCsvReporter
+)
+
+#: Format name → reporter, as ``--format`` names them.
+SUMMARY_REPORTERS: Final[Mapping[str, Callable[[IO[str], Sequence[float]], SummaryReporter]]] = {
+    "text": SummaryTextReporter,
+    "markdown": SummaryMarkdownReporter,
+    "json": SummaryJsonReporter,
+    "csv": SummaryCsvReporter,
+}
