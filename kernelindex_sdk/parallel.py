@@ -44,6 +44,7 @@ from collections.abc import Callable, Iterable, Iterator
 from typing import Any, NoReturn, TypeVar
 
 from kernelindex_sdk.errors import KernelIndexError
+from kernelindex_sdk.printable import one_line
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -58,7 +59,15 @@ _READ_BYTES = 1 << 20
 
 class WorkerFailed(KernelIndexError):
     """A worker process died or raised: a bug or the system (out of memory, a kill),
-    never the input. What it was working on is lost; the run cannot be complete."""
+    never the input. What it was working on is lost; the run cannot be complete.
+
+    Its message names the task (a file name from input) and may quote the worker's
+    error: it is escaped here, where it is made
+    (:func:`~kernelindex_sdk.printable.one_line`), so it is one line wherever printed.
+    """
+
+    def __init__(self, message: str) -> None:
+        super().__init__(one_line(message))
 
 
 def default_jobs() -> int:
