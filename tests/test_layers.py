@@ -35,6 +35,7 @@ LAYERS: dict[str, int] = {
     "printable": 0,
     "pointers": 0,
     "fileio": 0,
+    "wholewrite": 0,
     "progress": 0,
     "wire": 0,
     "jsontext": 0,
