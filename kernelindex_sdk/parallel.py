@@ -45,6 +45,7 @@ from typing import Any, NoReturn, TypeVar
 
 from kernelindex_sdk.errors import KernelIndexError
 from kernelindex_sdk.printable import one_line
+from kernelindex_sdk.wholewrite import write_all
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -390,12 +391,6 @@ def _read_exactly(fd: int, size: int) -> bytes | None:  # pragma: no cover - chi
     return b"".join(parts)
 
 
-def _write_all(fd: int, data: bytes) -> None:  # pragma: no cover - child
-    view = memoryview(data)
-    while view:
-        view = view[os.write(fd, view) :]
-
-
 def _serve(
     func: Callable[[Any], Any],
     tasks: int,
@@ -434,7 +429,7 @@ def _serve(
             except Exception as error:  # sent to the parent, which reports it
                 message = ("error", f"{type(error).__name__}: {error}")
                 data = pickle.dumps(message, protocol=pickle.HIGHEST_PROTOCOL)
-            _write_all(results, len(data).to_bytes(_HEADER, "big") + data)
+            write_all(results, len(data).to_bytes(_HEADER, "big") + data)
             if message[0] != "ok":
                 break
         status = 0
