@@ -26,7 +26,6 @@ from __future__ import annotations
 import errno
 import io
 import os
-import select
 import typing
 from typing import TYPE_CHECKING, TextIO
 
@@ -48,6 +47,8 @@ def write_all(fd: int, data: ReadableBuffer) -> int:
         try:
             written = os.write(fd, view)
         except BlockingIOError:
+            import select  # only here: not worth its import at every start-up
+
             select.select([], [fd], [])
             continue
         if written <= 0:  # never for a request of one byte or more; never loop on it

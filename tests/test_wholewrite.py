@@ -72,3 +72,24 @@ def test_everything_is_written_through_a_pipe_that_fills() -> None:
 def test_a_stream_without_a_descriptor_is_left_as_it_is() -> None:
     stream = io.StringIO()
     assert whole_text_stream(stream) is stream  # type: ignore[arg-type]
+
+
+def test_a_non_blocking_descriptor_is_waited_on_not_failed() -> None:
+    """A pipe left non-blocking by whoever shares it: a full pipe is EAGAIN, not an end."""
+    read_fd, write_fd = os.pipe()
+    os.set_blocking(write_fd, False)
+    received = bytearray()
+
+    def drain() -> None:
+        while chunk := os.read(read_fd, 1 << 12):
+            received.extend(chunk)
+
+    reader = threading.Thread(target=drain)
+    reader.start()
+    try:
+        assert write_all(write_fd, BIG) == len(BIG)
+    finally:
+        os.close(write_fd)
+        reader.join()
+        os.close(read_fd)
+    assert received == BIG
