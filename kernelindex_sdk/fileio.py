@@ -30,8 +30,11 @@ is deleted. So:
 
 Hidden names are left out by every walk (``kernelindex validate DIR`` never reads a
 staging folder). New files get the usual permissions (``0666`` less the umask), not
-``mkstemp``'s private ``0600``; a replaced file keeps its mode. On systems without
-``fcntl`` (Windows) there is no lock: one writer at a time is then the caller's job.
+``mkstemp``'s private ``0600``; a replaced file keeps its mode. Every byte is written
+whole or raises (:func:`~kernelindex_sdk.wholewrite.write_all`): a disk that fills
+partway is an ``OSError`` and the temporary file is removed, never renamed in short.
+On systems without ``fcntl`` (Windows) there is no lock: one writer at a time is then
+the caller's job.
 """
 
 from __future__ import annotations
@@ -45,6 +48,8 @@ import tempfile
 import threading
 from collections.abc import Iterable, Iterator
 from pathlib import Path
+
+from kernelindex_sdk.wholewrite import write_all
 
 try:
     import fcntl
@@ -87,16 +92,17 @@ def _write_temp(directory: Path, target: Path, data: bytes, prefix: str, *, sync
     """Write ``data`` to a new temporary file in ``directory``, with ``target``'s mode."""
     fd, tmp_name = tempfile.mkstemp(dir=directory, prefix=prefix, suffix=".tmp")
     try:
-        with os.fdopen(fd, "wb") as tmp:
-            tmp.write(data)
-            tmp.flush()
+        try:
+            write_all(fd, data)  # a disk that fills partway raises: never half a file
             try:
                 mode = target.stat().st_mode & 0o7777
             except OSError:
                 mode = _default_mode()
             os.chmod(tmp_name, mode)
             if sync:
-                os.fsync(tmp.fileno())
+                os.fsync(fd)
+        finally:
+            os.close(fd)
     except BaseException:
         with contextlib.suppress(OSError):
             os.unlink(tmp_name)
@@ -311,9 +317,12 @@ def _commit(staging: Path, journal: list[tuple[str, str]]) -> None:
     """Make a staged batch count: its journal, whole and on disk, under its final name."""
     text = json.dumps(journal, ensure_ascii=True).encode("ascii")
     pending = staging / (JOURNAL + ".tmp")
-    with open(pending, "wb") as handle:
-        handle.write(text)
-        handle.flush()
-        os.fsync(handle.fileno())
+    flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_BINARY", 0)
+    fd = os.open(pending, flags | getattr(os, "O_CLOEXEC", 0))
+    try:
+        write_all(fd, text)
+        os.fsync(fd)
+    finally:
+        os.close(fd)
     os.replace(pending, staging / JOURNAL)
     _sync_directory(staging)

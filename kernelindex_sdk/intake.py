@@ -956,14 +956,27 @@ def is_blank_line(raw: bytes) -> bool:
 
 class OverlongLine:
     """Stands in, among the lines given to :func:`jsonl_records`, for a line longer
-    than the reader's limit: the reader skipped its bytes rather than hold them."""
+    than the reader's limit: the reader skipped its bytes rather than hold them.
 
-    __slots__ = ("limit", "size")
+    ``stopped`` says the reader went no further: the line came from a stream whose end
+    is not known (a pipe, a FIFO, a device), which is read no further than the limit,
+    so this is the last "line" there is.
+    """
 
-    def __init__(self, limit: int, size: int) -> None:
+    __slots__ = ("limit", "size", "stopped")
+
+    def __init__(self, limit: int, size: int, stopped: bool = False) -> None:
         #: The limit it broke, and the bytes it took (its ``\n`` included).
         self.limit = limit
         self.size = size
+        self.stopped = stopped
+
+    def message(self) -> str:
+        """What is wrong, for the one line that reports it."""
+        text = f"line longer than {size_text(self.limit)}, the limit for one document: not read"
+        if self.stopped:
+            return text + "; a stream is read no further than that, so nothing after it either"
+        return text
 
 
 def jsonl_records(
@@ -1025,11 +1038,7 @@ def empty_jsonl(source: str) -> EmptyDocument:
 
 
 def _too_large(line: OverlongLine, source: str, lineno: int) -> DocumentTooLarge:
-    return DocumentTooLarge(
-        f"line longer than {size_text(line.limit)}, the limit for one document: not read",
-        source=source,
-        line=lineno,
-    )
+    return DocumentTooLarge(line.message(), source=source, line=lineno)
 
 
 def size_text(size: int) -> str:

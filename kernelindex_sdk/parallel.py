@@ -44,6 +44,8 @@ from collections.abc import Callable, Iterable, Iterator
 from typing import Any, NoReturn, TypeVar
 
 from kernelindex_sdk.errors import KernelIndexError
+from kernelindex_sdk.printable import one_line
+from kernelindex_sdk.wholewrite import write_all
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -58,7 +60,15 @@ _READ_BYTES = 1 << 20
 
 class WorkerFailed(KernelIndexError):
     """A worker process died or raised: a bug or the system (out of memory, a kill),
-    never the input. What it was working on is lost; the run cannot be complete."""
+    never the input. What it was working on is lost; the run cannot be complete.
+
+    Its message names the task (a file name from input) and may quote the worker's
+    error: it is escaped here, where it is made
+    (:func:`~kernelindex_sdk.printable.one_line`), so it is one line wherever printed.
+    """
+
+    def __init__(self, message: str) -> None:
+        super().__init__(one_line(message))
 
 
 def default_jobs() -> int:
@@ -381,12 +391,6 @@ def _read_exactly(fd: int, size: int) -> bytes | None:  # pragma: no cover - chi
     return b"".join(parts)
 
 
-def _write_all(fd: int, data: bytes) -> None:  # pragma: no cover - child
-    view = memoryview(data)
-    while view:
-        view = view[os.write(fd, view) :]
-
-
 def _serve(
     func: Callable[[Any], Any],
     tasks: int,
@@ -425,7 +429,7 @@ def _serve(
             except Exception as error:  # sent to the parent, which reports it
                 message = ("error", f"{type(error).__name__}: {error}")
                 data = pickle.dumps(message, protocol=pickle.HIGHEST_PROTOCOL)
-            _write_all(results, len(data).to_bytes(_HEADER, "big") + data)
+            write_all(results, len(data).to_bytes(_HEADER, "big") + data)
             if message[0] != "ok":
                 break
         status = 0

@@ -20,7 +20,9 @@ what is read and how, and nothing that cannot be read is ever skipped silently:
 * One document — a whole file, a JSON Lines line, standard input — larger than
   ``max_bytes`` (:data:`MAX_DOCUMENT_BYTES`, 256 MiB by default) is a
   :class:`~kernelindex_sdk.errors.DocumentTooLarge`, found before it is held in
-  memory: a file by its size, a line or a stream by reading at most the limit.
+  memory: a file by its size, a line or a stream by reading at most the limit. Past
+  such a line only a regular file is read on; any other stream stops there, as its
+  line's end may never come (:func:`bounded_lines`).
 * A directory that cannot be listed, a missing path, a file that cannot be opened:
   each is one :class:`~kernelindex_sdk.errors.IntakeError` naming the path.
 
@@ -386,22 +388,53 @@ def bounded_lines(
     stream: typing.BinaryIO, max_bytes: int = MAX_DOCUMENT_BYTES
 ) -> Iterator[bytes | OverlongLine]:
     """The lines of ``stream``; a line longer than ``max_bytes`` (its ``\\n`` aside)
-    becomes an :class:`~kernelindex_sdk.intake.OverlongLine`, its bytes skipped
-    unread into memory. Memory stays bounded by the limit, whatever the input."""
+    becomes an :class:`~kernelindex_sdk.intake.OverlongLine`. Memory stays bounded by
+    the limit, and reading by the input's end *or* the limit, whatever the input.
+
+    Past an overlong line, only a regular file is read on (its bytes skipped up to the
+    next ``\\n``, then the next line): a file ends. Any other stream — a pipe, a FIFO,
+    a terminal, ``< /dev/zero``, an object without a descriptor — may never send the
+    ``\\n``, so reading stops at the limit: the line is ``stopped`` and the last one.
+    """
     readline = stream.readline
     limit = max_bytes + 1
+    step = min(limit, _DRAIN_BYTES)
     while True:
-        line = readline(limit)
-        if len(line) < limit or line[-1:] == b"\n":
+        line = readline(step)
+        if len(line) < step or line[-1:] == b"\n":
             if not line:
                 return
             yield line
             continue
+        # A long line: read on a step at a time, so that a line past the limit is held
+        # once (never also joined) before it is dropped.
+        parts = [line]
         size = len(line)
+        while size < limit and line[-1:] != b"\n":
+            line = readline(min(step, limit - size))
+            if not line:
+                break
+            parts.append(line)
+            size += len(line)
+        if size < limit or line[-1:] == b"\n":
+            yield b"".join(parts)
+            continue
+        del parts
+        if not _is_regular_file(stream):
+            yield OverlongLine(max_bytes, size, stopped=True)
+            return
         while line and line[-1:] != b"\n":
             line = readline(_DRAIN_BYTES)
             size += len(line)
         yield OverlongLine(max_bytes, size)
+
+
+def _is_regular_file(stream: typing.BinaryIO) -> bool:
+    """Whether ``stream`` reads a regular file, whose end comes (``fstat``)."""
+    try:
+        return stat.S_ISREG(os.fstat(stream.fileno()).st_mode)
+    except (OSError, ValueError, AttributeError):  # no descriptor: not known to end
+        return False
 
 
 def _read_jsonl(

@@ -36,6 +36,7 @@ LAYERS: dict[str, int] = {
     "printable": 0,
     "pointers": 0,
     "fileio": 0,
+    "wholewrite": 0,
     "progress": 0,
     "wire": 0,
     "metrics": 0,

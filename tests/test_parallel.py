@@ -137,13 +137,13 @@ def test_a_worker_killed_while_writing_its_result_is_never_half_read(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """The child writes half a message and dies: the parent must not unpickle it."""
-    real = parallel._write_all
+    real = parallel.write_all
 
     def half_then_die(fd: int, data: bytes) -> None:
         real(fd, data[: len(data) // 2])
         os.kill(os.getpid(), signal.SIGKILL)
 
-    monkeypatch.setattr(parallel, "_write_all", half_then_die)
+    monkeypatch.setattr(parallel, "write_all", half_then_die)
     payloads = [b"x" * 200_000 for _ in range(4)]
     with pytest.raises(WorkerFailed, match="killed by SIGKILL"):
         list(ordered_map(_echo, payloads, 2))

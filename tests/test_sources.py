@@ -169,12 +169,22 @@ def test_stdin_above_the_limit(tmp_path: Path) -> None:
     assert isinstance(whole, DocumentTooLarge)
     (forced,) = read_stdin(io.BytesIO(pretty), jsonl=False, max_bytes=100)
     assert isinstance(forced, DocumentTooLarge)
+    # A stream (no descriptor of a regular file) is read no further than the limit:
+    # it may never send the line's end (a pipe from /dev/zero).
     lines = b'{"a": 1}\n' + b'{"b": "' + b"x" * 500 + b'"}\n{"c": 3}\n'
     found = list(read_stdin(io.BytesIO(lines), max_bytes=100))
-    assert [type(f).__name__ for f in found] == ["Document", "DocumentTooLarge", "Document"]
+    assert [type(f).__name__ for f in found] == ["Document", "DocumentTooLarge"]
+    assert "nothing after it either" in str(found[1])
     first = b'{"b": "' + b"x" * 500 + b'"}\n{"c": 3}\n'
     found = list(read_stdin(io.BytesIO(first), max_bytes=100))
-    assert [type(f).__name__ for f in found] == ["DocumentTooLarge", "Document"]
+    assert [type(f).__name__ for f in found] == ["DocumentTooLarge"]
+    # A regular file given as standard input (`- < file`) ends: read on past the line.
+    path = tmp_path / "lines.jsonl"
+    path.write_bytes(lines)
+    with open(path, "rb") as handle:
+        found = list(read_stdin(handle, max_bytes=100))
+    assert [type(f).__name__ for f in found] == ["Document", "DocumentTooLarge", "Document"]
+    assert "nothing after it" not in str(found[1])
 
 
 def test_documents_streams_errors_in_input_order(tmp_path: Path) -> None:

@@ -11,8 +11,10 @@ errors.
 
 Input is read as a stream, one record at a time, so memory stays bounded whatever the
 file holds: a record longer than :data:`MAX_ROW_BYTES` is reported and its bytes are
-skipped, never held. The config cell goes through the SDK's strict JSON intake — the
-one parser of the project — so it is refused for exactly what a record would be.
+skipped, never held (from a stream that is not a file, reading stops there: see
+:func:`~kernelindex_sdk.sources.bounded_lines`). The config cell goes through the SDK's
+strict JSON intake — the one parser of the project — so it is refused for exactly what
+a record would be.
 
 Every row also keeps what it said, as written (:class:`SourceText`), so the export can
 give the row back byte for byte. Columns are found by name, not position, so a CSV
@@ -33,7 +35,13 @@ import attrs
 
 from bench_adapters.common.numbers import DECIMAL, INTEGER, decimal
 from bench_adapters.liger.names import timestamp_slug
-from kernelindex_sdk.errors import IntakeError, InvalidEncoding, Problem, UnreadableFile
+from kernelindex_sdk.errors import (
+    DocumentTooLarge,
+    IntakeError,
+    InvalidEncoding,
+    Problem,
+    UnreadableFile,
+)
 from kernelindex_sdk.intake import OverlongLine, loads
 from kernelindex_sdk.sources import STDIN, bounded_lines, open_regular
 
@@ -192,6 +200,7 @@ class _Lines:
         self.number += 1
         if isinstance(raw, OverlongLine):
             self.bytes += raw.size
+            self._stop_if_stopped(raw)
             raise _TooLong(self._size + raw.size, inside_quotes=False)
         self.bytes += len(raw)
         if self.number == 1 and raw.startswith(b"\xef\xbb\xbf"):
@@ -217,6 +226,8 @@ class _Lines:
         quotes = 1
         for raw in self._raw:
             self.number += 1
+            if isinstance(raw, OverlongLine):
+                self._stop_if_stopped(raw)
             size = raw.size if isinstance(raw, OverlongLine) else len(raw)
             self.bytes += size
             skipped += size
@@ -225,6 +236,17 @@ class _Lines:
                 if quotes % 2 == 0:
                     break
         return skipped
+
+    def _stop_if_stopped(self, raw: OverlongLine) -> None:
+        """A stream (not a file) read no further than the limit: nothing after this
+        line can be read, so the input is unreadable, not one bad row."""
+        if raw.stopped:
+            raise DocumentTooLarge(
+                f"row longer than {MAX_ROW_BYTES // _KIB} KiB, the limit for one row: not"
+                " read; a stream is read no further than that, so nothing after it either",
+                source=self.source,
+                line=self.number,
+            )
 
     def record_text(self) -> str:
         """The text of the record just read, without its line ending."""

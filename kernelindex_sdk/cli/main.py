@@ -17,9 +17,12 @@ import contextlib
 import gc
 import os
 import sys
+from collections.abc import Iterator
 from typing import Any, NoReturn
 
 import click
+
+from kernelindex_sdk.wholewrite import whole_text_stream
 
 BUILTIN = {
     "validate": "kernelindex_sdk.cli.validate_cmd:validate_command",
@@ -121,35 +124,62 @@ def main(argv: list[str] | None = None) -> NoReturn:
       as a process killed by SIGPIPE reports.
     * Standard output that fails (``> /dev/full``): one line on stderr, exit 2.
 
+    Every write to standard output is whole or raises (:func:`_whole_stdout`), so
+    neither case can pass as success with the output cut short.
+
     Output that cannot be encoded (``PYTHONIOENCODING=ascii``) is written with
     backslash escapes instead of failing.
     """
     _freeze_at_exit()
     _tolerant_streams()
-    try:
+    with _whole_stdout():
         try:
-            cli.main(args=argv, prog_name="kernelindex", standalone_mode=False)
-            code: int = 0
-        except SystemExit as exit_:
-            code = _exit_code(exit_.code)
-        except click.exceptions.Exit as exit_:
-            code = exit_.exit_code
-        sys.stdout.flush()
-    except (KeyboardInterrupt, click.exceptions.Abort):
-        _quiet_stdout()
-        _say("interrupted")
-        code = 130
-    except click.ClickException as error:
-        error.show()
-        code = error.exit_code
-    except (BrokenPipeError, OutputClosed):
-        _quiet_stdout()
-        code = 141
-    except OSError as error:
-        _quiet_stdout()
-        _say(f"error: cannot write output: {error.strerror or error}")
-        code = 2
+            try:
+                cli.main(args=argv, prog_name="kernelindex", standalone_mode=False)
+                code: int = 0
+            except SystemExit as exit_:
+                code = _exit_code(exit_.code)
+            except click.exceptions.Exit as exit_:
+                code = exit_.exit_code
+            sys.stdout.flush()
+        except (KeyboardInterrupt, click.exceptions.Abort):
+            _quiet_stdout()
+            _say("interrupted")
+            code = 130
+        except click.ClickException as error:
+            error.show()
+            code = error.exit_code
+        except (BrokenPipeError, OutputClosed):
+            _quiet_stdout()
+            code = 141
+        except OSError as error:
+            _quiet_stdout()
+            _say(f"error: cannot write output: {error.strerror or error}")
+            code = 2
     sys.exit(code)
+
+
+@contextlib.contextmanager
+def _whole_stdout() -> Iterator[None]:
+    """Standard output, for the command, whose every write is whole or raises.
+
+    The interpreter's own passes a short write off as success (a reader that left
+    mid-write, a disk that filled partway: :mod:`kernelindex_sdk.wholewrite`), which
+    let ``canonicalize BIG.json | head -c 100`` exit 0 with the output cut. Through
+    this one, every command's output — text, ``sys.stdout.buffer``, click's echo —
+    raises instead, and :func:`main` turns that into 141 or one line and exit 2. The
+    interpreter's stream is put back afterwards (``main`` may run inside a test).
+    """
+    original = sys.stdout
+    whole = whole_text_stream(original)
+    sys.stdout = whole
+    try:
+        yield
+    finally:
+        if whole is not original:
+            with contextlib.suppress(OSError, ValueError):
+                whole.flush()  # nothing left, or /dev/null after _quiet_stdout
+            sys.stdout = original
 
 
 def _freeze_at_exit() -> None:
