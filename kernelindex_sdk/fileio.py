@@ -65,6 +65,8 @@ STAGING_PREFIX = ".kernelindex-batch-"
 TEMP_PREFIX = ".kernelindex-tmp-"
 #: A staging folder holding this file is committed: its files are to be renamed in.
 JOURNAL = "journal.json"
+#: A journal larger than this is not one a write leaves (a name pair is ~100 bytes).
+JOURNAL_LIMIT = 64 << 20
 #: Temporary files that earlier kernelindex versions wrote beside their targets
 #: (``.<name>.json.<8 characters>.tmp``), left only by a killed run: removed too.
 _LEGACY_TEMP = re.compile(r"\..+\.jsonl?\.[a-z0-9_]{8}\.tmp")
@@ -232,9 +234,15 @@ def _read_journal(staging: Path) -> list[tuple[str, str]] | None:
     """
     path = staging / JOURNAL
     try:
-        data = path.read_bytes()
+        info = path.lstat()
     except FileNotFoundError:
         return None
+    # Read only a regular file of bounded size: a FIFO would block, /dev/zero never end.
+    if not stat.S_ISREG(info.st_mode):
+        raise UnsafeJournal(path, "not a regular file")
+    if info.st_size > JOURNAL_LIMIT:
+        raise UnsafeJournal(path, f"{info.st_size} bytes, more than a write ever leaves")
+    data = path.read_bytes()
     try:
         entries = json.loads(data.decode("utf-8"))
     except (UnicodeDecodeError, ValueError, RecursionError) as error:

@@ -38,7 +38,7 @@ def leave_batch(out: Path, journal: bytes | object, staged: dict[str, bytes] | N
 def import_into(tmp_path: Path, out: Path) -> tuple[int, list[str]]:
     source = write_csv(tmp_path / "a.csv", good_rows(2))
     done = subprocess.run(
-        [*COMMAND, str(source), "--out", str(out)], capture_output=True, text=True, timeout=120
+        [*COMMAND, str(source), "--out", str(out)], capture_output=True, text=True, timeout=60
     )
     assert "Traceback" not in done.stderr
     return done.returncode, done.stderr.splitlines()
@@ -115,6 +115,18 @@ def test_a_staged_symlink_is_not_followed_out(tmp_path: Path) -> None:
     assert status == 2 and len(err) == 1, err
     assert "staged 'link' is not a regular file" in err[0]
     assert outside.read_text("utf-8") == "mine" and visible(out) == []
+
+
+def test_a_journal_that_is_no_regular_file_is_not_read(tmp_path: Path) -> None:
+    """A FIFO would block the writer forever, a link to /dev/zero fill its memory."""
+    for name, make in (("fifo", os.mkfifo), ("zero", lambda p: os.symlink("/dev/zero", p))):
+        out = tmp_path / name
+        staging = out / f"{STAGING_PREFIX}left"
+        staging.mkdir(parents=True)
+        make(staging / JOURNAL)
+        status, err = import_into(tmp_path, out)
+        assert status == 2 and len(err) == 1, err
+        assert f"{staging / JOURNAL}: cannot write: " in err[0] and "not a regular file" in err[0]
 
 
 def test_a_good_journal_is_still_completed(tmp_path: Path) -> None:
