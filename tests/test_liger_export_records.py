@@ -92,6 +92,38 @@ def test_an_edited_run_exports_its_own_values_and_says_so(tmp_path: Path) -> Non
     assert untouched in exporter.rows()
 
 
+def test_a_run_moved_to_other_records_exports_theirs(tmp_path: Path) -> None:
+    """The provider and GPU a row says come from the run's implementation and
+    environment, even where the import kept a spelling label (``nvidia`` in lower case)."""
+    odd = row(x_value="1024", gpu_name="nvidia  H100 80GB HBM3")
+    other = row(x_value="2048", kernel_provider="huggingface", gpu_name="NVIDIA A100-SXM4-80GB")
+    source = write_csv(tmp_path / "a.csv", [odd, other])
+    records = tmp_path / "records"
+    assert import_csv([source], records, layout="jsonl").problems == []
+    stream = records / "liger.jsonl"
+    lines = stream.read_text("utf-8").splitlines()
+    moved_to = next(
+        json.loads(line)["spec"]
+        for line in lines
+        if '"kind":"BenchmarkRun"' in line and "/huggingface/" in line
+    )
+
+    def move(record: dict[str, Any]) -> None:
+        labels = record["metadata"].get("labels", {})
+        for spec in runs(record):
+            if "liger-csv/gpu_name" in labels:  # the odd row's run
+                for field in ("environmentDigest", "implementationDigest"):
+                    spec[field] = moved_to[field]
+
+    edit_stream(stream, move)
+    status, rows, err = export(records)
+    assert status == 0, err
+    moved = next(r for r in rows if r["x_value"] == "1024")
+    assert (moved["kernel_provider"], moved["gpu_name"]) == ("huggingface", "NVIDIA A100-SXM4-80GB")
+    warnings = [line for line in err if "warning:" in line]
+    assert len(warnings) == 1 and "the run's provider, GPU no longer match" in warnings[0]
+
+
 # --- item 14: a workload two sweeps reach is exported under the sweep it was in ----------
 
 

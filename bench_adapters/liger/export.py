@@ -12,7 +12,7 @@ it reads its own file.
   source row byte for byte (:mod:`~bench_adapters.liger.spelling`): the rows of an
   import are exactly the distinct rows of the CSV it came from. The row is checked
   against the run first: a part the run no longer says (its timing, time, kernel,
-  mode, provider or workload edited after the import) is written from the run's own
+  mode, provider, GPU or workload edited after the import) is written from the run's own
   values instead, with a warning — never data the record does not hold.
 * Any other run (``kernelindex bench liger`` writes such) gets the row computed from
   its structured fields (:mod:`~bench_adapters.liger.structured`).

@@ -40,9 +40,11 @@ from datetime import datetime, timezone
 from typing import Any
 
 from bench_adapters.liger.catalog import Catalog, MetricInfo
+from bench_adapters.liger.hardware import resolve_gpu
 from bench_adapters.liger.names import slug
 from bench_adapters.liger.source import (
     RowError,
+    normalized_gpu,
     parse_config,
     parse_measurement,
     parse_timestamp,
@@ -91,6 +93,8 @@ class RowComputer:
         #: (workload digest, written axis cells) -> whether they give back the workload:
         #: an import's runs share a few hundred workloads and their spellings.
         self._axes: dict[tuple[Any, ...], bool] = {}
+        #: GPU name as a row writes it -> the hardware the importer reads from it.
+        self._hardware: dict[str, Mapping[str, Any]] = {}
 
     @property
     def sweeps(self) -> Mapping[str, Sweep]:
@@ -135,7 +139,7 @@ class RowComputer:
         row stands as spelled). :class:`NotExpressible` if the record cannot say a
         replaced part.
         """
-        _, workload, _, implementation = referenced
+        _, workload, environment, implementation = referenced
         spec, w_spec = run["spec"], workload["spec"]
         cells = dict(spelled)
         stale = []
@@ -157,10 +161,21 @@ class RowComputer:
         if slug(cells["kernel_provider"].strip()) != implementation["spec"]["provider"]:
             cells["kernel_provider"] = str(implementation["spec"]["provider"])
             stale.append("provider")
+        if self._hardware_of(cells["gpu_name"]) != environment["spec"]["hardware"]:
+            cells["gpu_name"] = self._gpu_name(environment)
+            stale.append("GPU")
         if not self._axis_matches(run, cells, w_spec):
             cells.update(self.axis(run, workload))
             stale.append("x and config")
         return cells, stale
+
+    def _hardware_of(self, gpu_name: str) -> Mapping[str, Any]:
+        """The hardware the importer reads from a ``gpu_name`` cell."""
+        found = self._hardware.get(gpu_name)
+        if found is None:
+            gpu = normalized_gpu(gpu_name)
+            found = self._hardware[gpu_name] = resolve_gpu(gpu, self.catalog).spec
+        return found
 
     def axis(self, run: Mapping[str, Any], workload: Mapping[str, Any]) -> dict[str, str]:
         """x name, x label, x value and config of the sweep the run was measured in."""
