@@ -445,7 +445,8 @@ def export_liger_command(record_paths: tuple[str, ...], out_path: str, force: bo
     RECORDS are read as `kernelindex validate --strict-refs` reads them (files,
     folders, JSON Lines, - for stdin). One row per BenchmarkRun of speed or memory;
     runs that failed, ran out of memory or were skipped are left out and counted.
-    Imported runs give back their source rows byte for byte.
+    Imported runs give back their source rows byte for byte; a run edited since its
+    import is written from its own values, with a warning.
     """
     sys.exit(run_liger_export(record_paths, out_path, force=force))
 
@@ -483,7 +484,7 @@ def run_liger_export(
             stream.write(f"{prog}: error: no input files\n")
         stream.write(f"{prog}: unreadable input: nothing written\n")
         return EXIT_UNREADABLE
-    data = csv_bytes(exporter.rows(on_problem))
+    data = csv_bytes(exporter.rows(on_problem, on_warning=on_problem))
     if out_path == "-":
         sink = out if out is not None else sys.stdout.buffer
         sink.write(data)

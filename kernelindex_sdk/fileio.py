@@ -28,6 +28,11 @@ is deleted. So:
 * a batch spanning several directories is all or none in each directory, committed
   one directory after the other.
 
+A journal is checked whole before it is acted on (:class:`UnsafeJournal`): a staging
+folder can hold anything someone left there, and a journal that is not JSON, or names
+a file outside its folder (``..``, an absolute path, a symlink), stops the writer with
+one line naming the journal — nothing is moved.
+
 Hidden names are left out by every walk (``kernelindex validate DIR`` never reads a
 staging folder). New files get the usual permissions (``0666`` less the umask), not
 ``mkstemp``'s private ``0600``; a replaced file keeps its mode. Every byte is written
@@ -40,15 +45,18 @@ the caller's job.
 from __future__ import annotations
 
 import contextlib
+import errno
 import json
 import os
 import re
 import shutil
+import stat
 import tempfile
 import threading
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
+from kernelindex_sdk.printable import one_line
 from kernelindex_sdk.wholewrite import write_all
 
 try:
@@ -61,6 +69,8 @@ STAGING_PREFIX = ".kernelindex-batch-"
 TEMP_PREFIX = ".kernelindex-tmp-"
 #: A staging folder holding this file is committed: its files are to be renamed in.
 JOURNAL = "journal.json"
+#: A journal larger than this is not one a write leaves (a name pair is ~100 bytes).
+JOURNAL_LIMIT = 64 << 20
 #: Temporary files that earlier kernelindex versions wrote beside their targets
 #: (``.<name>.json.<8 characters>.tmp``), left only by a killed run: removed too.
 _LEGACY_TEMP = re.compile(r"\..+\.jsonl?\.[a-z0-9_]{8}\.tmp")
@@ -73,6 +83,26 @@ class ExistingFiles(FileExistsError):
         self.paths = paths
         more = f" and {len(paths) - 1} more" if len(paths) > 1 else ""
         super().__init__(17, f"exists with other content{more}", str(paths[0]))
+
+
+class UnsafeJournal(OSError):
+    """A staging folder's journal that is not one this module writes: never acted on.
+
+    A journal is only trusted as far as it can be checked: a JSON list of
+    ``[staged file, target name]`` pairs, each a plain name (no ``/``, no ``..``, not
+    absolute), each staged file a regular file inside its staging folder. Anything else
+    — garbage, or names that would reach outside the directory — stops the writer
+    before a single file is moved, with one line naming the journal and what is wrong;
+    the folder is left as it is for a person to look at.
+    """
+
+    def __init__(self, journal: Path, reason: str) -> None:
+        staging = journal.parent.name
+        message = (
+            f"a staging journal left in the folder cannot be trusted: {reason}; "
+            f"nothing was moved (inspect {staging} and remove it)"
+        )
+        super().__init__(errno.EINVAL, one_line(message), str(journal))
 
 
 def _unchanged(target: Path, data: bytes) -> bool:
@@ -201,12 +231,64 @@ def recover(directory: str | os.PathLike[str]) -> None:
 
 
 def _read_journal(staging: Path) -> list[tuple[str, str]] | None:
-    """The (staged file, target name) pairs of a committed batch; None if uncommitted."""
+    """The (staged file, target name) pairs of a committed batch; None if uncommitted.
+
+    Checked whole before anything is acted on (:class:`UnsafeJournal` if it fails):
+    the folder may hold anything a person or another program left there, and a journal
+    is an instruction to move files.
+    """
+    path = staging / JOURNAL
     try:
-        data = (staging / JOURNAL).read_bytes()
+        info = path.lstat()
     except FileNotFoundError:
         return None
-    return [(str(staged), str(name)) for staged, name in json.loads(data)]
+    # Read only a regular file of bounded size: a FIFO would block, /dev/zero never end.
+    if not stat.S_ISREG(info.st_mode):
+        raise UnsafeJournal(path, "not a regular file")
+    if info.st_size > JOURNAL_LIMIT:
+        raise UnsafeJournal(path, f"{info.st_size} bytes, more than a write ever leaves")
+    data = path.read_bytes()
+    try:
+        entries = json.loads(data.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError, RecursionError) as error:
+        raise UnsafeJournal(path, f"not JSON ({error})") from None
+    if not isinstance(entries, list):
+        raise UnsafeJournal(path, f"not a list of pairs but {type(entries).__name__}")
+    journal: list[tuple[str, str]] = []
+    for index, entry in enumerate(entries):
+        if not (
+            isinstance(entry, list)
+            and len(entry) == 2
+            and all(isinstance(name, str) for name in entry)
+        ):
+            raise UnsafeJournal(path, f"entry {index} is not a [staged file, target] pair")
+        staged, name = entry
+        for role, value in (("staged file", staged), ("target", name)):
+            if not _plain_name(value):
+                raise UnsafeJournal(
+                    path, f"entry {index}: {role} {value!r} is not a plain file name in the folder"
+                )
+        _check_staged(path, index, staging / staged)
+        journal.append((staged, name))
+    return journal
+
+
+def _plain_name(name: str) -> bool:
+    """One path component naming a file in its folder: not ``..``, not absolute."""
+    separators = [os.sep, *([os.altsep] if os.altsep else []), "\0"]
+    return name not in ("", ".", "..") and not any(sep in name for sep in separators)
+
+
+def _check_staged(journal: Path, index: int, source: Path) -> None:
+    """A staged file is a regular file of the staging folder, or gone (already renamed)."""
+    try:
+        info = source.lstat()
+    except FileNotFoundError:
+        return
+    if not stat.S_ISREG(info.st_mode):
+        raise UnsafeJournal(journal, f"entry {index}: staged {source.name!r} is not a regular file")
+    if source.resolve().parent != journal.parent.resolve():
+        raise UnsafeJournal(journal, f"entry {index}: staged {source.name!r} is outside its folder")
 
 
 def _rename_into_place(staging: Path, root: Path, journal: list[tuple[str, str]]) -> None:

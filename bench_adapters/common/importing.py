@@ -29,6 +29,7 @@ import attrs
 from bench_adapters.common.checking import RecordChecker, one_per_entry
 from bench_adapters.common.writer import (
     ExistingOutput,
+    ExistingStream,
     Layout,
     WriteResult,
     WrittenRun,
@@ -333,8 +334,8 @@ def write_conversion(
     enabled = None if progress_stream is not None else False
     with output_lock(out_dir) as directory:
         existing = _existing_stream(directory, layout, force, jsonl_name)
-        if existing and settle is not None:
-            settle(existing)
+        if existing is not None and settle is not None:
+            settle(existing.first)
         runs: list[WrittenRun] = list(conversion.runs)
         total = len(runs) if layout == "bundles" else 1
         with Progress(total, label, stream=progress_stream, enabled=enabled) as bar:
@@ -348,12 +349,12 @@ def write_conversion(
                 force=force,
                 existing=existing,
             )
-    return Written(result=result, records_kept=len(existing or {}))
+    return Written(result=result, records_kept=len(existing.lines) if existing else 0)
 
 
 def _existing_stream(
     directory: Path, layout: Layout, force: bool, jsonl_name: str
-) -> dict[str, dict[str, Any]] | None:
+) -> ExistingStream | None:
     """The stream to merge into (jsonl), or None; with ``force`` a broken one is replaced."""
     if layout != "jsonl":
         return None

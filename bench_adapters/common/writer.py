@@ -21,8 +21,10 @@ modifies nothing. Existing data is never lost:
 * ``jsonl``: ``DIR/<source>.jsonl``, one compact record per line: protocols, workloads,
   environments, implementations (each sorted by name, then digest), then the runs
   (likewise), so every record a run references comes before it. A stream already
-  there is **merged**: its records are kept (a record of the same digest keeps the
-  copy already there) and the new ones added, in the same order. A stream that
+  there is **merged**: every line of it is kept (:class:`ExistingStream`: two lines
+  holding one digest with other metadata are two records, both kept), a new record
+  whose digest is already there is not added (the copy there stands for it), and
+  the rest are added, in the same order. A stream that
   cannot be merged — unreadable, or failing ``validate --strict-refs`` — is refused
   (:class:`ExistingOutput`), or with ``force`` replaced. No records at all write no
   stream: an empty file is not one ``validate`` reads.
@@ -86,6 +88,21 @@ class ExistingOutput(OutputError):
         self.problems = list(problems)
 
 
+@attrs.frozen
+class ExistingStream:
+    """The stream already in the output, to merge into: every line's record, in order.
+
+    A digest leaves metadata out, so two lines can hold records of one digest — a copy
+    with another name or title (added by hand, or by another tool) is another line —
+    and a merge must keep both: ``lines`` has each line as (digest, record).
+    ``first`` maps each digest to its first copy, the one a new run referencing that
+    digest is checked and spelled against.
+    """
+
+    lines: tuple[tuple[str, dict[str, Any]], ...]
+    first: Mapping[str, dict[str, Any]]
+
+
 @attrs.define
 class WriteResult:
     """What a write did: files whose content changed, and files already identical."""
@@ -114,10 +131,8 @@ def output_lock(out_dir: str | os.PathLike[str]) -> Iterator[Path]:
         raise OutputError(str(error.filename or out_dir), error.strerror or str(error)) from None
 
 
-def read_stream(
-    out_dir: str | os.PathLike[str], jsonl_name: str
-) -> dict[str, dict[str, Any]] | None:
-    """The records of ``DIR/<jsonl_name>`` by digest (None if there is none), to merge.
+def read_stream(out_dir: str | os.PathLike[str], jsonl_name: str) -> ExistingStream | None:
+    """Every record of ``DIR/<jsonl_name>``, line by line (None if there is none), to merge.
 
     Read and checked as ``kernelindex validate --strict-refs`` reads it; anything it
     would not pass (an unreadable line, an invalid record, a bundle, a dangling
@@ -126,7 +141,8 @@ def read_stream(
     path = Path(out_dir) / jsonl_name
     if not os.path.lexists(path):
         return None
-    found: dict[str, dict[str, Any]] = {}
+    lines: list[tuple[str, dict[str, Any]]] = []
+    first: dict[str, dict[str, Any]] = {}
     problems: list[Problem] = []
     check = Pipeline([str(path)], strict_refs=True, keep_values=True)
     for item in check:
@@ -145,7 +161,8 @@ def read_stream(
             continue
         value = item.records[0].digest
         if value is not None:
-            found.setdefault(value, item.value)
+            lines.append((value, item.value))
+            first.setdefault(value, item.value)
     problems.extend(check.late)
     if problems:
         raise ExistingOutput(
@@ -154,7 +171,7 @@ def read_stream(
             "validate --strict-refs); fix it, or replace it with --force",
             problems,
         )
-    return found
+    return ExistingStream(lines=tuple(lines), first=first)
 
 
 def write_records(
@@ -166,19 +183,19 @@ def write_records(
     jsonl_name: str,
     advance: Callable[[int], None] | None = None,
     force: bool = False,
-    existing: Mapping[str, dict[str, Any]] | None = None,
+    existing: ExistingStream | None = None,
 ) -> WriteResult:
     """Write ``runs`` (and the ``records`` they reference, by digest) under ``out_dir``.
 
-    ``existing``: for ``jsonl``, the records of the stream already there (see
-    :func:`read_stream`), all kept. ``force``: replace bundle files that hold other
+    ``existing``: for ``jsonl``, the stream already there (see :func:`read_stream`),
+    every line kept. ``force``: replace bundle files that hold other
     content (else :class:`ExistingOutput`, and nothing is written).
     """
     directory = Path(out_dir)
     if layout == "bundles":
         files = _bundle_files(runs, records)
     elif layout == "jsonl":
-        stream = _stream(runs, records, existing or {})
+        stream = _stream(runs, records, existing)
         # No record at all: no stream. An empty file is not a stream `validate` reads,
         # and would refuse every later import into the folder until --force.
         files = [(jsonl_name, stream)] if stream else []
@@ -244,24 +261,26 @@ _MEMBER_INDENT = "  "
 def _stream(
     runs: Iterable[WrittenRun],
     records: Mapping[str, dict[str, Any]],
-    existing: Mapping[str, dict[str, Any]],
+    existing: ExistingStream | None,
 ) -> bytes:
-    def order(item: tuple[str, dict[str, Any]]) -> tuple[str, str]:
-        return item[1]["metadata"]["name"], item[0]
-
-    every = dict(existing)  # a digest already there keeps its copy
-    for value, record in records.items():
-        every.setdefault(value, record)
-    for mapped in runs:
-        every.setdefault(mapped.digest, mapped.run)
-    lines: list[str] = []
-    by_kind: dict[str, list[tuple[str, dict[str, Any]]]] = {kind: [] for kind in STREAM_ORDER}
+    # Every line already there is kept; a new record is added unless its digest is
+    # already there (the copy there stands for it, and the runs were checked against it).
+    every = list(existing.lines) if existing is not None else []
+    held = set(existing.first) if existing is not None else set()
+    added = [*records.items(), *((mapped.digest, mapped.run) for mapped in runs)]
+    for value, record in added:
+        if value not in held:
+            held.add(value)
+            every.append((value, record))
+    by_kind: dict[str, list[tuple[str, str, str]]] = {kind: [] for kind in STREAM_ORDER}
     by_kind["BenchmarkRun"] = []
-    for value, record in every.items():
-        by_kind.setdefault(record["kind"], []).append((value, record))
+    for value, record in every:
+        # Name, then digest, then the line itself: two copies of one digest (other
+        # metadata) still have one order, so the same records give the same bytes.
+        line = (record["metadata"]["name"], value, _compact(record))
+        by_kind.setdefault(record["kind"], []).append(line)
     runs_last = [kind for kind in by_kind if kind != "BenchmarkRun"] + ["BenchmarkRun"]
-    for kind in runs_last:
-        lines.extend(_compact(record) for _, record in sorted(by_kind[kind], key=order))
+    lines = [line for kind in runs_last for *_, line in sorted(by_kind[kind])]
     return "".join(line + "\n" for line in lines).encode("utf-8")
 
 

@@ -10,7 +10,10 @@ it reads its own file.
 
 * A run the importer made (``sourceNative.source`` is the importer's) gives back its
   source row byte for byte (:mod:`~bench_adapters.liger.spelling`): the rows of an
-  import are exactly the distinct rows of the CSV it came from.
+  import are exactly the distinct rows of the CSV it came from. The row is checked
+  against the run first: a part the run no longer says (its timing, time, kernel,
+  mode, provider, GPU or workload edited after the import) is written from the run's own
+  values instead, with a warning — never data the record does not hold.
 * Any other run (``kernelindex bench liger`` writes such) gets the row computed from
   its structured fields (:mod:`~bench_adapters.liger.structured`).
 
@@ -58,6 +61,10 @@ class ExportSummary:
     not_expressible: int = 0
     #: Input ``validate`` rejects (left out), and runs no row can express.
     problems: list[Problem] = attrs.field(factory=list)
+    #: Imported runs whose source row no longer says what the run holds (edited after
+    #: the import): written from the run's own values, each also in ``warnings``.
+    stale: int = 0
+    warnings: list[Problem] = attrs.field(factory=list)
     #: Paths and documents that could not be read (then nothing is written).
     unreadable: int = 0
     files: int = 0
@@ -77,6 +84,7 @@ class ExportSummary:
             ("rows written", str(self.rows)),
             ("left out, not passed", left or "0"),
             ("left out, not expressible", str(self.not_expressible)),
+            ("stale source rows", str(self.stale)),
             ("input problems", str(len(self.problems) - self.not_expressible)),
         ]
         width = max(len(label) for label, _ in facts)
@@ -156,8 +164,13 @@ class Exporter:
             local.setdefault(ref.digest, record)
             self._anywhere.setdefault(ref.digest, record)
 
-    def rows(self, on_problem: Callable[[Problem], None] | None = None) -> list[str]:
-        """Every row (without its line ending), sorted, each once."""
+    def rows(
+        self,
+        on_problem: Callable[[Problem], None] | None = None,
+        on_warning: Callable[[Problem], None] | None = None,
+    ) -> list[str]:
+        """Every row (without its line ending), sorted, each once; ``on_warning`` hears
+        each imported run whose source row is stale (written from the run's values)."""
         keyed: dict[str, tuple[Any, ...]] = {}
         for found in self._runs.values():
             self.summary.runs += 1
@@ -166,7 +179,7 @@ class Exporter:
                 self.summary.left_out[status] = self.summary.left_out.get(status, 0) + 1
                 continue
             try:
-                line, cells = self._row(found)
+                line, cells = self._row(found, on_warning)
             except NotExpressible as error:
                 self.summary.not_expressible += 1
                 problem = Problem(
@@ -183,22 +196,46 @@ class Exporter:
         self.summary.rows = len(ordered)
         return ordered
 
-    def _row(self, found: _Found) -> tuple[str, Mapping[str, str]]:
+    def _row(
+        self, found: _Found, on_warning: Callable[[Problem], None] | None = None
+    ) -> tuple[str, Mapping[str, str]]:
         referenced = self._referenced(found)
         run = found.run
         native = run["spec"].get("sourceNative") or {}
         if native.get("source") == self.catalog.source:
             cells = self.speller.cells(run, referenced)
-            if all(cell is not None for cell in cells.values()):
-                line = self.speller.line(run, referenced)
-                complete = {column: str(cell) for column, cell in cells.items()}
+            spelled = {c: cell for c, cell in cells.items() if cell is not None}
+            whole = len(spelled) == len(cells)
+            if not whole:
+                # Imported without spelling labels (an older import): compute what is missing.
+                spelled = {**self.computer.cells(run, referenced), **spelled}
+            complete, stale = self.computer.record_cells(run, referenced, spelled)
+            if stale:
+                self._warn(found, stale, on_warning)
+            elif whole:
+                line = self.speller.line(run, referenced, cells)
                 return (line or encode_line([complete[c] for c in LIGER_HEADER])), complete
-            # Imported without spelling labels (an older import): compute what is missing.
-            computed = self.computer.cells(run, referenced)
-            complete = {c: cell if cell is not None else computed[c] for c, cell in cells.items()}
         else:
             complete = self.computer.cells(run, referenced)
         return encode_line([complete[column] for column in LIGER_HEADER]), complete
+
+    def _warn(
+        self, found: _Found, stale: Sequence[str], on_warning: Callable[[Problem], None] | None
+    ) -> None:
+        """Say that a run's source row (``sourceNative``, its spelling) is out of date."""
+        self.summary.stale += 1
+        warning = Problem(
+            f"warning: the run's {', '.join(stale)} no longer match its source row "
+            "(sourceNative and liger-csv/ labels, edited since the import?): the row is "
+            "written from the run's own values",
+            code="stale-source-row",
+            pointer=found.pointer,
+            source=found.source,
+            line=found.line,
+        )
+        self.summary.warnings.append(warning)
+        if on_warning is not None:
+            on_warning(warning)
 
     def _referenced(self, found: _Found) -> Referenced:
         """The run's four records: from its bundle, else its file, else anywhere."""

@@ -422,12 +422,17 @@ class LigerCsv:
             y80=parse_measurement("y_value_80", cells["y_value_80"]),
             config=config,
             config_text=config_text,
-            gpu=" ".join(cells["gpu_name"].split()),
+            gpu=normalized_gpu(cells["gpu_name"]),
             observed_at=times[0],
             time_slug=times[1],
             liger_version=cells["liger_version"],
             text=as_written,
         )
+
+
+def normalized_gpu(cell: str) -> str:
+    """The GPU a ``gpu_name`` cell names: its words, one space apart."""
+    return " ".join(cell.split())
 
 
 def _abbreviated(text: str) -> str:

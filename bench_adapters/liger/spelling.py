@@ -127,12 +127,15 @@ class Speller:
                 derived[column] = written
         return derived
 
-    def line(self, run: Record, referenced: Referenced) -> str | None:
-        """The row's text (no line ending), or None when a cell is unknown."""
+    def line(
+        self, run: Record, referenced: Referenced, cells: Mapping[str, str | None] | None = None
+    ) -> str | None:
+        """The row's text (no line ending), or None when a cell is unknown; ``cells``:
+        what :meth:`cells` gave for this run, if the caller has it already."""
         written = get_text(run.get("metadata", {}).get("labels"), LINE_LABEL)
         if written is not None:
             return written
-        cells = self.cells(run, referenced)
+        cells = cells if cells is not None else self.cells(run, referenced)
         values = [cells[column] for column in LIGER_HEADER]
         if any(value is None for value in values):
             return None

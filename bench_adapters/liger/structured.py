@@ -9,11 +9,18 @@ gives each one the row Liger's own harness would have written for that measureme
   Liger's);
 * y values: the median and the p20/p80 measurements, converted back from whole ns or
   bytes — equal to Liger's within the 1 ns (1 byte) rounding of the record;
-* x and config: Liger's sweep for the kernel (``x`` name and fixed config, in Liger's
-  own keys, as the bench catalog records them), with the workload's values put in;
-  the result is checked by mapping it forward again (:func:`describe_workload`): the
-  config is kept only if it gives back exactly the run's workload. The x label is the
-  one Liger's script writes beside that x (``xLabels`` in ``data/kernels.json``);
+* x and config: the sweep the run was measured in. A workload can belong to several
+  of Liger's sweeps (Llama-4 RoPE's ``T`` sweep at ``hidden_size`` 8192 and its ``H``
+  sweep at ``seq_len`` 2048 share a shape), and Liger's visualizer draws a row on
+  the plot of its ``x_name``, so the sweep is taken from the record where it says
+  one: the ``liger-csv/`` x and config labels of an imported run's workload, a run's
+  own over them (a second sweep reaching the same workload). Otherwise — a run of
+  ``kernelindex bench liger``, which measures one sweep per kernel — it is that sweep
+  (``x`` name and fixed config, in Liger's own keys, as the bench catalog records
+  them), with the workload's values put in. Either is checked by mapping it forward
+  again (:func:`describe_workload`): it is used only if it gives back exactly the
+  run's workload. The x label is the one written beside the x, else the one Liger's
+  script writes (``xLabels`` in ``data/kernels.json``);
 * GPU: the environment's ``deviceName`` (the driver's own name), else the name an
   importer environment was built from, else product and form factor; timestamp:
   ``observedAt`` in UTC as ``YYYY-MM-DD HH:MM:SS``; release: the run's
@@ -33,7 +40,17 @@ from datetime import datetime, timezone
 from typing import Any
 
 from bench_adapters.liger.catalog import Catalog, MetricInfo
-from bench_adapters.liger.spelling import Referenced, Speller
+from bench_adapters.liger.hardware import resolve_gpu
+from bench_adapters.liger.names import slug
+from bench_adapters.liger.source import (
+    RowError,
+    normalized_gpu,
+    parse_config,
+    parse_measurement,
+    parse_timestamp,
+    parse_x,
+)
+from bench_adapters.liger.spelling import PREFIX, WORKLOAD_COLUMNS, Referenced, Speller, get_text
 from bench_adapters.liger.workload import describe_workload
 
 #: The quantile columns and the run statistic each is read from.
@@ -73,6 +90,11 @@ class RowComputer:
         self.catalog = catalog
         self.speller = speller
         self._sweeps = sweeps
+        #: (workload digest, written axis cells) -> whether they give back the workload:
+        #: an import's runs share a few hundred workloads and their spellings.
+        self._axes: dict[tuple[Any, ...], bool] = {}
+        #: GPU name as a row writes it -> the hardware the importer reads from it.
+        self._hardware: dict[str, Mapping[str, Any]] = {}
 
     @property
     def sweeps(self) -> Mapping[str, Sweep]:
@@ -91,24 +113,139 @@ class RowComputer:
         unit = next(iter(metric.units))
         w_spec = workload["spec"]
         kernel = str(w_spec["kernel"])
-        x_name, x_value, config = self._sweep_values(kernel, w_spec)
-        info = self.catalog.kernels.get(kernel)
         cells = {
             "kernel_name": kernel,
             "kernel_provider": str(implementation["spec"]["provider"]),
             "kernel_operation_mode": str(w_spec["pass"]),
             "metric_name": metric_name,
             "metric_unit": unit,
-            "x_name": x_name,
-            "x_label": info.x_labels.get(x_name, x_name) if info is not None else x_name,
-            "x_value": x_value if isinstance(x_value, str) else json.dumps(x_value),
-            "extra_benchmark_config_str": json.dumps(config),
+            **self.axis(run, workload),
             "gpu_name": self._gpu_name(environment),
             "timestamp": _utc_timestamp(spec["observedAt"]),
             "liger_version": _release(run, implementation),
         }
         cells.update(_y_values(spec, metric, unit))
         return cells
+
+    def record_cells(
+        self, run: Mapping[str, Any], referenced: Referenced, spelled: Mapping[str, str]
+    ) -> tuple[dict[str, str], list[str]]:
+        """An imported run's spelled row, checked against what the run itself holds.
+
+        The spelling comes from ``sourceNative`` and ``liger-csv/`` labels, which a later
+        edit of the run's values (its timing, its time, its references) leaves as they
+        were. Each part of the row the record no longer says is replaced by the
+        record's own value; returned with the names of the parts replaced (none: the
+        row stands as spelled). :class:`NotExpressible` if the record cannot say a
+        replaced part.
+        """
+        _, workload, environment, implementation = referenced
+        spec, w_spec = run["spec"], workload["spec"]
+        cells = dict(spelled)
+        stale = []
+        found = self.speller.metric_of(spec)
+        if found is not None and not _y_match(spec, found[1], cells):
+            unit = cells["metric_unit"]
+            unit = unit if unit in found[1].units else next(iter(found[1].units))
+            cells.update(metric_unit=unit, **_y_values(spec, found[1], unit))
+            stale.append("values")
+        if _said_time(cells["timestamp"]) != _instant(spec["observedAt"]):
+            cells["timestamp"] = _utc_timestamp(spec["observedAt"])
+            stale.append("timestamp")
+        mode = self.catalog.modes.get(cells["kernel_operation_mode"].strip())
+        said = (slug(cells["kernel_name"].strip()), mode.pass_ if mode else None)
+        if said != (w_spec["kernel"], w_spec["pass"]):
+            cells["kernel_name"] = str(w_spec["kernel"])
+            cells["kernel_operation_mode"] = str(w_spec["pass"])
+            stale.append("kernel and mode")
+        if slug(cells["kernel_provider"].strip()) != implementation["spec"]["provider"]:
+            cells["kernel_provider"] = str(implementation["spec"]["provider"])
+            stale.append("provider")
+        if self._hardware_of(cells["gpu_name"]) != environment["spec"]["hardware"]:
+            cells["gpu_name"] = self._gpu_name(environment)
+            stale.append("GPU")
+        if not self._axis_matches(run, cells, w_spec):
+            cells.update(self.axis(run, workload))
+            stale.append("x and config")
+        return cells, stale
+
+    def _hardware_of(self, gpu_name: str) -> Mapping[str, Any]:
+        """The hardware the importer reads from a ``gpu_name`` cell."""
+        found = self._hardware.get(gpu_name)
+        if found is None:
+            gpu = normalized_gpu(gpu_name)
+            found = self._hardware[gpu_name] = resolve_gpu(gpu, self.catalog).spec
+        return found
+
+    def axis(self, run: Mapping[str, Any], workload: Mapping[str, Any]) -> dict[str, str]:
+        """x name, x label, x value and config of the sweep the run was measured in."""
+        w_spec = workload["spec"]
+        kernel = str(w_spec["kernel"])
+        info = self.catalog.kernels.get(kernel)
+        cells = self.written_axis(run, workload)
+        if cells is None:
+            x_name, x_value, config = self._sweep_values(kernel, w_spec)
+            cells = {
+                "x_name": x_name,
+                "x_value": x_value if isinstance(x_value, str) else json.dumps(x_value),
+                "extra_benchmark_config_str": json.dumps(config),
+            }
+        x_name = cells["x_name"].strip()
+        cells.setdefault("x_label", info.x_labels.get(x_name, x_name) if info else x_name)
+        return cells
+
+    def written_axis(
+        self, run: Mapping[str, Any], workload: Mapping[str, Any]
+    ) -> dict[str, str] | None:
+        """The sweep's cells as the record writes them (the workload's ``liger-csv/``
+        labels, the run's own over them), if they give back exactly its workload; else
+        None (none written, or they no longer say this workload)."""
+        written: dict[str, str] = {}
+        for column in WORKLOAD_COLUMNS:
+            for labels in (
+                run.get("metadata", {}).get("labels"),
+                workload["metadata"].get("labels"),
+            ):
+                text = get_text(labels, PREFIX + column)
+                if text is not None:
+                    written[column] = text
+                    break
+        if "x_name" not in written or "x_value" not in written:
+            return None
+        written.setdefault("extra_benchmark_config_str", "")
+        return written if self._axis_matches(run, written, workload["spec"]) else None
+
+    def _axis_matches(
+        self, run: Mapping[str, Any], cells: Mapping[str, str], w_spec: Mapping[str, Any]
+    ) -> bool:
+        """Whether a row's x and config cells, read as the importer reads them, give back
+        exactly the run's workload (remembered per workload digest and cells)."""
+        axis = tuple(cells[c] for c in ("x_name", "x_value", "extra_benchmark_config_str"))
+        key = (run["spec"].get("workloadDigest"), *axis)
+        good = self._axes.get(key)
+        if good is None:
+            x_name, x_text, config_text = (text.strip() for text in axis)
+            try:
+                x_value, config = parse_x(x_text), parse_config(config_text)
+            except RowError:
+                good = False
+            else:
+                good = self._gives_back(str(w_spec["kernel"]), x_name, x_value, config, w_spec)
+            self._axes[key] = good
+        return good
+
+    def _gives_back(
+        self, kernel: str, x_name: str, x_value: Any, config: Mapping[str, Any], w_spec: Any
+    ) -> bool:
+        """Whether an x and config in Liger's terms map forward to exactly ``w_spec``."""
+        shape = describe_workload(
+            kernel, x_name, x_value, config, self.catalog, lambda key, message: None
+        )
+        return (shape.parameters, shape.settings, shape.dtype) == (
+            dict(w_spec.get("parameters", {})),
+            dict(w_spec.get("settings", {})),
+            w_spec["dtype"],
+        )
 
     def _sweep_values(self, kernel: str, w_spec: Mapping[str, Any]) -> tuple[str, Any, Any]:
         """x name, x value and config in Liger's terms that give back exactly ``w_spec``."""
@@ -148,14 +285,7 @@ class RowComputer:
                 config[name] = value
         for key, value in settings.items():
             config.setdefault(key, value)
-        shape = describe_workload(
-            kernel, x_name, parameters[x_param], config, self.catalog, lambda key, message: None
-        )
-        if (shape.parameters, shape.settings, shape.dtype) != (
-            dict(parameters),
-            dict(settings),
-            w_spec["dtype"],
-        ):
+        if not self._gives_back(kernel, x_name, parameters[x_param], config, w_spec):
             raise NotExpressible(
                 f"no config in Liger's terms for kernel {kernel!r} gives back this workload"
             )
@@ -195,6 +325,41 @@ def _y_values(spec: Mapping[str, Any], metric: MetricInfo, unit: str) -> dict[st
             raise NotExpressible(f"the run has no {statistic}, which Liger's rows carry")
         cells[column] = repr(base[statistic] / metric.units[unit])
     return cells
+
+
+def _y_match(spec: Mapping[str, Any], metric: MetricInfo, cells: Mapping[str, str]) -> bool:
+    """Whether the row's y values, read as the importer reads them, are the run's."""
+    factor = metric.units.get(cells["metric_unit"])
+    if factor is None:
+        return False
+    held: dict[str, Any] = {"median": spec[metric.result][metric.summary].get("median")}
+    for measurement in spec.get("measurements", ()):
+        if measurement["metric"] == metric.metric and measurement["unit"] == metric.unit:
+            held.setdefault(measurement["statistic"], measurement["value"])
+    try:
+        said = {stat: parse_measurement(col, cells[col].strip()) for col, stat in _STATISTICS}
+    except RowError:
+        return False
+    return all(round(value * factor) == held.get(stat) for stat, value in said.items())
+
+
+def _said_time(cell: str) -> datetime | None:
+    """The instant a timestamp cell says, read as the importer reads it."""
+    try:
+        return _instant(parse_timestamp(cell.strip())[0])
+    except RowError:
+        return None
+
+
+def _instant(observed_at: str) -> datetime | None:
+    """An RFC 3339 time as an instant, or None."""
+    match = _RFC3339.fullmatch(observed_at)
+    if match is None:
+        return None
+    try:
+        return datetime.fromisoformat(observed_at.replace("z", "Z").replace("t", "T"))
+    except ValueError:
+        return None
 
 
 def _utc_timestamp(observed_at: str) -> str:

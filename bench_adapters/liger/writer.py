@@ -18,6 +18,7 @@ from bench_adapters.common.writer import (
     LAYOUTS,
     STREAM_ORDER,
     ExistingOutput,
+    ExistingStream,
     Layout,
     OutputError,
     WriteResult,
@@ -33,6 +34,7 @@ __all__ = [
     "LAYOUTS",
     "STREAM_ORDER",
     "ExistingOutput",
+    "ExistingStream",
     "Layout",
     "OutputError",
     "WriteResult",
@@ -46,8 +48,8 @@ __all__ = [
 JSONL_NAME = "liger.jsonl"
 
 
-def read_stream(out_dir: str | os.PathLike[str]) -> dict[str, dict[str, Any]] | None:
-    """The records of ``DIR/liger.jsonl`` by digest (None if there is none), to merge."""
+def read_stream(out_dir: str | os.PathLike[str]) -> ExistingStream | None:
+    """Every record of ``DIR/liger.jsonl``, line by line (None if there is none), to merge."""
     return common.read_stream(out_dir, JSONL_NAME)
 
 
@@ -59,7 +61,7 @@ def write_records(
     *,
     advance: Callable[[int], None] | None = None,
     force: bool = False,
-    existing: Mapping[str, dict[str, Any]] | None = None,
+    existing: ExistingStream | None = None,
 ) -> WriteResult:
     """Write ``runs`` and the records they reference under ``out_dir`` (``liger.jsonl``)."""
     return common.write_records(
