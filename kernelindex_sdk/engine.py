@@ -95,6 +95,75 @@ def _ecma_validator_class() -> Any:
     return validators.extend(Draft202012Validator, {"pattern": pattern})  # type: ignore[no-untyped-call]
 
 
+#: Enum arrays already turned into sets of equality keys (see :func:`_enum_members`): a
+#: few at a time, each kept alive with its set so its id stays its own.
+_MEMBERS: dict[int, tuple[list[Any], frozenset[Any] | None]] = {}
+_MEMBERS_KEPT = 64
+
+
+def equality_key(value: Any) -> Any:
+    """A hashable key that two JSON values share exactly when python-jsonschema's
+    ``enum`` holds them equal (``1`` and ``1.0`` are, ``true`` and ``1`` are not, an
+    array equals a tuple of the same items), or None for anything it cannot key the
+    same way (NaN, bytes, a mapping with a key that is not a string, ...).
+
+    Why: ``enum`` as python-jsonschema checks it compares the instance with every
+    member in turn, so trying each value of an enum against it costs the square of its
+    size; a set of these keys makes a check one look-up, with the same answers.
+    """
+    if isinstance(value, str):
+        return ("s", value)
+    if value is None:
+        return ("z",)
+    if isinstance(value, bool):
+        return ("b", value)
+    if isinstance(value, (int, float)):
+        # Equal numbers hash alike in Python, an int and a float included; NaN equals
+        # nothing, not even itself, so it is left to the comparison one by one.
+        return ("n", value) if value == value else None
+    if type(value) in (list, tuple):
+        items = tuple(equality_key(item) for item in value)
+        return None if None in items else ("a", items)
+    if type(value) is dict:
+        pairs = [(k, equality_key(v)) for k, v in value.items()]
+        if any(not isinstance(k, str) or v is None for k, v in pairs):
+            return None
+        return ("o", frozenset(pairs))
+    return None
+
+
+def _enum_members(enums: list[Any]) -> frozenset[Any] | None:
+    """The equality keys of an ``enum`` array (None if one has none), made once."""
+    kept = _MEMBERS.get(id(enums))
+    if kept is None or kept[0] is not enums:
+        keys = [equality_key(each) for each in enums]
+        kept = (enums, None if None in keys else frozenset(keys))
+        if len(_MEMBERS) >= _MEMBERS_KEPT:
+            del _MEMBERS[next(iter(_MEMBERS))]
+        _MEMBERS[id(enums)] = kept
+    return kept[1]
+
+
+@cache
+def _diff_validator_class() -> Any:
+    """:func:`_ecma_validator_class` with ``enum`` checked by a set of
+    :func:`equality_key`\\ s: the schema diff tries every value of an enum against the
+    other side, which python-jsonschema's member-by-member ``enum`` makes quadratic."""
+    from jsonschema import Draft202012Validator, ValidationError, validators
+
+    by_comparison = Draft202012Validator.VALIDATORS["enum"]
+
+    def enum(validator: Any, enums: Any, instance: Any, schema: Any) -> Any:
+        members = _enum_members(enums) if type(enums) is list else None
+        key = None if members is None else equality_key(instance)
+        if members is None or key is None:
+            yield from by_comparison(validator, enums, instance, schema)
+        elif key not in members:
+            yield ValidationError(f"{short_repr(instance)} is not one of {short_repr(enums)}")
+
+    return validators.extend(_ecma_validator_class(), {"enum": enum})  # type: ignore[no-untyped-call]
+
+
 def _format_checker() -> Any:
     from jsonschema import Draft202012Validator
 
@@ -104,8 +173,9 @@ def _format_checker() -> Any:
 def schema_validator(schema: Any) -> Draft202012Validator:
     """A validator for one self-contained schema (no ``$ref`` to another document), with
     this engine's ECMA-262 ``pattern`` and format checking: the schema diff checks
-    candidate values with it before :class:`JsonschemaEngine` judges whole records."""
-    return _ecma_validator_class()(schema, format_checker=_format_checker())  # type: ignore[no-any-return]
+    candidate values with it before :class:`JsonschemaEngine` judges whole records.
+    Its ``enum`` is a set look-up (:func:`_diff_validator_class`), with the same answers."""
+    return _diff_validator_class()(schema, format_checker=_format_checker())  # type: ignore[no-any-return]
 
 
 class JsonschemaEngine:

@@ -14,6 +14,7 @@
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import xml.etree.ElementTree as ET
 from collections.abc import Callable
@@ -397,6 +398,37 @@ def test_unreadable_schemas_are_exit_2(invoke: Invoke, tmp_path: Path) -> None:
     empty.mkdir()
     run = invoke("schema", "diff", empty, API_VERSION, "--mode", "full")
     assert run.exit_code == 2 and "no *.schema.json files" in run.stderr
+
+
+def test_a_folder_is_walked_as_validate_walks_it(invoke: Invoke, tmp_path: Path) -> None:
+    """Links followed, names starting with "." left out; what holds no schema (a dangling
+    link, a FIFO, by other names) passed over; a schema file that cannot be read named."""
+    schema = {"type": "object", "properties": {"kind": {"const": "K"}}}
+    side = tmp_path / "side"
+    _one_file(tmp_path, "elsewhere/g/v1/k.schema.json", schema)
+    side.mkdir()
+    (side / "g").symlink_to(tmp_path / "elsewhere" / "g")
+    _one_file(side, ".git/g/v2/k.schema.json", {"type": "object", "required": 5})
+    (side / "README").symlink_to(tmp_path / "nowhere")
+    os.mkfifo(side / "data.json")
+    run = invoke("schema", "diff", side, side, "--mode", "full", "--format", "json")
+    assert run.exit_code == 0, run.output
+    assert run.json()["kinds"] == ["K"]
+    (side / "g" / "v1" / "gone.schema.json").symlink_to(tmp_path / "nowhere")
+    run = invoke("schema", "diff", side, side, "--mode", "full")
+    assert run.exit_code == 2
+    assert run.stderr == (
+        f"kernelindex schema diff: {side}/g/v1/gone.schema.json:"
+        " dangling symbolic link: its target does not exist\n"
+    )
+    (side / "g" / "v1" / "gone.schema.json").unlink()
+    os.mkfifo(side / "g" / "v1" / "p.schema.json")
+    run = invoke("schema", "diff", side, side, "--mode", "full")
+    assert run.exit_code == 2
+    assert run.stderr == (
+        f"kernelindex schema diff: {side}/g/v1/p.schema.json:"
+        " is a FIFO (named pipe), not a regular file: not read\n"
+    )
 
 
 def test_two_versions_of_one_file_side_by_side(invoke: Invoke, tmp_path: Path) -> None:

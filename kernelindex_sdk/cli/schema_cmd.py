@@ -118,7 +118,8 @@ def schema_diff(old: str, new: str, mode: str, policy: str, format_: str) -> Non
     them), or an apiVersion of the installed registry. Every violation has a rule ID,
     the direction it breaks, pointers into OLD and NEW, and a record that the reference
     validator accepts under one and rejects under the other. Exit status: 0 compatible,
-    1 a violation, 2 usage error or unresolvable $ref (never fetched), 3 cannot decide.
+    1 a violation, 2 usage error, a file or folder that cannot be read, or unresolvable
+    $ref (never fetched), 3 cannot decide.
     """
     from kernelindex_sdk.cli.diff_reporters import DIFF_REPORTERS
     from kernelindex_sdk.schemadiff import SchemaInputError, diff

@@ -3,7 +3,10 @@
 Each side of a diff is a :class:`SchemaSet`: the schemas whose kinds are compared, and a
 :class:`~kernelindex_sdk.registry.SchemaRegistry` of every document their ``$ref``\\ s
 may reach — the folder's own files (a file's folder, for one file), or the installed
-registry. Nothing outside it is ever read or fetched.
+registry. Nothing outside it is ever read or fetched. A folder is walked as ``validate``
+walks one (:func:`kernelindex_sdk.sources.walk`), and what it cannot read — a folder
+that cannot be listed or searched, a schema file that cannot be opened — is a
+:class:`SchemaInputError` in the walk's own words, never passed over.
 
 A kind's **apiVersion** is read off the schema itself (the ``const`` its ``apiVersion``
 property resolves to; a bundle's, that of its ``run``), as records carry it, and
@@ -17,6 +20,7 @@ from __future__ import annotations
 
 import json
 import os
+import stat
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -24,7 +28,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urldefrag, urljoin
 
-from kernelindex_sdk.errors import IntakeError, KernelIndexError
+from kernelindex_sdk.errors import IntakeError, KernelIndexError, NotARegularFile
 from kernelindex_sdk.registry import (
     BUNDLE_KIND,
     SchemaEntry,
@@ -33,10 +37,13 @@ from kernelindex_sdk.registry import (
     default_registry,
 )
 from kernelindex_sdk.schemadiff.normal import Normalizer, to_schema
-from kernelindex_sdk.sources import load_file
+from kernelindex_sdk.sources import FileSource, _path_error, load_file, walk
 from kernelindex_sdk.wire import DRAFT_2020_12
 
 __all__ = ["SchemaInputError", "SchemaSet", "load", "match", "normalized"]
+
+#: What names a schema file in a folder.
+SCHEMA_SUFFIX = ".schema.json"
 
 
 class SchemaInputError(KernelIndexError):
@@ -69,22 +76,28 @@ def load(side: str | os.PathLike[str] | SchemaRegistry) -> SchemaSet:
         return SchemaSet("registry", side, side.entries)
     text = os.fspath(side)
     path = Path(text)
-    if path.is_dir():
-        files = sorted(path.rglob("*.schema.json"))
+    try:
+        mode = os.stat(text).st_mode
+    except (FileNotFoundError, NotADirectoryError):
+        return _installed(text)  # no such path: an apiVersion, or nothing
+    except (OSError, ValueError) as error:
+        # There, perhaps, but not to be looked at (a folder above it cannot be
+        # searched): said as `validate` says it.
+        raise SchemaInputError(str(_path_error(text, error).problem)) from None
+    if stat.S_ISDIR(mode):
+        files = _schema_files(text)
         if not files:
             raise SchemaInputError(f"{text}: no *.schema.json files in this folder")
         registry = _registry(files)
         return SchemaSet(text, registry, registry.entries)
-    if path.is_file():
-        siblings = [p for p in sorted(path.parent.glob("*.schema.json")) if not p.samefile(path)]
+    if stat.S_ISREG(mode):
+        siblings = [p for p in sorted(path.parent.glob("*.schema.json")) if not _same(p, path)]
         # The siblings are there for the file's $refs: one that cannot be read is left
         # out (a $ref into it is then unresolvable), and does not stop the diff.
         registry = _registry([path], siblings)
         chosen = next(e for e in registry.all_entries if e.path.resolve() == path.resolve())
         return SchemaSet(text, registry, (chosen,), single=True)
-    if path.exists():
-        raise SchemaInputError(f"{text}: not a regular file or a folder")
-    return _installed(text)
+    raise SchemaInputError(f"{text}: not a regular file or a folder")
 
 
 def _installed(text: str) -> SchemaSet:
@@ -98,6 +111,48 @@ def _installed(text: str) -> SchemaSet:
         )
     kinds = tuple(e for e in registry.entries if e.api_version == chosen[0])
     return SchemaSet(chosen[0], registry, kinds)
+
+
+def _same(one: Path, other: Path) -> bool:
+    """Whether two paths are one file (not, if ``one`` cannot be looked at)."""
+    try:
+        return one.samefile(other)
+    except OSError:
+        return False
+
+
+def _schema_files(folder: str) -> list[Path]:
+    """The ``*.schema.json`` files under ``folder``, any depth, walked as ``validate``
+    walks a folder (:func:`kernelindex_sdk.sources.walk`: names starting with ``.``
+    left out, links followed). A folder that cannot be listed or searched, or an entry
+    that may be or may hold a schema and cannot be read, stops the diff with the walk's
+    own words: a schema left out would make a kind look removed, or the verdict
+    "compatible" without ever reading it."""
+    files: list[Path] = []
+    for found in walk(folder):
+        if isinstance(found, FileSource):
+            if found.path.endswith(SCHEMA_SUFFIX):
+                files.append(Path(found.path))
+        elif not _passed_over(found):
+            raise SchemaInputError(str(found.problem))
+    return sorted(files)
+
+
+def _passed_over(problem: IntakeError) -> bool:
+    """Whether a walk's problem is about an entry that holds no schema: a FIFO, device
+    or socket, or a dangling link, by a name other than ``*.schema.json``."""
+    where = problem.problem.source or ""
+    if where.endswith(SCHEMA_SUFFIX):
+        return False
+    if isinstance(problem, NotARegularFile):
+        return True
+    try:
+        os.stat(where)
+    except FileNotFoundError:
+        return os.path.islink(where)  # a dangling link leads nowhere, to no folder either
+    except OSError:
+        pass
+    return False
 
 
 def _registry(files: list[Path], optional: Sequence[Path] = ()) -> SchemaRegistry:

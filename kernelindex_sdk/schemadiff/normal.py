@@ -698,7 +698,8 @@ def _conjoin_branches(x: Branch, y: Branch, type_: str) -> Branch | None:
 def _merge(name: str, x: Branch, y: Branch) -> Any:
     a, b = x.keywords[name], y.keywords[name]
     if name == "enum":
-        return tuple(v for v in a if _among(v, b))
+        listed = {canonical(v) for v in b}
+        return tuple(v for v in a if canonical(v) in listed)
     if name.startswith("min"):
         return max(a, b)
     if name.startswith("max"):

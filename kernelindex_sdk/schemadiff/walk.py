@@ -285,10 +285,11 @@ class Walk:
         """A finite side: every value it accepts tried against the other — exact."""
         theirs = y.keywords.get("enum")
         ours = x.keywords.get("enum")
+        listed = set() if theirs is None else {canonical(t) for t in theirs}
         for value in values:
             if not self.checks.accepts(x, value) or self.checks.accepts(b, value):
                 continue
-            if theirs is not None and canonical(value) not in {canonical(t) for t in theirs}:
+            if theirs is not None and canonical(value) not in listed:
                 single = ours is not None and len(ours) == 1 and len(theirs) == 1
                 relation = "const" if single else "enum"
             else:

@@ -19,6 +19,8 @@ from pathlib import Path
 
 import pytest
 
+from kernelindex_sdk.schemafiles import export_schemas
+
 from .support import SEEDS, assert_no_traceback
 
 COMMAND = [sys.executable, "-m", "kernelindex_sdk.cli.main"]
@@ -254,6 +256,98 @@ def test_a_document_above_the_limit_is_refused_before_it_is_read(tmp_path: Path)
     assert out.splitlines()[0] == (
         f"{path}: 300 MiB: larger than 256 MiB, the limit for one document: not read"
     )
+
+
+# --------------------------------------------------------------------------- schema diff
+
+
+@pytest.fixture
+def schema_sides(tmp_path: Path) -> Iterator[tuple[Path, Path]]:
+    """OLD and NEW, the packaged schemas exported twice; whatever the test locks under
+    NEW is unlocked afterwards."""
+    old, new = tmp_path / "old", tmp_path / "new"
+    export_schemas(old)
+    export_schemas(new)
+    yield old, new
+    _unlock(new)
+
+
+def _unlock(folder: Path) -> None:
+    folder.chmod(0o755)
+    for child in folder.iterdir():
+        if child.is_dir() and not child.is_symlink():
+            _unlock(child)
+
+
+def _schema_diff(*args: object) -> tuple[int, str, str]:
+    return _run(["schema", "diff", *map(str, args), "--mode", "full"], WITHOUT_DAC)
+
+
+@pytest.mark.skipif(shutil.which("setpriv") is None, reason="needs util-linux setpriv")
+@pytest.mark.parametrize("mode", [0o000, 0o300, 0o100], ids=["000", "300", "100"])
+def test_a_schema_folder_it_cannot_list_is_exit_2_not_a_removed_kind(
+    schema_sides: tuple[Path, Path], mode: int
+) -> None:
+    """Bundle's schema moved into a subfolder NEW's reader cannot list: it used to be
+    passed over without a word, and Bundle reported removed (KIND_REMOVED, exit 1)."""
+    old, new = schema_sides
+    version = new / "kernelindex.dev" / "v1alpha1"
+    hidden = version / "hidden"
+    hidden.mkdir()
+    (version / "bundle.schema.json").rename(hidden / "bundle.schema.json")
+    hidden.chmod(mode)
+    status, out, err = _schema_diff(old, new)
+    assert (status, out) == (2, "")
+    assert err == f"kernelindex schema diff: {hidden}: cannot read directory: permission denied\n"
+
+
+@pytest.mark.skipif(shutil.which("setpriv") is None, reason="needs util-linux setpriv")
+def test_a_schema_folder_it_cannot_list_is_never_compatible(
+    schema_sides: tuple[Path, Path],
+) -> None:
+    """A folder of other kinds (another version) NEW's reader cannot list: it used to
+    be passed over and the verdict was "compatible", exit 0."""
+    old, new = schema_sides
+    beta = new / "kernelindex.dev" / "v1beta1"
+    beta.mkdir()
+    shutil.copy(new / "kernelindex.dev" / "v1alpha1" / "workload.schema.json", beta)
+    beta.chmod(0)
+    status, out, err = _schema_diff(old, new)
+    assert (status, out) == (2, "")
+    assert err == f"kernelindex schema diff: {beta}: cannot read directory: permission denied\n"
+    status, out, err = _schema_diff(old, new / "kernelindex.dev")
+    assert (status, out) == (2, "")
+    assert err == f"kernelindex schema diff: {beta}: cannot read directory: permission denied\n"
+
+
+@pytest.mark.skipif(shutil.which("setpriv") is None, reason="needs util-linux setpriv")
+@pytest.mark.parametrize("mode", [0o000, 0o600], ids=["000", "600"])
+def test_a_schema_in_a_folder_it_cannot_search_is_named(
+    schema_sides: tuple[Path, Path], mode: int
+) -> None:
+    """A schema file (or a folder) inside a folder that cannot be searched: it used to
+    be reported as "cannot write output: Permission denied"."""
+    old, new = schema_sides
+    version = new / "kernelindex.dev" / "v1alpha1"
+    named = version / "workload.schema.json"
+    version.chmod(mode)
+    status, out, err = _schema_diff(old / "kernelindex.dev" / "v1alpha1" / named.name, named)
+    assert (status, out) == (2, "")
+    assert err == f"kernelindex schema diff: {named}: permission denied\n"
+    (new / "kernelindex.dev").chmod(mode)
+    status, out, err = _schema_diff(old, version)
+    assert (status, out) == (2, "")
+    assert err == f"kernelindex schema diff: {version}: permission denied\n"
+
+
+@pytest.mark.skipif(shutil.which("setpriv") is None, reason="needs util-linux setpriv")
+def test_a_schema_folder_it_cannot_read_at_all_is_named(schema_sides: tuple[Path, Path]) -> None:
+    """It used to say "no *.schema.json files in this folder"."""
+    old, new = schema_sides
+    new.chmod(0)
+    status, out, err = _schema_diff(old, new)
+    assert (status, out) == (2, "")
+    assert err == f"kernelindex schema diff: {new}: cannot read directory: permission denied\n"
 
 
 # --------------------------------------------------------------------------- output
