@@ -21,11 +21,14 @@ from cattrs.errors import (
     ForbiddenExtraKeysError,
     IterableValidationError,
     IterableValidationNote,
+    StructureHandlerNotFoundError,
 )
 from cattrs.gen import make_dict_structure_fn, make_dict_unstructure_fn, override
 
-from kernelindex_sdk.errors import KernelIndexError, Problem
+from kernelindex_sdk.errors import KernelIndexError, NestingTooDeep, NotJSON, Problem
+from kernelindex_sdk.intake import json_problems
 from kernelindex_sdk.pointers import pointer_of
+from kernelindex_sdk.printable import short_repr
 from kernelindex_sdk.wire import json_type
 
 T = TypeVar("T")
@@ -264,9 +267,16 @@ def _is_open_mapping(tp: Any) -> bool:
 
 
 def structure(data: Any, cls: type[T]) -> T:
-    """Build a model from wire JSON; :class:`ModelError` lists every mismatch."""
+    """Build a model from wire JSON; :class:`ModelError` lists every mismatch. A
+    ``cls`` the converter cannot build (``structure(x, 1)``) is a ``TypeError``."""
+    if not (isinstance(cls, type) or get_origin(cls) is not None or cls is Any):
+        raise TypeError(f"structure() cannot build a {short_repr(cls)}: not a model class")
     try:
         return converter().structure(data, cls)
+    except StructureHandlerNotFoundError:
+        raise TypeError(
+            f"structure() cannot build a {short_repr(cls)}: not a model class"
+        ) from None
     except (
         ClassValidationError, IterableValidationError, NullFieldError, MapValidationError
     ) as group:  # fmt: skip
@@ -276,8 +286,18 @@ def structure(data: Any, cls: type[T]) -> T:
 
 
 def unstructure(model: Any) -> Any:
-    """The wire JSON of a model (camelCase, ``None`` fields left out)."""
-    return converter().unstructure(model)
+    """The wire JSON of a model (camelCase, ``None`` fields left out).
+
+    The converter recurses into lists and dicts; a value too deep for that (or
+    cyclic) is a :class:`~kernelindex_sdk.errors.NotJSON`, located by
+    :func:`~kernelindex_sdk.intake.json_problems` once the recursion has failed."""
+    try:
+        return converter().unstructure(model)
+    except RecursionError:
+        problems = json_problems(model) or [
+            Problem("nested too deep to convert (or cyclic)", NestingTooDeep.code)
+        ]
+        raise NotJSON(problems) from None
 
 
 def _problems(error: BaseException, path: list[str | int]) -> list[Problem]:
