@@ -219,6 +219,10 @@ def inlined_schema(schema_id: str, registry: SchemaRegistry) -> dict[str, Any] |
     dialect than Draft 2020-12, or a reference the registry cannot resolve (a validator
     resolving it itself raises the same error).
     """
+    if not isinstance(schema_id, str):
+        raise TypeError(
+            f"inlined_schema() takes a schema $id (a str), not {type(schema_id).__name__}"
+        )
     for entry in registry.all_entries:
         if entry.contents.get("$schema", DRAFT_2020_12) != DRAFT_2020_12:
             return None

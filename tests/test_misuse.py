@@ -4,7 +4,8 @@ clear message — never an exception of Python's internals or of a library the S
 jsonschema), the rule ``docs/library.md`` states ("Misuse and errors").
 
 One test per way in that once escaped (issue #29, item 10), then a property test that
-drives every public function with hostile values.
+drives every public function (``ki.__all__``, the registry's methods, and the
+submodule functions the library guide documents) with hostile values.
 """
 
 from __future__ import annotations
@@ -24,6 +25,8 @@ from profiles import examples
 
 import kernelindex_sdk as ki
 from kernelindex_sdk import models as m
+from kernelindex_sdk import sources
+from kernelindex_sdk.bundled import bundled_schema, inlined_schema
 from kernelindex_sdk.errors import KernelIndexError
 from kernelindex_sdk.printable import int_text, short_repr
 from kernelindex_sdk.validation import ValidationSession
@@ -245,6 +248,36 @@ def test_a_registry_whose_ref_cannot_resolve(tmp_path: Path) -> None:
     assert "resolves to no schema of the registry" in str(raised.value)
 
 
+@pytest.mark.parametrize(
+    ("spec", "code"),
+    [({"kernel": HUGE}, "number-out-of-range"), ({"parameters": _deep()}, "nesting-too-deep")],
+    ids=["5000-digits", "100k-deep"],
+)
+def test_a_session_given_what_is_no_strict_json(spec: Any, code: str) -> None:
+    """``ki.validate`` walks a value before validating; a session is given documents as
+    they are (only ``strict_json=True`` promises they came from strict intake)."""
+    record = {**_record(spec), "metadata": {"name": "w"}}
+    (item,) = ValidationSession().check_document(record, source="mine", line=3)
+    (problem,) = item.problems
+    assert (problem.code, problem.source, problem.line) == (code, "mine", 3)
+    assert problem.pointer.startswith(f"/spec/{next(iter(spec))}")
+    assert item.name == "w" and not item.valid
+
+
+def test_document_sources_of_what_is_no_path() -> None:
+    for wrong in ([1], [None], [b"x.json"]):
+        with pytest.raises(TypeError, match="a path is a str"):
+            list(sources.documents(wrong))  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="not one str"):
+        list(sources.documents("records/"))
+    with pytest.raises(TypeError, match="takes a path"):
+        list(sources.iter_documents(None))  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="schema \\$id"):
+        inlined_schema(None, ki.default_registry())  # type: ignore[arg-type]
+    (document,) = sources.iter_documents(SEED)  # type: ignore[arg-type]  # a Path is fine
+    assert not isinstance(document, ki.IntakeError)
+
+
 def test_messages_quote_huge_and_deep_values_short() -> None:
     assert int_text(12345) == "12345"
     assert int_text(HUGE) == "≥2**16609" and int_text(-HUGE) == "≤-2**16609"
@@ -333,6 +366,23 @@ def _calls(h: Any, g: Any) -> list[tuple[str, Callable[[], Any]]]:
     ]
 
 
+def _documented_calls(h: Any, g: Any) -> list[tuple[str, Callable[[], Any]]]:
+    """The submodule functions ``docs/library.md`` documents that take a value."""
+    registry = ki.default_registry()
+    return [
+        ("check_document", lambda: ValidationSession().check_document(h, source="x")),
+        (
+            "check_document(strict_refs)",
+            lambda: [ValidationSession(strict_refs=True).check_document(h), ValidationSession()],
+        ),
+        ("bundled_schema", lambda: bundled_schema(h)),
+        ("bundled_schema(api_version=)", lambda: bundled_schema("bundle", g)),
+        ("inlined_schema", lambda: inlined_schema(h, registry)),
+        ("iter_documents", lambda: list(sources.iter_documents(h))),
+        ("documents", lambda: list(sources.documents(h))),
+    ]
+
+
 def test_every_public_function_is_driven() -> None:
     """The property test below calls every function ``ki.__all__`` names."""
     called = {name.split("(")[0] for name, _ in _calls(None, None)}
@@ -369,7 +419,7 @@ def _refused_cleanly(name: str, error: BaseException) -> str | None:
 def test_every_public_function_refuses_hostile_values_cleanly(x: Box, y: Box) -> None:
     h, g = x.value, y.value
     failures = []
-    for name, call in _calls(h, g):
+    for name, call in [*_calls(h, g), *_documented_calls(h, g)]:
         try:
             result = call()
         except Exception as error:  # what we check: every exception that escapes
