@@ -159,29 +159,35 @@ class JsonschemaEngine:
         try:
             return bool(self._validator(schema_id).is_valid(instance))
         except Exception as error:
-            raise _unresolvable(schema_id, error) from None
+            unresolvable = _unresolvable(schema_id, error)
+            if unresolvable is None:
+                raise
+            raise unresolvable from None
 
     def problems(self, schema_id: str, instance: Any, pointer: str = "") -> list[Problem]:
         try:
             errors = list(self._validator(schema_id).iter_errors(instance))
         except Exception as error:
-            raise _unresolvable(schema_id, error) from None
+            unresolvable = _unresolvable(schema_id, error)
+            if unresolvable is None:
+                raise
+            raise unresolvable from None
         found = list(dict.fromkeys(_problem(error, pointer) for error in errors))
         found.sort(key=lambda p: p.pointer)
         return found
 
 
-def _unresolvable(schema_id: str, error: Exception) -> Exception:
-    """What to raise for ``error``, raised while validating against ``schema_id``:
-    :class:`~kernelindex_sdk.errors.UnresolvableReference` for a ``$ref`` the registry
-    cannot resolve (python-jsonschema raises referencing's ``Unresolvable``, wrapped,
-    as it meets the reference); any other error itself. Caught here, not checked
-    before, so a valid record pays nothing."""
+def _unresolvable(schema_id: str, error: Exception) -> UnresolvableReference | None:
+    """The SDK's error for ``error``, raised while validating against ``schema_id``,
+    when it is a ``$ref`` the registry cannot resolve (python-jsonschema raises
+    referencing's ``Unresolvable``, wrapped, as it meets the reference); None for any
+    other error, which is raised as it is. Caught, not checked before, so a valid
+    record pays nothing."""
     from referencing.exceptions import Unresolvable
 
     if isinstance(error, Unresolvable):
         return UnresolvableReference(schema_id, str(getattr(error, "ref", error)))
-    return error
+    return None
 
 
 def _problem(error: ValidationError, base: str) -> Problem:

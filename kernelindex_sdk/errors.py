@@ -189,12 +189,12 @@ class UnresolvableReference(KernelIndexError):
     ever fetched over the network): ``schema`` is the schema being used, ``ref`` the
     reference that failed."""
 
-    def __init__(self, schema: str, ref: str) -> None:
+    def __init__(self, schema: str, ref: str, message: str | None = None) -> None:
         self.schema = schema
         self.ref = ref
-        super().__init__(
-            one_line(f"{schema}: $ref {ref!r} resolves to no schema of the registry (offline)")
-        )
+        if message is None:
+            message = f"{schema}: $ref {ref!r} resolves to no schema of the registry (offline)"
+        super().__init__(one_line(message))
 
 
 class UnknownKind(KernelIndexError):

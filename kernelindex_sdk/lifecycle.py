@@ -89,9 +89,9 @@ def _plain(value: Any) -> Any:
 
 
 def _not_json(plain: Any, error: Exception) -> NotJSON:
-    """What to raise when canonicalizing ``plain`` failed with ``error`` (raised
-    ``from`` it): :func:`json_problems` says why; should it find nothing, the
-    encoder's own words, still as a :class:`NotJSON`."""
+    """What to raise when canonicalizing ``plain`` failed with ``error``:
+    :func:`json_problems` says why; should it find nothing, the encoder's own words,
+    still as a :class:`NotJSON`."""
     problems = json_problems(plain) or [
         Problem(f"cannot be canonicalized (RFC 8785): {error}", "not-json")
     ]
@@ -104,7 +104,7 @@ def canonicalize(value: Any) -> bytes:
     try:
         return canonical.canonicalize(plain)
     except (ValueError, TypeError, RecursionError) as error:
-        raise _not_json(plain, error) from error
+        raise _not_json(plain, error) from None
 
 
 def digest(record: Any) -> str:
@@ -124,7 +124,7 @@ def digest(record: Any) -> str:
     try:
         return canonical.digest(plain)
     except (ValueError, TypeError, RecursionError) as error:
-        raise _not_json(canonical.identity(plain), error) from error
+        raise _not_json(canonical.identity(plain), error) from None
 
 
 def validate(value: Any, *, source: str = "<input>", strict_refs: bool = False) -> list[Problem]:

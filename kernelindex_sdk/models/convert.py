@@ -269,20 +269,23 @@ def _is_open_mapping(tp: Any) -> bool:
 def structure(data: Any, cls: type[T]) -> T:
     """Build a model from wire JSON; :class:`ModelError` lists every mismatch. A
     ``cls`` the converter cannot build (``structure(x, 1)``) is a ``TypeError``."""
+    # Checked first: cattrs would put repr(cls) in its message (a 5,000-digit int fails).
     if not (isinstance(cls, type) or get_origin(cls) is not None or cls is Any):
-        raise TypeError(f"structure() cannot build a {short_repr(cls)}: not a model class")
+        raise _not_a_model(cls)
     try:
         return converter().structure(data, cls)
     except StructureHandlerNotFoundError:
-        raise TypeError(
-            f"structure() cannot build a {short_repr(cls)}: not a model class"
-        ) from None
+        raise _not_a_model(cls) from None
     except (
         ClassValidationError, IterableValidationError, NullFieldError, MapValidationError
     ) as group:  # fmt: skip
         raise ModelError(list(_problems(group, []))) from None
     except (TypeError, ValueError) as error:
         raise ModelError([Problem(str(error), code="model")]) from None
+
+
+def _not_a_model(cls: object) -> TypeError:
+    return TypeError(f"structure() cannot build a {short_repr(cls)}: not a model class")
 
 
 def unstructure(model: Any) -> Any:

@@ -44,7 +44,7 @@ from functools import cache, cached_property
 from typing import Any
 from urllib.parse import unquote, urldefrag, urljoin
 
-from kernelindex_sdk.errors import KernelIndexError, UnresolvableReference
+from kernelindex_sdk.errors import UnresolvableReference
 from kernelindex_sdk.pointers import pointer_of, unescape_token
 from kernelindex_sdk.wire import DRAFT_2020_12
 
@@ -112,9 +112,9 @@ class UnresolvableRef(UnresolvableReference):
 
     def __init__(self, where: Where, ref: str) -> None:
         self.where = where
-        self.schema = where.uri
-        self.ref = ref
-        KernelIndexError.__init__(self, f"{where.label()}: $ref {ref!r} cannot be resolved offline")
+        super().__init__(
+            where.uri, ref, f"{where.label()}: $ref {ref!r} cannot be resolved offline"
+        )
 
 
 @dataclass(frozen=True, slots=True)
