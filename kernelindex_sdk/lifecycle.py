@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import json
 import math
+import operator
 from collections.abc import Mapping
 from datetime import datetime, timezone
 from fractions import Fraction
@@ -160,8 +161,9 @@ def dumps(value: Any, *, indent: int | None = None) -> str:
     so what it writes reads back through :func:`~kernelindex_sdk.intake.loads`
     unchanged."""
     if indent is not None:
-        if isinstance(indent, bool) or not isinstance(indent, int):
+        if isinstance(indent, bool) or not hasattr(type(indent), "__index__"):
             raise TypeError(f"dumps(indent=...) takes an int or None, not {type(indent).__name__}")
+        indent = operator.index(indent)  # an int, or one of numpy's
         if not 0 <= indent <= MAX_INDENT:
             raise ValueError(f"dumps(indent=...) takes 0 to {MAX_INDENT} spaces")
     plain = _plain(value)

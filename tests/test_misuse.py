@@ -178,6 +178,12 @@ def test_dumps_indent() -> None:
             ki.dumps([1], indent=wrong_type)  # type: ignore[arg-type]
     assert ki.dumps([1], indent=0) == "[\n1\n]"
 
+    class Two:  # an integer of another library (numpy.int64): it has __index__
+        def __index__(self) -> int:
+            return 2
+
+    assert ki.dumps([1], indent=Two()) == ki.dumps([1], indent=2)  # type: ignore[arg-type]
+
 
 def test_a_schema_directory_that_cannot_be_read(tmp_path: Path) -> None:
     with pytest.raises(ki.SchemaDirectoryError, match="File name too long"):
