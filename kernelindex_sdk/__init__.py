@@ -57,6 +57,7 @@ _EXPORTS: dict[str, str] = {
     "NotJSON": "kernelindex_sdk.errors",
     "UnknownKind": "kernelindex_sdk.errors",
     "SchemaDirectoryError": "kernelindex_sdk.errors",
+    "UnresolvableReference": "kernelindex_sdk.errors",
     "IntakeError": "kernelindex_sdk.errors",
     "UnreadableFile": "kernelindex_sdk.errors",
     "UnreadableDirectory": "kernelindex_sdk.errors",
@@ -117,6 +118,7 @@ if TYPE_CHECKING:
         UnknownKind,
         UnreadableDirectory,
         UnreadableFile,
+        UnresolvableReference,
     )
     from kernelindex_sdk.intake import loads
     from kernelindex_sdk.lifecycle import (

@@ -39,6 +39,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 from urllib.parse import quote, unquote, urldefrag, urljoin
 
+from kernelindex_sdk.errors import UnresolvableReference
 from kernelindex_sdk.pointers import escape_token, unescape_token
 from kernelindex_sdk.registry import SchemaRegistry, default_registry
 from kernelindex_sdk.wire import DRAFT_2020_12
@@ -79,8 +80,8 @@ def bundled_schema(
     ``$defs``, keyed by the last segment of its ``$id`` (``common.schema.json``).
 
     Raises :class:`~kernelindex_sdk.errors.UnknownKind` for an unknown kind, and
-    :class:`referencing.exceptions.Unresolvable` for a ``$ref`` to a URI the
-    registry does not hold (nothing is ever fetched).
+    :class:`~kernelindex_sdk.errors.UnresolvableReference` for a ``$ref`` to a URI
+    the registry does not hold (nothing is ever fetched).
     """
     reg = registry if registry is not None else default_registry()
     entry = reg.find(kind, api_version)
@@ -116,9 +117,14 @@ class _Bundler:
         return out
 
     def _contents(self, uri: str) -> Any:
-        # A registry without a retrieve function fetches nothing: an unknown URI
-        # raises referencing's Unresolvable, as a validator's $ref would.
-        return self._resources.resolver().lookup(uri).contents
+        # A registry without a retrieve function fetches nothing: an unknown URI is
+        # referencing's Unresolvable, the SDK's own error from here on.
+        from referencing.exceptions import Unresolvable
+
+        try:
+            return self._resources.resolver().lookup(uri).contents
+        except Unresolvable:
+            raise UnresolvableReference(self._root_id, uri) from None
 
     def _key_for(self, uri: str) -> str:
         """The ``$defs`` key of a document, inlining it on first use."""
@@ -213,15 +219,17 @@ def inlined_schema(schema_id: str, registry: SchemaRegistry) -> dict[str, Any] |
     dialect than Draft 2020-12, or a reference the registry cannot resolve (a validator
     resolving it itself raises the same error).
     """
-    from referencing.exceptions import Unresolvable
-
+    if not isinstance(schema_id, str):
+        raise TypeError(
+            f"inlined_schema() takes a schema $id (a str), not {type(schema_id).__name__}"
+        )
     for entry in registry.all_entries:
         if entry.contents.get("$schema", DRAFT_2020_12) != DRAFT_2020_12:
             return None
     try:
         bundle = _Bundler(registry).bundle(schema_id)
         inlined = _Inliner(bundle).schema(bundle, ())
-    except (ValueError, Unresolvable):
+    except (ValueError, UnresolvableReference):
         return None
     return inlined if isinstance(inlined, dict) else None
 

@@ -12,13 +12,13 @@ pointer and a short message that never dumps a whole record back at the user.
 from __future__ import annotations
 
 import re
-import reprlib
 from collections.abc import Mapping, Sequence
 from functools import cache
 from typing import TYPE_CHECKING, Any, Protocol
 
-from kernelindex_sdk.errors import Problem
+from kernelindex_sdk.errors import Problem, UnresolvableReference
 from kernelindex_sdk.pointers import pointer_of
+from kernelindex_sdk.printable import short_repr
 from kernelindex_sdk.registry import SchemaRegistry
 from kernelindex_sdk.wire import DRAFT_2020_12, json_type
 
@@ -39,18 +39,6 @@ class ValidationEngine(Protocol):
         exactly when :meth:`is_valid` is True, so a caller that needs the problems of
         an instance that may be valid asks this alone."""
         ...
-
-
-_short = reprlib.Repr()
-_short.maxstring = 60
-_short.maxother = 60
-_short.maxdict = 3
-_short.maxlist = 3
-
-
-def short_repr(value: Any) -> str:
-    """A bounded repr, so a message never echoes a whole record."""
-    return _short.repr(value)
 
 
 def ecma_anchors(pattern: str) -> str:
@@ -238,13 +226,38 @@ class JsonschemaEngine:
         return validator
 
     def is_valid(self, schema_id: str, instance: Any) -> bool:
-        return bool(self._validator(schema_id).is_valid(instance))
+        try:
+            return bool(self._validator(schema_id).is_valid(instance))
+        except Exception as error:
+            unresolvable = _unresolvable(schema_id, error)
+            if unresolvable is None:
+                raise
+            raise unresolvable from None
 
     def problems(self, schema_id: str, instance: Any, pointer: str = "") -> list[Problem]:
-        errors = self._validator(schema_id).iter_errors(instance)
+        try:
+            errors = list(self._validator(schema_id).iter_errors(instance))
+        except Exception as error:
+            unresolvable = _unresolvable(schema_id, error)
+            if unresolvable is None:
+                raise
+            raise unresolvable from None
         found = list(dict.fromkeys(_problem(error, pointer) for error in errors))
         found.sort(key=lambda p: p.pointer)
         return found
+
+
+def _unresolvable(schema_id: str, error: Exception) -> UnresolvableReference | None:
+    """The SDK's error for ``error``, raised while validating against ``schema_id``,
+    when it is a ``$ref`` the registry cannot resolve (python-jsonschema raises
+    referencing's ``Unresolvable``, wrapped, as it meets the reference); None for any
+    other error, which is raised as it is. Caught, not checked before, so a valid
+    record pays nothing."""
+    from referencing.exceptions import Unresolvable
+
+    if isinstance(error, Unresolvable):
+        return UnresolvableReference(schema_id, str(getattr(error, "ref", error)))
+    return None
 
 
 def _problem(error: ValidationError, base: str) -> Problem:

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from kernelindex_sdk.printable import one_line
+from kernelindex_sdk.printable import one_line, short_repr
 
 
 @dataclass(frozen=True, slots=True)
@@ -180,7 +180,21 @@ class NotJSON(KernelIndexError):
 
 
 class SchemaDirectoryError(KernelIndexError):
-    """A folder given as a schema registry is missing or holds no schemas."""
+    """A folder given as a schema registry is missing or unreadable, holds no schemas,
+    or holds a schema file that cannot be read (not JSON, no ``$id``)."""
+
+
+class UnresolvableReference(KernelIndexError):
+    """A schema's ``$ref`` names a URI that no schema of the registry holds (nothing is
+    ever fetched over the network): ``schema`` is the schema being used, ``ref`` the
+    reference that failed."""
+
+    def __init__(self, schema: str, ref: str, message: str | None = None) -> None:
+        self.schema = schema
+        self.ref = ref
+        if message is None:
+            message = f"{schema}: $ref {ref!r} resolves to no schema of the registry (offline)"
+        super().__init__(one_line(message))
 
 
 class UnknownKind(KernelIndexError):
@@ -199,10 +213,16 @@ class UnknownKind(KernelIndexError):
             version, _, name = pair.rpartition("/")
             by_version.setdefault(version, []).append(name)
         listed = "; ".join(f"{v}: {', '.join(names)}" for v, names in by_version.items())
+        # A string is quoted whole; anything else short (it may be deep, cyclic or huge).
+        given_version, given_kind = (
+            repr(v) if isinstance(v, str) else short_repr(v) for v in (api_version, kind)
+        )
         if not lookup:
-            message = f"unknown apiVersion/kind {api_version!r}/{kind!r} (known: {listed})"
+            message = f"unknown apiVersion/kind {given_version}/{given_kind} (known: {listed})"
         elif api_version is None:
-            message = f"no schema for a kind named {kind!r} (known: {listed})"
+            message = f"no schema for a kind named {given_kind} (known: {listed})"
         else:
-            message = f"no schema for kind {kind!r} in apiVersion {api_version!r} (known: {listed})"
+            message = (
+                f"no schema for kind {given_kind} in apiVersion {given_version} (known: {listed})"
+            )
         super().__init__(message)

@@ -39,6 +39,7 @@ code points, not bytes.
 from __future__ import annotations
 
 import json
+import math
 import re
 import sys
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -57,18 +58,24 @@ from kernelindex_sdk.errors import (
     NestingTooDeep,
     NonFiniteNumber,
     NumberOutOfRange,
+    Problem,
     UnreadableFile,
 )
 from kernelindex_sdk.pointers import escape_token
+from kernelindex_sdk.printable import abbreviated, int_text, short_repr
 
 __all__ = [
     "MAX_DEPTH",
     "MAX_SAFE_INTEGER",
     "Document",
     "OverlongLine",
+    "has_raw_surrogate",
     "is_blank_line",
+    "is_strict_json",
+    "json_problems",
     "jsonl_records",
     "loads",
+    "lone_surrogate_message",
 ]
 
 #: Deepest nesting of arrays/objects accepted. Real records are < 10 deep; the limit
@@ -180,11 +187,6 @@ def _document(source: str, line: int | None, value: Any) -> Document:
 # Shared by the fast hooks and the locating pass, so both agree on what is wrong.
 
 
-def _abbrev(literal: str, limit: int = 40) -> str:
-    """Shorten a huge literal for a one-line message."""
-    return literal if len(literal) <= limit else literal[: limit - 11] + "…" + literal[-10:]
-
-
 def _int_problem(literal: str) -> str | None:
     """Why an integer literal is unacceptable, or None.
 
@@ -195,7 +197,7 @@ def _int_problem(literal: str) -> str | None:
     digits = len(literal) - (literal[0] == "-")
     if digits > 16 or abs(int(literal)) > MAX_SAFE_INTEGER:
         return (
-            f"integer {_abbrev(literal)} is outside ±(2**53 - 1): an IEEE double cannot hold "
+            f"integer {abbreviated(literal)} is outside ±(2**53 - 1): an IEEE double cannot hold "
             "it exactly, so JCS (RFC 8785) would change it; write it as a string"
         )
     return None
@@ -218,7 +220,7 @@ def _float_problem(literal: str, value: float, strict: bool = False) -> str | No
     """
     if value in (float("inf"), float("-inf")):
         return (
-            f"number {_abbrev(literal)} overflows an IEEE double (it would read as "
+            f"number {abbreviated(literal)} overflows an IEEE double (it would read as "
             "infinity); JCS (RFC 8785) cannot represent it"
         )
     if not strict:
@@ -227,7 +229,7 @@ def _float_problem(literal: str, value: float, strict: bool = False) -> str | No
         mantissa = literal.lower().partition("e")[0]
         if mantissa.strip("-.0"):
             return (
-                f"number {_abbrev(literal)} underflows an IEEE double (it reads as 0); "
+                f"number {abbreviated(literal)} underflows an IEEE double (it reads as 0); "
                 "JCS (RFC 8785) would write 0 (--strict-numbers)"
             )
         return None
@@ -235,7 +237,7 @@ def _float_problem(literal: str, value: float, strict: bool = False) -> str | No
 
     if Decimal(literal) != Decimal(repr(value)):
         return (
-            f"number {_abbrev(literal)} has no exact IEEE double: it reads as {value!r}, "
+            f"number {abbreviated(literal)} has no exact IEEE double: it reads as {value!r}, "
             "which JCS (RFC 8785) writes instead (--strict-numbers)"
         )
     return None
@@ -337,7 +339,7 @@ def _too_deep(text: str) -> bool:
     return max(accumulate(map(_BRACKET_DELTA.__getitem__, brackets)), default=0) > MAX_DEPTH
 
 
-def _has_raw_surrogate(text: str) -> bool:
+def has_raw_surrogate(text: str) -> bool:
     """Whether str input holds a surrogate code point (e.g. from ``surrogateescape``).
 
     Encoding is C-fast; a regex search over non-ASCII text is about 5x slower.
@@ -383,7 +385,7 @@ def _parse_text(
 ) -> Any:
     """Strictly parse decoded text: fast path, then the locating pass on failure."""
     if (text.count("[") + text.count("{") > MAX_DEPTH and _too_deep(text)) or (
-        raw_surrogates and _has_raw_surrogate(text)
+        raw_surrogates and has_raw_surrogate(text)
     ):
         _Locator(text, source, first_line, where, strict_numbers).run()
         raise _fallback(text, source, first_line, None)  # pragma: no cover - defensive
@@ -428,7 +430,7 @@ def _fallback(
 
 def _quote(key: str) -> str:
     """A key as it would appear in JSON, one line, shortened if huge."""
-    return _abbrev(json.dumps(key, ensure_ascii=False), 60)
+    return abbreviated(json.dumps(key, ensure_ascii=False), 60)
 
 
 class _Frame:
@@ -496,7 +498,7 @@ class _Locator:
             return "end of input"
         word = _RE.word.match(self.text, pos)
         if word:
-            return repr(_abbrev(word.group(), 20))
+            return repr(abbreviated(word.group(), 20))
         return repr(self.text[pos])
 
     # -- lexing
@@ -547,8 +549,7 @@ class _Locator:
                     continue  # a simple escape such as \\ or \n
                 self.fail(  # a raw surrogate code point (str input, or undecodable bytes)
                     InvalidEncoding,
-                    f"lone surrogate U+{ord(atom.group()):04X} in {what}: not a Unicode "
-                    "character, so it cannot be written as UTF-8",
+                    lone_surrogate_message(atom.group(), what),
                     atom.start(),
                     path,
                     up,
@@ -1048,3 +1049,132 @@ def size_text(size: int) -> str:
             value = size / (1 << shift)
             return f"{value:.0f} {unit}" if value == int(value) else f"{value:.1f} {unit}"
     return f"{size} bytes"
+
+
+# ---------------------------------------------------------------- Python values
+
+
+def lone_surrogate_message(char: str, what: str) -> str:
+    """Why a lone surrogate (``char``) in a string or key (``what``) is refused."""
+    return (
+        f"lone surrogate U+{ord(char):04X} in {what}: not a Unicode character, so it "
+        "cannot be written as UTF-8"
+    )
+
+
+def json_problems(value: Any, *, pointer: str = "") -> list[Problem]:
+    """Why a Python value is not one strict JSON document, each problem located.
+
+    Walked iteratively, so any depth and cycles are safe: nesting deeper than
+    :data:`MAX_DEPTH` (a cycle is infinitely deep), keys that are not strings, values
+    of no JSON type, non-finite floats, integers beyond ±(2**53 − 1), and strings or
+    keys holding a lone surrogate — what strict intake refuses in text, refused in
+    objects too. The one walk over Python values that any depth is safe in: code that
+    recurses over a value (cattrs, an encoder) catches its ``RecursionError`` and asks
+    this why.
+    """
+    problems: list[Problem] = []
+    on_path: set[int] = set()
+    # (value, pointer, depth, leaving): containers are pushed again to leave them.
+    stack: list[tuple[Any, str, int, bool]] = [(value, pointer, 0, False)]
+    while stack:
+        item, at, depth, leaving = stack.pop()
+        if leaving:
+            on_path.discard(id(item))
+            continue
+        kind = type(item)
+        if kind is dict or kind is list or isinstance(item, (dict, list, tuple)):
+            if id(item) in on_path:
+                problems.append(Problem("cycle: the value contains itself", "not-json", at))
+                continue
+            if depth >= MAX_DEPTH:
+                message = f"arrays/objects nested deeper than {MAX_DEPTH} levels"
+                problems.append(Problem(message, NestingTooDeep.code, at))
+                continue
+            on_path.add(id(item))
+            stack.append((item, at, depth, True))
+            if isinstance(item, dict):
+                for key, child in reversed(list(item.items())):
+                    if not isinstance(key, str):
+                        problems.append(
+                            Problem(
+                                f"object key {short_repr(key)} is a {type(key).__name__}, "
+                                "not a string",
+                                "not-json",
+                                at,
+                            )
+                        )
+                        continue
+                    surrogate = _RE.surrogate_char.search(key)
+                    if surrogate is not None:
+                        message = lone_surrogate_message(surrogate.group(), "object key")
+                        problems.append(Problem(message, InvalidEncoding.code, at))
+                        continue
+                    stack.append((child, f"{at}/{escape_token(key)}", depth + 1, False))
+            else:
+                for index in range(len(item) - 1, -1, -1):
+                    stack.append((item[index], f"{at}/{index}", depth + 1, False))
+        elif isinstance(item, str):
+            surrogate = _RE.surrogate_char.search(item)
+            if surrogate is not None:
+                message = lone_surrogate_message(surrogate.group(), "string")
+                problems.append(Problem(message, InvalidEncoding.code, at))
+        elif isinstance(item, (bool, type(None))):
+            continue
+        elif isinstance(item, int):
+            if not -MAX_SAFE_INTEGER <= item <= MAX_SAFE_INTEGER:
+                message = (
+                    f"integer {int_text(item)} is outside ±(2**53 - 1): JCS cannot write it exactly"
+                )
+                problems.append(Problem(message, NumberOutOfRange.code, at))
+        elif isinstance(item, float):
+            if not math.isfinite(item):
+                problems.append(Problem(f"{item!r} is not a JSON number", NonFiniteNumber.code, at))
+        elif hasattr(type(item), "__attrs_attrs__"):
+            continue  # a model nested in plain JSON: as_json at the top takes care of it
+        else:
+            problems.append(Problem(f"{type(item).__name__} is not a JSON value", "not-json", at))
+    problems.sort(key=lambda p: p.pointer)
+    return problems
+
+
+def is_strict_json(value: Any) -> bool:
+    """Whether :func:`json_problems` finds nothing, decided fast: one iterative walk
+    that builds no pointers (a cycle shows as nesting beyond the limit). The precise
+    problems are worked out only when this says no.
+
+    Strings are not searched for lone surrogates here: that would cost every string of
+    every record, and the encoders meet them anyway (``dumps`` and ``canonicalize``
+    then ask :func:`json_problems`, which looks)."""
+    stack: list[tuple[Any, int]] = [(value, 0)]
+    pop, push = stack.pop, stack.append
+    limit = MAX_DEPTH
+    while stack:
+        item, depth = pop()
+        if type(item) is dict:
+            for key in item:
+                if type(key) is not str:
+                    return False
+            children: Iterable[Any] = item.values()
+        elif type(item) is list:
+            children = item
+        else:  # only the top level is not a container here
+            children = (item,)
+            depth -= 1
+        if depth >= limit:
+            return False
+        for child in children:
+            kind = type(child)
+            if kind is str or kind is bool or child is None:
+                continue
+            if kind is int:
+                if not -MAX_SAFE_INTEGER <= child <= MAX_SAFE_INTEGER:
+                    return False
+            elif kind is float:
+                if child - child != 0.0:  # NaN and the infinities
+                    return False
+            elif kind is dict or kind is list:
+                push((child, depth + 1))
+            else:
+                return False  # a tuple, a subclass, a model, anything else: look closely
+    return True

@@ -19,27 +19,36 @@ JSON values; every function here takes either, with identical results::
 Misuse is a ``TypeError`` (a Python type that is no JSON value, a non-mapping given as
 a record) or a documented :class:`~kernelindex_sdk.errors.KernelIndexError` —
 :class:`~kernelindex_sdk.errors.NotARecord`, :class:`~kernelindex_sdk.errors.NotJSON` —
-never a ``KeyError`` or ``RecursionError`` from deep inside: a value is walked
-iteratively (:func:`json_problems`) before any recursive code sees it.
+never a ``KeyError``, ``RecursionError`` or an encoder's exception from deep inside:
+a value is walked iteratively (:func:`~kernelindex_sdk.intake.json_problems`) before
+recursive code sees it, or, where that would cost every record (the digest), when
+the recursive code fails.
 """
 
 from __future__ import annotations
 
 import json
 import math
-from collections.abc import Iterable, Mapping
+import operator
+from collections.abc import Mapping
 from datetime import datetime, timezone
 from fractions import Fraction
 from typing import Any, TypeVar
 
 from kernelindex_sdk import canonical, checks
 from kernelindex_sdk.errors import NotARecord, NotJSON, Problem
-from kernelindex_sdk.intake import MAX_DEPTH, MAX_SAFE_INTEGER
+from kernelindex_sdk.intake import (
+    MAX_SAFE_INTEGER,
+    has_raw_surrogate,
+    is_strict_json,
+    json_problems,
+)
 from kernelindex_sdk.jsontext import pretty
-from kernelindex_sdk.pointers import escape_token
+from kernelindex_sdk.printable import int_text, short_repr
 from kernelindex_sdk.wire import json_type
 
 __all__ = [
+    "MAX_INDENT",
     "as_json",
     "canonicalize",
     "digest",
@@ -53,8 +62,6 @@ __all__ = [
 ]
 
 R = TypeVar("R")
-
-_SCALARS = (str, bool, type(None))
 
 
 def _is_model(value: Any) -> bool:
@@ -72,104 +79,6 @@ def as_json(value: Any) -> Any:
     return value
 
 
-def json_problems(value: Any, *, pointer: str = "") -> list[Problem]:
-    """Why a Python value is not one strict JSON document, each problem located.
-
-    Walked iteratively, so any depth and cycles are safe: nesting deeper than
-    :data:`~kernelindex_sdk.intake.MAX_DEPTH` (a cycle is infinitely deep), keys that
-    are not strings, values of no JSON type, non-finite floats, and integers beyond
-    ±(2**53 − 1) — what strict intake refuses in text, refused in objects too.
-    """
-    problems: list[Problem] = []
-    on_path: set[int] = set()
-    # (value, pointer, depth, leaving): containers are pushed again to leave them.
-    stack: list[tuple[Any, str, int, bool]] = [(value, pointer, 0, False)]
-    while stack:
-        item, at, depth, leaving = stack.pop()
-        if leaving:
-            on_path.discard(id(item))
-            continue
-        kind = type(item)
-        if kind is dict or kind is list or isinstance(item, (dict, list, tuple)):
-            if id(item) in on_path:
-                problems.append(Problem("cycle: the value contains itself", "not-json", at))
-                continue
-            if depth >= MAX_DEPTH:
-                message = f"arrays/objects nested deeper than {MAX_DEPTH} levels"
-                problems.append(Problem(message, "nesting-too-deep", at))
-                continue
-            on_path.add(id(item))
-            stack.append((item, at, depth, True))
-            if isinstance(item, dict):
-                for key, child in reversed(list(item.items())):
-                    if not isinstance(key, str):
-                        problems.append(
-                            Problem(
-                                f"object key {key!r} is a {type(key).__name__}, not a string",
-                                "not-json",
-                                at,
-                            )
-                        )
-                        continue
-                    stack.append((child, f"{at}/{escape_token(key)}", depth + 1, False))
-            else:
-                for index in range(len(item) - 1, -1, -1):
-                    stack.append((item[index], f"{at}/{index}", depth + 1, False))
-        elif isinstance(item, _SCALARS):
-            continue
-        elif isinstance(item, int):
-            if not -MAX_SAFE_INTEGER <= item <= MAX_SAFE_INTEGER:
-                message = f"integer {item} is outside ±(2**53 - 1): JCS cannot write it exactly"
-                problems.append(Problem(message, "number-out-of-range", at))
-        elif isinstance(item, float):
-            if not math.isfinite(item):
-                problems.append(Problem(f"{item!r} is not a JSON number", "non-finite-number", at))
-        elif _is_model(item):
-            continue  # a model nested in plain JSON: as_json at the top takes care of it
-        else:
-            problems.append(Problem(f"{type(item).__name__} is not a JSON value", "not-json", at))
-    problems.sort(key=lambda p: p.pointer)
-    return problems
-
-
-def is_strict_json(value: Any) -> bool:
-    """Whether :func:`json_problems` finds nothing, decided fast: one iterative walk
-    that builds no pointers (a cycle shows as nesting beyond the limit). The precise
-    problems are worked out only when this says no."""
-    stack: list[tuple[Any, int]] = [(value, 0)]
-    pop, push = stack.pop, stack.append
-    limit = MAX_DEPTH
-    while stack:
-        item, depth = pop()
-        if type(item) is dict:
-            for key in item:
-                if type(key) is not str:
-                    return False
-            children: Iterable[Any] = item.values()
-        elif type(item) is list:
-            children = item
-        else:  # only the top level is not a container here
-            children = (item,)
-            depth -= 1
-        if depth >= limit:
-            return False
-        for child in children:
-            kind = type(child)
-            if kind is str or kind is bool or child is None:
-                continue
-            if kind is int:
-                if not -MAX_SAFE_INTEGER <= child <= MAX_SAFE_INTEGER:
-                    return False
-            elif kind is float:
-                if child - child != 0.0:  # NaN and the infinities
-                    return False
-            elif kind is dict or kind is list:
-                push((child, depth + 1))
-            else:
-                return False  # a tuple, a subclass, a model, anything else: look closely
-    return True
-
-
 def _plain(value: Any) -> Any:
     """``as_json``, then refuse anything that is not strict JSON (:class:`NotJSON`)."""
     plain = as_json(value)
@@ -180,12 +89,14 @@ def _plain(value: Any) -> Any:
     return plain
 
 
-def _not_json(plain: Any, error: Exception) -> Exception:
-    """What to raise when canonicalizing ``plain`` failed with ``error``."""
-    problems = json_problems(plain)
-    if problems:
-        return NotJSON(problems)
-    return error
+def _not_json(plain: Any, error: Exception) -> NotJSON:
+    """What to raise when canonicalizing ``plain`` failed with ``error``:
+    :func:`json_problems` says why; should it find nothing, the encoder's own words,
+    still as a :class:`NotJSON`."""
+    problems = json_problems(plain) or [
+        Problem(f"cannot be canonicalized (RFC 8785): {error}", "not-json")
+    ]
+    return NotJSON(problems)
 
 
 def canonicalize(value: Any) -> bytes:
@@ -238,17 +149,35 @@ def validate(value: Any, *, source: str = "<input>", strict_refs: bool = False) 
     return validate_json(plain, source=source, strict_refs=strict_refs)
 
 
+#: The widest ``indent`` :func:`dumps` takes (jq stops at 7; 16 leaves room).
+MAX_INDENT = 16
+
+
 def dumps(value: Any, *, indent: int | None = None) -> str:
     """JSON text of a value or model, as kernelindex writes records: UTF-8 text (no
-    ``\\u`` escapes), compact on one line, or indented by ``indent`` spaces (2 is how
-    bundle files are written); strict JSON only (:class:`NotJSON` otherwise), so what
-    it writes reads back through :func:`~kernelindex_sdk.intake.loads` unchanged."""
+    ``\\u`` escapes), compact on one line, or indented by ``indent`` spaces (0 to
+    :data:`MAX_INDENT`; 2 is how bundle files are written); strict JSON only
+    (:class:`NotJSON` otherwise: a lone surrogate too, which no UTF-8 text can hold),
+    so what it writes reads back through :func:`~kernelindex_sdk.intake.loads`
+    unchanged."""
+    if indent is not None:
+        if isinstance(indent, bool) or not hasattr(type(indent), "__index__"):
+            raise TypeError(f"dumps(indent=...) takes an int or None, not {type(indent).__name__}")
+        indent = operator.index(indent)  # an int, or one of numpy's
+        if not 0 <= indent <= MAX_INDENT:
+            raise ValueError(f"dumps(indent=...) takes 0 to {MAX_INDENT} spaces")
     plain = _plain(value)
     if indent is None:
-        return json.dumps(plain, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
-    if indent == 2:
-        return pretty(plain)
-    return json.dumps(plain, ensure_ascii=False, indent=indent, allow_nan=False)
+        text = json.dumps(plain, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+    elif indent == 2:
+        text = pretty(plain)
+    else:
+        text = json.dumps(plain, ensure_ascii=False, indent=indent, allow_nan=False)
+    # Strings are not searched on the way in (that would cost every value); the text is,
+    # at C speed, and only when it is not ASCII.
+    if not text.isascii() and has_raw_surrogate(text):
+        raise NotJSON(json_problems(plain))
+    return text
 
 
 def link(
@@ -324,10 +253,18 @@ def nanoseconds(*, ns: float = 0, us: float = 0, ms: float = 0, s: float = 0) ->
     for unit, amount in (("ns", ns), ("us", us), ("ms", ms), ("s", s)):
         if isinstance(amount, bool) or not isinstance(amount, (int, float)):
             raise TypeError(f"nanoseconds({unit}=...) takes a number, not {type(amount).__name__}")
-        if not math.isfinite(amount) or amount < 0:
-            raise ValueError(f"nanoseconds({unit}={amount!r}): a duration is finite and >= 0")
+        # An int is finite (and math.isfinite would overflow converting a huge one).
+        if (isinstance(amount, float) and not math.isfinite(amount)) or amount < 0:
+            raise ValueError(
+                f"nanoseconds({unit}={short_repr(amount)}): a duration is finite and >= 0"
+            )
+        if amount > MAX_SAFE_INTEGER:  # beyond the limit in any unit: no huge arithmetic
+            total = Fraction(amount)
+            break
         total += Fraction(amount) * _NS_PER[unit]  # exact: no float error on the way
     result = round(total)
     if result > MAX_SAFE_INTEGER:
-        raise ValueError(f"{result} ns is beyond 2**53 - 1: no record can hold it exactly")
+        raise ValueError(
+            f"{int_text(result)} ns is beyond 2**53 - 1: no record can hold it exactly"
+        )
     return result

@@ -18,12 +18,19 @@ What is escaped, and how:
 
 A backslash itself is left as it is, so messages quoting regular expressions stay
 readable; an escape is therefore recognisable but not always reversible.
+
+A message that quotes a value quotes it short (:func:`short_repr`, :func:`abbreviated`,
+:func:`int_text`): never a whole record, never deeper than a few levels (a cyclic or
+100,000-deep value), and never an integer past Python's int-to-str limit, which
+``str`` would refuse with a ``ValueError`` of its own.
 """
 
 from __future__ import annotations
 
 import functools
 import re
+import reprlib
+from typing import Any
 
 #: Every character :func:`one_line` escapes.
 _UNSAFE_CLASS = (
@@ -62,3 +69,44 @@ def one_line(text: str) -> str:
     if unsafe.search(text) is None:
         return text
     return unsafe.sub(_escape, text)
+
+
+def abbreviated(text: str, limit: int = 40) -> str:
+    """``text``, or its start and end around ``…`` when longer than ``limit``."""
+    return text if len(text) <= limit else text[: limit - 11] + "…" + text[-10:]
+
+
+#: Integers up to this many bits (603 decimal digits) are written out in messages:
+#: below Python's int-to-str limit at its lowest setting (640 digits).
+_INT_TEXT_BITS = 2000
+
+
+def int_text(value: int) -> str:
+    """An integer for a message: its digits (:func:`abbreviated`), or its magnitude
+    (``≥2**16609``, ``≤-2**16609``) for one whose digits Python would refuse to
+    compute (the int-to-str limit)."""
+    bits = value.bit_length()
+    if bits <= _INT_TEXT_BITS:
+        return abbreviated(str(value))
+    return f"≥2**{bits - 1}" if value > 0 else f"≤-2**{bits - 1}"
+
+
+class _ShortRepr(reprlib.Repr):
+    """:class:`reprlib.Repr` (a few levels, a few items) that also survives integers
+    past the int-to-str limit, where reprlib calls ``repr`` and fails."""
+
+    def repr_int(self, x: int, level: int) -> str:
+        return int_text(x)
+
+
+_short = _ShortRepr()
+_short.maxstring = 60
+_short.maxother = 60
+_short.maxdict = 3
+_short.maxlist = 3
+
+
+def short_repr(value: Any) -> str:
+    """A bounded repr, so a message never echoes a whole record (nor recurses into a
+    deep or cyclic value)."""
+    return _short.repr(value)

@@ -3,7 +3,7 @@
 Every schema file under ``schemas/<group>/<version>/`` is loaded into one
 :class:`referencing.Registry`, so ``$ref`` between files resolves by ``$id`` and
 nothing is ever fetched over the network (a ``$ref`` to an unknown URI fails with
-:class:`referencing.exceptions.Unresolvable` instead).
+:class:`~kernelindex_sdk.errors.UnresolvableReference` instead, when it is met).
 
 Routing is derived from the files, not written in code: the directory names give the
 ``apiVersion`` (``kernelindex.dev/v1alpha1``), each kind schema states its kind as
@@ -95,24 +95,31 @@ class SchemaRegistry:
         """Load every ``*.schema.json`` below ``root/<group>/<version>/``.
 
         Raises :class:`~kernelindex_sdk.errors.SchemaDirectoryError` when ``root`` is
-        not a directory or holds no schema: an empty registry would route nothing and
-        report every record as of an unknown kind.
+        not a directory (or cannot be listed), holds no schema, or holds one that cannot
+        be read, is not JSON or has no ``$id``: an empty registry would route nothing
+        and report every record as of an unknown kind.
         """
         entries: list[SchemaEntry] = []
         support: list[SchemaEntry] = []
         root = Path(root)
-        if not root.is_dir():
-            raise SchemaDirectoryError(f"{root}: not a directory of schemas")
-        found = sorted(root.glob("*/*/*.schema.json"))
+        try:
+            if not root.is_dir():
+                raise SchemaDirectoryError(f"{root}: not a directory of schemas")
+            found = sorted(root.glob("*/*/*.schema.json"))
+        except (OSError, ValueError) as error:  # a name too long, a NUL byte, no permission
+            raise SchemaDirectoryError(f"{root}: cannot be read: {_reason(error)}") from None
         if not found:
             raise SchemaDirectoryError(
                 f"{root}: no schemas (expected <group>/<version>/*.schema.json below it)"
             )
         for path in found:
-            contents = json.loads(path.read_text(encoding="utf-8"))
-            schema_id = _id_of(contents)
+            try:
+                contents = json.loads(path.read_text(encoding="utf-8"))
+                schema_id = _id_of(contents)
+            except (OSError, ValueError) as error:
+                raise SchemaDirectoryError(f"{path}: cannot read: {_reason(error)}") from None
             if schema_id is None:
-                raise ValueError(f"{path}: schema has no $id")
+                raise SchemaDirectoryError(f"{path}: schema has no $id")
             api_version = f"{path.parent.parent.name}/{path.parent.name}"
             kind = _kind_of(path, contents)
             entry = SchemaEntry(api_version, kind or path.name, schema_id, path, contents)
@@ -152,10 +159,20 @@ class SchemaRegistry:
 
     def status(self, api_version: str) -> VersionStatus:
         """Whether ``api_version`` is served or deprecated (:mod:`.versionstatus`)."""
+        if not isinstance(api_version, str):
+            raise TypeError(
+                f"status() takes an apiVersion (a str), not {type(api_version).__name__}"
+            )
         return self.statuses.get(api_version) or VersionStatus(api_version)
 
     def find(self, kind: str, api_version: str | None = None) -> SchemaEntry:
         """A kind's schema by name (case-insensitive), newest version unless one is given."""
+        if not isinstance(kind, str):
+            raise TypeError(f"find() takes a kind name (a str), not {type(kind).__name__}")
+        if api_version is not None and not isinstance(api_version, str):
+            raise TypeError(
+                f"find(api_version=...) takes a str or None, not {type(api_version).__name__}"
+            )
         matches = [
             e
             for e in self.entries
@@ -173,24 +190,39 @@ class SchemaRegistry:
         return iter(self.entries)
 
 
+def _reason(error: Exception) -> str:
+    """What went wrong reading a path, without the path again (an ``OSError`` names it)."""
+    if isinstance(error, OSError) and error.strerror:
+        return error.strerror
+    return str(error)
+
+
 def _id_of(contents: Any) -> str | None:
-    """The schema's ``$id``, as :mod:`referencing` reads it (without importing it for 2020-12)."""
-    dialect = contents.get("$schema", DRAFT202012_URI) if isinstance(contents, dict) else None
+    """The schema's ``$id``, as :mod:`referencing` reads it (without importing it for
+    2020-12); None for a document that is no schema (not an object). A ``$schema``
+    that is not a string is a ``ValueError``."""
+    if not isinstance(contents, dict):
+        return None
+    dialect = contents.get("$schema", DRAFT202012_URI)
     if dialect == DRAFT202012_URI:
         schema_id = contents.get("$id")
         return schema_id if isinstance(schema_id, str) else None
+    if not isinstance(dialect, str):
+        raise ValueError(f"$schema must be a URI (a string), not {type(dialect).__name__}")
     from referencing import Resource
     from referencing.jsonschema import DRAFT202012
 
     resource: Any = Resource.from_contents(contents, default_specification=DRAFT202012)
-    return resource.id()  # type: ignore[no-any-return]
+    schema_id = resource.id()
+    return schema_id if isinstance(schema_id, str) else None
 
 
 def _kind_of(path: Path, contents: Mapping[str, Any]) -> str | None:
     """The kind a schema file describes, read off the schema itself."""
     if path.name == BUNDLE_FILE:
         return BUNDLE_KIND
-    kind = contents.get("properties", {}).get("kind", {})
+    properties = contents.get("properties")
+    kind = properties.get("kind") if isinstance(properties, dict) else None
     const = kind.get("const") if isinstance(kind, dict) else None
     return const if isinstance(const, str) else None
 

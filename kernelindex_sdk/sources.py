@@ -136,8 +136,16 @@ def is_walked_name(name: str) -> bool:
 
 
 def expand(paths: Iterable[str]) -> Iterator[Source | IntakeError]:
-    """What each PATH argument names, in order: sources to read, or why not."""
+    """What each PATH argument names, in order: sources to read, or why not. A path
+    that is no ``str`` or path object (or ``paths`` given as one ``str``) is a
+    ``TypeError``."""
+    if isinstance(paths, str):
+        raise TypeError("expected a list of paths, not one str")
     for arg in paths:
+        if isinstance(arg, os.PathLike):
+            arg = os.fspath(arg)
+        if not isinstance(arg, str):
+            raise TypeError(f"a path is a str, not {type(arg).__name__}")
         if arg == STDIN:
             yield StdinSource()
             continue
@@ -583,8 +591,13 @@ def iter_documents(
 
     ``jsonl=None`` decides by suffix for files (:data:`JSONL_SUFFIXES`, any case) and
     sniffs standard input (:func:`read_stdin`). A whole-file document yields one
-    :class:`Document` with ``line=None``. Problems are yielded, not raised.
+    :class:`Document` with ``line=None``. Problems are yielded, not raised; a ``path``
+    that is no path at all is a ``TypeError``.
     """
+    if isinstance(path, os.PathLike):
+        path = os.fspath(path)
+    if not isinstance(path, str):
+        raise TypeError(f"iter_documents() takes a path, not {type(path).__name__}")
     if path == STDIN:
         yield from read(
             StdinSource(jsonl), max_bytes=max_bytes, stdin=stdin, strict_numbers=strict_numbers

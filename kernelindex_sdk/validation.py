@@ -24,6 +24,7 @@ from kernelindex_sdk.canonical import DigestMemo, digest
 from kernelindex_sdk.engine import ValidationEngine
 from kernelindex_sdk.errors import IntakeError, Problem, UnknownKind
 from kernelindex_sdk.fastengine import Check, Split, default_engine
+from kernelindex_sdk.intake import json_problems
 from kernelindex_sdk.pointers import escape_token
 from kernelindex_sdk.registry import BUNDLE_KIND, SchemaEntry, SchemaRegistry, default_registry
 
@@ -196,12 +197,13 @@ def records_of(value: Any, pointer: str = "") -> list[tuple[str, Mapping[str, An
 
 def safe_digest(record: Mapping[str, Any], memo: DigestMemo | None = None) -> str | None:
     """The record's digest, or None when it lacks apiVersion, kind or spec (or cannot
-    be canonicalized). ``memo``: for values from strict intake only (see DigestMemo)."""
+    be canonicalized: a value JCS cannot write, or nesting too deep for its recursive
+    encoder). ``memo``: for values from strict intake only (see DigestMemo)."""
     if "apiVersion" not in record or "kind" not in record or "spec" not in record:
         return None
     try:
         return memo.digest(record) if memo is not None else digest(record)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, RecursionError):
         return None
 
 
@@ -306,11 +308,26 @@ class ValidationSession:
     def check_document(
         self, value: Any, *, source: str = "<input>", line: int | None = None
     ) -> list[Item]:
-        """Validate every item of one parsed document."""
-        return [
-            self.check_item(element, pointer=pointer, source=source, line=line)
-            for pointer, element in split_document(value)
-        ]
+        """Validate every item of one parsed document.
+
+        A document built in Python that is no strict JSON (an integer past Python's
+        int-to-str limit, which a schema error message would print; nesting too deep
+        for a recursive encoder) is one item whose problems
+        :func:`~kernelindex_sdk.intake.json_problems` locates, not a ``ValueError`` or
+        ``RecursionError`` from inside: looked for only once checking has failed, so
+        a document that checks pays nothing for it.
+        """
+        try:
+            return [
+                self.check_item(element, pointer=pointer, source=source, line=line)
+                for pointer, element in split_document(value)
+            ]
+        except (RecursionError, ValueError, TypeError):
+            problems = None if self.strict_json else json_problems(value)
+            if not problems:  # strict intake's values are strict JSON: a bug, raised
+                raise
+            located = tuple(replace(p, source=source, line=line) for p in problems)
+            return [Item(source, line, "", None, name_of(value), located)]
 
     def passes(self, value: Any) -> bool:
         """Whether :meth:`check_document` would find ``value`` to be one item with no

@@ -11,11 +11,10 @@ from typing import Any
 import pytest
 from conftest import seed_paths
 from jsonschema import Draft202012Validator
-from referencing.exceptions import Unresolvable
 
 from kernelindex_sdk.bundled import bundled_schema
 from kernelindex_sdk.engine import JsonschemaEngine
-from kernelindex_sdk.errors import UnknownKind
+from kernelindex_sdk.errors import UnknownKind, UnresolvableReference
 from kernelindex_sdk.models import API_VERSION, KINDS
 from kernelindex_sdk.registry import (
     BUNDLE_KIND,
@@ -161,16 +160,20 @@ def remote_ref_registry(tmp_path: Path) -> SchemaRegistry:
 @pytest.mark.usefixtures("no_network")
 def test_unregistered_ref_fails_offline(remote_ref_registry: SchemaRegistry) -> None:
     entry = remote_ref_registry.route("kernelindex.dev/v1test", "Thing")
-    engine = JsonschemaEngine(remote_ref_registry)
-    with pytest.raises(Unresolvable):
-        engine.is_valid(entry.id, {"kind": "Thing", "spec": {}})
-    with pytest.raises(Unresolvable):
-        engine.problems(entry.id, {"kind": "Thing", "spec": {}})
+    for engine in (
+        JsonschemaEngine(remote_ref_registry),
+        JsonschemaEngine(remote_ref_registry, inline=False),
+    ):
+        with pytest.raises(UnresolvableReference, match=r"https://example\.com/x\.json") as raised:
+            engine.is_valid(entry.id, {"kind": "Thing", "spec": {}})
+        assert (raised.value.schema, raised.value.ref) == (entry.id, "https://example.com/x.json")
+        with pytest.raises(UnresolvableReference, match=r"https://example\.com/x\.json"):
+            engine.problems(entry.id, {"kind": "Thing", "spec": {}})
 
 
 @pytest.mark.usefixtures("no_network")
 def test_bundling_an_unregistered_ref_fails_offline(remote_ref_registry: SchemaRegistry) -> None:
-    with pytest.raises(Unresolvable):
+    with pytest.raises(UnresolvableReference, match=r"https://example\.com/x\.json"):
         bundled_schema("thing", registry=remote_ref_registry)
 
 

@@ -21,11 +21,14 @@ from cattrs.errors import (
     ForbiddenExtraKeysError,
     IterableValidationError,
     IterableValidationNote,
+    StructureHandlerNotFoundError,
 )
 from cattrs.gen import make_dict_structure_fn, make_dict_unstructure_fn, override
 
-from kernelindex_sdk.errors import KernelIndexError, Problem
+from kernelindex_sdk.errors import KernelIndexError, NestingTooDeep, NotJSON, Problem
+from kernelindex_sdk.intake import json_problems
 from kernelindex_sdk.pointers import pointer_of
+from kernelindex_sdk.printable import short_repr
 from kernelindex_sdk.wire import json_type
 
 T = TypeVar("T")
@@ -264,9 +267,15 @@ def _is_open_mapping(tp: Any) -> bool:
 
 
 def structure(data: Any, cls: type[T]) -> T:
-    """Build a model from wire JSON; :class:`ModelError` lists every mismatch."""
+    """Build a model from wire JSON; :class:`ModelError` lists every mismatch. A
+    ``cls`` the converter cannot build (``structure(x, 1)``) is a ``TypeError``."""
+    # Checked first: cattrs would put repr(cls) in its message (a 5,000-digit int fails).
+    if not (isinstance(cls, type) or get_origin(cls) is not None or cls is Any):
+        raise _not_a_model(cls)
     try:
         return converter().structure(data, cls)
+    except StructureHandlerNotFoundError:
+        raise _not_a_model(cls) from None
     except (
         ClassValidationError, IterableValidationError, NullFieldError, MapValidationError
     ) as group:  # fmt: skip
@@ -275,9 +284,23 @@ def structure(data: Any, cls: type[T]) -> T:
         raise ModelError([Problem(str(error), code="model")]) from None
 
 
+def _not_a_model(cls: object) -> TypeError:
+    return TypeError(f"structure() cannot build a {short_repr(cls)}: not a model class")
+
+
 def unstructure(model: Any) -> Any:
-    """The wire JSON of a model (camelCase, ``None`` fields left out)."""
-    return converter().unstructure(model)
+    """The wire JSON of a model (camelCase, ``None`` fields left out).
+
+    The converter recurses into lists and dicts; a value too deep for that (or
+    cyclic) is a :class:`~kernelindex_sdk.errors.NotJSON`, located by
+    :func:`~kernelindex_sdk.intake.json_problems` once the recursion has failed."""
+    try:
+        return converter().unstructure(model)
+    except RecursionError:
+        problems = json_problems(model) or [
+            Problem("nested too deep to convert (or cyclic)", NestingTooDeep.code)
+        ]
+        raise NotJSON(problems) from None
 
 
 def _problems(error: BaseException, path: list[str | int]) -> list[Problem]:

@@ -44,7 +44,7 @@ from functools import cache, cached_property
 from typing import Any
 from urllib.parse import unquote, urldefrag, urljoin
 
-from kernelindex_sdk.errors import KernelIndexError
+from kernelindex_sdk.errors import UnresolvableReference
 from kernelindex_sdk.pointers import pointer_of, unescape_token
 from kernelindex_sdk.wire import DRAFT_2020_12
 
@@ -106,13 +106,15 @@ class Undecidable(Exception):
         super().__init__(f"{where.label()}: {reason}")
 
 
-class UnresolvableRef(KernelIndexError):
-    """A ``$ref`` to a URI none of the schemas given holds (nothing is ever fetched)."""
+class UnresolvableRef(UnresolvableReference):
+    """A ``$ref`` to a URI none of the schemas given holds (nothing is ever fetched):
+    the SDK's :class:`~kernelindex_sdk.errors.UnresolvableReference`, located."""
 
     def __init__(self, where: Where, ref: str) -> None:
         self.where = where
-        self.ref = ref
-        super().__init__(f"{where.label()}: $ref {ref!r} cannot be resolved offline")
+        super().__init__(
+            where.uri, ref, f"{where.label()}: $ref {ref!r} cannot be resolved offline"
+        )
 
 
 @dataclass(frozen=True, slots=True)
