@@ -25,8 +25,22 @@ from typing import Any, Protocol
 
 import attrs
 
-#: Quantiles Liger's harness asks do_bench for: median, then p20 and p80.
-QUANTILES = (0.5, 0.2, 0.8)
+# The timer is the recorder's (one definition of do_bench's settings and call).
+from bench_adapters.recording.timing import QUANTILES, DoBenchTimer, Timer, TimerSettings
+
+__all__ = [
+    "QUANTILES",
+    "CudaDevice",
+    "Device",
+    "DeviceInfo",
+    "DoBenchTimer",
+    "MemoryProbe",
+    "NoDevice",
+    "Timer",
+    "TimerSettings",
+    "TorchMemoryProbe",
+]
+
 #: Packages whose versions an environment records, under these names.
 SOFTWARE_PACKAGES = ("torch", "triton", "liger-kernel", "transformers")
 
@@ -70,24 +84,6 @@ class Device(Protocol):
 
     def release(self) -> None:
         """Drop cached allocations between runs, so one run's memory never burdens the next."""
-
-
-@attrs.frozen
-class TimerSettings:
-    """The timing settings a protocol records: do_bench's arguments."""
-
-    warmup_ms: float = 25.0
-    rep_ms: float = 100.0
-    quantiles: tuple[float, ...] = QUANTILES
-
-
-class Timer(Protocol):
-    """Times a callable; returns latencies in milliseconds, one per quantile asked."""
-
-    settings: TimerSettings
-
-    def time(self, fn: Callable[[], object], grad_to_none: Sequence[Any]) -> tuple[float, ...]:
-        """Quantiles (in ``settings.quantiles`` order) of ``fn``'s latency, in ms."""
 
 
 class MemoryProbe(Protocol):
@@ -255,31 +251,6 @@ class CudaDevice:
         torch = self._torch()
         torch.cuda.synchronize()
         torch.cuda.empty_cache()
-
-
-class DoBenchTimer:
-    """``triton.testing.do_bench`` with quantiles: CUDA events, L2 flushed each repetition.
-
-    do_bench estimates the callable's time, then runs ``warmup_ms`` worth of warm-up
-    calls and ``rep_ms`` worth of timed calls, zeroing a large buffer before each
-    timed call (so the L2 cache starts cold) and setting ``.grad`` of every tensor
-    in ``grad_to_none`` to None (so gradient accumulation is not timed).
-    """
-
-    def __init__(self, settings: TimerSettings | None = None) -> None:
-        self.settings = settings or TimerSettings()
-
-    def time(self, fn: Callable[[], object], grad_to_none: Sequence[Any]) -> tuple[float, ...]:
-        testing = importlib.import_module("triton.testing")
-        result = testing.do_bench(
-            fn,
-            warmup=self.settings.warmup_ms,
-            rep=self.settings.rep_ms,
-            grad_to_none=list(grad_to_none) or None,
-            quantiles=list(self.settings.quantiles),
-        )
-        values = result if isinstance(result, (list, tuple)) else [result]
-        return tuple(float(v) for v in values)
 
 
 class TorchMemoryProbe:
