@@ -495,9 +495,13 @@ def test_device_script_packs_the_log_into_one_archive_even_without_cuda(tmp_path
     assert result.returncode == 2, result.stdout + result.stderr
     assert sorted(p.name for p in tmp_path.iterdir()) == ["bench-liger.tgz", "gpu-check.log"]
     files = _archive(tmp_path)
-    assert list(files) == ["bench-liger/gpu-check.log"]
+    assert sorted(files) == ["bench-liger/env.json", "bench-liger/gpu-check.log"]
+    # kernelindex env's record of this machine comes back, valid; the kernel_bench
+    # fixture's Triton check skips with its reason (no torch or no CUDA here).
+    assert ki.validate(json.loads(files["bench-liger/env.json"])) == []
     log = files["bench-liger/gpu-check.log"]
     assert "gpu-check: " in log and ("torch is not installed" in log or "no CUDA" in log)
+    assert "SKIPPED" in log and ("needs torch" in log or "no CUDA device" in log)
     assert (tmp_path / "gpu-check.log").read_text(encoding="utf-8") == log
 
 
@@ -507,7 +511,9 @@ def test_device_script_stops_a_stalled_check_and_still_packs(tmp_path: Path) -> 
     stalled.write_text("#!/bin/sh\necho stalled run 1 of 8\nsleep 30\n", encoding="utf-8")
     stalled.chmod(0o755)
     out = tmp_path / "out"
-    result = _device_check(out, str(stalled), GPU_CHECK_TIMEOUT="1")
+    result = _device_check(
+        out, str(stalled), GPU_CHECK_TIMEOUT="1", ENV_TIMEOUT="1", RECORD_TIMEOUT="1"
+    )
     assert result.returncode == 124, result.stdout + result.stderr
     log = _archive(out)["bench-liger/gpu-check.log"]
     assert "stalled run 1 of 8" in log and "gpu-check ran past 1s and was stopped" in log
