@@ -234,6 +234,21 @@ def test_fixture_with_a_fake_timer_writes_one_valid_bundle_per_measured_test(
     assert done.exit_code == 0, done.output
 
 
+def test_fixture_output_that_cannot_be_written_fails_the_test_in_one_line(
+    pytester: pytest.Pytester,
+) -> None:
+    pytester.makeconftest(CONFTEST_FAKE)
+    pytester.makepyfile(test_kernels=TESTS)
+    blocker = pytester.path / "records"
+    blocker.write_text("a file, not a folder\n")
+    result = _run_pytest(pytester, f"--kernelindex-out={blocker}", "-k", "test_measured")
+    result.assert_outcomes(failed=1, deselected=3)
+    result.stdout.fnmatch_lines(["*kernel_bench: --kernelindex-out: *cannot write*"])
+    assert "Traceback" not in result.stdout.str()
+    assert "During handling" not in result.stdout.str()
+    assert blocker.read_text() == "a file, not a folder\n"
+
+
 def test_fixture_without_cuda_skips_with_the_reason(pytester: pytest.Pytester) -> None:
     pytester.makepyfile(test_kernels=TESTS)
     out = pytester.path / "records"
@@ -252,3 +267,17 @@ def test_the_plugin_is_registered_by_its_entry_point() -> None:
         check=False,
     )
     assert "--kernelindex-out=DIR" in done.stdout
+
+
+# --------------------------------------------------------------------------- with torch
+
+
+def test_tensor_outputs_are_compared_with_torchs_tolerances() -> None:
+    torch = pytest.importorskip("torch", reason="comparing tensors needs torch (the liger extra)")
+    x = torch.ones(8, 8)
+    assert _record(lambda a, b: a + b, x, x, reference=lambda a, b: 2 * a).status == "passed"
+    wrong = _record(lambda a, b: a + b, x, x, reference=lambda a, b: 3 * a)
+    assert wrong.status == "failed" and "Mismatched elements" in wrong.reason
+    workload = workload_for("add", (x.to(torch.bfloat16), x))
+    assert workload["spec"]["dtype"] == "bf16"
+    assert workload["spec"]["parameters"]["arg1_dtype"] == "fp32"

@@ -141,12 +141,18 @@ class KernelBench:
         self.recordings.append(recording)
         out = self._config.getoption("kernelindex_out")
         if out:
+            from bench_adapters.common.writer import OutputError
             from bench_adapters.recording.bundles import InvalidBundle, write_bundle
 
+            problem = None
             try:
                 self.written.append(write_bundle(out, recording.bundle))
             except InvalidBundle as error:
-                pytest.fail(f"kernel_bench: the record would not validate: {error}")
+                problem = f"kernel_bench: the record would not validate: {error}"
+            except OutputError as error:
+                problem = f"kernel_bench: --kernelindex-out: {error}"
+            if problem is not None:  # failed outside the except: one line, no chained error
+                pytest.fail(problem, pytrace=False)
         if recording.status != "passed":
             pytest.fail(f"kernel_bench: {recording.status}: {recording.reason}", pytrace=False)
         return recording
