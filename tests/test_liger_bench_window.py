@@ -163,6 +163,10 @@ def test_a_record_without_a_driver_version_is_warned_about(tmp_path: Path) -> No
         bundle = ki.load_file(path)
         assert ki.validate(bundle) == []
         assert "driver" not in bundle["environment"]["spec"]["software"]
+        # bench liger writes provenance: what it lacks is listed as unknown, with why.
+        origins = bundle["environment"]["spec"]["provenance"]
+        assert origins["/software/driver"]["origin"] == "unknown"
+        assert origins["/hardware/deviceName"]["detail"].startswith("probed: ")
     bare = attrs.evolve(NO_DRIVER, notes=())
     assert device_warnings(bare) == [
         "the NVIDIA driver version could not be read; the environment record is written without it"

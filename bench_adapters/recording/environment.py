@@ -98,18 +98,25 @@ class Key:
     type: str
 
 
+#: Hardware fields whose values are text (the rest are whole numbers, ECC a flag).
+_TEXT_FIELDS = frozenset(
+    (
+        "vendor",
+        "product",
+        "formFactor",
+        "architecture",
+        "deviceName",
+        "computeCapability",
+        "hostCpu",
+    )
+)
 #: Every key ``--set`` accepts (one definition; the usage error lists them): each
 #: hardware field by its wire name, each software component by its name.
 KNOWN_KEYS: Mapping[str, Key] = {
     **{
         name: Key(
             ("hardware", name),
-            _BOOLEAN
-            if name == "eccEnabled"
-            else _TEXT
-            if name in ("vendor", "product", "formFactor", "architecture", "deviceName", "hostCpu")
-            or name == "computeCapability"
-            else _INTEGER,
+            _BOOLEAN if name == "eccEnabled" else _TEXT if name in _TEXT_FIELDS else _INTEGER,
         )
         for name in HARDWARE_ORDER
     },
