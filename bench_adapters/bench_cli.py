@@ -82,6 +82,7 @@ def run_bench_liger(
     from bench_adapters.liger_bench.catalog import BenchCatalogError, load_bench_catalog
     from bench_adapters.liger_bench.plan import PlanError, Request, parse_overrides, plan
     from bench_adapters.liger_bench.probes import NoDevice, TimerSettings
+    from bench_adapters.recording.bundles import InvalidBundle
 
     stdout = out or sys.stdout
     stderr = err or sys.stderr
@@ -151,6 +152,10 @@ def run_bench_liger(
         return fail(one_line(str(error)))
     except OutputError as error:
         return fail(one_line(str(error)))
+    except InvalidBundle as error:
+        return fail(
+            one_line(f"a record would not validate, so it was not written (a bug): {error}")
+        )
     except OSError as error:
         return fail(one_line(f"cannot write under {options.out}: {error}"))
     stdout.write(format_table(summary_rows(written)) + "\n")

@@ -294,6 +294,11 @@ hardwares = st.builds(
     memory_bandwidth_bytes_per_second=optional(st.integers(1, MAX_SAFE_INTEGER)),
     l2_cache_bytes=optional(st.integers(1, MAX_SAFE_INTEGER)),
     ecc_enabled=optional(st.booleans()),
+    max_clock_hz=optional(st.integers(1, MAX_SAFE_INTEGER)),
+    application_clock_hz=optional(st.integers(1, MAX_SAFE_INTEGER)),
+    application_memory_clock_hz=optional(st.integers(1, MAX_SAFE_INTEGER)),
+    power_limit_milliwatts=optional(st.integers(1, MAX_SAFE_INTEGER)),
+    host_cpu=optional(texts),
 )
 environment_specs = st.builds(
     m.EnvironmentSpec,

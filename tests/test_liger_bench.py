@@ -52,7 +52,6 @@ from bench_adapters.liger_bench.probes import (
     DeviceInfo,
     NoDevice,
     TimerSettings,
-    driver_version,
     package_versions,
     quantile,
 )
@@ -715,7 +714,13 @@ def test_environment_records_what_the_csv_lacks() -> None:
         "architecture": "sm_90",
         "deviceName": "NVIDIA H200",
         "memoryBytes": 150_754_820_096,
+        "computeCapability": "9.0",
     }
+    # The same builder as `kernelindex env`: every field says where it came from.
+    origins = record["spec"]["provenance"]
+    assert origins["/software/liger-kernel"]["detail"].startswith("probed: ")
+    assert origins["/hardware/product"]["origin"] == "catalog"
+    assert origins["/hardware/maxClockHz"]["origin"] == "unknown"
     assert record["spec"]["software"] == {
         "cuda": "13.0",
         "driver": "580.159.03",
@@ -751,19 +756,6 @@ def test_package_versions_leave_out_what_is_not_installed() -> None:
         "triton": "3.6.0",
         "liger-kernel": "0.8.5",
     }
-
-
-def test_driver_version_prefers_nvml_then_nvidia_smi() -> None:
-    def no_nvml() -> str:
-        raise ImportError("pynvml")
-
-    assert driver_version(nvml=lambda: "580.159.03") == "580.159.03"
-    assert driver_version(run=lambda argv: "580.95.05\n580.95.05\n", nvml=no_nvml) == "580.95.05"
-
-    def no_smi(argv: list[str]) -> str:
-        raise FileNotFoundError(argv[0])
-
-    assert driver_version(run=no_smi, nvml=no_nvml) is None
 
 
 # --------------------------------------------------------------------------- the job and the CLI

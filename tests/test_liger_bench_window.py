@@ -42,7 +42,7 @@ from test_liger_bench import (
 import kernelindex_sdk as ki
 from bench_adapters.bench_cli import BenchLigerOptions, run_bench_liger
 from bench_adapters.liger.catalog import load_catalog
-from bench_adapters.liger_bench import probes, seed_table
+from bench_adapters.liger_bench import seed_table
 from bench_adapters.liger_bench.assemble import Assembler, protocol_record
 from bench_adapters.liger_bench.bench import (
     BenchSettings,
@@ -52,8 +52,9 @@ from bench_adapters.liger_bench.bench import (
 )
 from bench_adapters.liger_bench.catalog import load_bench_catalog
 from bench_adapters.liger_bench.plan import seed_request
-from bench_adapters.liger_bench.probes import CudaDevice, DeviceInfo, TimerSettings, driver_lookup
+from bench_adapters.liger_bench.probes import CudaDevice, DeviceInfo, TimerSettings
 from bench_adapters.liger_bench.runner import Runner
+from bench_adapters.recording import environment
 
 SEEDS = REPO / "examples" / "seeds"
 #: An hour after the stand-in clock's FIXED_NOW: a re-run (never in the future: that is invalid).
@@ -162,6 +163,10 @@ def test_a_record_without_a_driver_version_is_warned_about(tmp_path: Path) -> No
         bundle = ki.load_file(path)
         assert ki.validate(bundle) == []
         assert "driver" not in bundle["environment"]["spec"]["software"]
+        # bench liger writes provenance: what it lacks is listed as unknown, with why.
+        origins = bundle["environment"]["spec"]["provenance"]
+        assert origins["/software/driver"]["origin"] == "unknown"
+        assert origins["/hardware/deviceName"]["detail"].startswith("probed: ")
     bare = attrs.evolve(NO_DRIVER, notes=())
     assert device_warnings(bare) == [
         "the NVIDIA driver version could not be read; the environment record is written without it"
@@ -183,48 +188,67 @@ def test_gpu_check_warns_about_a_missing_driver_version(tmp_path: Path) -> None:
     assert err.getvalue().startswith(f"gpu-check: warning: {NO_DRIVER.notes[0]}\n")
 
 
-def test_cuda_device_is_described_once_and_says_why_the_driver_is_unknown(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    lookups: list[int] = []
+def _no_nvml() -> Any:
+    raise ImportError("no pynvml")
 
-    def lookup() -> tuple[str | None, str | None]:
-        lookups.append(1)
-        return None, "NVML: ImportError: no pynvml; nvidia-smi: TimeoutExpired: 10 s"
 
+def _hung(argv: Any) -> str:
+    raise subprocess.TimeoutExpired(argv, environment.NVIDIA_SMI_TIMEOUT_S)
+
+
+def _fake_torch(monkeypatch: pytest.MonkeyPatch) -> None:
     props = types.SimpleNamespace(name="NVIDIA H200", major=9, minor=0, total_memory=42)
     fake_torch = types.SimpleNamespace(
         cuda=types.SimpleNamespace(get_device_properties=lambda index: props),
         version=types.SimpleNamespace(cuda="13.0"),
     )
-    monkeypatch.setattr(probes, "driver_lookup", lookup)
     monkeypatch.setattr(CudaDevice, "_torch", lambda self: fake_torch)
-    device = CudaDevice()
+
+
+def test_cuda_device_is_described_once_and_says_why_the_driver_is_unknown(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    asked: list[int] = []
+
+    def smi(argv: Any) -> str:
+        asked.append(1)
+        return _hung(argv)
+
+    _fake_torch(monkeypatch)
+    sources = environment.Sources(
+        nvml=_no_nvml, nvidia_smi=smi, torch=lambda index: {"cuda": "13.0"}
+    )
+    device = CudaDevice(sources=sources)
     first, second = device.describe(), device.describe()
-    assert first is second and lookups == [1]
+    assert first is second and asked == [1]
     assert first.architecture == "sm_90" and first.software["cuda"] == "13.0"
     assert "driver" not in first.software
-    assert first.notes == (
-        "the NVIDIA driver version could not be read (NVML: ImportError: no pynvml; "
-        "nvidia-smi: TimeoutExpired: 10 s); the environment record is written without it",
+    assert first.notes[-1].startswith(
+        "the NVIDIA driver version could not be read (no NVIDIA driver answered: "
+        "NVML: ImportError: no pynvml; nvidia-smi: TimeoutExpired: "
     )
+    assert first.notes[-1].endswith("the environment record is written without it")
+    assert environment.NVIDIA_SMI_TIMEOUT_S <= 10
 
 
-def test_driver_lookup_gives_the_reason_when_there_is_no_version() -> None:
-    def no_nvml() -> str:
-        raise ImportError("No module named 'pynvml'")
+def test_cuda_device_goes_through_the_environment_probe(monkeypatch: pytest.MonkeyPatch) -> None:
+    """One path: `bench liger`'s environment is `kernelindex env`'s, with provenance."""
+    from nvml_fake import FakeNvml
 
-    def hung(argv: list[str]) -> str:
-        raise subprocess.TimeoutExpired(argv, probes.NVIDIA_SMI_TIMEOUT_S)
+    from bench_adapters.liger.catalog import load_catalog
+    from bench_adapters.liger_bench.assemble import environment_record
 
-    version, why = driver_lookup(run=hung, nvml=no_nvml)
-    assert version is None and why is not None
-    assert why.startswith("NVML: ImportError: No module named 'pynvml'; nvidia-smi: Timeout")
-    assert driver_lookup(run=lambda argv: "\n", nvml=no_nvml)[1] == (
-        "NVML: ImportError: No module named 'pynvml'; nvidia-smi printed no version"
+    _fake_torch(monkeypatch)
+    nvml = FakeNvml.from_file("h100-sxm-nvml.json")
+    device = CudaDevice(sources=environment.Sources(nvml=lambda: nvml, nvidia_smi=_hung))
+    info = device.describe()
+    assert info.software["driver"] == "550.90.07" and info.notes == ()
+    record = environment_record(info, load_catalog())
+    assert ki.validate(record) == []
+    assert record["spec"]["hardware"]["powerLimitMilliwatts"] == 700_000
+    assert record["spec"]["provenance"]["/software/driver"]["detail"] == (
+        "probed: NVML nvmlSystemGetDriverVersion"
     )
-    assert driver_lookup(nvml=lambda: "580.159.03") == ("580.159.03", None)
-    assert probes.NVIDIA_SMI_TIMEOUT_S <= 10
 
 
 # --------------------------------------------------------------------------- first call
@@ -378,9 +402,11 @@ def test_seed_table_script_runs_from_a_checkout() -> None:
     )
 
 
-def test_gpu_check_reads_every_file_back_and_fails_on_an_invalid_one(
+def test_gpu_check_never_writes_an_invalid_record_and_goes_on(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    """A bundle that would not validate is refused before it is written (one line per
+    problem), the sweep goes on with the next run, and the check fails (exit 1)."""
     from bench_adapters.liger_bench import assemble
     from bench_adapters.liger_bench.gpu_check import check
 
@@ -400,14 +426,17 @@ def test_gpu_check_reads_every_file_back_and_fails_on_an_invalid_one(
     assert status == 1
     problems = err.getvalue().splitlines()
     assert len(problems) == 2 and all(
-        line.startswith("gpu-check: invalid record: ") and ": /run/spec/status: " in line
+        line.startswith("gpu-check: invalid record, not written: ") and "/run/spec/status" in line
         for line in problems
     )
-    assert "(2 invalid or unreadable items left out)" in out.getvalue()  # reported once
+    assert len(list(tmp_path.glob("*.json"))) == 6
     assert (
         out.getvalue()
         .rstrip()
-        .endswith("8 runs written under " + str(tmp_path) + ", 6 files valid; 0 runs did not pass")
+        .endswith(
+            "6 runs written under " + str(tmp_path) + ", 2 not written (invalid), "
+            "6 files valid; 0 runs did not pass"
+        )
     )
 
 
@@ -470,9 +499,13 @@ def test_device_script_packs_the_log_into_one_archive_even_without_cuda(tmp_path
     assert result.returncode == 2, result.stdout + result.stderr
     assert sorted(p.name for p in tmp_path.iterdir()) == ["bench-liger.tgz", "gpu-check.log"]
     files = _archive(tmp_path)
-    assert list(files) == ["bench-liger/gpu-check.log"]
+    assert sorted(files) == ["bench-liger/env.json", "bench-liger/gpu-check.log"]
+    # kernelindex env's record of this machine comes back, valid; the kernel_bench
+    # fixture's Triton check skips with its reason (no torch or no CUDA here).
+    assert ki.validate(json.loads(files["bench-liger/env.json"])) == []
     log = files["bench-liger/gpu-check.log"]
     assert "gpu-check: " in log and ("torch is not installed" in log or "no CUDA" in log)
+    assert "SKIPPED" in log and ("needs torch" in log or "no CUDA device" in log)
     assert (tmp_path / "gpu-check.log").read_text(encoding="utf-8") == log
 
 
@@ -482,7 +515,9 @@ def test_device_script_stops_a_stalled_check_and_still_packs(tmp_path: Path) -> 
     stalled.write_text("#!/bin/sh\necho stalled run 1 of 8\nsleep 30\n", encoding="utf-8")
     stalled.chmod(0o755)
     out = tmp_path / "out"
-    result = _device_check(out, str(stalled), GPU_CHECK_TIMEOUT="1")
+    result = _device_check(
+        out, str(stalled), GPU_CHECK_TIMEOUT="1", ENV_TIMEOUT="1", RECORD_TIMEOUT="1"
+    )
     assert result.returncode == 124, result.stdout + result.stderr
     log = _archive(out)["bench-liger/gpu-check.log"]
     assert "stalled run 1 of 8" in log and "gpu-check ran past 1s and was stopped" in log

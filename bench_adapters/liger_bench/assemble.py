@@ -25,12 +25,13 @@ from typing import Any
 
 from bench_adapters.liger import records
 from bench_adapters.liger.catalog import Catalog, ProviderInfo
-from bench_adapters.liger.hardware import resolve_gpu
 from bench_adapters.liger.names import gpu_slug, record_name
 from bench_adapters.liger_bench.catalog import BenchKernel
 from bench_adapters.liger_bench.plan import Workload
-from bench_adapters.liger_bench.probes import DeviceInfo, TimerSettings
+from bench_adapters.liger_bench.probes import LIGER_PACKAGES, DeviceInfo, TimerSettings
 from bench_adapters.liger_bench.runner import Outcome
+from bench_adapters.recording.environment import GPU_FIELDS, SOFTWARE_FIELDS, Probed
+from bench_adapters.recording.environment import environment_record as build_environment
 from kernelindex_sdk.canonical import digest
 
 #: sourceNative.source of every run this adapter measures (the importer's is liger-kernel-bench).
@@ -124,28 +125,39 @@ def protocol_record(
     )
 
 
+def probed_of(info: DeviceInfo) -> Probed:
+    """The probe's answers for ``info``: its own when a real device was probed; else
+    (a stand-in device, in tests) what ``info`` states, said to come from the device."""
+    if info.probed is not None:
+        return info.probed
+    found = Probed()
+    where = "probed: the device description (torch and package metadata)"
+    found.put(("hardware", "deviceName"), info.name, where)
+    found.put(("hardware", "computeCapability"), "{}.{}".format(*info.capability), where)
+    found.put(("hardware", "memoryBytes"), info.memory_bytes, where)
+    for component, version in info.software.items():
+        found.put(("software", component), version, where)
+    for component in SOFTWARE_FIELDS:
+        found.lack(("software", component), "the device description does not say")
+    for field in GPU_FIELDS:
+        found.lack(("hardware", field), "the device description does not say")
+    return found
+
+
 def environment_record(info: DeviceInfo, catalog: Catalog) -> dict[str, Any]:
-    """The measured machine: the importer's hardware resolution plus what it lacks."""
-    hardware = resolve_gpu(info.name, catalog)
-    base = records.environment_record(info.name, hardware)
-    spec_hardware = dict(base["spec"]["hardware"])
-    # The measured capability is the truth about this device; the catalog's is a default.
-    spec_hardware["architecture"] = info.architecture
-    spec_hardware["deviceName"] = info.name
-    if info.memory_bytes:
-        spec_hardware["memoryBytes"] = info.memory_bytes
-    software = {key: info.software[key] for key in sorted(info.software)}
-    torch_version = software.get("torch", "unknown")
-    cuda = software.get("cuda", "unknown")
-    return records.envelope(
-        "ExecutionEnvironment",
-        {
-            "name": record_name(f"kernelindex-bench-{gpu_slug(info.name)}"),
-            "title": f"kernelindex bench host · {hardware.short_name} · "
-            f"torch {torch_version} · CUDA {cuda}",
-        },
-        {"hardware": spec_hardware, "software": software},
-    )
+    """The measured machine, as ``kernelindex env`` describes it (the same probe and
+    builder: every field with its provenance), plus the Liger packages' versions.
+
+    ``catalog`` is the Liger importer's; the GPU catalog the builder resolves the
+    device name with is the one every importer shares.
+    """
+    found = probed_of(info)
+    extra = {
+        name: (info.software[name], "probed: package metadata")
+        for name in LIGER_PACKAGES
+        if name in info.software
+    }
+    return build_environment(found, extra_software=extra, name_prefix="kernelindex-bench")
 
 
 def implementation_record(

@@ -15,8 +15,6 @@ from typing import Any, NoReturn, TextIO
 
 import attrs
 
-from bench_adapters.liger.mapper import MappedRun
-from bench_adapters.liger.writer import bundle_file_name, write_records
 from bench_adapters.liger_bench.assemble import Assembler
 from bench_adapters.liger_bench.catalog import BenchCatalog
 from bench_adapters.liger_bench.plan import PlannedItem
@@ -28,11 +26,10 @@ from bench_adapters.liger_bench.probes import (
     TorchMemoryProbe,
 )
 from bench_adapters.liger_bench.runner import FIRST_CALL, Backend, Outcome, Runner, Tools
-from kernelindex_sdk.canonical import digest
-from kernelindex_sdk.checks import bundle_members
+from bench_adapters.recording.bundles import InvalidBundle
+from bench_adapters.recording.bundles import write_bundle as recorded_bundle
 from kernelindex_sdk.printable import one_line
 from kernelindex_sdk.progress import Progress
-from kernelindex_sdk.wire import CURRENT_API_VERSION
 
 
 @attrs.frozen
@@ -131,27 +128,16 @@ def harness_version() -> str:
     return kernelindex_sdk.__version__
 
 
-#: Bundle members that a run references, in the run's digest-field order (the SDK's).
-REFERENCED = bundle_members(CURRENT_API_VERSION)[1:]
-
-
 def write_bundle(out: Path, bundle: dict[str, Any]) -> Path:
-    """Write one bundle exactly as the importer's ``bundles`` layout does; return its path.
+    """Write one bundle as the recorder does; return its path.
 
-    ``OUT/<run name>-<16 hex digits of the run digest>.json``, pretty-printed, written
-    atomically: a sweep that dies leaves every finished run's file whole.
+    ``OUT/<run name>-<16 hex digits of the run digest>.json`` (the importers' bundles
+    layout), checked as ``validate --strict-refs`` checks it first, written
+    atomically: a sweep that dies leaves every finished run's file whole. One write
+    path with ``kernelindex``'s recorder and pytest fixture
+    (:func:`bench_adapters.recording.bundles.write_bundle`).
     """
-    run = bundle["run"]
-    refs = (
-        run["spec"]["protocolDigest"],
-        run["spec"]["workloadDigest"],
-        run["spec"]["environmentDigest"],
-        run["spec"]["implementationDigest"],
-    )
-    mapped = MappedRun(run=run, digest=digest(run), refs=refs, collapsed=False)
-    referenced = {ref: bundle[member] for member, ref in zip(REFERENCED, refs, strict=True)}
-    write_records([mapped], referenced, out, "bundles")
-    return out / bundle_file_name(run, mapped.digest)
+    return recorded_bundle(out, bundle)
 
 
 def run_bench(
@@ -164,11 +150,14 @@ def run_bench(
     stream: TextIO | None = None,
     on_written: Callable[[Written], None] = lambda written: None,
     info: DeviceInfo | None = None,
+    on_refused: Callable[[Outcome, InvalidBundle], None] | None = None,
 ) -> list[Written]:
     """Run every item, writing each run's bundle as soon as it ends (a crash loses none).
 
     ``info`` is the device as already described (describing reads the driver version,
-    which may cost ``nvidia-smi``'s timeout: do it once).
+    which may cost ``nvidia-smi``'s timeout: do it once). A bundle that would not
+    validate is never written: with ``on_refused`` it is reported there and the sweep
+    goes on (a short GPU window keeps the rest), else :class:`InvalidBundle` ends it.
     """
     if info is None:
         info = tools.device.describe()
@@ -181,7 +170,14 @@ def run_bench(
 
         def record(outcome: Outcome) -> None:
             bundle = assembler.bundle(outcome)
-            path = write_bundle(out, bundle)
+            try:
+                path = write_bundle(out, bundle)
+            except InvalidBundle as error:
+                if on_refused is None:
+                    raise
+                on_refused(outcome, error)
+                bar.advance()
+                return
             entry = Written(outcome, bundle, path)
             written.append(entry)
             on_written(entry)

@@ -45,7 +45,8 @@ from bench_adapters.liger_bench.bench import (
 from bench_adapters.liger_bench.catalog import load_bench_catalog
 from bench_adapters.liger_bench.plan import PlannedItem, seed_request
 from bench_adapters.liger_bench.probes import DeviceInfo, NoDevice, TimerSettings
-from bench_adapters.liger_bench.runner import Tools
+from bench_adapters.liger_bench.runner import Outcome, Tools
+from bench_adapters.recording.bundles import InvalidBundle
 from kernelindex_sdk.fileio import atomic_write_bytes
 from kernelindex_sdk.printable import one_line
 
@@ -175,12 +176,35 @@ def check(
     stdout.flush()
 
     reporter = Reporter(out_dir, sum(len(item.providers) for item in items), stdout)
+    refused: list[str] = []
+
+    def refuse(outcome: Outcome, error: InvalidBundle) -> None:
+        # Never written: one line per problem, as the read-back below reports a file's.
+        label = f"{outcome.item.workload.label} {outcome.provider}"
+        refused.append(label)
+        for problem in error.problems:
+            stderr.write(
+                one_line(f"gpu-check: invalid record, not written: {label}: {problem.message}")
+                + "\n"
+            )
+        stderr.flush()
+
     try:
         written = run_bench(
-            items, catalog, out_dir, tools, settings, stream=stderr, on_written=reporter, info=info
+            items,
+            catalog,
+            out_dir,
+            tools,
+            settings,
+            stream=stderr,
+            on_written=reporter,
+            info=info,
+            on_refused=refuse,
         )
     except OutputError as error:
         return fail(str(error))
+    except InvalidBundle as error:
+        return fail(f"a record would not validate, so it was not written (a bug): {error}")
     except OSError as error:
         return fail(f"cannot write under {args.out}: {error}")
 
@@ -203,15 +227,16 @@ def check(
             )
     stdout.write(comparison(args.seeds, out_dir) + "\n")
     not_passed = sum(1 for entry in written if entry.outcome.status != "passed")
+    not_written = f", {len(refused)} not written (invalid)" if refused else ""
     stdout.write(
         one_line(
-            f"{len(written)} runs written under {out_dir}, {len(written) - len(invalid)} "
-            f"files valid; {not_passed} runs did not pass"
+            f"{len(written)} runs written under {out_dir}{not_written}, "
+            f"{len(written) - len(invalid)} files valid; {not_passed} runs did not pass"
         )
         + "\n"
     )
     stdout.flush()
-    return 1 if invalid or not_passed else 0
+    return 1 if invalid or refused or not_passed else 0
 
 
 def comparison(seeds: str, out_dir: Path) -> str:

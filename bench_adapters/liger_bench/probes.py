@@ -17,18 +17,32 @@ from __future__ import annotations
 
 import importlib
 import importlib.metadata
-import platform
-import shutil
-import subprocess
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Protocol
 
 import attrs
 
-#: Quantiles Liger's harness asks do_bench for: median, then p20 and p80.
-QUANTILES = (0.5, 0.2, 0.8)
+# The timer is the recorder's (one definition of do_bench's settings and call).
+from bench_adapters.recording.environment import Probed, Sources, probe
+from bench_adapters.recording.timing import QUANTILES, DoBenchTimer, Timer, TimerSettings
+
+__all__ = [
+    "QUANTILES",
+    "CudaDevice",
+    "Device",
+    "DeviceInfo",
+    "DoBenchTimer",
+    "MemoryProbe",
+    "NoDevice",
+    "Timer",
+    "TimerSettings",
+    "TorchMemoryProbe",
+]
+
 #: Packages whose versions an environment records, under these names.
 SOFTWARE_PACKAGES = ("torch", "triton", "liger-kernel", "transformers")
+#: The ones the environment probe does not read itself (it reads torch and triton).
+LIGER_PACKAGES = ("liger-kernel", "transformers")
 
 
 class NoDevice(Exception):
@@ -48,6 +62,9 @@ class DeviceInfo:
     software: Mapping[str, str]
     #: What could not be read, and why (e.g. the driver version): said before a sweep.
     notes: tuple[str, ...] = ()
+    #: The environment probe's answers, field by field with their provenance (a real
+    #: device has them; a stand-in in tests may not).
+    probed: Probed | None = None
 
     @property
     def architecture(self) -> str:
@@ -70,24 +87,6 @@ class Device(Protocol):
 
     def release(self) -> None:
         """Drop cached allocations between runs, so one run's memory never burdens the next."""
-
-
-@attrs.frozen
-class TimerSettings:
-    """The timing settings a protocol records: do_bench's arguments."""
-
-    warmup_ms: float = 25.0
-    rep_ms: float = 100.0
-    quantiles: tuple[float, ...] = QUANTILES
-
-
-class Timer(Protocol):
-    """Times a callable; returns latencies in milliseconds, one per quantile asked."""
-
-    settings: TimerSettings
-
-    def time(self, fn: Callable[[], object], grad_to_none: Sequence[Any]) -> tuple[float, ...]:
-        """Quantiles (in ``settings.quantiles`` order) of ``fn``'s latency, in ms."""
 
 
 class MemoryProbe(Protocol):
@@ -124,62 +123,13 @@ def package_versions(
     return found
 
 
-#: How long ``nvidia-smi`` may take to print the driver version before it is given up.
-NVIDIA_SMI_TIMEOUT_S = 10
-
-
-def driver_version(
-    run: Callable[[list[str]], str] | None = None, nvml: Callable[[], str] | None = None
-) -> str | None:
-    """The NVIDIA driver version: NVML first (``nvidia-ml-py``), then ``nvidia-smi``."""
-    return driver_lookup(run, nvml)[0]
-
-
-def driver_lookup(
-    run: Callable[[list[str]], str] | None = None, nvml: Callable[[], str] | None = None
-) -> tuple[str | None, str | None]:
-    """(driver version, None), or (None, why neither NVML nor ``nvidia-smi`` gave one).
-
-    ``nvidia-smi`` gets :data:`NVIDIA_SMI_TIMEOUT_S` seconds: a hung one must not eat
-    a short GPU window.
-    """
-    try:
-        return (nvml or _nvml_driver)(), None
-    except Exception as error:  # NVML missing or refusing: fall back to nvidia-smi
-        nvml_why = f"NVML: {type(error).__name__}: {error}"
-    try:
-        text = (run or _run)(["nvidia-smi", "--query-gpu=driver_version", "--format=csv,noheader"])
-    except (OSError, subprocess.SubprocessError) as error:
-        return None, f"{nvml_why}; nvidia-smi: {type(error).__name__}: {error}"
-    first = text.strip().splitlines()[0].strip() if text.strip() else ""
-    if not first:
-        return None, f"{nvml_why}; nvidia-smi printed no version"
-    return first, None
-
-
-def _nvml_driver() -> str:
-    pynvml = importlib.import_module("pynvml")
-    pynvml.nvmlInit()
-    try:
-        value = pynvml.nvmlSystemGetDriverVersion()
-    finally:
-        pynvml.nvmlShutdown()
-    return value.decode() if isinstance(value, bytes) else str(value)
-
-
-def _run(argv: list[str]) -> str:
-    if shutil.which(argv[0]) is None:
-        raise FileNotFoundError(argv[0])
-    return subprocess.run(
-        argv, capture_output=True, text=True, check=True, timeout=NVIDIA_SMI_TIMEOUT_S
-    ).stdout
-
-
 class CudaDevice:
     """The current CUDA device, through torch."""
 
-    def __init__(self, index: int = 0) -> None:
+    def __init__(self, index: int = 0, sources: Sources | None = None) -> None:
         self.index = index
+        #: Where the environment probe asks (tests answer from recorded files).
+        self.sources = sources
         self._info: DeviceInfo | None = None
 
     def _torch(self) -> Any:
@@ -212,28 +162,32 @@ class CudaDevice:
         return self._info
 
     def _read(self) -> DeviceInfo:
+        """The environment probe (NVML, nvidia-smi, torch, package metadata: the one that
+        ``kernelindex env`` and the recorder use), plus the Liger packages' versions."""
         torch = self._torch()
         props = torch.cuda.get_device_properties(self.index)
-        software: dict[str, str] = {}
-        notes: list[str] = []
-        driver, why = driver_lookup()
-        if driver:
-            software["driver"] = driver
-        else:
+        found = probe(self.index, self.sources)
+        software = {
+            key: str(fact.value)
+            for (section, key), fact in found.facts.items()
+            if section == "software"
+        }
+        notes = list(found.notes)
+        if "driver" not in software:
+            why = found.missing.get(("software", "driver"), "no probe could read it")
             notes.append(
                 f"the NVIDIA driver version could not be read ({why}); "
                 "the environment record is written without it"
             )
-        if getattr(torch.version, "cuda", None):
-            software["cuda"] = str(torch.version.cuda)
-        software.update(package_versions())
-        software["python"] = platform.python_version()
+        for name, version in package_versions(LIGER_PACKAGES).items():
+            software.setdefault(name, version)
         return DeviceInfo(
             name=str(props.name),
             capability=(int(props.major), int(props.minor)),
             memory_bytes=int(props.total_memory) or None,
             software=software,
             notes=tuple(notes),
+            probed=found,
         )
 
     def is_out_of_memory(self, error: BaseException) -> bool:
@@ -255,31 +209,6 @@ class CudaDevice:
         torch = self._torch()
         torch.cuda.synchronize()
         torch.cuda.empty_cache()
-
-
-class DoBenchTimer:
-    """``triton.testing.do_bench`` with quantiles: CUDA events, L2 flushed each repetition.
-
-    do_bench estimates the callable's time, then runs ``warmup_ms`` worth of warm-up
-    calls and ``rep_ms`` worth of timed calls, zeroing a large buffer before each
-    timed call (so the L2 cache starts cold) and setting ``.grad`` of every tensor
-    in ``grad_to_none`` to None (so gradient accumulation is not timed).
-    """
-
-    def __init__(self, settings: TimerSettings | None = None) -> None:
-        self.settings = settings or TimerSettings()
-
-    def time(self, fn: Callable[[], object], grad_to_none: Sequence[Any]) -> tuple[float, ...]:
-        testing = importlib.import_module("triton.testing")
-        result = testing.do_bench(
-            fn,
-            warmup=self.settings.warmup_ms,
-            rep=self.settings.rep_ms,
-            grad_to_none=list(grad_to_none) or None,
-            quantiles=list(self.settings.quantiles),
-        )
-        values = result if isinstance(result, (list, tuple)) else [result]
-        return tuple(float(v) for v in values)
 
 
 class TorchMemoryProbe:

@@ -202,6 +202,11 @@ class Hardware:
     memory_bandwidth_bytes_per_second: int | None = None
     l2_cache_bytes: int | None = None
     ecc_enabled: bool | None = None
+    max_clock_hz: int | None = None
+    application_clock_hz: int | None = None
+    application_memory_clock_hz: int | None = None
+    power_limit_milliwatts: int | None = None
+    host_cpu: str | None = None
 
 
 @attrs.frozen
