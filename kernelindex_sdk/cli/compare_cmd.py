@@ -29,6 +29,8 @@ import click
 METRICS: Final = {"speed": "latency", "memory": "peak_memory"}
 PASSES: Final = ("forward", "backward", "full")
 FORMATS: Final = ("text", "markdown", "json", "csv")
+# --- before/after (--against): formats only a gate has; see beforeafter_cmd.
+GATE_FORMATS: Final = (*FORMATS, "github", "junit")
 
 
 @attrs.frozen
@@ -52,6 +54,16 @@ class CompareOptions:
     plot_ratios: bool = False
     #: Draw a progress bar: None = only when stderr is a terminal.
     progress: bool | None = None
+    # --- before/after (--against), run by kernelindex_sdk.cli.beforeafter_cmd.
+    #: The reference paths; the candidate is ``paths``. Empty: plain compare.
+    against: tuple[str, ...] = ()
+    #: A change below this is ``same`` (``5%`` or ``0.05``).
+    threshold: str = "5%"
+    #: Verdicts that fail the gate (comma-separated values allowed).
+    fail_on: tuple[str, ...] = ("slower",)
+    #: ``lineage`` (provider, package, entry point, backend) or ``exact`` (digest).
+    pair_by: str = "lineage"
+    # --- end before/after
 
 
 def run_compare(
@@ -72,8 +84,16 @@ def run_compare(
     def say(message: str) -> None:
         err.write(one_line(f"kernelindex compare: {message}") + "\n")
 
+    # --- before/after (--against)
+    if options.against:
+        from kernelindex_sdk.cli.beforeafter_cmd import run_before_after
+
+        return run_before_after(options, out, err)
+    # --- end before/after
     if options.format not in FORMATS:
         say(f"unknown --format {options.format!r} (choose from {', '.join(FORMATS)})")
+        if options.format in GATE_FORMATS:
+            say(f"--format {options.format} is for before/after: compare --against REFERENCE")
         return 2
     if options.plot is not None:
         try:
@@ -199,10 +219,11 @@ def _s(count: int) -> str:
 @click.option(
     "--format",
     "format_",
-    type=click.Choice(FORMATS),
+    type=click.Choice(GATE_FORMATS),
     default="text",
     show_default=True,
-    help="text tables for people, markdown for docs, json or csv for machines.",
+    help="text tables for people, markdown for docs, json or csv for machines;"
+    " with --against also github (annotations) and junit.",
 )
 @click.option(
     "--all",
@@ -239,6 +260,38 @@ def _s(count: int) -> str:
     default=None,
     help="Show a progress bar while loading. Default: only on a terminal.",
 )
+# --- before/after (--against) options
+@click.option(
+    "--against",
+    multiple=True,
+    metavar="REFERENCE",
+    help="Before/after: REFERENCE (repeatable; anything validate takes) is the reference"
+    " set, the PATHs the candidate. Pairs each candidate run with the reference run of the"
+    " same workload, protocol, GPU, metric and implementation lineage, and gives a verdict.",
+)
+@click.option(
+    "--threshold",
+    default="5%",
+    show_default=True,
+    metavar="T",
+    help="With --against: a change smaller than this is 'same' (5% or 0.05).",
+)
+@click.option(
+    "--fail-on",
+    multiple=True,
+    metavar="VERDICTS",
+    help="With --against: verdicts that make the exit status 1 (comma-separated;"
+    " default slower; e.g. slower,unsure).",
+)
+@click.option(
+    "--pair-by",
+    type=click.Choice(("lineage", "exact")),
+    default="lineage",
+    show_default=True,
+    help="With --against: pair implementations by lineage (provider, package, entry point,"
+    " backend: versions may differ) or by exact implementation digest.",
+)
+# --- end before/after options
 def compare_command(
     paths: tuple[str, ...],
     baseline: str | None,
@@ -253,6 +306,10 @@ def compare_command(
     plot: str | None,
     plot_ratios: bool,
     progress: bool | None,
+    against: tuple[str, ...],
+    threshold: str,
+    fail_on: tuple[str, ...],
+    pair_by: str,
 ) -> None:
     """Compare runs: per comparable group, each implementation's median, p20–p80 and
     speed-up (or memory saving) over a baseline.
@@ -280,5 +337,9 @@ def compare_command(
         plot=plot,
         plot_ratios=plot_ratios,
         progress=progress,
+        against=against,
+        threshold=threshold,
+        fail_on=fail_on or ("slower",),
+        pair_by=pair_by,
     )
     sys.exit(run_compare(options))
