@@ -15,6 +15,10 @@ put in one table, and many groups are the normal case (one per shape of a sweep)
 Exit status: 0 done; 1 invalid records were skipped, no run matched, or the runs asked
 about are not comparable; 2 usage error, unreadable input, or a plot that cannot be
 drawn.
+
+With ``--against REFERENCE`` the command is a before/after gate instead
+(:mod:`kernelindex_sdk.cli.beforeafter_cmd`): its options are in blocks marked
+``before/after`` below, and it has its own exit status.
 """
 
 from __future__ import annotations
@@ -320,8 +324,15 @@ def compare_command(
     the newest is shown. Given exactly two runs (or --explain), says what differs if
     they are not comparable.
 
+    With --against REFERENCE: before/after. Each candidate run (PATH) is paired with
+    the reference run of the same workload, protocol, GPU, metric and implementation
+    lineage; the verdict is faster, slower, same or unsure from the threshold and
+    the noise each run records.
+
     Exit status: 0 done; 1 invalid records skipped, no run matched, or runs not
     comparable; 2 usage error, unreadable input, or a plot that cannot be drawn.
+    With --against: 0 no regression, 1 a --fail-on verdict (default slower) or
+    invalid records, 2 usage error or unreadable input.
     """
     options = CompareOptions(
         paths=paths,
