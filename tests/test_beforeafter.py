@@ -10,6 +10,7 @@ neither input order nor the split across files changes a verdict.
 from __future__ import annotations
 
 import io
+import itertools
 import json
 import random
 import subprocess
@@ -569,3 +570,62 @@ def test_parsers() -> None:
         parse_threshold("-1%")
     with pytest.raises(UsageError):
         parse_threshold("nan")
+
+
+def test_a_full_disk_is_one_line_and_exit_2(sides: tuple[Path, Path]) -> None:
+    ref, cand = sides
+    with open("/dev/full", "w") as full:
+        done = subprocess.run(
+            [*KERNELINDEX, "compare", "--against", str(ref), str(cand)],
+            stdout=full,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+    assert done.returncode == 2
+    assert done.stderr.splitlines() == [
+        "kernelindex: error: cannot write output: No space left on device"
+    ]
+
+
+# --------------------------------------------------------------------------- Liger re-runs
+
+
+@pytest.fixture(scope="module")
+def liger(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    csv_path = shared_data.require("liger", "all_benchmark_data.csv")
+    out = tmp_path_factory.mktemp("liger")
+    subprocess.run(
+        [*KERNELINDEX, "import", "liger", str(csv_path), "--out", str(out), *JSONL],
+        check=True,
+        capture_output=True,
+    )
+    return out
+
+
+@pytest.mark.slow
+def test_liger_reruns_false_alarms_as_documented(liger: Path) -> None:
+    """docs/compare.md's measurement: the CSV's 16 true re-runs (the point two sweeps of
+    rope and llama4_rope share, measured twice seconds apart), older → newer."""
+    runs, _ = resolve_runs(load_records([str(liger)]).index)
+    by_key: dict[Any, list[Any]] = {}
+    for run in runs:
+        by_key.setdefault((run.key, lineage(run, EXACT)), []).append(run)
+    found: dict[str, int] = {}
+    for group in by_key.values():
+        group.sort(key=lambda r: (r.observed_key, r.digest))
+        for older, newer in itertools.pairwise(group):
+            verdict = judge(older, newer).verdict
+            found[verdict] = found.get(verdict, 0) + 1
+    assert found == {SAME: 14, UNSURE: 1, FASTER: 1}
+
+
+@pytest.mark.slow
+def test_liger_against_itself(liger: Path) -> None:
+    status, report, _ = gate_json(str(liger), against=(str(liger),))
+    assert status == 0
+    summary = report["summary"]
+    assert summary["verdicts"]["slower"] == summary["verdicts"]["faster"] == 0
+    assert summary["unpairedRuns"] == {"reference": 0, "candidate": 0}
+    # 2,448 runs; the 16 re-runs and the versions of one lineage are "others" of a pair.
+    others = sum(len(p["reference"]["others"]) for p in report["pairs"])
+    assert summary["pairs"] + others == 2448
