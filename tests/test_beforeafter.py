@@ -344,11 +344,13 @@ def nvbench(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[dict[s
     return path, [json.loads(line) for line in path.open(encoding="utf-8")]
 
 
-def _scaled_file(records: list[dict[str, Any]], factor: float, path: Path) -> None:
+def _scaled_file(
+    records: list[dict[str, Any]], factor: float, path: Path, every: int = 1, start: int = 0
+) -> None:
+    """The records with every ``every``-th passed run from ``start`` on scaled by ``factor``."""
     out = json.loads(json.dumps(records))
-    for record in out:
-        if record["kind"] != "BenchmarkRun" or record["spec"]["status"] != "passed":
-            continue
+    passed = [r for r in out if r["kind"] == "BenchmarkRun" and r["spec"]["status"] == "passed"]
+    for record in passed[start::every]:
         spec = record["spec"]
         spec["timing"]["latencyNs"] = {
             k: round(v * factor) for k, v in spec["timing"]["latencyNs"].items()
@@ -357,6 +359,31 @@ def _scaled_file(records: list[dict[str, Any]], factor: float, path: Path) -> No
             measurement["value"] = round(measurement["value"] * factor)
     path.parent.mkdir(exist_ok=True)
     path.write_text("".join(json.dumps(r) + "\n" for r in out), encoding="utf-8")
+
+
+def test_nvbench_states_made_slower_and_faster(
+    nvbench: tuple[Path, list[dict[str, Any]]], tmp_path: Path
+) -> None:
+    """As nvbench's own test_cmp.json does: some states slower, some faster, the rest
+    as they were; each verdict follows its state's change."""
+    path, records = nvbench
+    slower = tmp_path / "slower" / "nvbench.jsonl"
+    _scaled_file(records, 3.0, slower, every=3, start=0)
+    mixed = tmp_path / "mixed" / "nvbench.jsonl"
+    _scaled_file([json.loads(line) for line in slower.open(encoding="utf-8")], 1 / 3, mixed, 3, 1)
+    status, report, _ = gate_json(str(mixed), against=(str(path),))
+    assert status == 1
+    found: dict[str, int] = {}
+    for pair in report["pairs"]:
+        if pair["ratio"] is None:  # skipped on both sides
+            assert pair["verdict"] == "same"
+            continue
+        expected = {3.0: "slower", 1 / 3: "faster", 1.0: "same"}
+        factor = min(expected, key=lambda f: abs(f - pair["ratio"]))
+        assert pair["verdict"] == expected[factor], pair["reason"]
+        found[expected[factor]] = found.get(expected[factor], 0) + 1
+    assert found == {"slower": 30, "faster": 29, "same": 29}
+    assert report["summary"]["verdicts"]["slower"] == 30
 
 
 def gate_json(*args: str, against: tuple[str, ...], **options: Any) -> tuple[int, Any, str]:
