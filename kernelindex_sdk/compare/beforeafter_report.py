@@ -29,7 +29,13 @@ from kernelindex_sdk.compare.beforeafter import (
 )
 from kernelindex_sdk.compare.explain import METRIC_NAMES
 from kernelindex_sdk.compare.noise import STDDEV, Noise
-from kernelindex_sdk.compare.report import BASE_UNITS, workload_text
+from kernelindex_sdk.compare.report import (
+    BASE_UNITS,
+    _csv_number,
+    _whole,
+    workload_text,
+)
+from kernelindex_sdk.compare.report import _md as _md_text
 from kernelindex_sdk.compare.runs import ResolvedRun, short_digest
 from kernelindex_sdk.compare.units import number, pick_unit, quantity
 from kernelindex_sdk.printable import one_line
@@ -218,14 +224,8 @@ class MarkdownReporter:
 
 
 def _md(text: str) -> str:
-    """One line, pipes and backticks escaped: safe in a Markdown table cell."""
-    return one_line(text).replace("|", "\\|").replace("`", "'")
-
-
-def _whole(value: float | None) -> float | int | None:
-    if value is not None and float(value).is_integer():
-        return int(value)
-    return value
+    """The compare tables' cell escaping, backticks too (cells hold code spans)."""
+    return _md_text(text).replace("`", "'")
 
 
 def noise_json(noise: Noise) -> dict[str, Any]:
@@ -447,13 +447,7 @@ class CsvReporter:
 def _csv_side(run: ResolvedRun, noise: Noise) -> list[str]:
     if not run.passed or run.value is None:
         return ["", "", "", ""]
-    return [_number(run.value), _number(noise.low), _number(noise.high), noise.label]
-
-
-def _number(value: float | None) -> str:
-    if value is None:
-        return ""
-    return str(int(value)) if float(value).is_integer() else repr(value)
+    return [_csv_number(run.value), _csv_number(noise.low), _csv_number(noise.high), noise.label]
 
 
 Reporter = TextReporter | MarkdownReporter | JsonReporter | CsvReporter
