@@ -656,3 +656,25 @@ def test_liger_against_itself(liger: Path) -> None:
     # 2,448 runs; the 16 re-runs and the versions of one lineage are "others" of a pair.
     others = sum(len(p["reference"]["others"]) for p in report["pairs"])
     assert summary["pairs"] + others == 2448
+
+
+def test_referenced_records_may_come_with_the_other_side(tmp_path: Path) -> None:
+    """The reference file holds runs only; their workload, protocol, environment and
+    implementation records come with the candidate (the reference is resolved again
+    once they are there)."""
+    ref_sets = [one(seq=1, value=100_000, spread=100), one(seq=2, value=100_000, spread=100)]
+    cand_sets = [
+        one(seq=1, value=200_000, spread=100, implementation="liger-0.5.1"),
+        one(seq=2, value=100_000, spread=100, implementation="liger-0.5.1"),
+        *([r for r in records if r["kind"] != "BenchmarkRun"] for records in ref_sets),
+    ]
+    (tmp_path / "ref.jsonl").write_text(
+        "".join(json.dumps(records[-1]) + "\n" for records in ref_sets), encoding="utf-8"
+    )
+    write_jsonl(tmp_path / "cand.jsonl", cand_sets)
+    status, report, err = gate_json(
+        str(tmp_path / "cand.jsonl"), against=(str(tmp_path / "ref.jsonl"),)
+    )
+    assert status == 1, err
+    assert [p["verdict"] for p in report["pairs"]] == ["slower", "same"]
+    assert "not given" not in err

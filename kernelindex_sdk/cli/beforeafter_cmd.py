@@ -94,19 +94,30 @@ def run_before_after(options: CompareOptions, out: TextIO, err: TextIO) -> int:
         say(str(error))
         return 2
 
+    # Each side is resolved as soon as it is loaded, and its runs' parsed records are
+    # let go: only the resolved runs (a fraction of the size) stay. Referenced records
+    # may come with either side (a workload file given once): a reference run whose
+    # record is only among the candidate's is resolved again once that side is loaded.
     reference = _load(options.against, options.progress, err, "reference")
+    before, before_resolver = runs.resolve_runs(reference.index)
+    if not before_resolver.missing:
+        reference.index.runs.clear()
     candidate = _load(options.paths, options.progress, err, "candidate")
+    merged = {**candidate.index.records, **reference.index.records}
+    if before_resolver.missing:
+        index = records.RecordIndex(runs=reference.index.runs, records=merged)
+        before, before_resolver = runs.resolve_runs(index)
+        reference.index.runs.clear()
+    index = records.RecordIndex(runs=candidate.index.runs, records=merged)
+    after, after_resolver = runs.resolve_runs(index)
+    candidate.index.runs.clear()
     invalid = reference.invalid + candidate.invalid
     unreadable = reference.unreadable + candidate.unreadable
     if invalid:
         say(f"{invalid} invalid item{'s' * (invalid != 1)} skipped (see above)")
 
-    # Referenced records may come with either side (a workload file given once).
-    merged = {**candidate.index.records, **reference.index.records}
     sides = []
-    for loaded in (reference, candidate):
-        index = records.RecordIndex(runs=loaded.index.runs, records=merged)
-        resolved, resolver = runs.resolve_runs(index)
+    for resolved, resolver in ((before, before_resolver), (after, after_resolver)):
         if resolver.missing:
             listed = ", ".join(f"{kind} ×{n}" for kind, n in sorted(resolver.missing.items()))
             say(f"note: runs reference records not given ({listed}); they pair by digest")
@@ -120,6 +131,7 @@ def run_before_after(options: CompareOptions, out: TextIO, err: TextIO) -> int:
                 gpu_names=resolver.gpu_names(),
             )
         )
+    del before, after
     if not sides[0] or not sides[1]:
         empty = "reference" if not sides[0] else "candidate"
         say(f"no {empty} run to compare (after the filters)")

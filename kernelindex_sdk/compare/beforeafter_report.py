@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import csv
 import json
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import IO, Any, Final
 
 from kernelindex_sdk.compare.beforeafter import (
@@ -328,52 +328,44 @@ class JsonReporter:
         self.out = out
 
     def write(self, result: BeforeAfter, outcome: Outcome) -> None:
-        report = {
-            "pairs": [pair_json(p) for p in result.pairs],
-            "unpaired": {
-                "reference": [unpaired_json(u) for u in result.unpaired_reference],
-                "candidate": [unpaired_json(u) for u in result.unpaired_candidate],
+        """Streamed: one pair (one unpaired run) per line as it is made, so a report of
+        100,000 pairs never exists whole in memory; each line by the C encoder (an
+        indented dump is pure Python: a third of the time of such a report). ASCII only,
+        as every JSON the project writes."""
+        out = self.out
+        out.write('{\n  "pairs": ')
+        _lines(out, (pair_json(p) for p in result.pairs), "  ")
+        out.write(',\n  "unpaired": {\n    "reference": ')
+        _lines(out, (unpaired_json(u) for u in result.unpaired_reference), "    ")
+        out.write(',\n    "candidate": ')
+        _lines(out, (unpaired_json(u) for u in result.unpaired_candidate), "    ")
+        summary = {
+            **tally_json(result.overall),
+            "threshold": result.threshold,
+            "pairBy": result.pair_by,
+            "unpairedRuns": {
+                "reference": sum(u.runs for u in result.unpaired_reference),
+                "candidate": sum(u.runs for u in result.unpaired_candidate),
             },
-            "summary": {
-                **tally_json(result.overall),
-                "threshold": result.threshold,
-                "pairBy": result.pair_by,
-                "unpairedRuns": {
-                    "reference": sum(u.runs for u in result.unpaired_reference),
-                    "candidate": sum(u.runs for u in result.unpaired_candidate),
-                },
-                "byKernelGpu": [
-                    {"kernel": kernel, "gpu": gpu, **tally_json(tally)}
-                    for (kernel, gpu), tally in result.by_kernel_gpu
-                ],
-                "exitStatus": outcome.status,
-                "outcome": outcome.reason,
-            },
+            "byKernelGpu": [
+                {"kernel": kernel, "gpu": gpu, **tally_json(tally)}
+                for (kernel, gpu), tally in result.by_kernel_gpu
+            ],
+            "exitStatus": outcome.status,
+            "outcome": outcome.reason,
         }
-        _write_json(self.out, report)
+        text = json.dumps(summary, ensure_ascii=True, indent=2).replace("\n", "\n  ")
+        out.write(f'\n  }},\n  "summary": {text}\n}}\n')
 
 
-def _write_json(out: IO[str], report: Mapping[str, Any]) -> None:
-    """The report with one pair (one unpaired run) per line: readable, grep-able, and
-    written by the C encoder (an indented dump is pure Python: a third of the time of a
-    100,000-pair report). ASCII only, as every JSON the project writes."""
-
-    def dumps(value: Any) -> str:
-        return json.dumps(value, ensure_ascii=True)
-
-    def items(values: list[Any], indent: str) -> str:
-        if not values:
-            return "[]"
-        inner = ",\n".join(f"{indent}  {dumps(v)}" for v in values)
-        return f"[\n{inner}\n{indent}]"
-
-    unpaired = report["unpaired"]
-    out.write(f'{{\n  "pairs": {items(report["pairs"], "  ")},\n')
-    out.write('  "unpaired": {\n')
-    out.write(f'    "reference": {items(unpaired["reference"], "    ")},\n')
-    out.write(f'    "candidate": {items(unpaired["candidate"], "    ")}\n  }},\n')
-    summary = json.dumps(report["summary"], ensure_ascii=True, indent=2).replace("\n", "\n  ")
-    out.write(f'  "summary": {summary}\n}}\n')
+def _lines(out: IO[str], values: Iterable[Any], indent: str) -> None:
+    """A JSON array, one compact item per line."""
+    first = True
+    for value in values:
+        text = json.dumps(value, ensure_ascii=True)
+        out.write(f"{'[' if first else ','}\n{indent}  {text}")
+        first = False
+    out.write("[]" if first else f"\n{indent}]")
 
 
 CSV_COLUMNS: Final = (
