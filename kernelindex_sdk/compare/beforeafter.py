@@ -169,8 +169,9 @@ def gate(
     """0: no pair with a ``fail_on`` verdict, every input read and valid; 1: a pair with
     such a verdict, or invalid items skipped; 2: input that could not be read."""
     reasons = []
-    failing = [f"{result.overall.counts.get(v, 0)} {v}" for v in VERDICTS if v in set(fail_on)]
-    failed = result.count(fail_on)
+    wanted = set(fail_on)
+    failing = [f"{result.overall.counts.get(v, 0)} {v}" for v in VERDICTS if v in wanted]
+    failed = result.count(wanted)
     if unreadable:
         reasons.append(f"{unreadable} unreadable input{'s' * (unreadable != 1)}")
     if failed:
