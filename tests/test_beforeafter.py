@@ -223,6 +223,9 @@ def test_regressions_come_first_worst_first() -> None:
     assert result.overall.counts == {SLOWER: 2, UNSURE: 0, FASTER: 1, SAME: 1}
     assert result.overall.geomean == pytest.approx((3.0 * 1.5 * 0.5) ** 0.25)
     assert gate(result).status == 1 and gate(result).reason == "2 slower"
+    # fail_on is read once: an iterator works as well as a tuple.
+    assert gate(result, iter([SLOWER, FASTER])) == gate(result, (SLOWER, FASTER))
+    assert gate(result, iter([SLOWER, FASTER])).reason == "2 slower, 1 faster"
 
 
 # --------------------------------------------------------------------------- laws
