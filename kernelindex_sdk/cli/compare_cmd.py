@@ -29,6 +29,8 @@ from typing import Final, TextIO
 import attrs
 import click
 
+from kernelindex_sdk.compare.beforeafter import PAIR_BY
+
 #: Metric names on the command line → as the records name them.
 METRICS: Final = {"speed": "latency", "memory": "peak_memory"}
 PASSES: Final = ("forward", "backward", "full")
@@ -66,7 +68,7 @@ class CompareOptions:
     #: Verdicts that fail the gate (comma-separated values allowed).
     fail_on: tuple[str, ...] = ("slower",)
     #: ``lineage`` (provider, package, entry point, backend) or ``exact`` (digest).
-    pair_by: str = "lineage"
+    pair_by: str = PAIR_BY[0]
     # --- end before/after
 
 
@@ -289,8 +291,8 @@ def _s(count: int) -> str:
 )
 @click.option(
     "--pair-by",
-    type=click.Choice(("lineage", "exact")),
-    default="lineage",
+    type=click.Choice(PAIR_BY),
+    default=PAIR_BY[0],
     show_default=True,
     help="With --against: pair implementations by lineage (provider, package, entry point,"
     " backend: versions may differ) or by exact implementation digest.",
