@@ -530,6 +530,12 @@ def test_markdown_github_junit_csv(sides: tuple[Path, Path]) -> None:
     _, junit, _ = text_gate(str(cand), against=(str(ref),), format="junit")
     suite = ET.fromstring(junit.split("\n", 1)[1])
     assert suite.get("tests") == "3" and suite.get("failures") == "1"
+    # Case names never hold the verdict or the version: CI follows a case's history.
+    names = [case.get("name") or "" for case in suite.iter("testcase")]
+    assert names[0] == "geglu · forward · latency · NVIDIA H100 80GB HBM3 · liger · seq=1, bf16"
+    _, again, _ = text_gate(str(ref), against=(str(ref),), format="junit")
+    same = ET.fromstring(again.split("\n", 1)[1])
+    assert sorted(names) == sorted(case.get("name") or "" for case in same.iter("testcase"))
     _, table, _ = text_gate(str(cand), against=(str(ref),), format="csv")
     rows = table.splitlines()
     assert rows[0].startswith("verdict,ratio,reason,")

@@ -20,6 +20,7 @@ from kernelindex_sdk.compare.beforeafter_report import (
     what,
 )
 from kernelindex_sdk.compare.report import workload_text
+from kernelindex_sdk.compare.runs import ResolvedRun
 from kernelindex_sdk.compare.units import pick_unit
 from kernelindex_sdk.printable import one_line
 
@@ -33,6 +34,15 @@ def _message(pair: Pair) -> str:
         f" ({ref.implementation_label}, {ref.where}); candidate"
         f" {side_text(cand, pair.candidate_noise, unit)}; {pair.reason}"
     )
+
+
+def _lineage_label(run: ResolvedRun) -> str:
+    """``liger``, ``liger liger_kernel.ops.rms_norm``: the implementation without its
+    version (what pairing by lineage keeps)."""
+    implementation = run.implementation
+    if implementation is None:
+        return run.implementation_label
+    return " ".join(p for p in (implementation.provider, implementation.entry_point) if p)
 
 
 class GithubReporter:
@@ -61,8 +71,9 @@ class GithubReporter:
 
 
 class JunitReporter:
-    """A test case per pair (class name: kernel · GPU): a failure where the verdict is one
-    the gate fails on, passed otherwise; unpaired runs are not tests and are counted in
+    """A test case per pair (class name: kernel · GPU; name: what was measured, never the
+    verdict or a version): a failure where the verdict is one the gate fails on, passed
+    otherwise; unpaired runs are not tests and are counted in
     the suite's summary line only (the text and JSON reports list them)."""
 
     def __init__(self, out: IO[str], fail_on: tuple[str, ...] = ("slower",)) -> None:
@@ -76,8 +87,9 @@ class JunitReporter:
             cases.append(
                 JunitCase(
                     f"{cand.kernel or cand.kernel_title} · {cand.gpu}",
-                    f"{what(cand)} · {cand.implementation_label} · {workload_text(cand)}"
-                    f" [{pair.verdict} {ratio_text(pair.ratio)}]",
+                    # The name stays the same from run to run (no verdict, no ratio,
+                    # no version), so a CI system can follow one case's history.
+                    f"{what(cand)} · {_lineage_label(cand)} · {workload_text(cand)}",
                     "failure" if failed else None,
                     pair.verdict,
                     (one_line(_message(pair)),) if failed else (),
