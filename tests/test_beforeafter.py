@@ -43,6 +43,7 @@ from kernelindex_sdk.compare.beforeafter import (
     SLOWER,
     UNSURE,
     BeforeAfter,
+    Outcome,
     before_after,
     gate,
     judge,
@@ -193,6 +194,17 @@ def test_unpaired_runs_are_listed_with_what_differs() -> None:
         "environment hardware differs (NVIDIA A100 SXM4-80GB vs NVIDIA H100 80GB HBM3)"
     ]
     assert len(result.unpaired_reference) == 1
+    # Nothing paired is not a pass: the gate fails, and says why.
+    assert gate(result) == Outcome(1, "no run pairs (2 unpaired): nothing was compared")
+
+
+def test_another_implementation_on_the_same_key_is_the_closest_miss() -> None:
+    ref = resolved([one(implementation="huggingface")])
+    cand = resolved([one(implementation="liger-0.5.0", at=5)])
+    [lonely] = before_after(ref, cand).unpaired_candidate
+    assert [str(d) for d in lonely.differences] == [
+        "implementation differs (liger 0.5.0 vs huggingface)"
+    ]
 
 
 def test_the_newest_run_of_a_side_is_used_and_the_others_are_kept() -> None:
@@ -572,7 +584,7 @@ def test_invalid_records_are_exit_1_even_without_regression(
 ) -> None:
     ref, _ = sides
     bad = tmp_path / "bad.jsonl"
-    write_jsonl(bad, [one()])
+    write_jsonl(bad, [one(seq=2, value=100_000, spread=1_000)])  # pairs: same
     with bad.open("a", encoding="utf-8") as handle:
         handle.write('{"apiVersion": "kernelindex.dev/v1alpha1", "kind": "BenchmarkRun"}\n')
     status, out, _ = text_gate(str(bad), against=(str(ref),))

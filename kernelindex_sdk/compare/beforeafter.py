@@ -24,8 +24,8 @@ on the pair (:attr:`Pair.reference_others`) so a report can say so. Runs of eith
 side with no counterpart are returned as :class:`Unpaired`, never dropped; where a
 run of the other side *almost* pairs (same workload and lineage on another GPU or
 protocol; another shape of the same kernel; the same key but another version under
-``exact``), :attr:`Unpaired.near` names it and :attr:`Unpaired.differences` says what
-differs, as ``compare --explain`` does.
+``exact``; the same key and another implementation), :attr:`Unpaired.near` names it and
+:attr:`Unpaired.differences` says what differs, as ``compare --explain`` does.
 
 Verdicts
 --------
@@ -167,18 +167,23 @@ def gate(
     unreadable: int = 0,
 ) -> Outcome:
     """0: no pair with a ``fail_on`` verdict, every input read and valid; 1: a pair with
-    such a verdict, or invalid items skipped; 2: input that could not be read."""
+    such a verdict, invalid items skipped, or no pair at all (nothing compared is not a
+    pass: a gate whose runs stopped pairing, say on a new GPU, must not stay green);
+    2: input that could not be read."""
     reasons = []
     wanted = set(fail_on)
     failing = [f"{result.overall.counts.get(v, 0)} {v}" for v in VERDICTS if v in wanted]
     failed = result.count(wanted)
+    unpaired = sum(u.runs for u in (*result.unpaired_reference, *result.unpaired_candidate))
     if unreadable:
         reasons.append(f"{unreadable} unreadable input{'s' * (unreadable != 1)}")
     if failed:
         reasons.append(", ".join(f for f in failing if not f.startswith("0 ")))
+    if not result.pairs:
+        reasons.append(f"no run pairs ({unpaired} unpaired): nothing was compared")
     if invalid:
         reasons.append(f"{invalid} invalid item{'s' * (invalid != 1)} skipped")
-    status = 2 if unreadable else 1 if failed or invalid else 0
+    status = 2 if unreadable else 1 if reasons else 0
     return Outcome(status, "; ".join(reasons) if reasons else "no regression")
 
 
@@ -364,7 +369,7 @@ class _NearIndex:
 
     def __init__(self, other: dict[PairKey, list[ResolvedRun]], pair_by: str) -> None:
         self.pair_by = pair_by
-        self.indexes: list[dict[tuple[Any, ...], ResolvedRun]] = [{}, {}, {}]
+        self.indexes: list[dict[tuple[Any, ...], ResolvedRun]] = [{}, {}, {}, {}]
         for runs in other.values():
             run = runs[0]
             for index, key in zip(self.indexes, self._keys(run), strict=True):
@@ -381,6 +386,8 @@ class _NearIndex:
             (run.kernel, run.pass_, run.protocol_digest, run.hardware, run.metric, line),
             # Same key, another implementation of the same lineage (under ``exact``).
             (run.key, lineage(run, LINEAGE)),
+            # Same key, another implementation (eager against torch.compile).
+            (run.key,),
         )
 
     def find(self, run: ResolvedRun) -> ResolvedRun | None:
