@@ -521,6 +521,10 @@ def test_text_report(sides: tuple[Path, Path]) -> None:
     assert "reference  100.0 µs (p20–p80 99.00–101.0 µs)  liger 0.5.0" in out
     assert "candidate  130.0 µs (p20–p80 129.0–131.0 µs)  liger 0.5.1" in out
     assert "unpaired candidate runs: 1 (no reference run measures the same)" in out
+    # A same pair is one line.
+    [same] = [line for line in lines if line.startswith("SAME")]
+    assert same.endswith("· liger 0.5.1 · seq=2, bf16  (+1.0 %: below the 5 % threshold)")
+    assert lines[lines.index(same) + 1] == ""
     assert "environment hardware differs (NVIDIA A100 SXM4-80GB vs NVIDIA H100 80GB HBM3)" in out
     assert lines[-1].endswith("exit 1: 1 slower")
     assert lines[-1].startswith("3 pairs: 1 slower, 1 unsure, 0 faster, 1 same; geomean ratio")

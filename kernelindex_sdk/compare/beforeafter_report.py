@@ -107,7 +107,9 @@ def _near_text(unpaired: Unpaired) -> str:
 
 
 class TextReporter:
-    """Three lines per pair for a terminal, then the unpaired runs and the summary."""
+    """Five lines per changed pair for a terminal (what, workload, both sides with their
+    noise, the reason), one per ``same`` pair (they are most of a report and need no
+    reading), then the unpaired runs and the summary."""
 
     def __init__(self, out: IO[str]) -> None:
         self.out = out
@@ -116,7 +118,13 @@ class TextReporter:
         for pair in result.pairs:
             unit = _unit(pair)
             ref, cand = pair.reference, pair.candidate
-            self._put(f"{pair.verdict.upper():<7} {ratio_text(pair.ratio):>8}  {what(cand)}")
+            head = f"{pair.verdict.upper():<7} {ratio_text(pair.ratio):>8}  {what(cand)}"
+            if pair.verdict == SAME:
+                self._put(
+                    f"{head} · {cand.implementation_label} · {workload_text(cand)}  ({pair.reason})"
+                )
+                continue
+            self._put(head)
             self._put(f"    workload   {workload_text(cand)}")
             for name, run, noise, others in (
                 ("reference", ref, pair.reference_noise, pair.reference_others),
