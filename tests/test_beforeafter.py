@@ -703,3 +703,21 @@ def test_referenced_records_may_come_with_the_other_side(tmp_path: Path) -> None
     assert status == 1, err
     assert [p["verdict"] for p in report["pairs"]] == ["slower", "same"]
     assert "not given" not in err
+
+
+def test_text_from_records_is_escaped_in_every_format(tmp_path: Path) -> None:
+    """A reason (free text in a record) with a newline and a forged annotation stays
+    inside its own line in every format."""
+    forged = "boom\n::error file=x.py,line=1::forged\x1b[2J"
+    cand_records = one(seq=1, status="oom")
+    cand_records[-1]["spec"]["reason"] = forged
+    write_jsonl(tmp_path / "ref.jsonl", [one(seq=1)])
+    write_jsonl(tmp_path / "cand.jsonl", [cand_records])
+    ref, cand = str(tmp_path / "ref.jsonl"), str(tmp_path / "cand.jsonl")
+    for form in ("text", "markdown", "csv", "github", "junit", "json"):
+        status, out, _ = text_gate(cand, against=(ref,), format=form)
+        assert status == 1, form
+        assert "\x1b" not in out and "\n::error file=x.py" not in out, form
+    _, github, _ = text_gate(cand, against=(ref,), format="github")
+    [annotation] = [line for line in github.splitlines() if line.startswith("::error")]
+    assert "boom%0A" not in annotation and "boom\\n::error file=x.py" in annotation
