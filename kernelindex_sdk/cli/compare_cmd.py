@@ -15,6 +15,10 @@ put in one table, and many groups are the normal case (one per shape of a sweep)
 Exit status: 0 done; 1 invalid records were skipped, no run matched, or the runs asked
 about are not comparable; 2 usage error, unreadable input, or a plot that cannot be
 drawn.
+
+With ``--against REFERENCE`` the command is a before/after gate instead
+(:mod:`kernelindex_sdk.cli.beforeafter_cmd`): its options are in blocks marked
+``before/after`` below, and it has its own exit status.
 """
 
 from __future__ import annotations
@@ -25,6 +29,7 @@ from typing import Final, TextIO
 import attrs
 import click
 
+from kernelindex_sdk.compare.beforeafter import PAIR_BY
 from kernelindex_sdk.metrics import METRIC_ALIASES
 
 #: Metric names on the command line → as the records name them (one definition:
@@ -32,6 +37,8 @@ from kernelindex_sdk.metrics import METRIC_ALIASES
 METRICS: Final = METRIC_ALIASES
 PASSES: Final = ("forward", "backward", "full")
 FORMATS: Final = ("text", "markdown", "json", "csv")
+# --- before/after (--against): formats only a gate has; see beforeafter_cmd.
+GATE_FORMATS: Final = (*FORMATS, "github", "junit")
 
 
 @attrs.frozen
@@ -59,6 +66,16 @@ class CompareOptions:
     summary: bool = False
     #: ``fast_p`` thresholds of the summary (empty: the default, 1).
     fast_p: tuple[float, ...] = ()
+    # --- before/after (--against), run by kernelindex_sdk.cli.beforeafter_cmd.
+    #: The reference paths; the candidate is ``paths``. Empty: plain compare.
+    against: tuple[str, ...] = ()
+    #: A change below this is ``same`` (``5%`` or ``0.05``).
+    threshold: str = "5%"
+    #: Verdicts that fail the gate (comma-separated values allowed).
+    fail_on: tuple[str, ...] = ("slower",)
+    #: ``lineage`` (provider, package, entry point, backend) or ``exact`` (digest).
+    pair_by: str = PAIR_BY[0]
+    # --- end before/after
 
 
 def run_compare(
@@ -80,8 +97,16 @@ def run_compare(
     def say(message: str) -> None:
         err.write(one_line(f"kernelindex compare: {message}") + "\n")
 
+    # --- before/after (--against)
+    if options.against:
+        from kernelindex_sdk.cli.beforeafter_cmd import run_before_after
+
+        return run_before_after(options, out, err)
+    # --- end before/after
     if options.format not in FORMATS:
         say(f"unknown --format {options.format!r} (choose from {', '.join(FORMATS)})")
+        if options.format in GATE_FORMATS:
+            say(f"--format {options.format} is for before/after: compare --against REFERENCE")
         return 2
     # Summaries (#28): --fast-p only with --summary, and only finite thresholds ≥ 0.
     thresholds = summary.DEFAULT_THRESHOLDS
@@ -233,10 +258,11 @@ def _s(count: int) -> str:
 @click.option(
     "--format",
     "format_",
-    type=click.Choice(FORMATS),
+    type=click.Choice(GATE_FORMATS),
     default="text",
     show_default=True,
-    help="text tables for people, markdown for docs, json or csv for machines.",
+    help="text tables for people, markdown for docs, json or csv for machines;"
+    " with --against also github (annotations) and junit.",
 )
 @click.option(
     "--all",
@@ -290,6 +316,38 @@ def _s(count: int) -> str:
     default=None,
     help="Show a progress bar while loading. Default: only on a terminal.",
 )
+# --- before/after (--against) options
+@click.option(
+    "--against",
+    multiple=True,
+    metavar="REFERENCE",
+    help="Before/after: REFERENCE (repeatable; anything validate takes) is the reference"
+    " set, the PATHs the candidate. Pairs each candidate run with the reference run of the"
+    " same workload, protocol, GPU, metric and implementation lineage, and gives a verdict.",
+)
+@click.option(
+    "--threshold",
+    default="5%",
+    show_default=True,
+    metavar="T",
+    help="With --against: a change smaller than this is 'same' (5% or 0.05).",
+)
+@click.option(
+    "--fail-on",
+    multiple=True,
+    metavar="VERDICTS",
+    help="With --against: verdicts that make the exit status 1 (comma-separated;"
+    " default slower; e.g. slower,unsure).",
+)
+@click.option(
+    "--pair-by",
+    type=click.Choice(PAIR_BY),
+    default=PAIR_BY[0],
+    show_default=True,
+    help="With --against: pair implementations by lineage (provider, package, entry point,"
+    " backend: versions may differ) or by exact implementation digest.",
+)
+# --- end before/after options
 def compare_command(
     paths: tuple[str, ...],
     baseline: str | None,
@@ -306,6 +364,10 @@ def compare_command(
     progress: bool | None,
     summary: bool,
     fast_p: tuple[float, ...],
+    against: tuple[str, ...],
+    threshold: str,
+    fail_on: tuple[str, ...],
+    pair_by: str,
 ) -> None:
     """Compare runs: per comparable group, each implementation's median, p20–p80 and
     speed-up (or memory saving) over a baseline.
@@ -316,8 +378,15 @@ def compare_command(
     the newest is shown. Given exactly two runs (or --explain), says what differs if
     they are not comparable.
 
+    With --against REFERENCE: before/after. Each candidate run (PATH) is paired with
+    the reference run of the same workload, protocol, GPU, metric and implementation
+    lineage; the verdict is faster, slower, same or unsure from the threshold and
+    the noise each run records.
+
     Exit status: 0 done; 1 invalid records skipped, no run matched, or runs not
     comparable; 2 usage error, unreadable input, or a plot that cannot be drawn.
+    With --against: 0 no regression, 1 a --fail-on verdict (default slower) or
+    invalid records, 2 usage error or unreadable input.
     """
     options = CompareOptions(
         paths=paths,
@@ -335,5 +404,9 @@ def compare_command(
         progress=progress,
         summary=summary,
         fast_p=fast_p,
+        against=against,
+        threshold=threshold,
+        fail_on=fail_on or ("slower",),
+        pair_by=pair_by,
     )
     sys.exit(run_compare(options))

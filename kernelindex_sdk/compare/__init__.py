@@ -14,6 +14,11 @@ together; a notebook can too)::
     panels, _ = compare.panels(result)                    # sweeps found
     compare.plot.render(panels, "geglu.png")              # needs matplotlib
 
+Before/after (``kernelindex compare --against``): :func:`before_after` pairs a
+candidate set with a reference set and judges each pair from the noise each run
+records (:mod:`~kernelindex_sdk.compare.noise`); :func:`gate` turns the verdicts into
+an exit status.
+
 The comparability rule is in :mod:`~kernelindex_sdk.compare.runs`; grouping, the
 newest-run choice and ratios in :mod:`~kernelindex_sdk.compare.grouping`; summaries
 (geometric-mean speed-up, ``fast_p``) in :mod:`~kernelindex_sdk.compare.summary`; the sweep
@@ -23,6 +28,7 @@ by :mod:`~kernelindex_sdk.compare.plot`, and only when it draws.
 
 from __future__ import annotations
 
+from kernelindex_sdk.compare.beforeafter import BeforeAfter, Pair, before_after, gate
 from kernelindex_sdk.compare.explain import Difference, differences
 from kernelindex_sdk.compare.grouping import (
     REFERENCE_PROVIDERS,
@@ -33,6 +39,7 @@ from kernelindex_sdk.compare.grouping import (
     select,
 )
 from kernelindex_sdk.compare.inventory import Inventory, take_inventory
+from kernelindex_sdk.compare.noise import Noise, noise_of
 from kernelindex_sdk.compare.records import LoadResult, RecordIndex, load_records
 from kernelindex_sdk.compare.report import REPORTERS, ReportOptions, explain
 from kernelindex_sdk.compare.runs import (
@@ -47,24 +54,30 @@ from kernelindex_sdk.compare.sweeps import Panel, find_sweeps, panels
 __all__ = [
     "REFERENCE_PROVIDERS",
     "REPORTERS",
+    "BeforeAfter",
     "ComparabilityKey",
     "Comparison",
     "Difference",
     "Group",
     "Inventory",
     "LoadResult",
+    "Noise",
+    "Pair",
     "Panel",
     "RecordIndex",
     "ReportOptions",
     "ResolvedRun",
     "Row",
     "Summary",
+    "before_after",
     "differences",
     "explain",
     "find_sweeps",
+    "gate",
     "group_runs",
     "hardware_identity",
     "load_records",
+    "noise_of",
     "panels",
     "resolve_runs",
     "select",

@@ -21,6 +21,7 @@ import attrs
 
 from kernelindex_sdk.compare.explain import Difference, Lookup, differences
 from kernelindex_sdk.compare.grouping import Comparison, Group, Row
+from kernelindex_sdk.compare.noise import noise_of, overlap
 from kernelindex_sdk.compare.runs import ResolvedRun, short_digest, show_value
 from kernelindex_sdk.compare.sweeps import Panel, panels
 from kernelindex_sdk.compare.units import pick_unit, quantity, spread, times
@@ -29,6 +30,53 @@ from kernelindex_sdk.printable import one_line
 
 #: Longest reason shown in a table cell before it is cut.
 REASON_WIDTH: Final = 48
+
+#: Marks a ratio whose two runs' noise intervals overlap, and a run without noise.
+WITHIN_NOISE: Final = "≈"
+COLLAPSED: Final = "†"
+#: What the marks mean, printed once under tables that use them.
+LEGEND: Final = (
+    f"{WITHIN_NOISE} within noise: the two runs' noise intervals (p20–p80, or mean ± stddev)"
+    f" overlap, so the ratio may be noise; {COLLAPSED} collapsed quantiles"
+    " (p20 = median = p80): the run records no noise"
+)
+
+
+def within_noise(baseline: ResolvedRun | None, run: ResolvedRun) -> bool | None:
+    """Whether a ratio's two runs overlap in their noise (:mod:`~kernelindex_sdk.compare.noise`);
+    None for the baseline itself, a ratio that is n/a, or two runs without noise."""
+    if baseline is None or baseline is run:
+        return None
+    return overlap(baseline, run)
+
+
+def collapsed(run: ResolvedRun) -> bool:
+    """A passed run whose quantiles collapsed (p20 = median = p80, or flagged so)."""
+    return run.passed and noise_of(run).why == "collapsed quantiles"
+
+
+def marked_ratio(ratio: float | None, within: bool | None) -> str:
+    """``1.03×``, or ``≈1.03×`` when within noise."""
+    text = times(ratio)
+    return f"{WITHIN_NOISE}{text}" if within and ratio is not None else text
+
+
+def base_run(group: Group) -> ResolvedRun | None:
+    """The run a group's ratios are over (the baseline row's newest passed run)."""
+    return next((r.newest for r in group.rows if r.is_baseline and r.newest.passed), None)
+
+
+def uses_marks(comparison: Comparison, options: ReportOptions) -> bool:
+    """Whether a table of this comparison shows a noise mark (so the legend is needed)."""
+    for group in comparison.groups:
+        base = base_run(group)
+        for row in group.rows:
+            pairs = zip(row.runs, row.ratios, strict=False)
+            shown = pairs if options.show_all else [(row.newest, row.ratio)]
+            for run, ratio in shown:
+                if collapsed(run) or (ratio is not None and within_noise(base, run)):
+                    return True
+    return False
 
 
 @attrs.frozen
@@ -80,6 +128,7 @@ class _Line:
 
 def _lines(group: Group, options: ReportOptions) -> list[_Line]:
     unit = pick_unit((r.newest.value for r in group.rows), group.metric)
+    base = base_run(group)
     lines = []
     for row in group.rows:
         label = f"{row.label} (baseline)" if row.is_baseline else row.label
@@ -94,9 +143,12 @@ def _lines(group: Group, options: ReportOptions) -> list[_Line]:
                 note = ""
             if run.passed and run.value is not None:
                 value, detail = quantity(run.value, unit), spread(run.p20, run.p80, unit)
+                if collapsed(run):
+                    value, detail = f"{value}{COLLAPSED}", "collapsed"
             else:
                 value, detail = run.status.upper(), _cut(run.reason or "")
-            lines.append(_Line(label, value, detail, times(ratio), _when(run, options), note))
+            shown = marked_ratio(ratio, within_noise(base, run) if ratio is not None else None)
+            lines.append(_Line(label, value, detail, shown, _when(run, options), note))
     return lines
 
 
@@ -183,20 +235,27 @@ def sweep_table(panel: Panel) -> SweepTable:
     else:
         header += [f"{ratio_name} {s.label}" for s in others]
     rows = []
+    baseline = next((s for s in panel.series if s.is_baseline), None)
     for x in panel.x_values:
         row = [show_value(x)]
         ratios = []
+        base = next((p.run for p in baseline.points if p.x == x), None) if baseline else None
         for series in panel.series:
             point = next((p for p in series.points if p.x == x), None)
             failure = next((f for f in series.failures if f.x == x), None)
             if point is not None:
-                row.append(quantity(point.value, unit))
+                mark = COLLAPSED if collapsed(point.run) else ""
+                row.append(quantity(point.value, unit) + mark)
             elif failure is not None:
                 row.append(failure.status.upper())
             else:
                 row.append("—")
             if not series.is_baseline:
-                ratios.append(times(point.ratio) if point is not None else "n/a")
+                if point is None:
+                    ratios.append("n/a")
+                else:
+                    within = within_noise(base, point.run) if point.ratio is not None else None
+                    ratios.append(marked_ratio(point.ratio, within))
         rows.append(tuple(row + ratios))
     numeric = (False,) + (True,) * (len(header) - 1)
     notes = []
@@ -266,6 +325,8 @@ class TextReporter:
             self.out.write("\n")
         for group in shapes:
             self._group(group)
+        if uses_marks(comparison, self.options):
+            _put(self.out, f"legend: {LEGEND}")
         _put(self.out, summary(comparison, self.options, sweeps=len(sweeps)))
 
     def _group(self, group: Group) -> None:
@@ -305,6 +366,8 @@ class MarkdownReporter:
             self.out.write("\n")
         for group in shapes:
             self._group(group)
+        if uses_marks(comparison, self.options):
+            self.out.write(f"> legend: {_md(LEGEND)}\n\n")
         self.out.write(f"_{_md(summary(comparison, self.options, sweeps=len(sweeps)))}_\n")
 
     def _group(self, group: Group) -> None:
@@ -335,8 +398,11 @@ def _put(out: IO[str], text: str) -> None:
     out.write(one_line(text) + "\n")
 
 
-def run_json(run: ResolvedRun, ratio: float | None) -> dict[str, Any]:
-    """A run in base units with its digest, for machines."""
+def run_json(
+    run: ResolvedRun, ratio: float | None, base: ResolvedRun | None = None
+) -> dict[str, Any]:
+    """A run in base units with its digest, for machines; ``withinNoise`` over ``base``
+    (the group's baseline run): true, false, or null where it does not apply."""
     out: dict[str, Any] = {
         "digest": run.digest,
         "source": run.where,
@@ -350,10 +416,13 @@ def run_json(run: ResolvedRun, ratio: float | None) -> dict[str, Any]:
             p20=_whole(run.p20),
             p80=_whole(run.p80),
             unit=BASE_UNITS.get(run.metric),
+            noise=noise_of(run).kind,
+            collapsedQuantiles=collapsed(run),
         )
     else:
         out["reason"] = run.reason
     out["ratio"] = ratio
+    out["withinNoise"] = within_noise(base, run) if ratio is not None else None
     return out
 
 
@@ -390,11 +459,11 @@ def group_json(group: Group, options: ReportOptions) -> dict[str, Any]:
         "environmentDigests": list(group.environments),
         "baseline": group.baseline,
         "ratioKind": RATIO_KINDS.get(group.metric),
-        "rows": [_row_json(row, options) for row in group.rows],
+        "rows": [_row_json(row, options, base_run(group)) for row in group.rows],
     }
 
 
-def _row_json(row: Row, options: ReportOptions) -> dict[str, Any]:
+def _row_json(row: Row, options: ReportOptions, base: ResolvedRun | None) -> dict[str, Any]:
     first = row.newest
     implementation = first.implementation
     out: dict[str, Any] = {
@@ -405,11 +474,13 @@ def _row_json(row: Row, options: ReportOptions) -> dict[str, Any]:
             "version": implementation.version if implementation else None,
         },
         "baseline": row.is_baseline,
-        "newest": run_json(first, row.ratio),
+        "newest": run_json(first, row.ratio, base),
         "olderRuns": row.older,
     }
     if options.show_all:
-        out["older"] = [run_json(r, q) for r, q in zip(row.runs[1:], row.ratios[1:], strict=True)]
+        out["older"] = [
+            run_json(r, q, base) for r, q in zip(row.runs[1:], row.ratios[1:], strict=True)
+        ]
     return out
 
 
@@ -429,8 +500,9 @@ class JsonReporter:
                 "baseline": comparison.baseline,
             },
         }
-        json.dump(report, self.out, ensure_ascii=True, indent=2)
-        self.out.write("\n")
+        # One write: json.dump writes every token on its own (a million calls for a
+        # large comparison).
+        self.out.write(json.dumps(report, ensure_ascii=True, indent=2) + "\n")
 
 
 CSV_COLUMNS: Final = (
@@ -438,7 +510,7 @@ CSV_COLUMNS: Final = (
     "provider", "version", "baseline", "status", "reason", "statistic", "value", "p20",
     "p80", "unit", "ratio", "ratio_kind", "observed_at", "newest", "older_runs",
     "run_digest", "workload_digest", "protocol_digest", "environment_digest",
-    "implementation_digest", "hardware", "source",
+    "implementation_digest", "hardware", "source", "within_noise", "noise",
 )  # fmt: skip
 
 
@@ -452,10 +524,14 @@ class CsvReporter:
         writer = csv.writer(self.out, lineterminator="\n")
         writer.writerow(CSV_COLUMNS)
         for group in comparison.groups:
+            base = base_run(group)
             for row in group.rows:
                 runs = row.runs if self.options.show_all else row.runs[:1]
                 for index, (run, ratio) in enumerate(zip(runs, row.ratios, strict=False)):
                     cells = _csv_row(group, row, run, ratio, index == 0)
+                    within = within_noise(base, run) if ratio is not None else None
+                    cells += ["" if within is None else str(within).lower()]
+                    cells += [noise_of(run).kind if run.passed else ""]
                     writer.writerow([one_line(c) if isinstance(c, str) else c for c in cells])
 
     @staticmethod

@@ -32,7 +32,7 @@ import hashlib
 import json
 from collections.abc import Iterable, Mapping
 from datetime import datetime, timezone
-from typing import Any
+from typing import Any, Final
 
 import attrs
 
@@ -84,6 +84,10 @@ class ImplementationInfo:
     package: str | None
     version: str | None
     title: str | None
+    #: The callable measured (``spec.entryPoint``), where recorded.
+    entry_point: str | None = None
+    #: The kernel language or library underneath (``spec.backend``), where recorded.
+    backend: str | None = None
 
     @property
     def label(self) -> str:
@@ -121,6 +125,12 @@ class ResolvedRun:
     protocol_name: str | None
     protocol_title: str | None
     title: str | None
+    #: The standard deviation of the samples in base units, where the run records one.
+    stddev: float | None = None
+    #: How many samples the summary is over, where the source says.
+    samples: int | None = None
+    #: ``spec.qualityFlags`` (e.g. ``collapsed_quantiles``).
+    flags: tuple[str, ...] = ()
 
     @property
     def key(self) -> ComparabilityKey:
@@ -222,7 +232,7 @@ class Resolver:
         hardware, gpu, _ = self._environment(spec["environmentDigest"])
         protocol_name, protocol_title, protocol_metric = self._protocol(spec["protocolDigest"])
         facts = checks.for_version(str(run.get("apiVersion"))) or checks.newest()
-        metric, statistic, value, p20, p80 = _result(spec, facts)
+        result = _result(spec, facts)
         return ResolvedRun(
             digest=stored.digest,
             source=stored.source,
@@ -232,11 +242,11 @@ class Resolver:
             reason=spec.get("reason"),
             observed_at=spec["observedAt"],
             observed_key=parse_timestamp(spec["observedAt"]),
-            metric=metric or protocol_metric or UNKNOWN,
-            statistic=statistic,
-            value=value,
-            p20=p20,
-            p80=p80,
+            metric=result.metric or protocol_metric or UNKNOWN,
+            statistic=result.statistic,
+            value=result.value,
+            p20=result.spread.get("p20"),
+            p80=result.spread.get("p80"),
             workload_digest=spec["workloadDigest"],
             protocol_digest=spec["protocolDigest"],
             environment_digest=spec["environmentDigest"],
@@ -248,6 +258,9 @@ class Resolver:
             protocol_name=protocol_name,
             protocol_title=protocol_title,
             title=metadata.get("title"),
+            stddev=result.spread.get("stddev"),
+            samples=result.samples,
+            flags=tuple(spec.get("qualityFlags", ())),
         )
 
     def environment(self, digest: str) -> Mapping[str, Any] | None:
@@ -312,6 +325,8 @@ class Resolver:
                     package=package.get("name"),
                     version=package.get("version"),
                     title=record.get("metadata", {}).get("title"),
+                    entry_point=spec.get("entryPoint"),
+                    backend=spec.get("backend"),
                 )
             self._implementations[digest] = info
         info = self._implementations[digest]
@@ -379,10 +394,24 @@ def _infer_metrics(runs: list[ResolvedRun]) -> list[ResolvedRun]:
     return out
 
 
-def _result(
-    spec: Mapping[str, Any], facts: Any
-) -> tuple[str | None, str | None, float | None, float | None, float | None]:
-    """(metric, statistic, central value, p20, p80) in base units; Nones if no result.
+@attrs.frozen
+class _Result:
+    """What a run's result says, in base units; all None for a run without one."""
+
+    metric: str | None = None
+    statistic: str | None = None
+    value: float | None = None
+    #: ``p20``, ``p80`` and ``stddev``, where recorded (summary or measurements).
+    spread: Mapping[str, float] = attrs.Factory(dict)
+    samples: int | None = None
+
+
+#: The statistics that describe a run's spread rather than its centre.
+_SPREAD: Final = ("p20", "p80", "stddev")
+
+
+def _result(spec: Mapping[str, Any], facts: Any) -> _Result:
+    """The metric, primary statistic and value, spread and sample count of a run.
 
     ``facts``: the checks module of the run's apiVersion (where results are, units).
     """
@@ -394,21 +423,21 @@ def _result(
         summary = result[summary_key]
         statistic = result["primaryStatistic"]
         spread: dict[str, float] = {
-            stat: float(summary[stat]) for stat in ("p20", "p80") if stat in summary
+            stat: float(summary[stat]) for stat in _SPREAD if stat in summary
         }
         for measurement in spec.get("measurements", ()):
             stat = measurement["statistic"]
-            if measurement["metric"] == metric and stat in ("p20", "p80") and stat not in spread:
+            if measurement["metric"] == metric and stat in _SPREAD and stat not in spread:
                 spread[stat] = float(measurement["value"]) * units[measurement["unit"]][1]
         value = summary.get(statistic)
-        return (
+        return _Result(
             metric,
             statistic,
             float(value) if value is not None else None,
-            spread.get("p20"),
-            spread.get("p80"),
+            spread,
+            result.get("samples"),
         )
-    return None, None, None, None, None
+    return _Result()
 
 
 _EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)

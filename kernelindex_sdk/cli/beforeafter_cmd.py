@@ -1,0 +1,173 @@
+"""``kernelindex compare --against REFERENCE CANDIDATE...``: a before/after gate.
+
+``compare`` hands its parsed options here when ``--against`` is given. This module
+loads both sides (each exactly as ``validate`` reads it), applies ``compare``'s
+filters to both, calls :func:`~kernelindex_sdk.compare.beforeafter.before_after` and
+:func:`~kernelindex_sdk.compare.beforeafter.gate`, and picks a reporter. Nothing is
+decided here.
+
+Exit status: 0 no pair with a ``--fail-on`` verdict (default ``slower``); 1 at least
+one, invalid records skipped, or no run to compare; 2 usage error or unreadable input.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import TYPE_CHECKING, Final, TextIO
+
+if TYPE_CHECKING:
+    from kernelindex_sdk.cli.compare_cmd import CompareOptions
+    from kernelindex_sdk.compare.records import LoadResult
+
+#: ``--format`` values only before/after has.
+CI_FORMATS: Final = ("github", "junit")
+#: Plain ``compare`` options that mean nothing for a before/after pairing.
+NOT_WITH_AGAINST: Final = (
+    ("baseline", "--baseline"),
+    ("show_all", "--all"),
+    ("by_shape", "--by-shape"),
+    ("explain", "--explain"),
+    ("plot", "--plot"),
+    ("plot_ratios", "--plot-ratios"),
+)
+
+
+class UsageError(ValueError):
+    """An option value that cannot be used; the message is the one line to print."""
+
+
+def parse_threshold(text: str) -> float:
+    """``5%`` or ``0.05`` → 0.05. A bare number of 1 or more is refused: ``5`` would
+    otherwise mean 500 %, which nobody means."""
+    body = text.strip()
+    percent = body.endswith("%")
+    try:
+        value = float(body.removesuffix("%").strip())
+    except ValueError:
+        raise UsageError(f"--threshold {text!r} is not a number (e.g. 5% or 0.05)") from None
+    if percent:
+        value /= 100
+    elif value >= 1:
+        raise UsageError(
+            f"--threshold {text!r}: give a fraction below 1 or a percentage (did you mean {body}%?)"
+        )
+    if not math.isfinite(value) or value < 0:
+        raise UsageError(f"--threshold {text!r} must be 0 or more")
+    return value
+
+
+def parse_fail_on(values: tuple[str, ...]) -> tuple[str, ...]:
+    """``slower,unsure`` (comma-separated, repeatable) → the verdicts that fail the gate."""
+    from kernelindex_sdk.compare.beforeafter import VERDICTS
+
+    found = [part.strip() for value in values for part in value.split(",") if part.strip()]
+    unknown = [v for v in found if v not in VERDICTS]
+    if unknown:
+        raise UsageError(
+            f"--fail-on {','.join(unknown)!r}: not a verdict (choose from {', '.join(VERDICTS)})"
+        )
+    return tuple(dict.fromkeys(found)) or ("slower",)
+
+
+def run_before_after(options: CompareOptions, out: TextIO, err: TextIO) -> int:
+    """Load both sides, pair, judge, report; return the exit status. Never raises for
+    bad input."""
+    from kernelindex_sdk.cli.beforeafter_reporters import GithubReporter, JunitReporter
+    from kernelindex_sdk.cli.compare_cmd import METRICS
+    from kernelindex_sdk.compare import beforeafter, beforeafter_report, grouping, records, runs
+    from kernelindex_sdk.printable import one_line
+
+    def say(message: str) -> None:
+        err.write(one_line(f"kernelindex compare: {message}") + "\n")
+
+    try:
+        for field, flag in NOT_WITH_AGAINST:
+            if getattr(options, field):
+                raise UsageError(f"{flag} does not apply with --against")
+        if options.pair_by not in beforeafter.PAIR_BY:
+            raise UsageError(
+                f"--pair-by {options.pair_by!r}: choose from {', '.join(beforeafter.PAIR_BY)}"
+            )
+        threshold = parse_threshold(options.threshold)
+        fail_on = parse_fail_on(options.fail_on)
+    except UsageError as error:
+        say(str(error))
+        return 2
+
+    # Each side is resolved as soon as it is loaded, and its runs' parsed records are
+    # let go: only the resolved runs (a fraction of the size) stay. Referenced records
+    # may come with either side (a workload file given once): a reference run whose
+    # record is only among the candidate's is resolved again once that side is loaded.
+    reference = _load(options.against, options.progress, err, "reference")
+    before, before_resolver = runs.resolve_runs(reference.index)
+    if not before_resolver.missing:
+        reference.index.runs.clear()
+    candidate = _load(options.paths, options.progress, err, "candidate")
+    merged = {**candidate.index.records, **reference.index.records}
+    if before_resolver.missing:
+        index = records.RecordIndex(runs=reference.index.runs, records=merged)
+        before, before_resolver = runs.resolve_runs(index)
+        reference.index.runs.clear()
+    index = records.RecordIndex(runs=candidate.index.runs, records=merged)
+    after, after_resolver = runs.resolve_runs(index)
+    candidate.index.runs.clear()
+    invalid = reference.invalid + candidate.invalid
+    unreadable = reference.unreadable + candidate.unreadable
+    if invalid:
+        say(f"{invalid} invalid item{'s' * (invalid != 1)} skipped (see above)")
+
+    sides = []
+    for resolved, resolver in ((before, before_resolver), (after, after_resolver)):
+        if resolver.missing:
+            listed = ", ".join(f"{kind} ×{n}" for kind, n in sorted(resolver.missing.items()))
+            say(f"note: runs reference records not given ({listed}); they pair by digest")
+        sides.append(
+            grouping.select(
+                resolved,
+                kernels=options.kernels,
+                passes=options.passes,
+                gpus=options.gpus,
+                metrics=[METRICS.get(m, m) for m in options.metrics],
+                gpu_names=resolver.gpu_names(),
+            )
+        )
+    del before, after
+    if not sides[0] or not sides[1]:
+        empty = "reference" if not sides[0] else "candidate"
+        say(f"no {empty} run to compare (after the filters)")
+        return 2 if unreadable else 1
+
+    lookup = records.RecordIndex(records=merged).lookup
+    result = beforeafter.before_after(
+        sides[0], sides[1], threshold=threshold, pair_by=options.pair_by, lookup=lookup
+    )
+    outcome = beforeafter.gate(result, fail_on, invalid=invalid, unreadable=unreadable)
+    if options.format == "github":
+        GithubReporter(out, fail_on).write(result, outcome)
+    elif options.format == "junit":
+        JunitReporter(out, fail_on).write(result, outcome)
+    else:
+        beforeafter_report.REPORTERS[options.format](out).write(result, outcome)
+    if options.format not in ("text", "github"):
+        say(beforeafter_report.summary_line(result, outcome))
+    return outcome.status
+
+
+def _load(paths: tuple[str, ...], progress: bool | None, err: TextIO, side: str) -> LoadResult:
+    """One side's records, validated; problems on ``err`` as validate words them."""
+    from kernelindex_sdk.cli.reporters import format_problem
+    from kernelindex_sdk.compare import records
+    from kernelindex_sdk.progress import Progress
+    from kernelindex_sdk.sources import FileSource, StdinSource, expand
+
+    found = list(expand(paths))
+    streamed = any(isinstance(source, StdinSource) for source in found)
+    with Progress(
+        total=None if streamed else sum(isinstance(s, FileSource) for s in found),
+        label=f"compare: loading {side}",
+        stream=err,
+        enabled=progress,
+    ) as bar:
+        return records.load_records(
+            paths, on_problem=lambda problem: bar.note(format_problem(problem)), tick=bar.advance
+        )

@@ -1,0 +1,459 @@
+"""Reporters for before/after (:class:`~kernelindex_sdk.compare.beforeafter.BeforeAfter`):
+text, Markdown, CSV and JSON.
+
+Reporters only format: pairs arrive in report order (regressions first, worst first),
+verdicts and reasons decided. Every pair shows its ratio (candidate ÷ reference), both
+values with the noise each record carries, the verdict and its reason; then the runs
+that could not be paired, then the summary (counts per verdict, the geometric-mean
+ratio overall and per kernel × GPU) and the gate's outcome. Machine formats use base
+units (ns, bytes) and every run's own digest. The CI formats (GitHub annotations,
+JUnit) are the CLI's, beside validate's (:mod:`kernelindex_sdk.cli.beforeafter_reporters`).
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+from collections.abc import Callable, Iterable, Mapping
+from typing import IO, Any, Final
+
+from kernelindex_sdk.compare.beforeafter import (
+    SAME,
+    SLOWER,
+    VERDICTS,
+    BeforeAfter,
+    Outcome,
+    Pair,
+    Tally,
+    Unpaired,
+)
+from kernelindex_sdk.compare.noise import STDDEV, Noise
+from kernelindex_sdk.compare.report import (
+    _csv_number,
+    _whole,
+    workload_text,
+)
+from kernelindex_sdk.compare.report import _md as _md_text
+from kernelindex_sdk.compare.runs import ResolvedRun, short_digest
+from kernelindex_sdk.compare.units import number, pick_unit, quantity
+from kernelindex_sdk.metrics import BASE_UNITS, METRIC_NAMES
+from kernelindex_sdk.printable import one_line
+
+#: How many unpaired runs a text or Markdown report lists per side before "and N more".
+MAX_UNPAIRED: Final = 50
+
+
+def what(run: ResolvedRun) -> str:
+    """``GeGLU MLP [geglu] · forward · latency · NVIDIA H100 80GB HBM3``."""
+    title, kernel = run.kernel_title, run.kernel
+    name = f"{title} [{kernel}]" if kernel and kernel != title else title
+    metric = METRIC_NAMES.get(run.metric, run.metric)
+    return " · ".join([name, run.pass_ or "pass unknown", metric, run.gpu])
+
+
+def side_text(run: ResolvedRun, noise: Noise, unit: tuple[str, float]) -> str:
+    """``100.0 µs (p20–p80 98.00–103.0 µs)``, ``236.8 µs (± 1.850 µs stddev, n=2112)``,
+    ``9.257 ms (no noise: collapsed quantiles)`` or ``OOM: CUDA out of memory``."""
+    if not run.passed or run.value is None:
+        return f"{run.status.upper()}: {run.reason}" if run.reason else run.status.upper()
+    shown = quantity(run.value, unit)
+    if noise.low is None or noise.high is None:
+        return f"{shown} (no noise: {noise.why or 'none recorded'})"
+    if noise.kind == STDDEV and run.stddev is not None:
+        count = f", n={noise.samples}" if noise.samples is not None else ""
+        return f"{shown} (± {quantity(run.stddev, unit)} stddev{count})"
+    low, high = number(noise.low / unit[1]), number(noise.high / unit[1])
+    return f"{shown} ({noise.label} {low}–{high} {unit[0]})"
+
+
+def ratio_text(ratio: float | None) -> str:
+    """``1.234×`` (three decimals: a 5 % threshold needs more than two), or ``n/a``."""
+    return "n/a" if ratio is None else f"{ratio:.3f}×"
+
+
+def _unit(pair: Pair) -> tuple[str, float]:
+    return pick_unit((pair.reference.value, pair.candidate.value), pair.candidate.metric)
+
+
+def _others(runs: tuple[ResolvedRun, ...]) -> str:
+    return f" (+{len(runs)} other{'s' * (len(runs) != 1)} qualified, older)" if runs else ""
+
+
+def tally_text(tally: Tally) -> str:
+    """``3 pairs: 1 slower, 0 unsure, 1 faster, 1 same; geomean ratio 1.012×``."""
+    counts = ", ".join(f"{tally.counts.get(v, 0)} {v}" for v in VERDICTS)
+    pairs = f"{tally.pairs} pair{'s' * (tally.pairs != 1)}"
+    return f"{pairs}: {counts}; geomean ratio {ratio_text(tally.geomean)}"
+
+
+def summary_line(result: BeforeAfter, outcome: Outcome) -> str:
+    """The last line: the tally, the unpaired counts and the exit status with its reason."""
+    unpaired_ref = sum(u.runs for u in result.unpaired_reference)
+    unpaired_cand = sum(u.runs for u in result.unpaired_candidate)
+    return (
+        f"{tally_text(result.overall)} (candidate ÷ reference, threshold"
+        f" {result.threshold * 100:g} %, paired by {result.pair_by});"
+        f" unpaired runs: {unpaired_ref} reference, {unpaired_cand} candidate;"
+        f" exit {outcome.status}: {outcome.reason}"
+    )
+
+
+def _near_text(unpaired: Unpaired) -> str:
+    if unpaired.near is None:
+        return "nothing on the other side is close"
+    found = "; ".join(str(d) for d in unpaired.differences) or "comparable"
+    return f"closest {unpaired.near.where} ({short_digest(unpaired.near.digest)}): {found}"
+
+
+class TextReporter:
+    """Five lines per changed pair for a terminal (what, workload, both sides with their
+    noise, the reason), one per ``same`` pair (they are most of a report and need no
+    reading), then the unpaired runs and the summary."""
+
+    def __init__(self, out: IO[str]) -> None:
+        self.out = out
+
+    def write(self, result: BeforeAfter, outcome: Outcome) -> None:
+        for pair in result.pairs:
+            unit = _unit(pair)
+            ref, cand = pair.reference, pair.candidate
+            head = f"{pair.verdict.upper():<7} {ratio_text(pair.ratio):>8}  {what(cand)}"
+            if pair.verdict == SAME:
+                self._put(
+                    f"{head} · {cand.implementation_label} · {workload_text(cand)}  ({pair.reason})"
+                )
+                continue
+            self._put(head)
+            self._put(f"    workload   {workload_text(cand)}")
+            for name, run, noise, others in (
+                ("reference", ref, pair.reference_noise, pair.reference_others),
+                ("candidate", cand, pair.candidate_noise, pair.candidate_others),
+            ):
+                shown = side_text(run, noise, unit)
+                label, where = run.implementation_label, run.where
+                self._put(f"    {name}  {shown}  {label}  {where}{_others(others)}")
+            self._put(f"    reason     {pair.reason}")
+        for name, lonely in (
+            ("reference", result.unpaired_reference),
+            ("candidate", result.unpaired_candidate),
+        ):
+            if not lonely:
+                continue
+            runs = sum(u.runs for u in lonely)
+            other = "candidate" if name == "reference" else "reference"
+            self.out.write("\n")
+            self._put(f"unpaired {name} runs: {runs} (no {other} run measures the same)")
+            for unpaired in lonely[:MAX_UNPAIRED]:
+                run = unpaired.run
+                more = _others(unpaired.others)
+                self._put(f"  {what(run)} · {run.implementation_label}  {run.where}{more}")
+                self._put(f"    workload  {workload_text(run)}")
+                self._put(f"    {_near_text(unpaired)}")
+            if len(lonely) > MAX_UNPAIRED:
+                self._put(f"  and {len(lonely) - MAX_UNPAIRED} more (--format json lists all)")
+        if result.by_kernel_gpu:
+            self.out.write("\n")
+            self._put("per kernel × GPU:")
+            for (kernel, gpu), tally in result.by_kernel_gpu:
+                self._put(f"  {kernel} · {gpu}: {tally_text(tally)}")
+        self.out.write("\n")
+        self._put(summary_line(result, outcome))
+
+    def _put(self, text: str) -> None:
+        self.out.write(one_line(text) + "\n")
+
+
+class MarkdownReporter:
+    """A PR comment or ``$GITHUB_STEP_SUMMARY``: the summary first, then one table."""
+
+    def __init__(self, out: IO[str]) -> None:
+        self.out = out
+
+    def write(self, result: BeforeAfter, outcome: Outcome) -> None:
+        write = self.out.write
+        mark = "❌" if outcome.status else "✅"
+        write(f"### {mark} Before/after: {_md(outcome.reason)}\n\n")
+        write(f"{_md(summary_line(result, outcome))}\n\n")
+        if result.by_kernel_gpu:
+            write("| kernel | GPU | pairs | " + " | ".join(VERDICTS) + " | geomean ratio |\n")
+            write("|---|---|---:|" + "---:|" * len(VERDICTS) + "---:|\n")
+            for (kernel, gpu), tally in result.by_kernel_gpu:
+                counts = " | ".join(str(tally.counts.get(v, 0)) for v in VERDICTS)
+                write(
+                    f"| {_md(kernel)} | {_md(gpu)} | {tally.pairs} | {counts}"
+                    f" | {ratio_text(tally.geomean)} |\n"
+                )
+            write("\n")
+        changed = [p for p in result.pairs if p.verdict != SAME]
+        same = [p for p in result.pairs if p.verdict == SAME]
+        if changed:
+            self._table(changed)
+        if same:
+            write(f"<details><summary>{len(same)} pairs the same</summary>\n\n")
+            self._table(same)
+            write("</details>\n\n")
+        for name, lonely in (
+            ("reference", result.unpaired_reference),
+            ("candidate", result.unpaired_candidate),
+        ):
+            if not lonely:
+                continue
+            runs = sum(u.runs for u in lonely)
+            write(f"<details><summary>{runs} unpaired {name} runs</summary>\n\n")
+            for unpaired in lonely[:MAX_UNPAIRED]:
+                run = unpaired.run
+                write(
+                    f"- {_md(what(run))} · {_md(run.implementation_label)}"
+                    f" `{_md(workload_text(run))}` — {_md(_near_text(unpaired))}\n"
+                )
+            if len(lonely) > MAX_UNPAIRED:
+                write(f"- and {len(lonely) - MAX_UNPAIRED} more\n")
+            write("\n</details>\n\n")
+
+    def _table(self, pairs: list[Pair]) -> None:
+        write = self.out.write
+        write("| verdict | ratio | what | workload | reference | candidate | reason |\n")
+        write("|---|---:|---|---|---|---|---|\n")
+        for pair in pairs:
+            unit = _unit(pair)
+            ref, cand = pair.reference, pair.candidate
+            cells = [
+                f"**{pair.verdict}**" if pair.verdict == SLOWER else pair.verdict,
+                ratio_text(pair.ratio),
+                _md(f"{what(cand)} · {ref.implementation_label} → {cand.implementation_label}"),
+                f"`{_md(workload_text(cand))}`",
+                _md(side_text(ref, pair.reference_noise, unit)),
+                _md(side_text(cand, pair.candidate_noise, unit)),
+                _md(pair.reason),
+            ]
+            write("| " + " | ".join(cells) + " |\n")
+        write("\n")
+
+
+def _md(text: str) -> str:
+    """The compare tables' cell escaping, backticks too (cells hold code spans)."""
+    return _md_text(text).replace("`", "'")
+
+
+def noise_json(noise: Noise) -> dict[str, Any]:
+    return {
+        "kind": noise.kind,
+        "low": _whole(noise.low),
+        "high": _whole(noise.high),
+        "samples": noise.samples,
+        "why": noise.why,
+        "label": noise.label,
+    }
+
+
+def side_json(run: ResolvedRun, noise: Noise, others: tuple[ResolvedRun, ...]) -> dict[str, Any]:
+    """One side of a pair: the run's own digest, where it was read, its value and noise."""
+    implementation = run.implementation
+    out: dict[str, Any] = {
+        "digest": run.digest,
+        "source": run.where,
+        "status": run.status,
+        "observedAt": run.observed_at,
+        "implementation": {
+            "digest": run.implementation_digest,
+            "label": run.implementation_label,
+            "provider": run.provider,
+            "version": implementation.version if implementation else None,
+        },
+        "environmentDigest": run.environment_digest,
+    }
+    if run.passed:
+        out.update(
+            statistic=run.statistic,
+            value=_whole(run.value),
+            unit=BASE_UNITS.get(run.metric),
+            noise=noise_json(noise),
+        )
+    else:
+        out["reason"] = run.reason
+    out["others"] = [r.digest for r in others]
+    return out
+
+
+def _key_json(run: ResolvedRun) -> dict[str, Any]:
+    return {
+        "kernel": run.kernel,
+        "pass": run.pass_,
+        "metric": run.metric,
+        "gpu": run.gpu,
+        "workload": workload_text(run),
+        "workloadDigest": run.workload_digest,
+        "protocolDigest": run.protocol_digest,
+        "hardware": run.hardware,
+    }
+
+
+def pair_json(pair: Pair) -> dict[str, Any]:
+    return {
+        "verdict": pair.verdict,
+        "ratio": pair.ratio,
+        "reason": pair.reason,
+        **_key_json(pair.candidate),
+        "reference": side_json(pair.reference, pair.reference_noise, pair.reference_others),
+        "candidate": side_json(pair.candidate, pair.candidate_noise, pair.candidate_others),
+    }
+
+
+def unpaired_json(unpaired: Unpaired) -> dict[str, Any]:
+    run = unpaired.run
+    near = None
+    if unpaired.near is not None:
+        near = {
+            "digest": unpaired.near.digest,
+            "source": unpaired.near.where,
+            "differences": [d.as_json() for d in unpaired.differences],
+        }
+    return {
+        "digest": run.digest,
+        "source": run.where,
+        "status": run.status,
+        "implementation": run.implementation_label,
+        **_key_json(run),
+        "others": [r.digest for r in unpaired.others],
+        "near": near,
+    }
+
+
+def tally_json(tally: Tally) -> dict[str, Any]:
+    return {
+        "pairs": tally.pairs,
+        "verdicts": {v: tally.counts.get(v, 0) for v in VERDICTS},
+        "geomeanRatio": tally.geomean,
+        "ratios": tally.ratios,
+    }
+
+
+class JsonReporter:
+    """One object: ``pairs``, ``unpaired`` (``reference``, ``candidate``), ``summary``."""
+
+    def __init__(self, out: IO[str]) -> None:
+        self.out = out
+
+    def write(self, result: BeforeAfter, outcome: Outcome) -> None:
+        """Streamed: one pair (one unpaired run) per line as it is made, so a report of
+        100,000 pairs never exists whole in memory; each line by the C encoder (an
+        indented dump is pure Python: a third of the time of such a report). ASCII only,
+        as every JSON the project writes."""
+        out = self.out
+        out.write('{\n  "pairs": ')
+        _lines(out, (pair_json(p) for p in result.pairs), "  ")
+        out.write(',\n  "unpaired": {\n    "reference": ')
+        _lines(out, (unpaired_json(u) for u in result.unpaired_reference), "    ")
+        out.write(',\n    "candidate": ')
+        _lines(out, (unpaired_json(u) for u in result.unpaired_candidate), "    ")
+        summary = {
+            **tally_json(result.overall),
+            "threshold": result.threshold,
+            "pairBy": result.pair_by,
+            "unpairedRuns": {
+                "reference": sum(u.runs for u in result.unpaired_reference),
+                "candidate": sum(u.runs for u in result.unpaired_candidate),
+            },
+            "byKernelGpu": [
+                {"kernel": kernel, "gpu": gpu, **tally_json(tally)}
+                for (kernel, gpu), tally in result.by_kernel_gpu
+            ],
+            "exitStatus": outcome.status,
+            "outcome": outcome.reason,
+        }
+        text = json.dumps(summary, ensure_ascii=True, indent=2).replace("\n", "\n  ")
+        out.write(f'\n  }},\n  "summary": {text}\n}}\n')
+
+
+def _lines(out: IO[str], values: Iterable[Any], indent: str) -> None:
+    """A JSON array, one compact item per line."""
+    first = True
+    for value in values:
+        text = json.dumps(value, ensure_ascii=True)
+        out.write(f"{'[' if first else ','}\n{indent}  {text}")
+        first = False
+    out.write("[]" if first else f"\n{indent}]")
+
+
+CSV_COLUMNS: Final = (
+    "verdict", "ratio", "reason", "kernel", "pass", "metric", "gpu", "workload",
+    "unit", "reference_value", "reference_low", "reference_high", "reference_noise",
+    "candidate_value", "candidate_low", "candidate_high", "candidate_noise",
+    "reference_implementation", "candidate_implementation", "reference_status",
+    "candidate_status", "reference_digest", "candidate_digest", "reference_source",
+    "candidate_source",
+)  # fmt: skip
+
+
+class CsvReporter:
+    """One CSV row per pair, base units; unpaired runs as rows with verdict ``unpaired``."""
+
+    def __init__(self, out: IO[str]) -> None:
+        self.out = out
+
+    def write(self, result: BeforeAfter, outcome: Outcome) -> None:
+        writer = csv.writer(self.out, lineterminator="\n")
+        writer.writerow(CSV_COLUMNS)
+        for pair in result.pairs:
+            ref, cand = pair.reference, pair.candidate
+            row: list[object] = [
+                pair.verdict,
+                "" if pair.ratio is None else repr(pair.ratio),
+                pair.reason,
+                cand.kernel or "",
+                cand.pass_ or "",
+                cand.metric,
+                cand.gpu,
+                workload_text(cand),
+                BASE_UNITS.get(cand.metric, ""),
+                *_csv_side(ref, pair.reference_noise),
+                *_csv_side(cand, pair.candidate_noise),
+                ref.implementation_label,
+                cand.implementation_label,
+                ref.status,
+                cand.status,
+                ref.digest,
+                cand.digest,
+                ref.where,
+                cand.where,
+            ]
+            writer.writerow([one_line(c) if isinstance(c, str) else c for c in row])
+        for side, lonely in (
+            ("reference", result.unpaired_reference),
+            ("candidate", result.unpaired_candidate),
+        ):
+            for unpaired in lonely:
+                for run in (unpaired.run, *unpaired.others):
+                    cells = dict.fromkeys(CSV_COLUMNS, "")
+                    cells.update(
+                        verdict=f"unpaired {side}",
+                        reason=_near_text(unpaired),
+                        kernel=run.kernel or "",
+                        metric=run.metric,
+                        gpu=run.gpu,
+                        workload=workload_text(run),
+                        **{
+                            f"{side}_implementation": run.implementation_label,
+                            f"{side}_status": run.status,
+                            f"{side}_digest": run.digest,
+                            f"{side}_source": run.where,
+                        },
+                    )
+                    cells["pass"] = run.pass_ or ""
+                    writer.writerow([one_line(str(c)) for c in cells.values()])
+
+
+def _csv_side(run: ResolvedRun, noise: Noise) -> list[str]:
+    if not run.passed or run.value is None:
+        return ["", "", "", ""]
+    return [_csv_number(run.value), _csv_number(noise.low), _csv_number(noise.high), noise.label]
+
+
+Reporter = TextReporter | MarkdownReporter | JsonReporter | CsvReporter
+
+REPORTERS: Final[Mapping[str, Callable[[IO[str]], Reporter]]] = {
+    "text": TextReporter,
+    "markdown": MarkdownReporter,
+    "json": JsonReporter,
+    "csv": CsvReporter,
+}
