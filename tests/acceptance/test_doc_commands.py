@@ -51,6 +51,10 @@ NOT_RUN: frozenset[tuple[str, str]] = frozenset(
     {
         ("README.md", "creates a virtual environment and installs from the network"),
         ("README.md", "needs a CUDA GPU and liger-kernel, triton, torch"),
+        (
+            "docs/bench-liger.md",
+            "installs liger-kernel, triton, torch and transformers from the network",
+        ),
     }
 )
 #: Seconds one command may take.
