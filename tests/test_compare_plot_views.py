@@ -190,6 +190,11 @@ def test_speedup_panels_sort_problems_and_reuse_the_summary() -> None:
     assert ax.get_yscale() == "log"
     assert [t.get_text() for t in ax.get_xticklabels()] == [e.name for e in panel.entries]
     assert "speed-up" in ax.get_ylabel()
+    # A narrow range (here under 4×) still gets ticks to read it by, not just 1×.
+    low, high = min(min(ratios), 1.0), max(max(ratios), 1.0)
+    assert high / low < 4
+    ticks = [t for t in ax.get_yticks() if low / 1.05 <= t <= high * 1.05]
+    assert 1.0 in ticks and len(ticks) >= 3
 
 
 def test_kernelbench_set_is_drawn_as_speedups_per_gpu(tmp_path: Path) -> None:

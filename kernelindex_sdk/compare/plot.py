@@ -53,6 +53,8 @@ INSTALL_HINT: Final = (
 NAMED_PROBLEMS: Final = 40
 #: Problems named at each end of a speed-up panel with more than NAMED_PROBLEMS.
 NAMED_EXTREMES: Final = 5
+#: Ticks of a speed-up axis spanning less than 4× (ratios and their inverses).
+SPEEDUP_TICKS: Final = (0.25, 0.33, 0.5, 0.67, 0.8, 0.9, 1.0, 1.1, 1.25, 1.5, 2.0, 3.0, 4.0)
 #: Characters per line of a panel's title and subtitle before they wrap.
 TITLE_WIDTH: Final = 60
 SUBTITLE_WIDTH: Final = 66
@@ -170,6 +172,13 @@ def _draw_speedups(ax: Any, panel: SpeedupPanel, named: bool) -> None:
     # Bars grow from 1× (up: faster, down: slower), on a log₂ axis.
     ax.bar(positions, [r - 1.0 for r in positive], width=0.8, color=colours, bottom=1.0)
     ax.set_yscale("log", base=2)
+    low, high = min(min(positive), 1.0), max(max(positive), 1.0)
+    if high / low < 4:
+        # Within 4×, powers of two leave one tick (1×): finer steps, still symmetric.
+        from matplotlib.ticker import FixedLocator
+
+        ticks = [t for t in SPEEDUP_TICKS if low / 1.05 <= t <= high * 1.05]
+        ax.yaxis.set_major_locator(FixedLocator(ticks))
     ax.yaxis.set_major_formatter(FuncFormatter(lambda value, _: f"{value:g}×"))
     ax.yaxis.set_minor_formatter(NullFormatter())
     ax.axhline(1.0, color="0.3", linewidth=0.9)
