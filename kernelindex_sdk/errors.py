@@ -13,9 +13,11 @@ its problem.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from kernelindex_sdk.printable import one_line, short_repr
+from kernelindex_sdk.suggest import closest, did_you_mean
 
 
 @dataclass(frozen=True, slots=True)
@@ -197,6 +199,24 @@ class UnresolvableReference(KernelIndexError):
         super().__init__(one_line(message))
 
 
+def _kinds_like(kind: str, kinds: list[str]) -> tuple[str, ...]:
+    """Kinds to suggest for ``kind``: the closest spellings; else kinds one of whose
+    words is close (``protocl`` → ``BenchmarkProtocol``) or that hold it (``Run`` →
+    ``BenchmarkRun``)."""
+    names = list(dict.fromkeys(kinds))
+    found = closest(kind, names)
+    if found:
+        return found
+    by_word: dict[str, str] = {}
+    for name in names:
+        for word in re.findall(r"[A-Z][a-z0-9]*|[a-z0-9]+", name):
+            by_word.setdefault(word, name)
+    found = tuple(dict.fromkeys(by_word[word] for word in closest(kind, by_word)))
+    if not found and kind.strip():
+        found = tuple(name for name in names if kind.strip().casefold() in name.casefold())
+    return found
+
+
 class UnknownKind(KernelIndexError):
     """No schema is registered for a record's ``apiVersion`` + ``kind`` (or, looked up
     by name, for a kind in any or a given version: ``api_version`` is then None or the
@@ -225,4 +245,6 @@ class UnknownKind(KernelIndexError):
             message = (
                 f"no schema for kind {given_kind} in apiVersion {given_version} (known: {listed})"
             )
+        if isinstance(kind, str):
+            message += did_you_mean(_kinds_like(kind, [pair.rpartition("/")[2] for pair in known]))
         super().__init__(message)

@@ -72,6 +72,22 @@ def test_duplicate_statistic(seed_bundle: dict[str, Any]) -> None:
     assert any("given twice" in p for p in problems(seed_bundle))
 
 
+def test_statistic_in_the_summary_and_again_as_a_measurement(
+    seed_bundle: dict[str, Any],
+) -> None:
+    """docs/format.md: "a statistic may not be given twice" — a median in ``timing`` and
+    another in ``measurements`` validated before (#32), the order check passing both."""
+    spec = seed_bundle["run"]["spec"]
+    median = spec["timing"]["latencyNs"]["median"]
+    spec["measurements"].append(
+        {"metric": "latency", "unit": "ns", "statistic": "median", "value": median * 3}
+    )
+    (found,) = problems(seed_bundle)
+    index = len(spec["measurements"]) - 1
+    assert f"/run/spec/measurements/{index}" in found
+    assert "median of latency is given twice (also at /run/spec/timing/latencyNs/median)" in found
+
+
 def test_primary_statistic_missing(seed_bundle: dict[str, Any]) -> None:
     seed_bundle["run"]["spec"]["timing"]["primaryStatistic"] = "mean"
     (found,) = problems(seed_bundle)
@@ -238,7 +254,13 @@ def _oracle(spec: dict[str, Any], at: str, now: datetime) -> list[tuple[str, str
                 )
             )
         figures += [(value, stat, (field, summary_key)) for stat, value in summary.items()]
-    seen: dict[tuple[str, str], int] = {}
+    # Where each statistic was first given: the summary's, then the measurements'.
+    seen: dict[tuple[str, str], str] = {}
+    if result_metric is not None:
+        field = "timing" if result_metric == "latency" else "memory"
+        key_name = "latencyNs" if field == "timing" else "peakBytes"
+        for stat in spec[field][key_name]:
+            seen[(result_metric, stat)] = f"{at}/{field}/{key_name}/{stat}"
     for index, m in enumerate(spec.get("measurements", ())):
         metric, unit, stat = m["metric"], m["unit"], m["statistic"]
         here = f"{at}/measurements/{index}"
@@ -254,15 +276,9 @@ def _oracle(spec: dict[str, Any], at: str, now: datetime) -> list[tuple[str, str
             )
         elif (metric, "median" if stat == "p50" else stat) in seen:
             also = seen[(metric, "median" if stat == "p50" else stat)]
-            found.append(
-                (
-                    "semantic",
-                    here,
-                    f"{stat} of {metric} is given twice (also at {at}/measurements/{also})",
-                )
-            )
+            found.append(("semantic", here, f"{stat} of {metric} is given twice (also at {also})"))
         else:
-            seen[(metric, "median" if stat == "p50" else stat)] = index
+            seen[(metric, "median" if stat == "p50" else stat)] = here
             figures.append((m["value"] * UNITS[unit][1], stat, index))
 
     def pointer(stat: str, where: Any) -> str:

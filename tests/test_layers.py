@@ -34,6 +34,7 @@ SDK = ROOT / "kernelindex_sdk"
 LAYERS: dict[str, int] = {
     "errors": 0,
     "printable": 0,
+    "suggest": 0,
     "pointers": 0,
     "fileio": 0,
     "wholewrite": 0,

@@ -126,6 +126,35 @@ def test_find_bundle_and_versions() -> None:
         registry.find("potato")
 
 
+@pytest.mark.parametrize(
+    ("given", "meant"),
+    [
+        ("Run", "BenchmarkRun"),  # a word of the kind (#32: suggested nothing)
+        ("protocl", "BenchmarkProtocol"),
+        ("Enviroment", "ExecutionEnvironment"),
+        ("workloads", "Workload"),
+        ("Bundel", "Bundle"),
+    ],
+)
+def test_unknown_kind_suggests_the_closest(given: str, meant: str) -> None:
+    from click.testing import CliRunner
+
+    from kernelindex_sdk.cli.main import cli
+
+    with pytest.raises(UnknownKind) as raised:
+        default_registry().find(given)
+    assert str(raised.value).endswith(f"; did you mean {meant!r}?")
+    result = CliRunner().invoke(cli, ["schema", "show", given])
+    assert result.exit_code == 2
+    assert result.stderr.count("\n") == 1 and f"did you mean {meant!r}?" in result.stderr
+
+
+def test_unknown_kind_far_from_all_suggests_nothing() -> None:
+    with pytest.raises(UnknownKind) as raised:
+        default_registry().find("potato")
+    assert "did you mean" not in str(raised.value)
+
+
 def test_common_definitions_are_support_not_kinds() -> None:
     registry = default_registry()
     assert [e.path.name for e in registry.support] == ["common.schema.json"]

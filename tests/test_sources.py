@@ -5,6 +5,7 @@ from __future__ import annotations
 import io
 import os
 import pickle
+import re
 from pathlib import Path
 
 import pytest
@@ -161,6 +162,58 @@ def test_an_overlong_json_lines_line_is_one_problem_and_reading_goes_on(tmp_path
     assert isinstance(found[1], DocumentTooLarge) and found[1].problem.line == 2
     assert isinstance(found[2], Document) and found[2].line == 4
     assert isinstance(found[3], MalformedJSON) and found[3].problem.line == 5
+
+
+def test_an_overlong_line_of_a_file_is_refused_without_being_held(tmp_path: Path) -> None:
+    """docs/cli.md: a line past the limit is refused *before* it is held in memory (#32:
+    a 257–300 MiB line peaked at 283–550 MB). Measured first, a step at a time; a long
+    line within the limit is then read whole, and reading goes on after either."""
+    import tracemalloc
+
+    from kernelindex_sdk.intake import OverlongLine
+    from kernelindex_sdk.sources import bounded_lines
+
+    mib = 1 << 20
+    path = tmp_path / "long.jsonl"
+    within = b'{"a": "' + b"w" * (10 * mib) + b'"}\n'
+    path.write_bytes(b'{"x": "' + b"x" * (20 * mib) + b'"}\n' + within + b'{"b": 2}\n')
+    with open(path, "rb") as handle:
+        tracemalloc.start()
+        try:
+            lines = bounded_lines(handle, max_bytes=16 * mib)
+            overlong = next(lines)
+            _, peak = tracemalloc.get_traced_memory()
+        finally:
+            tracemalloc.stop()
+        assert isinstance(overlong, OverlongLine) and overlong.size == 20 * mib + 10
+        # A few 1 MiB steps at most, never the 16 MiB the limit would allow.
+        assert peak < 6 * mib, f"{peak / mib:.1f} MiB held for a line that is refused"
+        assert list(lines) == [within, b'{"b": 2}\n']
+
+
+@pytest.mark.slow  # writes nothing (a sparse file) but reads 260 MiB
+def test_a_260_mib_line_is_refused_in_little_memory(tmp_path: Path) -> None:
+    import shutil
+    import subprocess
+    import sys
+
+    timer = shutil.which("time") or "/usr/bin/time"
+    if not os.path.exists(timer):
+        pytest.skip("needs /usr/bin/time to measure the peak memory")
+    path = tmp_path / "long.jsonl"
+    with open(path, "wb") as handle:
+        handle.truncate(260 << 20)  # a hole: one 260 MiB line of NUL bytes
+        handle.seek(260 << 20)
+        handle.write(b'\n{"a": 1}\n')
+    done = subprocess.run(
+        [timer, "-v", sys.executable, "-m", "kernelindex_sdk.cli.main", "validate", str(path)],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert "line longer than 256 MiB" in done.stderr + done.stdout
+    peak_kb = int(re.search(r"Maximum resident set size \(kbytes\): (\d+)", done.stderr)[1])
+    assert peak_kb < 128 * 1024, f"peak {peak_kb} kB"
 
 
 def test_stdin_above_the_limit(tmp_path: Path) -> None:

@@ -5,6 +5,9 @@
 - Units fit the metric (latency in time units, peak memory in byte units), and the
   measurements measure what the run's result is (a timing run carries latencies).
 - The primary statistic is present in the result summary.
+- No statistic is given twice: not twice among the measurements, nor as a measurement
+  repeating one of the result's summary (two medians of one run would both pass the
+  order check, and readers would pick either).
 - ``observedAt`` is not in the future (a little clock skew is forgiven).
 """
 
@@ -92,6 +95,10 @@ def check_run_spec(spec: Mapping[str, Any], at: str, now: datetime | None = None
 
     result_metric: str | None = None
     result_primary: str | None = None
+    # The result's summary and its pointer: a measurement may not repeat one of its
+    # statistics (two medians of one run, which would both pass the order check).
+    result_summary: Mapping[str, Any] = {}
+    result_at = ""
     # (rank, value in base unit, from a summary?, statistic, where) for every ranked
     # figure the run carries, in the order the figures are read; where is (field,
     # summary key) for a summary's figure, the index of a measurement's. Pointers are
@@ -106,6 +113,7 @@ def check_run_spec(spec: Mapping[str, Any], at: str, now: datetime | None = None
         summary = result[summary_key]
         primary = result["primaryStatistic"]
         result_primary = primary
+        result_summary, result_at = summary, f"{at}/{field}/{summary_key}"
         if primary not in summary:
             problems.append(
                 _problem(
@@ -146,11 +154,13 @@ def check_run_spec(spec: Mapping[str, Any], at: str, now: datetime | None = None
             )
             continue
         key = (metric, "median" if statistic == "p50" else statistic)
-        if key in seen:
+        also = f"{at}/measurements/{seen[key]}" if key in seen else None
+        if also is None and metric == result_metric and key[1] in result_summary:
+            also = f"{result_at}/{escape_token(key[1])}"
+        if also is not None:
             problems.append(
                 _problem(
-                    f"{statistic} of {metric} is given twice"
-                    f" (also at {at}/measurements/{seen[key]})",
+                    f"{statistic} of {metric} is given twice (also at {also})",
                     f"{at}/measurements/{index}",
                 )
             )

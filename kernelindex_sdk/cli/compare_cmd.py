@@ -60,6 +60,8 @@ class CompareOptions:
     plot: str | None = None
     #: Under each plot panel, the ratio over the baseline against x.
     plot_ratios: bool = False
+    #: Draw the speed-up per problem, sorted, one panel per GPU, instead of sweeps.
+    plot_speedups: bool = False
     #: Draw a progress bar: None = only when stderr is a terminal.
     progress: bool | None = None
     #: One summary per GPU, metric and implementation instead of the tables (#28).
@@ -117,6 +119,12 @@ def run_compare(
         thresholds = summary.check_thresholds(options.fast_p or thresholds)
     except ValueError as error:
         say(f"--fast-p: {error}")
+        return 2
+    if options.plot is None and (options.plot_ratios or options.plot_speedups):
+        say(f"--plot-{'ratios' if options.plot_ratios else 'speedups'} needs --plot FILE")
+        return 2
+    if options.plot_ratios and options.plot_speedups:
+        say("--plot-ratios and --plot-speedups draw different views; give one")
         return 2
     if options.plot is not None:
         try:
@@ -197,20 +205,36 @@ def run_compare(
         reporter.write(comparison)
 
     if options.plot is not None:
-        from kernelindex_sdk.compare.plot import render
+        from kernelindex_sdk.compare.plot import MAX_PANELS, render, render_speedups
+        from kernelindex_sdk.compare.speedups import no_sweeps, speedup_panels
 
         panel_list, unplaced = sweeps.panels(comparison)
         if unplaced:
             say(f"note: {unplaced} group{_s(unplaced)} without a Workload record not plotted")
+        speedups = options.plot_speedups
+        if not speedups and len(panel_list) > MAX_PANELS and no_sweeps(panel_list):
+            # A suite of one-shape problems (KernelBench): hundreds of one-point panels
+            # say nothing; the speed-up per problem is the view such a set needs.
+            say(
+                f"note: {len(panel_list)} panels and no sweep; drawing the speed-up per"
+                " problem instead (--plot-speedups)"
+            )
+            speedups = True
+        drawn = len(panel_list)
         try:
-            render(panel_list, options.plot, ratios=options.plot_ratios)
+            if speedups:
+                speedup_list = speedup_panels(comparison)
+                drawn = len(speedup_list)
+                render_speedups(speedup_list, options.plot)
+            else:
+                render(panel_list, options.plot, ratios=options.plot_ratios)
         except (PlotError, PlotUnavailable) as error:
             say(str(error))
             return 2
         except OSError as error:
             say(f"cannot write {options.plot}: {error.strerror or error}")
             return 2
-        say(f"wrote {options.plot} ({len(panel_list)} panel{_s(len(panel_list))})")
+        say(f"wrote {options.plot} ({drawn} panel{_s(drawn)})")
     return status
 
 
@@ -295,6 +319,13 @@ def _s(count: int) -> str:
     " saving) over the baseline against x.",
 )
 @click.option(
+    "--plot-speedups",
+    is_flag=True,
+    help="With --plot: instead of sweeps, each implementation's speed-up (or memory"
+    " saving) per problem over the baseline, sorted, one panel per GPU and metric"
+    " (drawn anyway when sweeps would be over 60 one-point panels).",
+)
+@click.option(
     "--summary",
     is_flag=True,
     help="Instead of the tables, one line per GPU, metric and implementation against"
@@ -361,6 +392,7 @@ def compare_command(
     explain: bool,
     plot: str | None,
     plot_ratios: bool,
+    plot_speedups: bool,
     progress: bool | None,
     summary: bool,
     fast_p: tuple[float, ...],
@@ -401,6 +433,7 @@ def compare_command(
         explain=explain,
         plot=plot,
         plot_ratios=plot_ratios,
+        plot_speedups=plot_speedups,
         progress=progress,
         summary=summary,
         fast_p=fast_p,

@@ -13,6 +13,8 @@ together; a notebook can too)::
     summaries = compare.summarize(result, [1.0, 1.5])     # per GPU, metric, implementation
     panels, _ = compare.panels(result)                    # sweeps found
     compare.plot.render(panels, "geglu.png")              # needs matplotlib
+    speedups = compare.speedup_panels(result)             # per problem, sorted (a suite)
+    compare.plot.render_speedups(speedups, "suite.png")
 
 Before/after (``kernelindex compare --against``): :func:`before_after` pairs a
 candidate set with a reference set and judges each pair from the noise each run
@@ -22,7 +24,8 @@ an exit status.
 The comparability rule is in :mod:`~kernelindex_sdk.compare.runs`; grouping, the
 newest-run choice and ratios in :mod:`~kernelindex_sdk.compare.grouping`; summaries
 (geometric-mean speed-up, ``fast_p``) in :mod:`~kernelindex_sdk.compare.summary`; the sweep
-rule for plots in :mod:`~kernelindex_sdk.compare.sweeps`. matplotlib is imported only
+rule for plots in :mod:`~kernelindex_sdk.compare.sweeps`; the speed-up-per-problem view
+of a suite in :mod:`~kernelindex_sdk.compare.speedups`. matplotlib is imported only
 by :mod:`~kernelindex_sdk.compare.plot`, and only when it draws.
 """
 
@@ -48,6 +51,7 @@ from kernelindex_sdk.compare.runs import (
     hardware_identity,
     resolve_runs,
 )
+from kernelindex_sdk.compare.speedups import SpeedupPanel, speedup_panels
 from kernelindex_sdk.compare.summary import Summary, summarize
 from kernelindex_sdk.compare.sweeps import Panel, find_sweeps, panels
 
@@ -68,6 +72,7 @@ __all__ = [
     "ReportOptions",
     "ResolvedRun",
     "Row",
+    "SpeedupPanel",
     "Summary",
     "before_after",
     "differences",
@@ -81,6 +86,7 @@ __all__ = [
     "panels",
     "resolve_runs",
     "select",
+    "speedup_panels",
     "summarize",
     "take_inventory",
 ]

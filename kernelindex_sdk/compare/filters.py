@@ -13,19 +13,20 @@ selects nothing *together with the other filters* is not a typo (``--kernel gegl
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Final
 
 import attrs
 
+from kernelindex_sdk import suggest
 from kernelindex_sdk.compare.grouping import select, squash
 from kernelindex_sdk.compare.runs import ResolvedRun
 
-#: How close a present value must be to be offered (difflib's ratio; click uses 0.6).
-CUTOFF: Final = 0.6
-#: At most this many suggestions, and this many present values listed without one.
-SUGGESTIONS: Final = 3
+#: How close a present value must be to be offered, and how many are: one rule for
+#: every suggestion (:mod:`kernelindex_sdk.suggest`).
+CUTOFF: Final = suggest.CUTOFF
+SUGGESTIONS: Final = suggest.SUGGESTIONS
+#: Present values listed when none is close.
 LISTED: Final = 8
 
 
@@ -45,7 +46,7 @@ class Unmatched:
         """``--kernel 'gelgu' matches nothing in the input; did you mean 'geglu'?``"""
         head = f"--{self.filter} {self.value!r} matches nothing in the input"
         if self.closest:
-            return f"{head}; did you mean {' or '.join(repr(c) for c in self.closest)}?"
+            return head + suggest.did_you_mean(self.closest)
         if not self.present:
             return f"{head} (no {self.filter} values present)"
         shown = ", ".join(self.present[:LISTED])
@@ -98,8 +99,4 @@ def _unmatched(
 
 def closest(value: str, candidates: Iterable[str]) -> tuple[str, ...]:
     """The candidates closest to ``value``, ignoring case, ``-``, ``_`` and spaces."""
-    by_key: dict[str, str] = {}
-    for candidate in candidates:
-        by_key.setdefault(squash(candidate), candidate)
-    keys = difflib.get_close_matches(squash(value), list(by_key), n=SUGGESTIONS, cutoff=CUTOFF)
-    return tuple(by_key[k] for k in keys)
+    return suggest.closest(value, candidates, squash)

@@ -11,11 +11,15 @@ Defaults meant to be readable without options:
 * one panel per sweep (see :mod:`~kernelindex_sdk.compare.sweeps`), titled by the
   kernel's display name, pass and metric, with the GPU and fixed shape underneath,
   wrapped to the panel's width (never cut);
-* y in one readable unit per panel (``latency (ms)``, ``peak memory (MiB)``), the
-  median as a line with markers and the p20–p80 spread as a band;
+* y in one readable unit per panel (``latency (ms)``, ``peak memory (MiB)``); along a
+  numeric sweep the median as a line with markers and the p20–p80 spread as a band;
+  on a categorical axis (dtypes, problem names) each implementation's median as a point
+  with p20–p80 whiskers, side by side — categories are never joined by a line;
 * one y scale for the whole figure: logarithmic when any panel's values span more
-  than :data:`LOG_SPAN` ×; a log₂ x axis for power-of-two sweeps spanning more than
-  :data:`LOG_SPAN` ×;
+  than :data:`LOG_SPAN` ×; a log₂ x axis, ticked at the sweep's own values, for
+  power-of-two sweeps (:func:`powers_of_two`), a log₁₀ one for other numeric sweeps
+  spanning more than :data:`LOG_SPAN` ×;
+* a panel in which no run passed says so (``all runs skipped``) instead of an empty axis;
 * with ``ratios``, a small panel under each with the ratio over the baseline;
 * each implementation one colour in every panel, the baseline first in the legend;
 * runs that did not pass as an ✕ on the x axis, labelled with their status.
@@ -29,6 +33,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Final
 
+from kernelindex_sdk.compare.speedups import SpeedupPanel
 from kernelindex_sdk.compare.sweeps import Panel
 from kernelindex_sdk.compare.units import pick_unit
 from kernelindex_sdk.metrics import METRIC_NAMES, RATIO_NAMES
@@ -44,6 +49,12 @@ MAX_PANELS: Final = 60
 INSTALL_HINT: Final = (
     "pip install matplotlib (or, in a kernelindex checkout, pip install '.[plot]')"
 )
+#: Problems a speed-up panel names on its axis; beyond, only the extremes are named.
+NAMED_PROBLEMS: Final = 40
+#: Problems named at each end of a speed-up panel with more than NAMED_PROBLEMS.
+NAMED_EXTREMES: Final = 5
+#: Ticks of a speed-up axis spanning less than 4× (ratios and their inverses).
+SPEEDUP_TICKS: Final = (0.25, 0.33, 0.5, 0.67, 0.8, 0.9, 1.0, 1.1, 1.25, 1.5, 2.0, 3.0, 4.0)
 #: Characters per line of a panel's title and subtitle before they wrap.
 TITLE_WIDTH: Final = 60
 SUBTITLE_WIDTH: Final = 66
@@ -121,6 +132,83 @@ def render(panels: Sequence[Panel], path: str, *, dpi: int = 100, ratios: bool =
     figure.savefig(path, dpi=dpi)
 
 
+def render_speedups(panels: Sequence[SpeedupPanel], path: str, *, dpi: int = 100) -> None:
+    """Draw each implementation's speed-up per problem, sorted, one panel per GPU (and
+    metric, and implementation): the view for a suite of many one-shape problems.
+
+    Bars are ``baseline ÷ implementation`` on a log₂ axis (2× and 0.5× equally far
+    from 1×), above 1× in green, below in red; a line at 1× and one at the geometric
+    mean. Up to :data:`NAMED_PROBLEMS` problems are named on the x axis; beyond, the
+    :data:`NAMED_EXTREMES` worst and best are listed in the panel's corners.
+    """
+    check_path(path)
+    require_matplotlib()
+    if not panels:
+        raise PlotError("nothing to plot: no problem has a ratio over a baseline")
+    if len(panels) > MAX_PANELS:
+        raise PlotError(
+            f"{len(panels)} panels is too many for one figure (at most {MAX_PANELS});"
+            " narrow the selection with --gpu or --metric"
+        )
+    from matplotlib.figure import Figure
+
+    widest = max(len(panel.entries) for panel in panels)
+    width = min(max(6.0, 0.06 * widest + 3.0), 24.0)
+    named = widest <= NAMED_PROBLEMS
+    height = 4.6 + (0.07 * max(len(e.name) for p in panels for e in p.entries) if named else 0)
+    figure = Figure(figsize=(width, height * len(panels)), layout="constrained")
+    for ax, panel in zip(figure.subplots(len(panels), 1, squeeze=False)[:, 0], panels, strict=True):
+        _draw_speedups(ax, panel, named)
+    figure.savefig(path, dpi=dpi)
+
+
+def _draw_speedups(ax: Any, panel: SpeedupPanel, named: bool) -> None:
+    from matplotlib.ticker import FuncFormatter, NullFormatter
+
+    ratios = [entry.ratio for entry in panel.entries]
+    positions = range(len(ratios))
+    colours = ["tab:green" if r > 1 else "tab:red" if r < 1 else "0.5" for r in ratios]
+    positive = [max(r, 1e-9) for r in ratios]
+    # Bars grow from 1× (up: faster, down: slower), on a log₂ axis.
+    ax.bar(positions, [r - 1.0 for r in positive], width=0.8, color=colours, bottom=1.0)
+    ax.set_yscale("log", base=2)
+    low, high = min(min(positive), 1.0), max(max(positive), 1.0)
+    if high / low < 4:
+        # Within 4×, powers of two leave one tick (1×): finer steps, still symmetric.
+        from matplotlib.ticker import FixedLocator
+
+        ticks = [t for t in SPEEDUP_TICKS if low / 1.05 <= t <= high * 1.05]
+        ax.yaxis.set_major_locator(FixedLocator(ticks))
+    ax.yaxis.set_major_formatter(FuncFormatter(lambda value, _: f"{value:g}×"))
+    ax.yaxis.set_minor_formatter(NullFormatter())
+    ax.axhline(1.0, color="0.3", linewidth=0.9)
+    summary = panel.summary
+    if summary.geomean:
+        ax.axhline(summary.geomean, color="tab:blue", linewidth=1.0, linestyle="--",
+                   label=f"geometric mean {summary.geomean:.2f}×")  # fmt: skip
+        ax.legend(fontsize=8, frameon=False, loc="upper center")
+    ax.set_xlim(-0.6, len(ratios) - 0.4)
+    if named:
+        ax.set_xticks(list(positions), labels=[e.name for e in panel.entries], rotation=90,
+                      fontsize=7)  # fmt: skip
+    else:
+        # Too many to name on the axis: the worst and best few, listed in the corners.
+        ax.set_xticks([])
+        count = min(NAMED_EXTREMES, len(ratios) // 2)
+        worst = [f"{e.name} {e.ratio:.2f}×" for e in panel.entries[:count]]
+        best = [f"{e.name} {e.ratio:.2f}×" for e in reversed(panel.entries[-count:])]
+        for lines, x, align, va in ((worst, 0.01, "left", "top"), (best, 0.99, "right", "bottom")):
+            ax.text(x, 0.98 if va == "top" else 0.02, "\n".join(lines), transform=ax.transAxes,
+                    ha=align, va=va, fontsize=7, color="0.25")  # fmt: skip
+    ax.set_xlabel(f"problems, sorted by {RATIO_NAMES.get(summary.metric, 'ratio')}")
+    ax.set_ylabel(f"{RATIO_NAMES.get(summary.metric, 'ratio')} (×)")
+    faster = summary.faster_share
+    share = f" · faster on {faster:.0%}" if faster is not None else ""
+    metric = METRIC_NAMES.get(summary.metric, summary.metric)
+    ax.set_title(f"{panel.title} · {metric}\n{summary.gpu}{share}", fontsize=9, loc="left")
+    ax.grid(True, axis="y", which="major", alpha=0.3)
+
+
 def _title(panel: Panel) -> str:
     """The panel's title over its subtitle (GPU, fixed shape), each wrapped to the
     panel's width — never cut, however long the fixed settings are."""
@@ -164,15 +252,28 @@ def _draw(ax: Any, panel: Panel, colours: dict[str, Any], title: str, log_y: boo
     def at(x: Any) -> Any:
         return positions[x] if panel.categorical else x
 
-    for series in panel.series:
+    width = len(panel.series)
+    for rank, series in enumerate(panel.series):
         colour = colours[series.label]
         label = f"{series.label} (baseline)" if series.is_baseline else series.label
-        xs = [at(p.x) for p in series.points]
+        # Categories (dtypes, problem names) have no order between them: each
+        # implementation is a column of points, side by side, never joined by a line.
+        shift = (rank - (width - 1) / 2) * min(0.6 / width, 0.2) if panel.categorical else 0.0
+        xs = (
+            [at(p.x) + shift for p in series.points]
+            if panel.categorical
+            else [at(p.x) for p in series.points]
+        )
         ys = [p.value / unit[1] for p in series.points]
-        if xs:
+        low = [(p.p20 if p.p20 is not None else p.value) / unit[1] for p in series.points]
+        high = [(p.p80 if p.p80 is not None else p.value) / unit[1] for p in series.points]
+        if xs and panel.categorical:
+            spread = [[y - lo for y, lo in zip(ys, low, strict=True)],
+                      [hi - y for y, hi in zip(ys, high, strict=True)]]  # fmt: skip
+            ax.errorbar(xs, ys, yerr=spread, fmt="o", markersize=4, capsize=2, linewidth=1.0,
+                        color=colour, label=label)  # fmt: skip
+        elif xs:
             ax.plot(xs, ys, marker="o", markersize=3.5, linewidth=1.6, color=colour, label=label)
-            low = [(p.p20 if p.p20 is not None else p.value) / unit[1] for p in series.points]
-            high = [(p.p80 if p.p80 is not None else p.value) / unit[1] for p in series.points]
             ax.fill_between(xs, low, high, color=colour, alpha=0.2, linewidth=0)
         if series.failures:
             ax.scatter(
@@ -196,6 +297,11 @@ def _draw(ax: Any, panel: Panel, colours: dict[str, Any], title: str, log_y: boo
                     fontsize=7,
                     color=colour,
                 )
+    if not values:
+        # Nothing passed: no y axis to read, say why instead of an empty −0.04…0.04 axis.
+        ax.set_yticks([])
+        ax.text(0.5, 0.5, no_values_note(panel), transform=ax.transAxes, ha="center",
+                va="center", fontsize=9, color="0.35")  # fmt: skip
 
     if log_y and any(v > 0 for v in values):
         from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
@@ -226,6 +332,7 @@ def _draw_ratios(ax: Any, panel: Panel, colours: dict[str, Any]) -> None:
             continue
         xs = [positions[p.x] if panel.categorical else p.x for p in points]
         ax.plot(xs, [p.ratio for p in points], marker="o", markersize=3, linewidth=1.2,
+                linestyle="none" if panel.categorical else "-",
                 color=colours[series.label])  # fmt: skip
         drawn = True
     ax.axhline(1.0, color="0.5", linewidth=0.8, linestyle="--")
@@ -249,15 +356,42 @@ def _x_axis(ax: Any, panel: Panel) -> None:
         return
     numbers = [float(x) for x in panel.x_values if not isinstance(x, (str, bool))]
     ax.set_xlabel(name)
-    if not numbers or min(numbers) <= 0 or max(numbers) / min(numbers) <= LOG_SPAN:
+    if not numbers or min(numbers) <= 0:
         return
-    powers_of_two = all(n.is_integer() and int(n) & (int(n) - 1) == 0 for n in numbers)
-    ax.set_xscale("log", base=2 if powers_of_two else 10)
-    if len(numbers) <= 12:
-        from matplotlib.ticker import FixedLocator, NullLocator
+    if powers_of_two(numbers):
+        ax.set_xscale("log", base=2)
+    elif max(numbers) / min(numbers) > LOG_SPAN:
+        ax.set_xscale("log", base=10)
+    else:
+        return
+    from matplotlib.ticker import FixedLocator, NullLocator
 
-        labels = [f"{int(n)}" if n.is_integer() else f"{n:g}" for n in numbers]
-        rotate = sum(len(t) for t in labels) > 40
-        ax.xaxis.set_major_locator(FixedLocator(numbers))
-        ax.xaxis.set_minor_locator(NullLocator())
-        ax.set_xticks(numbers, labels=labels, fontsize=8, rotation=30 if rotate else 0)
+    # The sweep's own values as ticks (1024 … 16384, not 10³ or 2¹⁰); every other one
+    # beyond a dozen, so labels never overlap.
+    shown = numbers if len(numbers) <= 12 else numbers[:: math.ceil(len(numbers) / 12)]
+    labels = [f"{int(n)}" if n.is_integer() else f"{n:g}" for n in shown]
+    rotate = sum(len(t) for t in labels) > 40
+    ax.xaxis.set_major_locator(FixedLocator(shown))
+    ax.xaxis.set_minor_locator(NullLocator())
+    ax.set_xticks(shown, labels=labels, fontsize=8, rotation=30 if rotate else 0)
+
+
+def powers_of_two(numbers: Sequence[float]) -> bool:
+    """A doubling sweep (64, 128 … or 1024 … 16384): three or more powers of two
+    spanning at least 4×, drawn on a log₂ axis so each step is the same width."""
+    distinct = sorted(set(numbers))
+    if len(distinct) < 3 or distinct[-1] / distinct[0] < 4:
+        return False
+    return all(n.is_integer() and n >= 1 and int(n) & (int(n) - 1) == 0 for n in distinct)
+
+
+def no_values_note(panel: Panel) -> str:
+    """What a panel without one passed run says: ``all runs skipped`` (or each status)."""
+    statuses: dict[str, int] = {}
+    for series in panel.series:
+        for failure in series.failures:
+            statuses[failure.status] = statuses.get(failure.status, 0) + 1
+    if len(statuses) == 1:
+        return f"all runs {next(iter(statuses))}"
+    listed = ", ".join(f"{status} ×{n}" for status, n in sorted(statuses.items()))
+    return f"no run passed ({listed})" if listed else "no run passed"

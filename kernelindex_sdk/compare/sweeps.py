@@ -20,6 +20,11 @@ plots), and a full grid gets one panel per row of the grid.
 Workloads in no sweep (one-off shapes) are drawn together in one more panel per
 family, one categorical x position per workload, labelled by what differs.
 
+Some parameters *name* a problem rather than size it: KernelBench's ``level`` and
+``problem`` number (:data:`IDENTIFYING`). Two workloads that differ in one are two
+different problems, never two points of a sweep, so such a coordinate is never an x
+axis: they land in the categorical panel, one position each.
+
 x is numeric when every value is a number, else categorical (model names, dtypes).
 Each implementation is one series; a run that did not pass is a *failure* marker at
 its x, never a point.
@@ -39,6 +44,9 @@ from kernelindex_sdk.metrics import METRIC_NAMES
 
 #: A flattened workload coordinate: parameter, dtype or setting value.
 Value = int | float | str | bool
+#: Parameters that identify a problem of a suite (KernelBench's ``level`` and
+#: ``problem`` number), not a size: never swept, however numeric they look.
+IDENTIFYING: Final = frozenset({"level", "problem"})
 #: Marks a coordinate a workload does not have.
 _MISSING: Final = "\x00missing"
 
@@ -162,6 +170,8 @@ def find_sweeps(points: Sequence[Mapping[str, Value]]) -> tuple[list[_Sweep], li
     keys = sorted({k for p in points for k in p})
     candidates: list[_Sweep] = []
     for name in keys:
+        if name in IDENTIFYING:
+            continue
         others = [k for k in keys if k != name]
         classes: dict[tuple[Any, ...], list[int]] = {}
         for index, point in enumerate(points):
