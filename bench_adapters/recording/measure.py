@@ -205,7 +205,6 @@ def measure(
         else:
             status, what = "failed", "error"
         reason = f"{what} while {failure.stage}: {describe_error(error)}"
-        values = None
     return Measured(
         status=status,
         reason=reason,
