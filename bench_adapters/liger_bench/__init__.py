@@ -9,7 +9,8 @@ Modules, lowest first: ``catalog`` (which kernels, providers, sweeps; data in
 ``data/kernels.json``), ``plan`` (workloads, no GPU), ``probes`` (device, timer,
 memory probe protocols and their CUDA implementations), ``gate`` (the correctness
 rule), ``setups`` and ``references`` (per-kernel inputs; plain-PyTorch references),
-``torch_backend`` (passes and tensor comparison), ``runner`` (the sweep loop),
+``torch_backend`` (passes and tensor comparison), ``runner`` (the sweep loop: each
+run measured through the recorder's :func:`bench_adapters.recording.measure.measure`),
 ``assemble`` (records, through the importer's builders), ``bench`` (the whole job).
 torch, triton and liger-kernel are imported only when a sweep runs.
 """

@@ -32,15 +32,13 @@ from bench_adapters.liger_bench.probes import LIGER_PACKAGES, DeviceInfo, TimerS
 from bench_adapters.liger_bench.runner import Outcome
 from bench_adapters.recording.environment import GPU_FIELDS, SOFTWARE_FIELDS, Probed
 from bench_adapters.recording.environment import environment_record as build_environment
-from kernelindex_sdk.canonical import digest
+from bench_adapters.recording.recorder import link, unfinished_run
 
 #: sourceNative.source of every run this adapter measures (the importer's is liger-kernel-bench).
 SOURCE = "kernelindex-bench-liger"
 #: comparability.family of this adapter's protocols.
 FAMILY = "kernelindex_bench_liger"
 HARNESS_NAME = "kernelindex bench liger"
-#: The longest reason a run carries (the schema's text limit).
-REASON_LIMIT = 4096
 
 _TIMED = {
     "forward": "the forward call only, with autograd recording (inputs and parameters "
@@ -70,19 +68,10 @@ def protocol_record(
     )
     if metric == "speed":
         grads = pass_ != "forward"
-        measurement: dict[str, Any] = {
-            "timer": "cuda_events",
-            "primaryStatistic": "median",
-            "quantiles": list(timer.quantiles),
-            "warmupMs": timer.warmup_ms,
-            "repetitionMs": timer.rep_ms,
-            "flushL2Cache": True,
-            "gradToNone": grads,
-        }
+        # The recorder's statement of the timer's settings (one definition), plus ours.
+        measurement: dict[str, Any] = {**timer.measurement(), "gradToNone": grads}
         notes = (
-            f"Timed: {timed}, by triton.testing.do_bench(warmup={timer.warmup_ms:g}, "
-            f"rep={timer.rep_ms:g}, quantiles {quantiles}): CUDA events around each call, "
-            "the L2 cache flushed before each call by zeroing a large buffer"
+            f"Timed: {timed}, by {timer.described()}"
             + (
                 ", and .grad of every input and parameter set to None before each call"
                 if grads
@@ -229,25 +218,16 @@ class Assembler:
         return self._implementations[key]
 
     def bundle(self, outcome: Outcome) -> dict[str, Any]:
-        """``{run, protocol, workload, environment, implementation}`` for one outcome."""
+        """``{run, protocol, workload, environment, implementation}`` for one outcome,
+        linked as the recorder links its own (:func:`~bench_adapters.recording.recorder.link`)."""
         workload = outcome.item.workload
-        protocol = self.protocol(outcome.item.metric, workload.pass_)
-        workload_rec = workload_record(workload)
-        implementation = self.implementation(workload.kernel, outcome.provider)
-        refs = (
-            digest(protocol),
-            digest(workload_rec),
-            digest(self.environment),
-            digest(implementation),
+        return link(
+            lambda refs: self.run_record(outcome, refs),
+            protocol=self.protocol(outcome.item.metric, workload.pass_),
+            workload=workload_record(workload),
+            environment=self.environment,
+            implementation=self.implementation(workload.kernel, outcome.provider),
         )
-        run = self.run_record(outcome, refs)
-        return {
-            "run": run,
-            "protocol": protocol,
-            "workload": workload_rec,
-            "environment": self.environment,
-            "implementation": implementation,
-        }
 
     def run_record(self, outcome: Outcome, refs: tuple[str, str, str, str]) -> dict[str, Any]:
         workload = outcome.item.workload
@@ -287,20 +267,14 @@ class Assembler:
                 digests=refs,
                 quality_flags=flags,
             )
-        reason = outcome.reason or outcome.status
-        if len(reason) > REASON_LIMIT:
-            reason = reason[: REASON_LIMIT - 1] + "…"
-        native: dict[str, Any] = {
-            "source": SOURCE,
-            "benchmark": benchmark,
-            "externalId": external_id,
-        }
-        if outcome.native:  # first_call_ms of a run that failed after its first call
-            native["metrics"] = dict(outcome.native)
-        spec: dict[str, Any] = {
-            "status": outcome.status,
-            "reason": reason,
-            "observedAt": outcome.observed_at,
-            "sourceNative": native,
-        }
-        return records.run_envelope(spec, name=name, title=title, labels=labels, digests=refs)
+        return unfinished_run(
+            outcome.status,
+            outcome.reason,
+            outcome.observed_at,
+            {"source": SOURCE, "benchmark": benchmark, "externalId": external_id},
+            outcome.native,  # first_call_ms of a run that failed after its first call
+            name=name,
+            title=title,
+            labels=labels,
+            refs=refs,
+        )

@@ -25,9 +25,11 @@ from bench_adapters.liger_bench.probes import (
     TimerSettings,
     TorchMemoryProbe,
 )
-from bench_adapters.liger_bench.runner import FIRST_CALL, Backend, Outcome, Runner, Tools
+from bench_adapters.liger_bench.runner import Backend, Outcome, Runner, Tools
 from bench_adapters.recording.bundles import InvalidBundle
 from bench_adapters.recording.bundles import write_bundle as recorded_bundle
+from bench_adapters.recording.measure import FIRST_CALL
+from bench_adapters.recording.recorder import harness_version
 from kernelindex_sdk.printable import one_line
 from kernelindex_sdk.progress import Progress
 
@@ -121,13 +123,6 @@ def device_warnings(info: DeviceInfo) -> list[str]:
     return warnings
 
 
-def harness_version() -> str:
-    """The kernelindex-sdk version: this harness's version in every protocol."""
-    import kernelindex_sdk
-
-    return kernelindex_sdk.__version__
-
-
 def write_bundle(out: Path, bundle: dict[str, Any]) -> Path:
     """Write one bundle as the recorder does; return its path.
 
@@ -161,8 +156,10 @@ def run_bench(
     """
     if info is None:
         info = tools.device.describe()
+    # The protocol states what measured, as record()'s does: the timer's own settings and
+    # the memory probe's repetitions (``settings`` is what cuda_tools builds them from).
     assembler = Assembler(
-        catalog.liger, info, settings.timer, settings.memory_repetitions, harness_version()
+        catalog.liger, info, tools.timer.settings, tools.memory.repetitions, harness_version()
     )
     total = sum(len(item.providers) for item in items)
     written: list[Written] = []

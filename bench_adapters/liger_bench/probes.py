@@ -24,6 +24,7 @@ import attrs
 
 # The timer is the recorder's (one definition of do_bench's settings and call).
 from bench_adapters.recording.environment import Probed, Sources, probe
+from bench_adapters.recording.measure import is_out_of_memory
 from bench_adapters.recording.timing import QUANTILES, DoBenchTimer, Timer, TimerSettings
 
 __all__ = [
@@ -191,16 +192,8 @@ class CudaDevice:
         )
 
     def is_out_of_memory(self, error: BaseException) -> bool:
-        torch = self._torch()
-        oom = getattr(torch.cuda, "OutOfMemoryError", None) or getattr(
-            torch, "OutOfMemoryError", None
-        )
-        if oom is not None and isinstance(error, oom):
-            return True
-        # Some CUDA paths (cuBLAS workspaces, Triton launches) raise a plain RuntimeError
-        # whose text is the only sign. Triton's OutOfResources (shared memory, registers)
-        # is a kernel configuration failure, not the device running out: not matched.
-        return "out of memory" in str(error).lower()
+        """The recorder's rule (torch's OutOfMemoryError, MemoryError, or the CUDA text)."""
+        return is_out_of_memory(error)
 
     def release(self) -> None:
         import gc

@@ -3,19 +3,24 @@
 For every planned item and each of its providers, in order:
 
 1. a provider whose modules are not importable is ``skipped`` (with the module named);
-2. a provider that is not itself a reference is run once and checked against the
-   reference (:mod:`~bench_adapters.liger_bench.gate`); a mismatch is ``failed``, and
-   with no importable reference the run is ``skipped`` — unchecked code is never timed.
-   That call is the provider's first at the workload, so it absorbs Triton's JIT and
-   ``torch.compile`` (tens of seconds for the distillation loss): its wall time is
-   recorded apart, as ``first_call_ms``, and never reaches ``do_bench``'s estimate;
-3. the pass is timed (:class:`~bench_adapters.liger_bench.probes.Timer`) or its peak
-   memory measured (:class:`~bench_adapters.liger_bench.probes.MemoryProbe`).
+2. a provider that is checked needs an importable reference, else the run is
+   ``skipped`` — unchecked code is never timed;
+3. the run is measured through the recorder's one measuring sequence
+   (:func:`bench_adapters.recording.measure.measure`, the one ``record()`` uses), with
+   this adapter's steps as its inputs: *setup* computes the reference's results (once
+   per workload) and builds the provider's inputs and modules; the *first call* runs
+   the provider's pass once (a checked provider only), absorbing Triton's JIT and
+   ``torch.compile``, its wall time recorded apart as ``first_call_ms``; the *check* is
+   :mod:`~bench_adapters.liger_bench.gate` against the reference (a mismatch is
+   ``failed``, never measured); the pass is then timed
+   (:class:`~bench_adapters.recording.timing.Timer`) or its peak memory measured
+   (:class:`~bench_adapters.liger_bench.probes.MemoryProbe`).
 
-Out-of-memory anywhere becomes ``oom`` and any other exception ``failed``, each with
-the stage and the error as the reason, and the sweep goes on with the next run. Every
-machine-facing piece — device, kernels, timer, memory probe, clock — is passed in
-(:class:`Tools`), so this loop is tested on a CPU.
+Out of memory anywhere is ``oom``, a module that fails to import only while set up
+``skipped``, any other exception ``failed``, each with the stage and the error as the
+reason, and the sweep goes on with the next run. Every machine-facing piece — device,
+kernels, timer, memory probe, clock — is passed in (:class:`Tools`), so this loop is
+tested on a CPU.
 """
 
 from __future__ import annotations
@@ -24,7 +29,7 @@ import contextlib
 import json
 import time
 from collections.abc import Callable, Iterable, Sequence
-from datetime import datetime, timezone
+from datetime import datetime
 from typing import Any, Protocol
 
 import attrs
@@ -33,11 +38,18 @@ from bench_adapters.liger_bench import gate
 from bench_adapters.liger_bench.catalog import BenchKernel, Tolerance
 from bench_adapters.liger_bench.plan import PlannedItem, Workload
 from bench_adapters.liger_bench.probes import Device, MemoryProbe, Timer, quantile
+from bench_adapters.recording.measure import (
+    Measured,
+    Step,
+    measure,
+    observed_at,
+    stage,
+    timing,
+    utc_now,
+)
 
 #: Statistics a run carries, and the quantile each one is.
 STATISTICS = (("p20", 0.2), ("median", 0.5), ("p80", 0.8))
-#: ``sourceNative.metrics`` name of the correctness-check call's wall time, in ms.
-FIRST_CALL = "first_call_ms"
 
 
 class Prepared(Protocol):
@@ -64,11 +76,6 @@ class Backend(Protocol):
 
     def compare(self, actual: Any, expected: Any, tolerance: Tolerance) -> str | None:
         """None when ``actual`` is within ``tolerance`` of ``expected``, else what differs."""
-
-
-def utc_now() -> datetime:
-    """The wall clock, in UTC."""
-    return datetime.now(timezone.utc)
 
 
 @attrs.define
@@ -105,13 +112,73 @@ class Outcome:
     checked_against: str | None = None
 
 
-class _Stage(Exception):
-    """An exception raised while doing ``stage``, carried to the outcome's reason."""
+class _Trial:
+    """One provider's run of one item, as the measuring sequence's steps.
 
-    def __init__(self, stage: str, error: BaseException) -> None:
-        super().__init__(stage)
-        self.stage = stage
-        self.error = error
+    Holds the prepared provider and the reference's results between the steps; they
+    go with it when the run ends, so every tensor it made can be released.
+    """
+
+    def __init__(
+        self, runner: Runner, item: PlannedItem, provider: str, reference: str | None
+    ) -> None:
+        self.runner = runner
+        self.item = item
+        self.provider = provider
+        self.reference = reference
+        self.expected: gate.Results = ()
+        self.prepared: Prepared | None = None
+
+    def setup(self) -> None:
+        """The reference's results (for the check), then the provider set up (a failure
+        of the reference names its own stage)."""
+        workload, tools = self.item.workload, self.runner.tools
+        if self.reference is not None:
+            self.expected = self.runner._reference_results(workload, self.reference)
+        self.prepared = tools.backend.prepare(workload, self.provider, tools.seed)
+
+    def results(self) -> gate.Results:
+        assert self.prepared is not None
+        return self.prepared.results()
+
+    def check(self, actual: gate.Results) -> str | None:
+        assert self.reference is not None
+        workload = self.item.workload
+        return gate.check(
+            actual,
+            self.expected,
+            workload.kernel.tolerance(workload.shape.dtype),
+            self.runner.tools.backend.compare,
+            provider=self.provider,
+            reference=self.reference,
+        )
+
+    def timed(self) -> tuple[Callable[[], object], Sequence[Any]]:
+        assert self.prepared is not None
+        return self.prepared.timed()
+
+    def measured(self) -> Measured:
+        tools, gated = self.runner.tools, self.reference is not None
+        if self.item.metric == "speed":
+            measuring = timing(tools.timer)
+        else:
+            measuring = Step("measuring peak memory", lambda fn, grads: _peaks(tools.memory, fn))
+        return measure(
+            Step("preparing the timed call", self.timed),
+            measuring,
+            setup=Step(f"setting up {self.provider}", self.setup),
+            first_call=(
+                Step(f"running {self.provider} for the correctness check", self.results)
+                if gated
+                else None
+            ),
+            check=Step("checking against the reference", self.check) if gated else None,
+            keep_output=False,  # the peak-memory probe must not count the checked results
+            skip_import_errors=True,
+            is_oom=tools.device.is_out_of_memory,
+            clock=tools.clock,
+            stopwatch=tools.stopwatch,
+        )
 
 
 class Runner:
@@ -142,83 +209,33 @@ class Runner:
         kernel = item.workload.kernel
         missing = self.tools.backend.missing(kernel, provider)
         if missing is not None:
-            return self._outcome(item, provider, "skipped", f"{provider} cannot run: {missing}")
+            return self._skipped(item, provider, f"{provider} cannot run: {missing}")
         reference: str | None = None
         if kernel.gated(provider):
             reference, why_not = self._choose_reference(kernel)
             if reference is None:
-                return self._outcome(item, provider, "skipped", why_not)
-        first_call: dict[str, float] = {}
+                return self._skipped(item, provider, why_not)
         try:
-            verdict, values, native = self._gate_and_measure(item, provider, reference, first_call)
-        except _Stage as failure:
-            error = failure.error
-            if isinstance(error, ImportError):
-                status, what = "skipped", "cannot import"
-            elif self.tools.device.is_out_of_memory(error):
-                status, what = "oom", "out of memory"
-            else:
-                status, what = "failed", "error"
-            reason = f"{what} while {failure.stage}: {_describe(error)}"
-            return self._outcome(
-                item, provider, status, reason, None, first_call, checked_against=reference
-            )
+            measured = _Trial(self, item, provider, reference).measured()
         finally:
             self._release()
-        if verdict is not None:
-            return self._outcome(
-                item, provider, "failed", verdict, None, first_call, checked_against=reference
-            )
-        return self._outcome(
-            item,
-            provider,
-            "passed",
-            None,
-            values,
-            {**native, **first_call},
+        values, native = None, dict(measured.native)
+        if measured.status == "passed" and measured.values is not None:
+            if item.metric == "speed":
+                values, quantiles = self._speed(measured.values)
+            else:
+                values, quantiles = _memory(measured.values)
+            native = {**quantiles, **native}
+        return Outcome(
+            item=item,
+            provider=provider,
+            status=measured.status,
+            reason=measured.reason,
+            values=values,
+            native=native,
+            observed_at=measured.observed_at,
             checked_against=reference,
         )
-
-    def _gate_and_measure(
-        self,
-        item: PlannedItem,
-        provider: str,
-        reference: str | None,
-        first_call: dict[str, float],
-    ) -> tuple[str | None, tuple[int, int, int] | None, dict[str, float]]:
-        """(gate verdict, values, native); raises :class:`_Stage` on any error.
-
-        A method of its own so every tensor it made is released when it returns. The
-        correctness-check call's wall time goes into ``first_call`` as soon as it is
-        known, so a run that fails later still records it.
-        """
-        backend, workload = self.tools.backend, item.workload
-        if reference is not None:
-            expected = self._reference_results(workload, reference)
-        prepared = _stage(f"setting up {provider}", backend.prepare, workload, provider, self.seed)
-        if reference is not None:
-            started = self.tools.stopwatch()
-            actual = _stage(f"running {provider} for the correctness check", prepared.results)
-            first_call[FIRST_CALL] = round((self.tools.stopwatch() - started) * 1000, 3)
-            verdict = gate.check(
-                actual,
-                expected,
-                workload.kernel.tolerance(workload.shape.dtype),
-                backend.compare,
-                provider=provider,
-                reference=reference,
-            )
-            del actual
-            if verdict is not None:
-                return verdict, None, {}
-        fn, grads = _stage("preparing the timed call", prepared.timed)
-        if item.metric == "speed":
-            ms = _stage("timing", self.tools.timer.time, fn, grads)
-            values, native = self._speed(ms)
-        else:
-            peaks = _stage("measuring peak memory", self.tools.memory.peaks, fn)
-            values, native = _memory(peaks)
-        return None, values, native
 
     @property
     def seed(self) -> int:
@@ -241,7 +258,7 @@ class Runner:
         if self._reference_key == key and self._reference is not None:
             return self._reference[1]
         self._forget_reference()
-        prepared = _stage(
+        prepared = stage(
             f"setting up the {reference} reference",
             self.tools.backend.prepare,
             workload,
@@ -249,7 +266,7 @@ class Runner:
             self.seed,
         )
         try:
-            results: gate.Results = _stage(f"computing the {reference} reference", prepared.results)
+            results: gate.Results = stage(f"computing the {reference} reference", prepared.results)
         finally:
             del prepared
         self._reference_key, self._reference = key, (reference, results)
@@ -266,65 +283,38 @@ class Runner:
             self.tools.device.release()
 
     def _speed(self, ms: Sequence[float]) -> tuple[tuple[int, int, int], dict[str, float]]:
-        quantiles = self.tools.timer.settings.quantiles
-        if len(ms) != len(quantiles):
-            raise _Stage("timing", ValueError(f"timer returned {len(ms)} values"))
-        by_q = dict(zip(quantiles, ms, strict=True))
+        """(p20, median, p80) in ns, and do_bench's ms as they came (``ms_20`` …)."""
+        by_q = dict(zip(self.tools.timer.settings.quantiles, ms, strict=True))
         native = {f"ms_{round(q * 100)}": float(by_q[q]) for _, q in STATISTICS}
         values = tuple(round(by_q[q] * 1_000_000) for _, q in STATISTICS)
         return (values[0], values[1], values[2]), native
 
-    def _outcome(
-        self,
-        item: PlannedItem,
-        provider: str,
-        status: str,
-        reason: str | None,
-        values: tuple[int, int, int] | None = None,
-        native: dict[str, float] | None = None,
-        *,
-        checked_against: str | None = None,
-    ) -> Outcome:
-        moment = self.tools.clock().astimezone(timezone.utc)
-        observed = moment.strftime("%Y-%m-%dT%H:%M:%S.") + f"{moment.microsecond // 1000:03d}Z"
+    def _skipped(self, item: PlannedItem, provider: str, reason: str) -> Outcome:
         return Outcome(
             item=item,
             provider=provider,
-            status=status,
+            status="skipped",
             reason=reason,
-            values=values,
-            native=native or {},
-            observed_at=observed,
-            checked_against=checked_against,
+            values=None,
+            native={},
+            observed_at=observed_at(self.tools.clock),
         )
 
 
-def _memory(peaks: Sequence[int]) -> tuple[tuple[int, int, int], dict[str, float]]:
+def _peaks(memory: MemoryProbe, fn: Callable[[], object]) -> list[int]:
+    peaks = memory.peaks(fn)
     if not peaks:
-        raise _Stage("measuring peak memory", ValueError("the memory probe returned no peaks"))
+        raise ValueError("the memory probe returned no peaks")
+    return peaks
+
+
+def _memory(peaks: Sequence[float]) -> tuple[tuple[int, int, int], dict[str, float]]:
+    """(p20, median, p80) of the peaks in bytes, interpolated as ``torch.quantile``."""
     floats = [float(p) for p in peaks]
     by_q = {q: quantile(floats, q) for _, q in STATISTICS}
     values = tuple(round(by_q[q]) for _, q in STATISTICS)
     native = {f"bytes_{round(q * 100)}": by_q[q] for _, q in STATISTICS}
     return (values[0], values[1], values[2]), native
-
-
-def _stage(stage: str, fn: Callable[..., Any], *args: Any) -> Any:
-    try:
-        return fn(*args)
-    except (KeyboardInterrupt, SystemExit):
-        raise
-    except _Stage:
-        raise
-    except Exception as error:
-        raise _Stage(stage, error) from error
-
-
-def _describe(error: BaseException) -> str:
-    text = " ".join(str(error).split()) or "(no message)"
-    if len(text) > 600:
-        text = text[:600] + "…"
-    return f"{type(error).__name__}: {text}"
 
 
 def _workload_key(workload: Workload, reference: str) -> str:

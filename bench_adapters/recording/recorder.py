@@ -1,21 +1,21 @@
 """``record(fn, *args, ...)``: time any callable with do_bench and return a linked bundle.
 
-One call, in order:
+The measuring is :func:`~bench_adapters.recording.measure.measure`'s — the one sequence
+``kernelindex bench liger`` measures through too: ``fn(*args, **kwargs)`` runs once,
+the device synchronized around it (its wall time, JIT and compiling included, is kept
+apart as ``sourceNative.metrics.first_call_ms``); with a ``reference`` (a callable
+taking the same arguments, or the expected value) that output is compared with the
+reference's (``torch.testing.assert_close``, or ``==`` for what is not a tensor) and a
+mismatch is a ``failed`` run, never timed; then the timer
+(:mod:`~bench_adapters.recording.timing`: do_bench unless one is injected) measures the
+quantiles the protocol asks for. Out of memory anywhere is status ``oom``; any other
+error ``failed``; each with the stage and the error as the reason.
 
-1. ``fn(*args, **kwargs)`` runs once, the device synchronized around it: this first call
-   absorbs Triton's JIT and any ``torch.compile``, so its wall time is recorded apart
-   (``sourceNative.metrics.first_call_ms``) and never reaches do_bench's estimate;
-2. with a ``reference`` (a callable taking the same arguments, or the expected value),
-   that output is compared with the reference's (``torch.testing.assert_close``, or
-   ``==`` for what is not a tensor); a mismatch is a ``failed`` run, never timed;
-3. the timer (:mod:`~bench_adapters.recording.timing`: do_bench unless one is injected)
-   measures the quantiles the protocol asks for.
-
-Out of memory anywhere is status ``oom``; any other error ``failed``; each with the
-stage and the error as the reason. The bundle links five records: the run, the
-protocol (from the timer's settings), the workload and implementation as given (see
-:mod:`~bench_adapters.recording.describe` for helpers that build them), and the
-environment (:mod:`~bench_adapters.recording.environment`'s probe, unless given).
+This module adds the records: the run, the protocol (from the timer's settings), the
+workload and implementation as given (see :mod:`~bench_adapters.recording.describe` for
+helpers that build them) and the environment (:mod:`~bench_adapters.recording.environment`'s
+probe, unless given), linked by :func:`link` — which, with :func:`unfinished_run`, also
+assembles ``bench liger``'s bundles.
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ from __future__ import annotations
 import importlib
 import time
 from collections.abc import Callable, Mapping, Sequence
-from datetime import datetime, timezone
+from datetime import datetime
 from typing import Any
 
 import attrs
@@ -31,6 +31,7 @@ import attrs
 from bench_adapters.common.names import record_name
 from bench_adapters.common.records import envelope, run_envelope
 from bench_adapters.recording import environment as env
+from bench_adapters.recording.measure import Measured, Step, measure, stage, timing, utc_now
 from bench_adapters.recording.timing import DoBenchTimer, Timer, TimerSettings
 from kernelindex_sdk.canonical import digest
 
@@ -38,8 +39,6 @@ from kernelindex_sdk.canonical import digest
 SOURCE = "kernelindex-record"
 #: The harness every protocol names.
 HARNESS = "kernelindex record"
-#: ``sourceNative.metrics`` name of the first call's wall time, in ms.
-FIRST_CALL = "first_call_ms"
 #: The longest reason a run carries (the schema's text limit).
 REASON_LIMIT = 4096
 #: Quantile statistics the format names (common.schema.json#/$defs/statistic).
@@ -59,6 +58,8 @@ _STATISTICS = {
 }
 
 Compare = Callable[[Any, Any], "str | None"]
+#: The protocol, workload, environment and implementation digests a run references.
+Refs = tuple[str, str, str, str]
 
 
 @attrs.frozen
@@ -73,41 +74,6 @@ class Recording:
     output: Any = None
     #: The timer's latencies in ms, in the protocol's quantile order (None unless passed).
     milliseconds: tuple[float, ...] | None = None
-
-
-def utc_now() -> datetime:
-    """The wall clock, in UTC."""
-    return datetime.now(timezone.utc)
-
-
-def is_out_of_memory(error: BaseException) -> bool:
-    """Whether ``error`` means the device ran out of memory (torch's type, or its text).
-
-    Some CUDA paths (cuBLAS workspaces, Triton launches) raise a plain RuntimeError
-    whose text is the only sign. Triton's OutOfResources (shared memory, registers) is
-    a kernel configuration failure, not the device running out: not matched.
-    """
-    try:
-        torch = importlib.import_module("torch")
-    except ImportError:
-        torch = None
-    if torch is not None:
-        oom = getattr(torch.cuda, "OutOfMemoryError", None) or getattr(
-            torch, "OutOfMemoryError", None
-        )
-        if oom is not None and isinstance(error, oom):
-            return True
-    return isinstance(error, MemoryError) or "out of memory" in str(error).lower()
-
-
-def synchronize() -> None:
-    """Wait for the CUDA device, when torch and CUDA are there (else nothing to wait for)."""
-    try:
-        torch = importlib.import_module("torch")
-    except ImportError:
-        return
-    if torch.cuda.is_available() and torch.cuda.is_initialized():
-        torch.cuda.synchronize()
 
 
 def compare_outputs(actual: Any, expected: Any) -> str | None:
@@ -143,32 +109,13 @@ def protocol_record(
     settings: TimerSettings, version: str, notes: str | None = None
 ) -> dict[str, Any]:
     """The protocol of a recorder run: do_bench's settings as they were used."""
-    measurement: dict[str, Any] = {
-        "timer": settings.timer,
-        "primaryStatistic": "median",
-        "quantiles": list(settings.quantiles),
-        "repetitionMs": settings.rep_ms,
-        "flushL2Cache": settings.flush_l2,
-    }
-    quantiles = "/".join(f"{q:g}" for q in settings.quantiles)
-    if settings.cuda_graph:
-        call = f"triton.testing.do_bench_cudagraph(rep={settings.rep_ms:g}, quantiles {quantiles})"
-        how = "the calls captured in a CUDA graph and replayed, the L2 cache not flushed"
-        name = "kernelindex-record-do-bench-cudagraph"
-    else:
-        measurement["warmupMs"] = settings.warmup_ms
-        call = (
-            f"triton.testing.do_bench(warmup={settings.warmup_ms:g}, rep={settings.rep_ms:g}, "
-            f"quantiles {quantiles})"
-        )
-        how = "CUDA events around each call, the L2 cache flushed before each by zeroing a buffer"
-        name = "kernelindex-record-do-bench"
+    name = "kernelindex-record-do-bench" + ("-cudagraph" if settings.cuda_graph else "")
     text = (
-        f"Timed by {call}: {how}; the number of calls follows from the estimated time per "
-        "call. The median is the result. The callable's first call (JIT, compile) ran "
-        "before, apart, as sourceNative.metrics.first_call_ms; where a reference was "
-        "given, that call's output was checked against it first and a mismatch recorded "
-        "as failed, never timed."
+        f"Timed by {settings.described()}; the number of calls follows from the estimated "
+        "time per call. The median is the result. The callable's first call (JIT, "
+        "compile) ran before, apart, as sourceNative.metrics.first_call_ms; where a "
+        "reference was given, that call's output was checked against it first and a "
+        "mismatch recorded as failed, never timed."
     )
     if notes:
         text += " " + notes
@@ -177,7 +124,7 @@ def protocol_record(
         {"name": record_name(name), "title": f"kernelindex record · {settings.timer}"},
         {
             "harness": {"name": HARNESS, "version": version},
-            "measurement": measurement,
+            "measurement": settings.measurement(),
             "comparability": {"notes": text[:4096], "family": "kernelindex_record"},
         },
     )
@@ -190,20 +137,53 @@ def harness_version() -> str:
     return kernelindex_sdk.__version__
 
 
-class _Stage(Exception):
-    def __init__(self, stage: str, error: BaseException) -> None:
-        super().__init__(stage)
-        self.stage = stage
-        self.error = error
+def link(
+    run_for: Callable[[Refs], dict[str, Any]],
+    *,
+    protocol: Mapping[str, Any],
+    workload: Mapping[str, Any],
+    environment: Mapping[str, Any],
+    implementation: Mapping[str, Any],
+) -> dict[str, Any]:
+    """The bundle ``{run, protocol, workload, environment, implementation}``: the run
+    built by ``run_for`` from the four records' digests, so it references exactly them."""
+    refs = (digest(protocol), digest(workload), digest(environment), digest(implementation))
+    return {
+        "run": run_for(refs),
+        "protocol": dict(protocol),
+        "workload": dict(workload),
+        "environment": dict(environment),
+        "implementation": dict(implementation),
+    }
 
 
-def _stage(stage: str, fn: Callable[..., Any], *args: Any) -> Any:
-    try:
-        return fn(*args)
-    except (KeyboardInterrupt, SystemExit):
-        raise
-    except Exception as error:
-        raise _Stage(stage, error) from error
+def unfinished_run(
+    status: str,
+    reason: str | None,
+    observed: str,
+    source_native: Mapping[str, Any],
+    metrics: Mapping[str, float],
+    *,
+    name: str,
+    title: str,
+    labels: dict[str, str],
+    refs: Refs,
+) -> dict[str, Any]:
+    """A run that did not pass: its status, the reason (cut to the schema's limit, with
+    an ellipsis), no result; ``metrics`` (the first call's time, where it ran) kept."""
+    text = reason or status
+    if len(text) > REASON_LIMIT:
+        text = text[: REASON_LIMIT - 1] + "…"
+    native = dict(source_native)
+    if metrics:
+        native["metrics"] = dict(metrics)
+    spec: dict[str, Any] = {
+        "status": status,
+        "reason": text,
+        "observedAt": observed,
+        "sourceNative": native,
+    }
+    return run_envelope(spec, name=name, title=title, labels=labels, digests=refs)
 
 
 def record(
@@ -239,74 +219,52 @@ def record(
     environment_rec = (
         dict(environment) if environment is not None else env.environment_record(env.probe())
     )
-    protocol_rec = protocol_record(settings, harness_version())
-    refs = (
-        digest(protocol_rec),
-        digest(workload),
-        digest(environment_rec),
-        digest(implementation),
-    )
 
     def call() -> Any:
         return fn(*args, **call_kwargs)
 
-    native: dict[str, float] = {}
-    output: Any = None
-    status, reason, ms = "passed", None, None
-    try:
-        _stage("synchronizing before the first call", synchronize)
-        started = stopwatch()
-        output = _stage("running the first call", call)
-        _stage("synchronizing after the first call", synchronize)
-        native[FIRST_CALL] = round((stopwatch() - started) * 1000, 3)
-        verdict = None
-        if reference is not None:
-            if callable(reference):
-                expected = _stage("running the reference", lambda: reference(*args, **call_kwargs))
-            else:
-                expected = reference
-            verdict = _stage("comparing with the reference", compare, output, expected)
-        if verdict is not None:
-            status, reason = "failed", f"output differs from the reference: {verdict}"
-        else:
-            ms = tuple(_stage("timing", timer.time, call, list(grad_to_none)))
-            if len(ms) != len(settings.quantiles):
-                raise _Stage("timing", ValueError(f"timer returned {len(ms)} values"))
-    except _Stage as failure:
-        what = "out of memory" if is_out_of_memory(failure.error) else "error"
-        status = "oom" if what == "out of memory" else "failed"
-        text = " ".join(str(failure.error).split()) or "(no message)"
-        reason = f"{what} while {failure.stage}: {type(failure.error).__name__}: {text}"
-        ms = None
-    moment = clock().astimezone(timezone.utc)
-    observed = moment.strftime("%Y-%m-%dT%H:%M:%S.") + f"{moment.microsecond // 1000:03d}Z"
-    run = _run_record(
-        workload, implementation, status, reason, ms, settings, native, observed, refs
+    def check(output: Any) -> str | None:
+        expected = reference
+        if callable(reference):
+            expected = stage("running the reference", lambda: reference(*args, **call_kwargs))
+        verdict = compare(output, expected)
+        return None if verdict is None else f"output differs from the reference: {verdict}"
+
+    measured = measure(
+        Step("timing", lambda: (call, list(grad_to_none))),
+        timing(timer),
+        first_call=Step("running the first call", call),
+        check=None if reference is None else Step("comparing with the reference", check),
+        clock=clock,
+        stopwatch=stopwatch,
     )
-    bundle = {
-        "run": run,
-        "protocol": protocol_rec,
-        "workload": dict(workload),
-        "environment": environment_rec,
-        "implementation": dict(implementation),
-    }
-    return Recording(bundle=bundle, status=status, reason=reason, output=output, milliseconds=ms)
+    bundle = link(
+        lambda refs: _run_record(workload, implementation, settings, measured, refs),
+        protocol=protocol_record(settings, harness_version()),
+        workload=workload,
+        environment=environment_rec,
+        implementation=implementation,
+    )
+    return Recording(
+        bundle=bundle,
+        status=measured.status,
+        reason=measured.reason,
+        output=measured.output,
+        milliseconds=measured.values,
+    )
 
 
 def _run_record(
     workload: Mapping[str, Any],
     implementation: Mapping[str, Any],
-    status: str,
-    reason: str | None,
-    ms: tuple[float, ...] | None,
     settings: TimerSettings,
-    native: dict[str, float],
-    observed: str,
-    refs: tuple[str, str, str, str],
+    measured: Measured,
+    refs: Refs,
 ) -> dict[str, Any]:
     kernel = str(workload.get("spec", {}).get("kernel", "kernel"))
     provider = str(implementation.get("spec", {}).get("provider", "provider"))
     pass_ = str(workload.get("spec", {}).get("pass", "forward"))
+    observed = measured.observed_at
     stamp = observed.replace(":", "-").replace(".", "-").rstrip("Z")
     external_id = f"{kernel}/{pass_}/{provider}/{stamp}"
     name = record_name(f"record-{kernel}-{pass_}-{provider}-{stamp}")
@@ -316,16 +274,21 @@ def _run_record(
         "benchmark": f"{kernel}/{pass_}",
         "externalId": external_id,
     }
-    spec: dict[str, Any] = {"status": status}
-    if status != "passed" or ms is None:
-        spec["reason"] = (reason or status)[:REASON_LIMIT]
-        spec["observedAt"] = observed
-        if native:
-            source_native["metrics"] = dict(native)
-        spec["sourceNative"] = source_native
-        return run_envelope(spec, name=name, title=title, labels={}, digests=refs)
+    ms = measured.values
+    if measured.status != "passed" or ms is None:
+        return unfinished_run(
+            measured.status,
+            measured.reason,
+            observed,
+            source_native,
+            measured.native,
+            name=name,
+            title=title,
+            labels={},
+            refs=refs,
+        )
     by_q = dict(zip(settings.quantiles, ms, strict=True))
-    spec["observedAt"] = observed
+    spec: dict[str, Any] = {"status": "passed", "observedAt": observed}
     spec["timing"] = {
         "latencyNs": {"median": round(by_q[0.5] * 1_000_000)},
         "primaryStatistic": "median",
@@ -346,7 +309,7 @@ def _run_record(
     if measurements:
         spec["measurements"] = measurements
     metrics = {f"ms_q{q:g}": float(v) for q, v in by_q.items()}
-    metrics.update(native)
+    metrics.update(measured.native)
     source_native["metrics"] = metrics
     spec["sourceNative"] = source_native
     return run_envelope(spec, name=name, title=title, labels={}, digests=refs)

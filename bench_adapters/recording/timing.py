@@ -59,6 +59,35 @@ class TimerSettings:
         """The protocol's ``measurement.timer``."""
         return "cuda_graph" if self.cuda_graph else "cuda_events"
 
+    def measurement(self) -> dict[str, Any]:
+        """The protocol's ``measurement``, as these settings time: every protocol of a
+        recorder run and of ``bench liger`` states it from here (one definition)."""
+        measurement: dict[str, Any] = {
+            "timer": self.timer,
+            "primaryStatistic": "median",
+            "quantiles": list(self.quantiles),
+        }
+        if not self.cuda_graph:  # do_bench_cudagraph takes no warm-up
+            measurement["warmupMs"] = self.warmup_ms
+        measurement["repetitionMs"] = self.rep_ms
+        measurement["flushL2Cache"] = self.flush_l2
+        return measurement
+
+    def described(self) -> str:
+        """The call these settings make and how it times, for a protocol's notes."""
+        quantiles = "/".join(f"{q:g}" for q in self.quantiles)
+        if self.cuda_graph:
+            return (
+                f"triton.testing.do_bench_cudagraph(rep={self.rep_ms:g}, quantiles "
+                f"{quantiles}): the calls captured in a CUDA graph and replayed, the L2 "
+                "cache not flushed"
+            )
+        return (
+            f"triton.testing.do_bench(warmup={self.warmup_ms:g}, rep={self.rep_ms:g}, "
+            f"quantiles {quantiles}): CUDA events around each call, the L2 cache flushed "
+            "before each call by zeroing a large buffer"
+        )
+
 
 class Timer(Protocol):
     """Times a callable; returns latencies in milliseconds, one per quantile asked."""
