@@ -95,8 +95,10 @@ class SchemaRegistry:
         """Load every ``*.schema.json`` below ``root/<group>/<version>/``.
 
         Raises :class:`~kernelindex_sdk.errors.SchemaDirectoryError` when ``root`` is
-        not a directory or holds no schema: an empty registry would route nothing and
-        report every record as of an unknown kind.
+        not a directory or holds no schema (an empty registry would route nothing and
+        report every record as of an unknown kind), or when a schema file cannot be
+        read, is not a JSON object or has no ``$id`` (a packaged folder overwritten by
+        hand or by an export): one line naming the file, never a traceback.
         """
         entries: list[SchemaEntry] = []
         support: list[SchemaEntry] = []
@@ -109,10 +111,10 @@ class SchemaRegistry:
                 f"{root}: no schemas (expected <group>/<version>/*.schema.json below it)"
             )
         for path in found:
-            contents = json.loads(path.read_text(encoding="utf-8"))
+            contents = _read_schema(path)
             schema_id = _id_of(contents)
             if schema_id is None:
-                raise ValueError(f"{path}: schema has no $id")
+                raise SchemaDirectoryError(f"{path}: schema has no $id")
             api_version = f"{path.parent.parent.name}/{path.parent.name}"
             kind = _kind_of(path, contents)
             entry = SchemaEntry(api_version, kind or path.name, schema_id, path, contents)
@@ -171,6 +173,19 @@ class SchemaRegistry:
 
     def __iter__(self) -> Iterator[SchemaEntry]:
         return iter(self.entries)
+
+
+def _read_schema(path: Path) -> dict[str, Any]:
+    """A schema file's object, or :class:`SchemaDirectoryError` naming the file."""
+    try:
+        contents = json.loads(path.read_text(encoding="utf-8"))
+    except OSError as error:
+        raise SchemaDirectoryError(f"{path}: cannot read: {error.strerror or error}") from None
+    except ValueError as error:  # JSONDecodeError, UnicodeDecodeError
+        raise SchemaDirectoryError(f"{path}: not a JSON schema file: {error}") from None
+    if not isinstance(contents, dict):
+        raise SchemaDirectoryError(f"{path}: not a JSON schema (not an object)")
+    return contents
 
 
 def _id_of(contents: Any) -> str | None:
