@@ -27,6 +27,9 @@ from kernelindex_sdk.compare.units import pick_unit, quantity, spread, times
 from kernelindex_sdk.metrics import BASE_UNITS, METRIC_NAMES, RATIO_KINDS, RATIO_NAMES
 from kernelindex_sdk.printable import one_line
 
+#: What a run flagged ``observed_at_unknown`` shows as its time in the tables.
+UNKNOWN_TIME: Final = "unknown"
+
 #: Longest reason shown in a table cell before it is cut.
 REASON_WIDTH: Final = 48
 
@@ -101,7 +104,10 @@ def _lines(group: Group, options: ReportOptions) -> list[_Line]:
 
 
 def _when(run: ResolvedRun, options: ReportOptions) -> str:
-    """The date; with ``--all`` also the UTC time, which tells same-day re-runs apart."""
+    """The date; with ``--all`` also the UTC time, which tells same-day re-runs apart.
+    A run flagged ``observed_at_unknown`` is ``unknown``, never its 1970 placeholder."""
+    if not run.dated:
+        return UNKNOWN_TIME
     if not options.show_all:
         return run.observed_at[:10]
     return run.observed_key.astimezone(timezone.utc).strftime("%Y-%m-%d %H:%M:%SZ")
@@ -341,7 +347,7 @@ def run_json(run: ResolvedRun, ratio: float | None) -> dict[str, Any]:
         "digest": run.digest,
         "source": run.where,
         "status": run.status,
-        "observedAt": run.observed_at,
+        "observedAt": run.observed_at if run.dated else None,
     }
     if run.passed:
         out.update(
@@ -488,7 +494,7 @@ def _csv_row(
         BASE_UNITS.get(group.metric, "") if passed else "",
         "" if ratio is None else repr(ratio),
         RATIO_KINDS.get(group.metric, ""),
-        run.observed_at,
+        run.observed_at if run.dated else "",
         "true" if newest else "false",
         row.older if newest else "",
         run.digest,
