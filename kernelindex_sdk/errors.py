@@ -16,6 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from kernelindex_sdk.printable import one_line
+from kernelindex_sdk.wire import json_type
 
 
 @dataclass(frozen=True, slots=True)
@@ -200,9 +201,23 @@ class UnknownKind(KernelIndexError):
             by_version.setdefault(version, []).append(name)
         listed = "; ".join(f"{v}: {', '.join(names)}" for v, names in by_version.items())
         if not lookup:
-            message = f"unknown apiVersion/kind {api_version!r}/{kind!r} (known: {listed})"
+            message = (
+                f"unknown apiVersion/kind {_member(api_version)}/{_member(kind)} (known: {listed})"
+            )
         elif api_version is None:
             message = f"no schema for a kind named {kind!r} (known: {listed})"
         else:
             message = f"no schema for kind {kind!r} in apiVersion {api_version!r} (known: {listed})"
         super().__init__(message)
+
+
+def _member(value: object) -> str:
+    """A record's ``apiVersion`` or ``kind`` as a message shows it: a string quoted, a
+    missing or null one as ``(missing)``, anything else by its JSON type — never
+    Python's ``None`` or a Python type name."""
+    if isinstance(value, str):
+        return repr(value)
+    if value is None:
+        return "(missing)"
+    name = json_type(value)
+    return f"({'an' if name[0] in 'aeiou' else 'a'} {name}, not a string)"
