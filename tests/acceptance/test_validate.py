@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
 
 from .support import INVALID, PROBLEM, SEEDS, SUMMARY, VALID, Invoke
+
+SEED_FILES = sorted(SEEDS.glob("*.json"))
 
 RECORDS_JSONL = VALID / "records.jsonl"
 STREAM = VALID / "refs" / "stream.jsonl"
@@ -371,8 +374,8 @@ def test_github_annotations(invoke: Invoke, monkeypatch: pytest.MonkeyPatch) -> 
         "title=kernelindex malformed-json at /kind::/kind: expected a JSON value"
     )
     assert lines[1] == (
-        "::error file=invalid/bad-name.json,title=kernelindex schema at /metadata/name::"
-        "/metadata/name: 'Liger GeGLU' does not match '^[a-z0-9][a-z0-9._-]*$'"
+        "::error file=invalid/bad-name.json,line=5,col=5,title=kernelindex schema at"
+        " /metadata/name::/metadata/name: 'Liger GeGLU' does not match '^[a-z0-9][a-z0-9._-]*$'"
     )
     assert lines[-1] == "5 valid, 1 invalid, 1 unreadable in 3 files"
 
@@ -386,6 +389,69 @@ def test_github_annotations_escape_what_github_parses(invoke: Invoke, tmp_path: 
     (line, _) = run.stdout.splitlines()
     assert line.startswith(f"::error file={tmp_path}/a%2Cb%3Ac%25.json,")
     assert "'x\\nsha%25'" in line  # repr escaped the newline; then % was encoded
+
+
+_ANNOTATION = re.compile(r"^::error file=([^,]*),line=(\d+),col=(\d+),title=[^:]*::(/\S*): ")
+
+
+def _key_at(path: Path, line: int, column: int) -> str:
+    """The text a ``line=``/``col=`` pair points at in ``path``, up to 40 characters."""
+    return path.read_text("utf-8").splitlines()[line - 1][column - 1 : column + 39]
+
+
+def test_github_annotations_sit_on_the_pointers_line(invoke: Invoke, tmp_path: Path) -> None:
+    """A .json record, an array and a bundle (the seeds' shape, the importers' default
+    layout): every annotation has the line and column of its pointer's member."""
+    seed = json.loads(SEED_FILES[0].read_text("utf-8"))
+    bad = json.loads(json.dumps(seed))
+    bad["run"]["spec"]["status"] = "exploded"
+    bad["environment"]["metadata"]["name"] = "Not A Slug"
+    del bad["protocol"]["spec"]["measurement"]
+    bundle = tmp_path / "bundle.json"
+    bundle.write_text(json.dumps(bad, indent=2), "utf-8")
+    array = tmp_path / "array.json"
+    array.write_text(json.dumps([seed, bad], indent=1), "utf-8")
+    record = INVALID / "three-schema-errors.json"
+    run = invoke("validate", "--format", "github", bundle, array, record)
+    assert run.exit_code == 1
+    annotations = run.stdout.splitlines()[:-1]
+    assert len(annotations) == 4 + 4 + 3, run.stdout  # with the digest mismatch
+    for annotation in annotations:
+        match = _ANNOTATION.match(annotation)
+        assert match is not None, annotation
+        path, line, column, pointer = match.groups()
+        at = _key_at(Path(path), int(line), int(column))
+        token = pointer.rsplit("/", 1)[-1]
+        if pointer.endswith("/spec") and "measurement" in annotation:
+            assert at.startswith('"spec": {'), annotation  # a missing member: its object
+        else:
+            assert at.startswith(f'"{token}":'), (annotation, at)
+    assert sum(a.startswith(f"::error file={array},") for a in annotations) == 4
+    assert any("/1/run/spec/status" in a for a in annotations)
+
+
+def test_github_annotations_read_no_valid_file_again(
+    invoke: Invoke, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Positions cost nothing on the valid path: no valid file is read a second time."""
+    import kernelindex_sdk.positions
+
+    def refuse(text: str, pointers: object) -> None:
+        raise AssertionError("positions computed for a valid file")
+
+    monkeypatch.setattr(kernelindex_sdk.positions, "pointer_positions", refuse)
+    run = invoke("validate", "--format", "github", *SEED_FILES)
+    assert run.exit_code == 0, run.output
+
+
+def test_github_annotations_encode_a_newline_in_a_file_name(invoke: Invoke, tmp_path: Path) -> None:
+    """GitHub's workflow-command escaping: LF as %0A, CR as %0D (its runner decodes them),
+    not a backslash escape GitHub would show as it is."""
+    path = tmp_path / "two\nlines\r.json"
+    path.write_bytes((INVALID / "bad-name.json").read_bytes())
+    run = invoke("validate", "--format", "github", path)
+    (line, _) = run.stdout.splitlines()
+    assert line.startswith(f"::error file={tmp_path}/two%0Alines%0D.json,line=5,col=5,")
 
 
 def test_junit_report(invoke: Invoke, monkeypatch: pytest.MonkeyPatch) -> None:
