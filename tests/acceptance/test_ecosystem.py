@@ -128,3 +128,46 @@ def test_pre_commit_hook_passes_good_records_and_fails_bad_ones(tmp_path: Path) 
     assert failed.returncode == 1, failed.stdout + failed.stderr
     assert "BAD.JSON: /metadata/name: 'Liger GeGLU' does not match" in failed.stdout
     assert "Failed" in failed.stdout
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
+@pytest.mark.skipif(not (BIN / "pre-commit").exists(), reason="pre-commit missing")
+def test_pre_commit_refs_hook_passes_a_run_whose_records_were_committed_earlier(
+    tmp_path: Path,
+) -> None:
+    """The documented --strict-refs set-up failed a correct commit: pre-commit passes only
+    the staged run, not the records it references, committed before. The
+    kernelindex-validate-refs hook resolves them under --refs-from (the repository) and
+    reports only the staged files; a reference to nothing still fails."""
+    split = VALID / "refs" / "split"
+    repo = tmp_path / "scratch"
+    (repo / "results").mkdir(parents=True)
+    _git(repo, "init", "-q")
+    for path in sorted(split.glob("*.json")):
+        if path.name != "run.json":
+            shutil.copy(path, repo / "results" / path.name)
+    (repo / "package.json").write_text('{"name": "x", "version": "1.0.0"}', "utf-8")
+    _git(repo, "add", ".")
+    _git(repo, "commit", "-q", "-m", "records")
+    shutil.copy(split / "run.json", repo / "results" / "run.json")
+    _git(repo, "add", "results/run.json")
+    env = {**os.environ, "PRE_COMMIT_HOME": str(tmp_path / "cache")}
+    command = [str(BIN / "pre-commit"), "try-repo", str(ROOT), "kernelindex-validate-refs"]
+
+    passed = subprocess.run(command, cwd=repo, env=env, capture_output=True, text=True)
+    assert passed.returncode == 0, passed.stdout + passed.stderr
+    assert "Passed" in passed.stdout and "package.json" not in passed.stdout
+
+    record = json.loads((split / "run.json").read_text("utf-8"))
+    record["spec"]["workloadDigest"] = "sha256:" + "0" * 64
+    (repo / "results" / "run.json").write_text(json.dumps(record), "utf-8")
+    _git(repo, "add", "results/run.json")
+    failed = subprocess.run(command, cwd=repo, env=env, capture_output=True, text=True)
+    assert failed.returncode == 1, failed.stdout + failed.stderr
+    assert (
+        "results/run.json: /spec/workloadDigest: workloadDigest sha256:"
+        + "0" * 64
+        + " refers to no Workload given"
+    ) in failed.stdout
+    assert "Failed" in failed.stdout

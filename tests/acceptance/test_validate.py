@@ -340,6 +340,58 @@ def test_unresolved_reference_under_strict_refs(invoke: Invoke) -> None:
     assert run.summary == "1 valid, 1 invalid in 2 files"
 
 
+def _committed(tmp_path: Path) -> tuple[Path, Path]:
+    """A records folder holding SPLIT's referenced records (and files that are no
+    records: a package.json, broken JSON), and SPLIT's run outside it."""
+    results = tmp_path / "results"
+    for path in sorted(SPLIT.glob("*.json")):
+        if path.name != "run.json":
+            _copy(path, results / "earlier" / path.name)
+    (results / "package.json").write_text('{"name": "x", "version": "1.0.0"}', "utf-8")
+    (results / "broken.json").write_text('{"apiVersion": ', "utf-8")
+    return results, _copy(SPLIT / "run.json", tmp_path / "staged" / "run.json")
+
+
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_refs_from_resolves_without_reporting(invoke: Invoke, tmp_path: Path, jobs: str) -> None:
+    """--refs-from DIR: references resolve against DIR's records, which are neither
+    validated, reported nor counted (pre-commit passes only the staged files)."""
+    results, run_file = _committed(tmp_path)
+    alone = invoke("validate", "--jobs", jobs, "--strict-refs", run_file)
+    assert alone.exit_code == 1 and len(alone.problem_lines) == 4
+    run = invoke("validate", "--jobs", jobs, "--refs-from", results, run_file)
+    assert run.exit_code == 0, run.output
+    assert run.lines == ["1 valid, 0 invalid in 1 files"]
+    assert "package.json" not in run.output and "broken.json" not in run.output
+    # Repeatable; a folder without the records resolves nothing.
+    (tmp_path / "empty").mkdir()
+    split = invoke("validate", "--refs-from", tmp_path / "empty", "--refs-from", results, run_file)
+    assert split.exit_code == 0, split.output
+    nothing = invoke("validate", "--refs-from", tmp_path / "empty", run_file)
+    assert nothing.exit_code == 1 and len(nothing.problem_lines) == 4
+    assert all(line.endswith("given") for line in nothing.problem_lines)
+
+
+def test_refs_from_still_checks_the_kind(invoke: Invoke, tmp_path: Path) -> None:
+    results, run_file = _committed(tmp_path)
+    record = json.loads(run_file.read_text("utf-8"))
+    environment = record["spec"]["environmentDigest"]
+    record["spec"]["protocolDigest"] = environment
+    run_file.write_text(json.dumps(record), "utf-8")
+    run = invoke("validate", "--refs-from", results, run_file)
+    assert run.exit_code == 1
+    (line,) = run.problem_lines
+    assert line.endswith(
+        f"protocolDigest {environment} refers to an ExecutionEnvironment, not a BenchmarkProtocol"
+    )
+
+
+def test_refs_from_must_exist(invoke: Invoke, tmp_path: Path) -> None:
+    run = invoke("validate", "--refs-from", tmp_path / "missing", SPLIT / "run.json")
+    assert run.exit_code == 2
+    assert "--refs-from" in run.stderr and "does not exist" in run.stderr
+
+
 def test_unresolved_reference_json(invoke: Invoke) -> None:
     run = invoke("validate", "--strict-refs", "--format", "json", RUN_ONLY)
     assert run.exit_code == 1
