@@ -4,7 +4,9 @@ Two layouts, both under ``DIR/<group>/<version>/``:
 
 * **as packaged** — every schema file byte for byte, ``common.schema.json`` included.
   The files reach each other by ``$id`` and relative ``$ref``: ajv loads them by ``$id``
-  (``-r``); check-jsonschema needs ``--base-uri`` to resolve them by location.
+  (``-r``); check-jsonschema resolves them by location, offline, given the folder as
+  ``--base-uri file:///ABSOLUTE/DIR/<group>/<version>/`` (the trailing ``/`` matters;
+  docs/ci.md).
 * **bundled** — one self-contained file per kind (``Bundle`` included), every schema
   it references inlined under ``$defs`` (:func:`~kernelindex_sdk.bundled.bundled_schema`).
   Plain ``jsonschema``, check-jsonschema without ``--base-uri`` and editors take a

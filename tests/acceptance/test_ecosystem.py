@@ -88,6 +88,35 @@ def test_bundled_schemas_work_in_check_jsonschema(invoke: Invoke, tmp_path: Path
     assert bad.returncode == 1 and b"finished" in bad.stdout + bad.stderr
 
 
+@pytest.mark.skipif(not (BIN / "check-jsonschema").exists(), reason="check-jsonschema missing")
+def test_plain_export_works_in_check_jsonschema_with_a_file_base_uri(
+    invoke: Invoke, tmp_path: Path
+) -> None:
+    """docs/ci.md's command: the packaged files, their folder as --base-uri (file://,
+    absolute, ending in /): every relative $ref is read from the folder, offline."""
+    out = tmp_path / "exported-schemas"
+    assert invoke("schema", "export", out).exit_code == 0
+    folder = out / "kernelindex.dev" / "v1alpha1"
+    base = folder.as_uri() + "/"
+    seeds = [str(p) for p in sorted(SEEDS.glob("*.json"))]
+    broken = json.loads(Path(seeds[0]).read_text("utf-8"))
+    broken["run"]["spec"]["timing"]["latencyNs"]["median"] = "fast"  # via common.schema.json
+    (tmp_path / "broken.json").write_text(json.dumps(broken), encoding="utf-8")
+
+    def check(*args: str) -> subprocess.CompletedProcess[str]:
+        command = [str(BIN / "check-jsonschema"), *args]
+        return subprocess.run(command, capture_output=True, text=True, timeout=120, check=False)
+
+    schema = ["--schemafile", str(folder / "bundle.schema.json")]
+    good = check("--base-uri", base, *schema, *seeds)
+    assert good.returncode == 0, good.stdout + good.stderr
+    bad = check("--base-uri", base, *schema, str(tmp_path / "broken.json"))
+    assert bad.returncode == 1, bad.stdout + bad.stderr
+    assert "'fast' is not of type 'integer'" in bad.stdout
+    # Without the final "/", the folder's last segment is replaced: the refs are missing.
+    assert check("--base-uri", base[:-1], *schema, seeds[0]).returncode != 0
+
+
 def _git(cwd: Path, *args: str) -> None:
     subprocess.run(
         ["git", "-c", "user.email=t@example.com", "-c", "user.name=t", *args],
