@@ -218,7 +218,8 @@ class Pipeline:
     A pipeline runs once. After the iteration ends, :attr:`late` holds the problems
     found only at the end (``strict_refs``) and :attr:`tally` the final counts.
     ``refs_from``: paths whose records references may also resolve against, without
-    being read as inputs (:meth:`_referable`).
+    being read as inputs (:meth:`_referable`). ``on_read``: told the bytes of input
+    read as they are read (in this process), to move a progress bar.
     """
 
     def __init__(
@@ -234,6 +235,7 @@ class Pipeline:
         max_document_bytes: int = MAX_DOCUMENT_BYTES,
         strict_numbers: bool = False,
         refs_from: Sequence[str] = (),
+        on_read: typing.Callable[[int], None] | None = None,
     ) -> None:
         if isinstance(paths, (str, bytes)):
             raise TypeError("paths must be a sequence of path strings, not one string")
@@ -255,6 +257,9 @@ class Pipeline:
         self.strict_numbers = strict_numbers
         #: Where else references may resolve (``--refs-from``): see :meth:`_referable`.
         self.refs_from = tuple(refs_from)
+        #: Told the bytes of input read as they are read, for a progress bar (runs in
+        #: this process only; see :func:`~kernelindex_sdk.sources.read`).
+        self.on_read = on_read
         self.tally = Tally()
         #: Problems found once everything was read (unresolved references).
         self.late: tuple[Problem, ...] = ()
@@ -348,6 +353,7 @@ class Pipeline:
                 max_bytes=self.max_document_bytes,
                 stdin=self.stdin,
                 strict_numbers=self.strict_numbers,
+                on_read=self.on_read,
             )
             yield from _reported(checker, documents, tally, every)
 

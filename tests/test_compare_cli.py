@@ -314,7 +314,7 @@ def test_progress_bar_draws_on_a_slow_load(monkeypatch: pytest.MonkeyPatch) -> N
     monkeypatch.setattr(progress, "Progress", Eager)
     out, err = io.StringIO(), io.StringIO()
     run_compare(CompareOptions((ex("two-implementations"),), progress=True), out=out, err=err)
-    assert "compare: loading [" in err.getvalue()
+    assert "compare: loading bytes [" in err.getvalue()
     assert "compare: loading" not in out.getvalue()
 
 
