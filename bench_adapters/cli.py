@@ -28,6 +28,8 @@ from typing import BinaryIO, Protocol, TextIO
 
 import click
 
+from bench_adapters.common.provenance import KNOWN_SOFTWARE
+
 EXIT_OK = 0
 EXIT_ROWS_SKIPPED = 1
 EXIT_UNREADABLE = 2
@@ -35,6 +37,7 @@ EXIT_UNREADABLE = 2
 MAX_LISTED = 20
 #: Warnings quote input (an unknown kernel's name): longer ones are cut, never wrapped.
 MAX_WARNING = 300
+_KNOWN_SOFTWARE = ", ".join(KNOWN_SOFTWARE)
 
 
 @click.group(name="import")
@@ -49,8 +52,9 @@ def export_group() -> None:
 
 _SET_HELP = (
     "Declare what the files do not say, KEY=VALUE (repeatable): a software version "
-    "(torch=2.5.0, cuda=12.4, driver=550.54) or one of the importer's own keys ({keys}). "
-    "Written with provenance 'caller'; never overrides what a file records."
+    "({software}: torch=2.5.0, cuda=12.4; any other as software.NAME=VERSION) or one of "
+    "the importer's own keys ({keys}). Any other key is refused. Written with provenance "
+    "'caller'; never overrides what a file records."
 )
 
 
@@ -113,7 +117,7 @@ def _source_options(
                 "declarations",
                 multiple=True,
                 metavar="KEY=VALUE",
-                help=_SET_HELP.format(keys=", ".join(reserved)),
+                help=_SET_HELP.format(keys=", ".join(reserved), software=_KNOWN_SOFTWARE),
             ),
         ]
     )
@@ -140,8 +144,9 @@ def _source_options(
     "declarations",
     multiple=True,
     metavar="COMPONENT=VERSION",
-    help="Declare a software version the CSV does not record (torch=2.4.0, cuda=12.4; "
-    "repeatable): written with provenance 'caller' (implies --provenance).",
+    help=f"Declare a software version the CSV does not record ({_KNOWN_SOFTWARE}: "
+    "torch=2.4.0, cuda=12.4; any other as software.NAME=VERSION; repeatable): written "
+    "with provenance 'caller' (implies --provenance).",
 )
 def liger_command(
     csv_paths: tuple[str, ...],

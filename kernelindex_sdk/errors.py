@@ -18,6 +18,7 @@ from dataclasses import dataclass
 
 from kernelindex_sdk.printable import one_line, short_repr
 from kernelindex_sdk.suggest import closest, did_you_mean
+from kernelindex_sdk.wire import json_type
 
 
 @dataclass(frozen=True, slots=True)
@@ -238,7 +239,9 @@ class UnknownKind(KernelIndexError):
             repr(v) if isinstance(v, str) else short_repr(v) for v in (api_version, kind)
         )
         if not lookup:
-            message = f"unknown apiVersion/kind {given_version}/{given_kind} (known: {listed})"
+            message = (
+                f"unknown apiVersion/kind {_member(api_version)}/{_member(kind)} (known: {listed})"
+            )
         elif api_version is None:
             message = f"no schema for a kind named {given_kind} (known: {listed})"
         else:
@@ -248,3 +251,15 @@ class UnknownKind(KernelIndexError):
         if isinstance(kind, str):
             message += did_you_mean(_kinds_like(kind, [pair.rpartition("/")[2] for pair in known]))
         super().__init__(message)
+
+
+def _member(value: object) -> str:
+    """A record's ``apiVersion`` or ``kind`` as a message shows it: a string quoted, a
+    missing or null one as ``(missing)``, anything else by its JSON type — never
+    Python's ``None`` or a Python type name."""
+    if isinstance(value, str):
+        return repr(value)
+    if value is None:
+        return "(missing)"
+    name = json_type(value)
+    return f"({'an' if name[0] in 'aeiou' else 'a'} {name}, not a string)"

@@ -53,7 +53,7 @@ import shutil
 import stat
 import tempfile
 import threading
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 
 from kernelindex_sdk.printable import one_line
@@ -328,7 +328,10 @@ def atomic_write_bytes(path: str | os.PathLike[str], data: bytes) -> bool:
 
 
 def atomic_write_many(
-    files: Iterable[tuple[str | os.PathLike[str], bytes]], *, replace: bool = True
+    files: Iterable[tuple[str | os.PathLike[str], bytes]],
+    *,
+    replace: bool = True,
+    advance: Callable[[int], None] | None = None,
 ) -> list[bool]:
     """Write a batch of files, all or none per directory, with one sync for the batch.
 
@@ -336,7 +339,9 @@ def atomic_write_many(
     bytes). With ``replace=False`` a file that exists with other content is never
     replaced: :class:`ExistingFiles` (a ``FileExistsError``) names every such file, and
     nothing is written. Any other failure before the commit leaves every target as it
-    was; see the module docstring for what holds after it.
+    was; see the module docstring for what holds after it. ``advance`` (a progress
+    bar's) is called with 1 as each file is compared with what is there, and again as
+    each changed file is staged: :func:`write_steps` of the batch in all.
     """
     batch = [(Path(path), data) for path, data in files]
     groups: dict[Path, list[int]] = {}
@@ -348,8 +353,11 @@ def atomic_write_many(
             parent: stack.enter_context(directory_lock(parent)) for parent in sorted(groups)
         }
         existing = []
+        tick = advance if advance is not None else _no_progress
         for index, (target, data) in enumerate(batch):
+            tick(1)
             if _unchanged(target, data):
+                tick(1)  # nothing to stage
                 continue
             changed[index] = True
             if not replace and os.path.lexists(target):
@@ -364,7 +372,7 @@ def atomic_write_many(
         batches = []
         try:
             for directory, indexes in staged:
-                batches.append(_stage(directory, [batch[i] for i in indexes]))
+                batches.append(_stage(directory, [batch[i] for i in indexes], tick))
             if batches:
                 os.sync()
             for staging, journal in batches:
@@ -379,13 +387,25 @@ def atomic_write_many(
     return changed
 
 
-def _stage(directory: Path, files: list[tuple[Path, bytes]]) -> tuple[Path, list[tuple[str, str]]]:
+def write_steps(files: int) -> int:
+    """The steps :func:`atomic_write_many` counts through ``advance`` for ``files`` files."""
+    return 2 * files
+
+
+def _no_progress(n: int) -> None:
+    """The ``advance`` of a batch nobody watches."""
+
+
+def _stage(
+    directory: Path, files: list[tuple[Path, bytes]], tick: Callable[[int], None] = _no_progress
+) -> tuple[Path, list[tuple[str, str]]]:
     """Write ``files`` into a new staging folder of ``directory``; its uncommitted journal."""
     staging = Path(tempfile.mkdtemp(dir=directory, prefix=STAGING_PREFIX))
     by_name: dict[str, str] = {}  # target name -> staged file
     try:
         for target, data in files:
             tmp_name = _write_temp(staging, target, data, "", sync=False)
+            tick(1)
             # A name given twice: the last bytes win, as they would written in order.
             by_name.pop(target.name, None)
             by_name[target.name] = os.path.basename(tmp_name)

@@ -217,6 +217,9 @@ class Pipeline:
 
     A pipeline runs once. After the iteration ends, :attr:`late` holds the problems
     found only at the end (``strict_refs``) and :attr:`tally` the final counts.
+    ``refs_from``: paths whose records references may also resolve against, without
+    being read as inputs (:meth:`_referable`). ``on_read``: told the bytes of input
+    read as they are read (in this process), to move a progress bar.
     """
 
     def __init__(
@@ -231,9 +234,13 @@ class Pipeline:
         stdin: typing.BinaryIO | None = None,
         max_document_bytes: int = MAX_DOCUMENT_BYTES,
         strict_numbers: bool = False,
+        refs_from: Sequence[str] = (),
+        on_read: typing.Callable[[int], None] | None = None,
     ) -> None:
         if isinstance(paths, (str, bytes)):
             raise TypeError("paths must be a sequence of path strings, not one string")
+        if isinstance(refs_from, (str, bytes)):
+            raise TypeError("refs_from must be a sequence of path strings, not one string")
         if report not in ("all", "problems"):
             raise ValueError(f"report must be 'all' or 'problems', not {report!r}")
         if jobs is not None and jobs < 0:
@@ -248,6 +255,11 @@ class Pipeline:
         self.max_document_bytes = max_document_bytes
         #: Refuse number literals whose text and value disagree (``--strict-numbers``).
         self.strict_numbers = strict_numbers
+        #: Where else references may resolve (``--refs-from``): see :meth:`_referable`.
+        self.refs_from = tuple(refs_from)
+        #: Told the bytes of input read as they are read, for a progress bar (runs in
+        #: this process only; see :func:`~kernelindex_sdk.sources.read`).
+        self.on_read = on_read
         self.tally = Tally()
         #: Problems found once everything was read (unresolved references).
         self.late: tuple[Problem, ...] = ()
@@ -265,11 +277,33 @@ class Pipeline:
             yield from self._parallel(sources, jobs)
         else:
             yield from self._in_process(sources)
+        if self.refs_from:
+            self.checker.add_references(self._referable(), [])
         late = self.checker.finish()
         invalidated = self.checker.invalidated
         self.tally.invalid += invalidated
         self.tally.valid -= invalidated
         self.late = tuple(late)
+
+    def _referable(self) -> list[tuple[str, str]]:
+        """``(digest, kind)`` of every record under :attr:`refs_from`, for references
+        to resolve against — records a commit does not touch, which a pre-commit hook
+        is not given (``--refs-from``). They are digested, not validated, and never
+        reported or counted: they are not inputs. What cannot be read there (or holds
+        no record) is passed over; the inputs' own records, added first, win.
+        """
+        from kernelindex_sdk.digesting import DigestSession
+
+        known: list[tuple[str, str]] = []
+        found = Pipeline(
+            self.refs_from,
+            checker=DigestSession(),
+            jobs=self.jobs,
+            max_document_bytes=self.max_document_bytes,
+        )
+        for item in found:
+            known.extend((ref.digest, ref.kind) for ref in item.records if ref.digest)
+        return known
 
     def run(self) -> Tally:
         """Consume the whole pipeline (items unused) and return the final tally."""
@@ -319,6 +353,7 @@ class Pipeline:
                 max_bytes=self.max_document_bytes,
                 stdin=self.stdin,
                 strict_numbers=self.strict_numbers,
+                on_read=self.on_read,
             )
             yield from _reported(checker, documents, tally, every)
 

@@ -12,6 +12,10 @@ when done. It has no dependencies, so every adapter can use it.
             ...
             bar.advance()
 
+The bar must move while the work does: work that runs long between two calls (a whole
+file read, then nothing) shows a bar stuck at 0 % and then gone. Count what moves —
+bytes read (:meth:`Progress.update`), rows, files rendered and written — as it moves.
+
 Messages that must appear while a bar is drawn (warnings) go through
 :meth:`Progress.note`, which clears the bar line first so the two never interleave
 (or call :meth:`Progress.clear` before writing them elsewhere).
@@ -43,9 +47,13 @@ class Progress:
         stream: TextIO | None = None,
         enabled: bool | None = None,
         delay: float = DEFAULT_DELAY,
+        show_counts: bool = True,
     ) -> None:
         self.total = total if total is None or total >= 0 else 0
         self.label = label
+        #: Show ``done/total`` beside the percentage (off when the units are steps of
+        #: several kinds, which mean nothing to a reader).
+        self.show_counts = show_counts
         self.stream: TextIO = stream if stream is not None else sys.stderr
         self.enabled = _is_terminal(self.stream) if enabled is None else enabled
         self.count = 0
@@ -68,7 +76,13 @@ class Progress:
 
     def advance(self, n: int = 1) -> None:
         """Count ``n`` more units done; redraw if enough time has passed."""
-        self.count += n
+        self.update(self.count + n)
+
+    def update(self, count: int) -> None:
+        """Set the units done to ``count`` (e.g. bytes read so far); redraw if enough
+        time has passed. Work that knows where it is, rather than how much it just
+        did, reports that here, as often as it likes: drawing stays rate-limited."""
+        self.count = count
         if not self.enabled:
             return
         now = time.monotonic()
@@ -98,7 +112,8 @@ class Progress:
             filled = BAR_WIDTH * done // self.total
             bar = "#" * filled + "-" * (BAR_WIDTH - filled)
             percent = 100 * done // self.total
-            return f"{prefix}[{bar}] {done}/{self.total} {percent:3d}%"
+            counts = f" {done}/{self.total}" if self.show_counts else ""
+            return f"{prefix}[{bar}]{counts} {percent:3d}%"
         return f"{prefix}{self.count}"
 
     def _draw(self, now: float) -> None:

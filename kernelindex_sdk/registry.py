@@ -95,9 +95,10 @@ class SchemaRegistry:
         """Load every ``*.schema.json`` below ``root/<group>/<version>/``.
 
         Raises :class:`~kernelindex_sdk.errors.SchemaDirectoryError` when ``root`` is
-        not a directory (or cannot be listed), holds no schema, or holds one that cannot
-        be read, is not JSON or has no ``$id``: an empty registry would route nothing
-        and report every record as of an unknown kind.
+        not a directory or holds no schema (an empty registry would route nothing and
+        report every record as of an unknown kind), or when a schema file cannot be
+        read, is not a JSON object or has no ``$id`` (a packaged folder overwritten by
+        hand or by an export): one line naming the file, never a traceback.
         """
         entries: list[SchemaEntry] = []
         support: list[SchemaEntry] = []
@@ -113,11 +114,11 @@ class SchemaRegistry:
                 f"{root}: no schemas (expected <group>/<version>/*.schema.json below it)"
             )
         for path in found:
+            contents = _read_schema(path)
             try:
-                contents = json.loads(path.read_text(encoding="utf-8"))
                 schema_id = _id_of(contents)
-            except (OSError, ValueError) as error:
-                raise SchemaDirectoryError(f"{path}: cannot read: {_reason(error)}") from None
+            except ValueError as error:
+                raise SchemaDirectoryError(f"{path}: cannot read: {error}") from None
             if schema_id is None:
                 raise SchemaDirectoryError(f"{path}: schema has no $id")
             api_version = f"{path.parent.parent.name}/{path.parent.name}"
@@ -195,6 +196,19 @@ def _reason(error: Exception) -> str:
     if isinstance(error, OSError) and error.strerror:
         return error.strerror
     return str(error)
+
+
+def _read_schema(path: Path) -> dict[str, Any]:
+    """A schema file's object, or :class:`SchemaDirectoryError` naming the file."""
+    try:
+        contents = json.loads(path.read_text(encoding="utf-8"))
+    except OSError as error:
+        raise SchemaDirectoryError(f"{path}: cannot read: {error.strerror or error}") from None
+    except ValueError as error:  # JSONDecodeError, UnicodeDecodeError
+        raise SchemaDirectoryError(f"{path}: not a JSON schema file: {error}") from None
+    if not isinstance(contents, dict):
+        raise SchemaDirectoryError(f"{path}: not a JSON schema (not an object)")
+    return contents
 
 
 def _id_of(contents: Any) -> str | None:

@@ -4,7 +4,9 @@ Two layouts, both under ``DIR/<group>/<version>/``:
 
 * **as packaged** — every schema file byte for byte, ``common.schema.json`` included.
   The files reach each other by ``$id`` and relative ``$ref``: ajv loads them by ``$id``
-  (``-r``); check-jsonschema needs ``--base-uri`` to resolve them by location.
+  (``-r``); check-jsonschema resolves them by location, offline, given the folder as
+  ``--base-uri file:///ABSOLUTE/DIR/<group>/<version>/`` (the trailing ``/`` matters;
+  docs/ci.md).
 * **bundled** — one self-contained file per kind (``Bundle`` included), every schema
   it references inlined under ``$defs`` (:func:`~kernelindex_sdk.bundled.bundled_schema`).
   Plain ``jsonschema``, check-jsonschema without ``--base-uri`` and editors take a
@@ -23,7 +25,7 @@ import os
 from pathlib import Path
 
 from kernelindex_sdk.bundled import bundled_schema
-from kernelindex_sdk.fileio import atomic_write_bytes
+from kernelindex_sdk.fileio import atomic_write_many
 from kernelindex_sdk.registry import SchemaRegistry, default_registry
 
 __all__ = ["export_schemas", "schema_bytes"]
@@ -52,17 +54,24 @@ def export_schemas(
     directory: str | os.PathLike[str],
     *,
     bundled: bool = False,
+    force: bool = False,
     registry: SchemaRegistry | None = None,
 ) -> list[Path]:
     """Write the schemas under ``directory/<group>/<version>/``; return the paths written.
 
-    Each file is written atomically; a file that already holds the same bytes is left
-    as it is. Raises ``OSError`` when a file cannot be written.
+    The files are written as one batch (:func:`~kernelindex_sdk.fileio.atomic_write_many`):
+    each whole or absent, and a file that already holds the same bytes is left as it
+    is. A file there with other content — a checkout's own ``schemas/``, an edited
+    schema — is replaced only with ``force``: otherwise
+    :class:`~kernelindex_sdk.fileio.ExistingFiles` names every such file and nothing
+    is written (exporting ``--bundled`` over a checkout's sources once left the
+    package unable to load its own schemas). Raises ``OSError`` when a file cannot be
+    written.
     """
     reg = registry if registry is not None else default_registry()
     target = Path(directory)
     entries = reg.entries if bundled else reg.all_entries
-    written = []
+    files = []
     for entry in entries:
         group, version = entry.api_version.split("/")
         out = target / group / version / entry.path.name
@@ -71,6 +80,6 @@ def export_schemas(
             if bundled
             else entry.path.read_bytes()
         )
-        atomic_write_bytes(out, data)
-        written.append(out)
-    return written
+        files.append((out, data))
+    atomic_write_many(files, replace=force)
+    return [out for out, _ in files]

@@ -37,7 +37,7 @@ import os
 import stat
 import sys
 import typing
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, replace
 from itertools import chain
 from typing import Final
@@ -294,11 +294,17 @@ def read(
     max_bytes: int = MAX_DOCUMENT_BYTES,
     stdin: typing.BinaryIO | None = None,
     strict_numbers: bool = False,
+    on_read: Callable[[int], None] | None = None,
 ) -> Iterator[Document | IntakeError]:
     """The documents of one source (errors yielded, not raised). ``strict_numbers``:
-    refuse number literals whose text and value disagree (see ``intake.loads``)."""
+    refuse number literals whose text and value disagree (see ``intake.loads``).
+    ``on_read`` is told the bytes read as they are read — line by line in JSON Lines
+    and standard input, a whole file at once — for a progress bar that moves while a
+    long file is read."""
     if isinstance(source, StdinSource):
         stream = stdin if stdin is not None else sys.stdin.buffer
+        if on_read is not None:
+            stream = typing.cast(typing.BinaryIO, _Counted(stream, on_read))
         yield from read_stdin(
             stream,
             jsonl=source.jsonl,
@@ -307,10 +313,12 @@ def read(
             strict_numbers=strict_numbers,
         )
     elif source.jsonl:
-        yield from _read_jsonl(source.path, max_bytes, strict_numbers)
+        yield from _read_jsonl(source.path, max_bytes, strict_numbers, on_read)
     else:
         try:
             data = read_bytes(source.path, max_bytes=max_bytes)
+            if on_read is not None:
+                on_read(len(data))
             value = loads(data, source=source.path, strict_numbers=strict_numbers)
             yield Document(source.path, None, value)
         except IntakeError as exc:
@@ -475,15 +483,42 @@ def _is_regular_file(stream: typing.BinaryIO) -> bool:
         return False
 
 
+class _Counted:
+    """A binary stream that tells ``on_read`` how many bytes each read returned."""
+
+    def __init__(self, stream: typing.BinaryIO, on_read: Callable[[int], None]) -> None:
+        self._stream = stream
+        self._on_read = on_read
+
+    def readline(self, size: int = -1) -> bytes:
+        line = self._stream.readline(size)
+        self._on_read(len(line))
+        return line
+
+    def read(self, size: int = -1) -> bytes:
+        data = self._stream.read(size)
+        self._on_read(len(data))
+        return data
+
+    def fileno(self) -> int:
+        return self._stream.fileno()
+
+
 def _read_jsonl(
-    path: str, max_bytes: int, strict_numbers: bool
+    path: str,
+    max_bytes: int,
+    strict_numbers: bool,
+    on_read: Callable[[int], None] | None = None,
 ) -> Iterator[Document | IntakeError]:
     try:
         fd, _ = open_regular(path)
     except IntakeError as exc:
         yield exc
         return
-    with open(fd, "rb") as handle:
+    with open(fd, "rb") as opened:
+        handle = (
+            opened if on_read is None else typing.cast(typing.BinaryIO, _Counted(opened, on_read))
+        )
         lines = bounded_lines(handle, max_bytes)
         yield from jsonl_records(lines, path, 1, False, strict_numbers)
 

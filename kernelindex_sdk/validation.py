@@ -487,7 +487,10 @@ class ValidationSession:
         members = records_of(value, pointer)
         refs = self._refs(members)  # once: digests are the costly part of an item
         name = refs[0].name if refs and members[0][1] is head else name_of(head)
-        if not isinstance(value, dict):
+        if not isinstance(value, dict) or (
+            not bundle and "apiVersion" not in value and "kind" not in value
+        ):
+            # Any other JSON (a package.json) is no record of an unknown kind.
             problems.append(
                 Problem(
                     "not a kernelindex record: expected an object with apiVersion and kind,"

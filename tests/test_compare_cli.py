@@ -314,7 +314,7 @@ def test_progress_bar_draws_on_a_slow_load(monkeypatch: pytest.MonkeyPatch) -> N
     monkeypatch.setattr(progress, "Progress", Eager)
     out, err = io.StringIO(), io.StringIO()
     run_compare(CompareOptions((ex("two-implementations"),), progress=True), out=out, err=err)
-    assert "compare: loading [" in err.getvalue()
+    assert "compare: loading bytes [" in err.getvalue()
     assert "compare: loading" not in out.getvalue()
 
 
@@ -435,3 +435,77 @@ def test_passes_read_forward_backward_full(tmp_path: Path) -> None:
         "backward",
         "full",
     ]
+
+
+# --------------------------------------------------------------------------- undated runs
+
+
+def _undated_set(
+    directory: Path, order: tuple[int, ...], *, dated: bool = True
+) -> tuple[Path, dict[str, str]]:
+    """huggingface (dated) and liger runs of one workload: one dated 2024-03-01 (unless
+    not ``dated``), two flagged observed_at_unknown (the 1970 placeholder), written in
+    ``order``; returns the file and the runs' names → digests."""
+    from compare_corpus import GEN
+
+    from kernelindex_sdk.canonical import digest
+    from kernelindex_sdk.wire import OBSERVED_AT_UNKNOWN, UNKNOWN_OBSERVED_AT
+
+    refs = {
+        "protocol": GEN.protocol("forward"),
+        "workload": GEN.workload("geglu", seq=1),
+        "environment": GEN.environment("h100"),
+        "implementation": GEN.implementation("huggingface"),
+    }
+    liger_refs = {**refs, "implementation": GEN.implementation("liger", "0.5.0")}
+    base = GEN.run("hf", refs, latency=(100, 100, 100))
+    liger = []
+    for name, observed, value in (
+        ("liger-dated", "2024-03-01T00:00:00Z", 50),
+        ("liger-undated-a", UNKNOWN_OBSERVED_AT, 40),
+        ("liger-undated-b", UNKNOWN_OBSERVED_AT, 25),
+    ):
+        record = GEN.run(name, liger_refs, observed=observed, latency=(value,) * 3)
+        if observed == UNKNOWN_OBSERVED_AT:
+            record["spec"]["qualityFlags"] = [OBSERVED_AT_UNKNOWN]
+        liger.append(record)
+    chosen = [liger[i] for i in order if dated or i != 0]
+    records = [*refs.values(), liger_refs["implementation"], base, *chosen]
+    path = directory / "runs.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
+    return path, {r["metadata"]["name"]: digest(r) for r in (base, *liger)}
+
+
+@pytest.mark.parametrize("order", [(0, 1, 2), (2, 1, 0), (1, 0, 2)])
+def test_an_undated_run_shows_unknown_and_never_wins_newest(
+    tmp_path: Path, order: tuple[int, ...]
+) -> None:
+    """nvbench and KernelBench runs carry the 1970 placeholder and observed_at_unknown:
+    compare shows "unknown", never 1970, and a dated run is newer than any of them;
+    among undated runs the greatest digest is the newest, whatever the input order."""
+    path, digests = _undated_set(tmp_path, order)
+    undated = sorted(["liger-undated-a", "liger-undated-b"], key=digests.__getitem__)[::-1]
+    values = {"liger-undated-a": "40.00 ns", "liger-undated-b": "25.00 ns"}
+    table = compare(str(path), "--all")
+    assert table.code == 0, table.err
+    assert "1970" not in table.out
+    [row] = [line for line in table.out.splitlines() if line.lstrip().startswith("liger")]
+    assert "50.00 ns" in row and row.endswith("2024-03-01 00:00:00Z")
+    older = [line for line in table.out.splitlines() if "↳ older run" in line]
+    assert len(older) == 2
+    for name, line in zip(undated, older, strict=True):
+        assert values[name] in line and " unknown" in line, line
+    report = json.loads(compare(str(path), "--all", "--format", "json").out)
+    [liger] = [r for r in report["groups"][0]["rows"] if r["implementation"]["provider"] == "liger"]
+    assert liger["newest"]["digest"] == digests["liger-dated"]
+    assert [run["observedAt"] for run in liger["older"]] == [None, None]
+    assert "1970" not in compare(str(path), "--all", "--format", "csv").out
+
+    only_undated, _ = _undated_set(tmp_path, order, dated=False)
+    report = json.loads(compare(str(only_undated), "--format", "json").out)
+    [liger] = [r for r in report["groups"][0]["rows"] if r["implementation"]["provider"] == "liger"]
+    assert liger["newest"]["digest"] == digests[undated[0]]
+    assert liger["newest"]["observedAt"] is None
+    plain = compare(str(only_undated))
+    [row] = [line for line in plain.out.splitlines() if line.lstrip().startswith("liger")]
+    assert values[undated[0]] in row and " unknown" in row and "1970" not in plain.out

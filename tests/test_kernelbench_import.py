@@ -258,7 +258,19 @@ def test_declarations_fill_what_the_files_do_not_say(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize(
-    "bad", ["timer=sundial", "warmup=three", "dtype=FP 32", "implementation=jax", "=1", "x"]
+    "bad",
+    [
+        "timer=sundial",
+        "warmup=three",
+        "dtype=FP 32",
+        "implementation=jax",
+        "=1",
+        "x",
+        # issue #32: a typo of a key, a version with a newline, an unknown dtype
+        "tim=cuda_events",
+        "torch=2.5\n0",
+        "dtype=fp33",
+    ],
 )
 def test_a_bad_declaration_is_a_usage_error(tmp_path: Path, bad: str) -> None:
     with pytest.raises(DeclarationError):

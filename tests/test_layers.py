@@ -43,6 +43,7 @@ LAYERS: dict[str, int] = {
     "metrics": 0,
     "jsontext": 0,
     "intake": 1,
+    "positions": 1,
     "sources": 1,
     "canonical": 2,
     "registry": 3,

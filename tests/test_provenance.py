@@ -21,9 +21,11 @@ from liger_rows import row, write_csv
 import kernelindex_sdk as ki
 from bench_adapters.cli import run_liger_import
 from bench_adapters.common.provenance import (
+    DTYPES,
     DeclarationError,
     ProvenanceMap,
     declared_count,
+    declared_dtype,
     declared_timer,
     parse_declarations,
 )
@@ -135,6 +137,65 @@ def test_declarations_are_software_or_the_importers_own_keys() -> None:
     assert declared_count("warmup", "3") == 3
     with pytest.raises(DeclarationError):
         declared_count("warmup", "-3")
+
+
+KERNELBENCH_KEYS = ("timer", "warmup", "gpu", "dtype", "observed-at", "implementation")
+
+
+@pytest.mark.parametrize(
+    ("item", "says"),
+    [
+        # A typo of a reserved key is no software component (issue #32).
+        ("tim=cuda_events", "--set 'tim': unknown key; did you mean 'timer'? (known: timer,"),
+        ("torhc=2.5.0", "did you mean 'torch'?"),
+        ("nccl=2.21.5", "declare any other software version as software.NAME=VERSION"),
+        ("torch=2.5\n0", "--set torch='2.5\\n0': not a version"),
+        ("torch=2.5 0", "not a version"),
+        ("software.nccl=2.5\t0", "not a version"),
+        ("torch=latest", "not a version"),
+        ("software.=1", "not a software component name"),
+        ("software.a b=1", "not a software component name"),
+        ("software.torch=2.5.0", None),  # one component, two spellings: given twice
+    ],
+)
+def test_an_unknown_key_or_a_value_that_is_not_one_is_refused(item: str, says: str | None) -> None:
+    items = ["torch=2.4.0", item] if says is None else [item]
+    with pytest.raises(DeclarationError) as caught:
+        parse_declarations(items, KERNELBENCH_KEYS)
+    message = str(caught.value)
+    assert (says or "given twice") in message, message
+    if "unknown key" in message:
+        for key in (*KERNELBENCH_KEYS, "driver", "cuda", "torch", "triton", "python"):
+            assert key in message
+
+
+def test_any_other_software_is_declared_in_its_explicit_form() -> None:
+    declared = parse_declarations(
+        [
+            "software.nccl=2.21.5",
+            "torch=2.5.0+cu124",
+            "driver=550.54.15",
+            "software.x_y=1:2.3-1~rc1",
+        ]
+    )
+    assert declared.software == {
+        "nccl": "2.21.5",
+        "torch": "2.5.0+cu124",
+        "driver": "550.54.15",
+        "x_y": "1:2.3-1~rc1",
+    }
+
+
+def test_a_declared_dtype_is_one_the_importers_write() -> None:
+    assert declared_dtype("bf16") == "bf16"
+    with pytest.raises(DeclarationError, match="'fp33': not a known dtype"):
+        declared_dtype("fp33")
+    # The vocabulary is what the importers' own data maps their sources' spellings to.
+    data = Path(__file__).resolve().parents[1] / "bench_adapters"
+    liger = json.loads((data / "liger" / "data" / "dtypes.json").read_text("utf-8"))
+    nvbench = json.loads((data / "nvbench" / "data" / "mapping.json").read_text("utf-8"))
+    written = set(liger["dtypes"].values()) | set(nvbench["types"].values())
+    assert written == set(DTYPES)
 
 
 def test_a_provenance_map_escapes_its_pointers_and_sorts_them() -> None:

@@ -46,6 +46,26 @@ def test_unknown_kind_lists_known(seed_bundle: dict[str, Any]) -> None:
     assert "BenchmarkProtocol" in problem.message and "BenchmarkRun" in problem.message
 
 
+@pytest.mark.parametrize(
+    ("value", "code", "says"),
+    [
+        # Any JSON object that is no record (a package.json): docs/format.md's code.
+        ({"name": "pkg", "version": "1.0.0"}, "not-a-record", "not a kernelindex record"),
+        ({}, "not-a-record", "not a kernelindex record"),
+        ({"kind": "BenchmarkRun"}, "unknown-kind", "(missing)/'BenchmarkRun'"),
+        ({"apiVersion": "kernelindex.dev/v1alpha1"}, "unknown-kind", "'/(missing)"),
+        ({"apiVersion": None, "kind": None}, "unknown-kind", "(missing)/(missing)"),
+        ({"apiVersion": 1, "kind": [2]}, "unknown-kind", "(a number, not a string)/(an array,"),
+        ({"run": {"name": "x"}}, "unknown-kind", "(missing)/(missing)"),
+    ],
+)
+def test_what_is_no_record_never_shows_python_none(value: Any, code: str, says: str) -> None:
+    (problem,) = validate(value, source="package.json")
+    assert problem.code == code
+    assert says in problem.message
+    assert "None" not in str(problem)
+
+
 def test_references_resolve_across_documents(seed_bundle: dict[str, Any]) -> None:
     run, protocol, environment = (seed_bundle[k] for k in ("run", "protocol", "environment"))
     session = ValidationSession(strict_refs=True)

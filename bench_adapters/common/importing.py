@@ -36,6 +36,7 @@ from bench_adapters.common.writer import (
     output_lock,
     read_stream,
     write_records,
+    write_steps,
 )
 from kernelindex_sdk.canonical import digest
 from kernelindex_sdk.errors import KernelIndexError, Problem
@@ -337,8 +338,10 @@ def write_conversion(
         if existing is not None and settle is not None:
             settle(existing.first)
         runs: list[WrittenRun] = list(conversion.runs)
-        total = len(runs) if layout == "bundles" else 1
-        with Progress(total, label, stream=progress_stream, enabled=enabled) as bar:
+        total = write_steps(len(runs), layout)
+        with Progress(
+            total, label, stream=progress_stream, enabled=enabled, show_counts=False
+        ) as bar:
             result = write_records(
                 runs,
                 conversion.records,

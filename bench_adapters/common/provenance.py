@@ -9,9 +9,12 @@ fields are ``unknown`` (absent, because nothing said them). Importers build it w
 :class:`ProvenanceMap`.
 
 What the caller knows and the file does not (``--set torch=2.5.0``) arrives as
-:class:`Declarations`: software versions, plus a few keys each importer reserves for
-itself (``timer``, ``warmup``, ``gpu``, ``observed-at``). A declared value is written
-with origin ``caller``; it never overrides what the source itself records.
+:class:`Declarations`: software versions — the :data:`KNOWN_SOFTWARE` components by
+name, any other as ``software.NAME`` — plus a few keys each importer reserves for
+itself (``timer``, ``warmup``, ``gpu``, ``observed-at``). Every other key is refused,
+naming the known ones, and every value is checked: a typo is a usage error, never a
+recorded fact that changes digests. A declared value is written with origin
+``caller``; it never overrides what the source itself records.
 """
 
 from __future__ import annotations
@@ -37,6 +40,11 @@ UNKNOWN = "unknown"
 #: A software component name, as ``ExecutionEnvironment.spec.software`` allows it.
 _COMPONENT = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,127}")
 _MAX_VERSION = 128
+#: A version as packages publish them (``2.5.0``, ``2.5.0+cu124``, ``550.54.15``,
+#: ``1:2.3-1``, ``12.4.0~rc1``): letters, digits and ``. + - _ ~ :``, starting with a
+#: letter or a digit and holding a digit. No spaces or control characters: a version
+#: with a newline (``torch=2.5\n0``) is a typo, never a fact to record.
+_VERSION = re.compile(r"(?=[^0-9]*[0-9])[A-Za-z0-9][A-Za-z0-9.+_~:-]*")
 _MAX_DETAIL = 4096
 #: The schema's timestamp pattern (common.schema.json#/$defs/timestamp).
 _TIMESTAMP = re.compile(
@@ -44,6 +52,35 @@ _TIMESTAMP = re.compile(
 )
 #: The timers a protocol may name (the schema's enum, "unknown" aside).
 TIMERS = ("cuda_events", "cuda_graph", "cupti", "wall_clock")
+#: Software components every importer takes as ``--set NAME=VERSION`` (those the
+#: schema's ``software`` description names). Any other component must be spelled
+#: ``--set software.NAME=VERSION``: a mistyped key (``tim=cuda_events`` for ``timer``)
+#: is then a usage error, not a software version recorded as a fact.
+KNOWN_SOFTWARE = ("driver", "cuda", "torch", "triton", "python")
+#: The explicit form of a free-form software component: ``software.NAME=VERSION``.
+SOFTWARE_PREFIX = "software."
+#: The workload dtypes the importers write (each importer's data maps its source's
+#: spellings onto these; a test holds them to it), and so the only ones a caller may
+#: declare with ``--set dtype=``. The schema itself allows any slug.
+DTYPES = (
+    "fp64",
+    "fp32",
+    "tf32",
+    "fp16",
+    "bf16",
+    "fp8_e4m3fn",
+    "fp8_e4m3fnuz",
+    "fp8_e5m2",
+    "fp8_e5m2fnuz",
+    "int8",
+    "int16",
+    "int32",
+    "int64",
+    "uint8",
+    "uint16",
+    "uint32",
+    "uint64",
+)
 
 
 class DeclarationError(ValueError):
@@ -93,15 +130,21 @@ class Declarations:
         return bool(self.software or self.reserved)
 
 
-def parse_declarations(items: Sequence[str], reserved: Iterable[str] = ()) -> Declarations:
-    """``["torch=2.5.0", "timer=cuda_events"]`` → :class:`Declarations`.
+def known_keys(reserved: Iterable[str] = ()) -> list[str]:
+    """The ``--set`` keys an importer with ``reserved`` keys takes, as its messages list
+    them: its own keys, the :data:`KNOWN_SOFTWARE` components, ``software.NAME``."""
+    return [*reserved, *KNOWN_SOFTWARE, f"{SOFTWARE_PREFIX}NAME"]
 
-    A key in ``reserved`` is the importer's own; any other key is a software
-    component (``torch``, ``cuda``, ``driver``, ...) whose value is its version.
-    Raises :class:`DeclarationError` for a malformed item, a key given twice, a
-    component name or version the format does not allow.
+
+def parse_declarations(items: Sequence[str], reserved: Iterable[str] = ()) -> Declarations:
+    """``["torch=2.5.0", "timer=cuda_events", "software.nccl=2.21.5"]`` → :class:`Declarations`.
+
+    A key in ``reserved`` is the importer's own; a key in :data:`KNOWN_SOFTWARE` or
+    ``software.NAME`` declares that component's version. Raises
+    :class:`DeclarationError` for a malformed item, a key given twice, any other key
+    (naming the known ones), a component name or a version the format does not allow.
     """
-    own = set(reserved)
+    own = tuple(reserved)
     software: dict[str, str] = {}
     settings: dict[str, str] = {}
     for item in items:
@@ -111,22 +154,61 @@ def parse_declarations(items: Sequence[str], reserved: Iterable[str] = ()) -> De
             raise DeclarationError(f"--set {item!r}: expected KEY=VALUE")
         if not value:
             raise DeclarationError(f"--set {key}=: an empty value declares nothing")
-        if key in software or key in settings:
-            raise DeclarationError(f"--set {key}: given twice")
         if key in own:
+            if key in settings:
+                raise DeclarationError(f"--set {key}: given twice")
             settings[key] = value
             continue
-        if not _COMPONENT.fullmatch(key):
+        component = _component(key, own)
+        if component in software:
+            raise DeclarationError(f"--set {key}: given twice")
+        software[component] = _version(key, value)
+    return Declarations(software=software, reserved=settings)
+
+
+def _component(key: str, own: Sequence[str]) -> str:
+    """The software component a ``--set`` key declares, or a usage error naming the keys."""
+    if key.startswith(SOFTWARE_PREFIX):
+        component = key[len(SOFTWARE_PREFIX) :]
+        if not _COMPONENT.fullmatch(component):
             raise DeclarationError(
                 f"--set {key!r}: not a software component name (letters, digits, . _ -; "
-                f"at most 128) nor one of {', '.join(sorted(own)) or 'no other keys'}"
+                "at most 128, starting with a letter or digit)"
             )
-        if len(value) > _MAX_VERSION:
-            raise DeclarationError(
-                f"--set {key}: a version holds at most {_MAX_VERSION} characters"
-            )
-        software[key] = value
-    return Declarations(software=software, reserved=settings)
+        return component
+    if key in KNOWN_SOFTWARE:
+        return key
+    import difflib  # only for the message
+
+    known = known_keys(own)
+    close = difflib.get_close_matches(key, [*own, *KNOWN_SOFTWARE], n=1, cutoff=0.6)
+    hint = f"; did you mean {close[0]!r}?" if close else ""
+    raise DeclarationError(
+        f"--set {key!r}: unknown key{hint} (known: {', '.join(known)}; "
+        f"declare any other software version as {SOFTWARE_PREFIX}NAME=VERSION)"
+    )
+
+
+def _version(key: str, value: str) -> str:
+    """A declared version, checked: a typo must not become a recorded fact."""
+    if len(value) > _MAX_VERSION:
+        raise DeclarationError(f"--set {key}: a version holds at most {_MAX_VERSION} characters")
+    if not _VERSION.fullmatch(value):
+        raise DeclarationError(
+            f"--set {key}={value!r}: not a version (letters, digits and . + - _ ~ :, "
+            "starting with a letter or digit and holding a digit; no spaces or control "
+            "characters)"
+        )
+    return value
+
+
+def declared_dtype(value: str) -> str:
+    """A declared workload dtype: one of :data:`DTYPES`."""
+    if value not in DTYPES:
+        raise DeclarationError(
+            f"--set dtype={value!r}: not a known dtype (known: {', '.join(DTYPES)})"
+        )
+    return value
 
 
 def declared_timer(value: str) -> str:

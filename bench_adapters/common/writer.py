@@ -44,6 +44,7 @@ import attrs
 from kernelindex_sdk.checks import bundle_members
 from kernelindex_sdk.errors import KernelIndexError, Problem
 from kernelindex_sdk.fileio import ExistingFiles, atomic_write_many, directory_lock
+from kernelindex_sdk.fileio import write_steps as fileio_write_steps
 from kernelindex_sdk.jsontext import pretty
 from kernelindex_sdk.pipeline import Pipeline
 from kernelindex_sdk.wire import CURRENT_API_VERSION
@@ -192,10 +193,11 @@ def write_records(
     content (else :class:`ExistingOutput`, and nothing is written).
     """
     directory = Path(out_dir)
+    tick = advance if advance is not None else _no_progress
     if layout == "bundles":
-        files = _bundle_files(runs, records)
+        files = _bundle_files(runs, records, tick)
     elif layout == "jsonl":
-        stream = _stream(runs, records, existing)
+        stream = _stream(runs, records, existing, tick)
         # No record at all: no stream. An empty file is not a stream `validate` reads,
         # and would refuse every later import into the folder until --force.
         files = [(jsonl_name, stream)] if stream else []
@@ -208,6 +210,7 @@ def write_records(
         changes = atomic_write_many(
             zip(paths, (data for _, data in files), strict=True),
             replace=force or layout == "jsonl",
+            advance=tick,
         )
     except ExistingFiles as error:
         problems = [
@@ -228,13 +231,26 @@ def write_records(
         raise OutputError(str(error.filename or directory), error.strerror or str(error)) from None
     for path, changed in zip(paths, changes, strict=True):
         (result.written if changed else result.unchanged).append(path)
-    if advance is not None:
-        advance(len(paths))
     return result
 
 
+def write_steps(runs: int, layout: Layout) -> int:
+    """How many steps :func:`write_records` counts through ``advance`` for ``runs`` runs:
+    each run rendered, then each file compared with what is there and staged
+    (:func:`~kernelindex_sdk.fileio.write_steps`) — so a bar moves through all three,
+    not only once everything is on disk."""
+    files = runs if layout == "bundles" else 1
+    return runs + fileio_write_steps(files)
+
+
+def _no_progress(n: int) -> None:
+    """The ``advance`` of a write nobody watches."""
+
+
 def _bundle_files(
-    runs: Iterable[WrittenRun], records: Mapping[str, dict[str, Any]]
+    runs: Iterable[WrittenRun],
+    records: Mapping[str, dict[str, Any]],
+    tick: Callable[[int], None] = _no_progress,
 ) -> list[tuple[str, bytes]]:
     # A few hundred referenced records recur across thousands of bundles: render each
     # once, at the bundle's member depth, and splice it in.
@@ -250,6 +266,7 @@ def _bundle_files(
         run = f'{_MEMBER_INDENT}"run": {pretty(mapped.run, _MEMBER_INDENT)}'
         text = "{\n" + ",\n".join([run, *members]) + "\n}\n"
         files.append((bundle_file_name(mapped.run, mapped.digest), text.encode("utf-8")))
+        tick(1)
     files.sort(key=lambda item: item[0])
     return files
 
@@ -262,6 +279,7 @@ def _stream(
     runs: Iterable[WrittenRun],
     records: Mapping[str, dict[str, Any]],
     existing: ExistingStream | None,
+    tick: Callable[[int], None] = _no_progress,
 ) -> bytes:
     # Every line already there is kept; a new record is added unless its digest is
     # already there (the copy there stands for it, and the runs were checked against it).
@@ -279,6 +297,8 @@ def _stream(
         # metadata) still have one order, so the same records give the same bytes.
         line = (record["metadata"]["name"], value, _compact(record))
         by_kind.setdefault(record["kind"], []).append(line)
+        if record["kind"] == "BenchmarkRun":
+            tick(1)  # a run rendered (the bar's count is capped at its total)
     runs_last = [kind for kind in by_kind if kind != "BenchmarkRun"] + ["BenchmarkRun"]
     lines = [line for kind in runs_last for *_, line in sorted(by_kind[kind])]
     return "".join(line + "\n" for line in lines).encode("utf-8")

@@ -8,9 +8,10 @@ nothing usable — is refused in one line naming the file and the entry's JSON P
 already in the output is lost.
 
 What the files do not say is declared by the caller or recorded as unknown, never
-guessed: ``--set torch=2.5.0`` (any software component), ``--set timer=cuda_events``,
+guessed: ``--set torch=2.5.0`` (a known software component; any other as
+``--set software.NAME=VERSION``), ``--set timer=cuda_events``,
 ``--set warmup=3``, ``--set gpu=NAME`` (for entries that name no GPU),
-``--set dtype=fp32``, ``--set observed-at=TIMESTAMP``, ``--set implementation=NAME``
+``--set dtype=fp32`` (a known dtype), ``--set observed-at=TIMESTAMP``, ``--set implementation=NAME``
 (for files whose names do not say).
 """
 
@@ -19,11 +20,11 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 from bench_adapters.common.importing import Collector, Paths, SourceImport, as_list
-from bench_adapters.common.names import slug
 from bench_adapters.common.provenance import (
     DeclarationError,
     Declarations,
     declared_count,
+    declared_dtype,
     declared_timer,
     declared_timestamp,
     parse_declarations,
@@ -50,11 +51,7 @@ def _mapper(paths: Paths, declared: Sequence[str] | Declarations) -> Callable[[C
     gpu = reserved.get("gpu")
     if gpu is not None and len(gpu) > 1024:
         raise DeclarationError("--set gpu: a GPU name holds at most 1024 characters")
-    dtype = reserved.get("dtype")
-    if dtype is not None and slug(dtype) != dtype:
-        raise DeclarationError(
-            f"--set dtype={dtype!r}: expected a slug such as fp32, bf16 (lower case, digits, . _ -)"
-        )
+    dtype = declared_dtype(reserved["dtype"]) if "dtype" in reserved else None
     implementation = reserved.get("implementation")
     if implementation is not None:
         try:

@@ -160,16 +160,21 @@ def convert(
         declared=declared,
     )
     reader = _RowReader(mapper, RowSettler(mapper.catalog), summary, warn, refuse, strict)
+    done = 0  # bytes of the files before this one
     for path in sources:
         name = STDIN_NAME if os.fspath(path) == STDIN else os.fspath(path)
         stream = open_csv(path, stdin)
+        csv_file = LigerCsv(name, stream)
+        if progress is not None:
+            # Bytes read so far, after every row: the bar moves while a file is read,
+            # not once it is done (a single 50,000-row file drew nothing for seconds).
+            reader.read_to = lambda offset, base=done: progress.update(base + offset)
         try:
-            reader.read(LigerCsv(name, stream))
+            reader.read(csv_file)
         finally:
             if os.fspath(path) != STDIN:
                 stream.close()
-            if progress is not None:
-                progress.advance(0)
+        done += csv_file.bytes_read
         if summary.stopped:
             break
     return _conversion(reader.runs, mapper.records, summary)
@@ -186,6 +191,8 @@ class _RowReader:
     refuse: Callable[[Sequence[Problem], int], None]
     strict: bool
     runs: dict[str, MappedRun] = attrs.field(factory=dict)
+    #: Told the bytes of the file read so far after every row (a progress bar's).
+    read_to: Callable[[int], None] | None = None
 
     def read(self, csv_file: LigerCsv) -> None:
         """Read one CSV; refused rows are reported through ``refuse``."""
@@ -197,7 +204,10 @@ class _RowReader:
             self.refuse([header_problem], unreadable)
             summary.stopped = self.strict
             return
+        read_to = self.read_to
         for item in csv_file.rows():
+            if read_to is not None:
+                read_to(csv_file.bytes_read)
             summary.rows_read += 1
             found = [item] if isinstance(item, Problem) else self._map_and_check(item)
             if found:

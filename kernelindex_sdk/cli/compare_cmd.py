@@ -23,14 +23,18 @@ With ``--against REFERENCE`` the command is a before/after gate instead
 
 from __future__ import annotations
 
+import os
 import sys
-from typing import Final, TextIO
+from typing import TYPE_CHECKING, Final, TextIO
 
 import attrs
 import click
 
 from kernelindex_sdk.compare.beforeafter import PAIR_BY
 from kernelindex_sdk.metrics import METRIC_ALIASES
+
+if TYPE_CHECKING:
+    from kernelindex_sdk.sources import FileSource
 
 #: Metric names on the command line → as the records name them (one definition:
 #: :mod:`kernelindex_sdk.metrics`).
@@ -135,11 +139,12 @@ def run_compare(
             return 2
 
     found = list(expand(options.paths))
-    # A bar counts files, with a total when no standard input is among them.
+    # A bar counts bytes as they are read (a 50,000-line JSON Lines file moves it line
+    # by line), with a total when no standard input is among them.
     streamed = any(isinstance(source, StdinSource) for source in found)
     with Progress(
-        total=None if streamed else sum(isinstance(s, FileSource) for s in found),
-        label="compare: loading",
+        total=None if streamed else sum(_size(s) for s in found if isinstance(s, FileSource)),
+        label="compare: loading bytes",
         stream=err,
         enabled=options.progress,
     ) as bar:
@@ -147,7 +152,7 @@ def run_compare(
         def report_problem(problem: Problem) -> None:
             bar.note(format_problem(problem))
 
-        loaded = records.load_records(options.paths, on_problem=report_problem, tick=bar.advance)
+        loaded = records.load_records(options.paths, on_problem=report_problem, on_read=bar.advance)
     status = 2 if loaded.unreadable else 1 if loaded.invalid else 0
     if loaded.invalid:
         say(f"{loaded.invalid} invalid item{_s(loaded.invalid)} skipped (see above)")
@@ -443,3 +448,11 @@ def compare_command(
         pair_by=pair_by,
     )
     sys.exit(run_compare(options))
+
+
+def _size(source: FileSource) -> int:
+    """A file's size for the progress bar's total (0 if it cannot be told)."""
+    try:
+        return os.stat(source.path).st_size
+    except OSError:
+        return 0

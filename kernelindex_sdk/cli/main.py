@@ -22,6 +22,8 @@ from typing import Any, NoReturn
 
 import click
 
+from kernelindex_sdk.errors import SchemaDirectoryError
+from kernelindex_sdk.printable import one_line
 from kernelindex_sdk.wholewrite import whole_text_stream
 
 BUILTIN = {
@@ -149,6 +151,11 @@ def main(argv: list[str] | None = None) -> NoReturn:
         except click.ClickException as error:
             error.show()
             code = error.exit_code
+        except SchemaDirectoryError as error:
+            # The installed schemas themselves are broken (overwritten by an export,
+            # edited): every command needs them, so one line, not a traceback each.
+            _say(one_line(f"error: the installed schemas cannot be loaded: {error}"))
+            code = 2
         except (BrokenPipeError, OutputClosed):
             _quiet_stdout()
             code = 141

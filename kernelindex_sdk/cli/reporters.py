@@ -115,8 +115,10 @@ class JsonReporter:
 
 
 def _github_data(text: str) -> str:
-    """A workflow command's message: ``%``, CR and LF percent-encoded (GitHub's rule)."""
-    return one_line(text).replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+    """A workflow command's message: ``%``, CR and LF percent-encoded (GitHub's rule,
+    which its runner decodes back), then every other control escaped as
+    :func:`~kernelindex_sdk.printable.one_line` does, so a command is one line."""
+    return one_line(text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A"))
 
 
 def _github_property(text: str) -> str:
@@ -124,23 +126,63 @@ def _github_property(text: str) -> str:
     return _github_data(text).replace(":", "%3A").replace(",", "%2C")
 
 
+def _positions(source: str, pointers: Iterable[str]) -> dict[str, tuple[int, int]]:
+    """Line and column of each pointer in the file ``source``, or none when it cannot be
+    read again (standard input, a file gone since): the annotation then has no line."""
+    from pathlib import Path
+
+    from kernelindex_sdk.positions import pointer_positions
+
+    if source in ("<stdin>", "<input>"):
+        return {}
+    try:
+        text = Path(source).read_text(encoding="utf-8")
+    except (OSError, ValueError):
+        return {}
+    return pointer_positions(text, pointers)
+
+
 class GithubReporter:
     """GitHub Actions annotations, one ``::error`` line per problem, then the summary.
 
     ``::error file=F,line=L,col=C,title=T::message`` puts each problem on the file in a
-    pull request's diff; the summary is a plain log line.
+    pull request's diff; the summary is a plain log line. A problem in a ``.json``
+    record, array or bundle is located by pointer only (validation tracks no positions
+    on its fast path), so its file's problems are held until the file is done, and then
+    the file is read once more to place each pointer on its line and column
+    (:mod:`kernelindex_sdk.positions`): only files with problems are read again.
     """
 
     def __init__(self, out: IO[str] | None = None, *, verbose: bool = False) -> None:
         self.out = out or sys.stdout
         self.every_item = False
+        #: Problems without a line, all of one file, waiting for its positions.
+        self._pending: list[Problem] = []
 
-    def _annotate(self, problem: Problem) -> None:
+    def _add(self, problem: Problem) -> None:
+        if problem.line is None and problem.source:
+            if self._pending and self._pending[0].source != problem.source:
+                self._flush()
+            self._pending.append(problem)
+            return
+        self._flush()
+        self._annotate(problem)
+
+    def _flush(self) -> None:
+        if not self._pending:
+            return
+        pending, self._pending = self._pending, []
+        positions = _positions(pending[0].source or "", {p.pointer for p in pending})
+        for problem in pending:
+            self._annotate(problem, positions.get(problem.pointer))
+
+    def _annotate(self, problem: Problem, position: tuple[int, int] | None = None) -> None:
         fields = [f"file={_github_property(problem.source or '<input>')}"]
-        if problem.line is not None:
-            fields.append(f"line={problem.line}")
-            if problem.column is not None:
-                fields.append(f"col={problem.column}")
+        line, column = position if position is not None else (problem.line, problem.column)
+        if line is not None:
+            fields.append(f"line={line}")
+            if column is not None:
+                fields.append(f"col={column}")
         title = f"kernelindex {problem.code}" + (
             f" at {problem.pointer}" if problem.pointer else ""
         )
@@ -150,13 +192,15 @@ class GithubReporter:
 
     def item(self, item: Item) -> None:
         for problem in item.problems:
-            self._annotate(problem)
+            self._add(problem)
 
     def problems(self, problems: Iterable[Problem]) -> None:
         for problem in problems:
-            self._annotate(problem)
+            self._add(problem)
+        self._flush()
 
     def finish(self, tally: Tally) -> None:
+        self._flush()
         self.out.write(tally.summary() + "\n")
 
 

@@ -13,7 +13,8 @@ import sys
 
 import click
 
-from kernelindex_sdk.errors import SchemaDirectoryError, UnknownKind
+from kernelindex_sdk.errors import Problem, SchemaDirectoryError, UnknownKind
+from kernelindex_sdk.fileio import ExistingFiles
 from kernelindex_sdk.printable import one_line
 from kernelindex_sdk.registry import default_registry
 from kernelindex_sdk.schemadiff.rules import MODES, POLICIES
@@ -66,17 +67,35 @@ def schema_show(kind: str, version: str | None, bundled: bool) -> None:
     help="One self-contained file per kind (for plain jsonschema, check-jsonschema"
     " without --base-uri, editors) instead of the packaged files.",
 )
-def schema_export(directory: str, bundled: bool) -> None:
+@click.option("--force", is_flag=True, help="Replace files there that hold other content.")
+def schema_export(directory: str, bundled: bool, force: bool) -> None:
     """Write the schemas under DIRECTORY/<group>/<version>/.
 
     They check the shape of records; digests, semantic rules and references are
-    checked only by `kernelindex validate` (see docs/cli.md).
+    checked only by `kernelindex validate` (see docs/cli.md). A file there with
+    other content (a checkout's own schemas/) is replaced only with --force;
+    otherwise each is named and nothing is written (exit 2).
     """
     if not directory:
         click.echo("kernelindex schema export: DIRECTORY must not be empty", err=True)
         sys.exit(2)
     try:
-        written = export_schemas(directory, bundled=bundled)
+        written = export_schemas(directory, bundled=bundled, force=force)
+    except ExistingFiles as error:
+        # As `import` and `export liger` say it: each file, then what was (not) done.
+        for path in error.paths:
+            problem = Problem(
+                "exists with other content: not replaced (use --force to replace it)",
+                code="exists",
+                source=str(path),
+            )
+            click.echo(str(problem), err=True)
+        message = (
+            f"kernelindex schema export: error: {len(error.paths)} file(s) of the same name"
+            " hold other content; nothing written (use --force to replace them)"
+        )
+        click.echo(one_line(message), err=True)
+        sys.exit(2)
     except OSError as error:
         where = error.filename or directory
         message = f"kernelindex schema export: {where}: {error.strerror or error}"

@@ -26,6 +26,9 @@ class ValidateOptions(NamedTuple):
     #: Worker processes: 1 validates in this process, 0 means one per core, and None
     #: (the default) one per core for large inputs, else 1 (see ``pipeline.Pipeline``).
     jobs: int | None = None
+    #: Folders or files whose records references may resolve against, not inputs
+    #: (``--refs-from``; implies ``strict_refs``).
+    refs_from: tuple[str, ...] = ()
 
 
 def run_validate(options: ValidateOptions) -> int:
@@ -40,14 +43,16 @@ def run_validate(options: ValidateOptions) -> int:
     from kernelindex_sdk.validation import ValidationSession
 
     reporter = REPORTERS[options.format](verbose=options.verbose)
-    session = ValidationSession(strict_refs=options.strict_refs, strict_json=True)
+    strict_refs = options.strict_refs or bool(options.refs_from)
+    session = ValidationSession(strict_refs=strict_refs, strict_json=True)
     watch = VersionWatch(session)
     pipeline = Pipeline(
         options.paths,
         checker=watch if watch.deprecated else session,
-        strict_refs=options.strict_refs,
+        strict_refs=strict_refs,
         strict_numbers=options.strict_numbers,
         jobs=options.jobs,
+        refs_from=options.refs_from,
         report="all" if reporter.every_item else "problems",
     )
     try:
@@ -92,6 +97,16 @@ def run_validate(options: ValidateOptions) -> int:
     help="Report run references to records not given in this invocation.",
 )
 @click.option(
+    "--refs-from",
+    "refs_from",
+    multiple=True,
+    metavar="DIR",
+    type=click.Path(exists=True, allow_dash=False),
+    help="Also resolve references against the records under DIR (repeatable), which"
+    " are not validated or reported: what a pre-commit hook, given only the staged"
+    " files, needs for records committed earlier. Implies --strict-refs.",
+)
+@click.option(
     "--strict-numbers",
     is_flag=True,
     help="Also refuse number literals whose text and value disagree: 333333333.33333329"
@@ -115,6 +130,7 @@ def validate_command(
     strict_numbers: bool,
     verbose: bool,
     jobs: int | None,
+    refs_from: tuple[str, ...],
 ) -> None:
     """Validate records, bundles, arrays of them, JSON Lines, directories, or - (stdin).
 
@@ -122,6 +138,12 @@ def validate_command(
     Exit status: 0 all valid, 1 any invalid, 2 usage error or unreadable input.
     """
     options = ValidateOptions(
-        paths, format_, strict_refs, verbose, strict_numbers=strict_numbers, jobs=jobs
+        paths,
+        format_,
+        strict_refs,
+        verbose,
+        strict_numbers=strict_numbers,
+        jobs=jobs,
+        refs_from=refs_from,
     )
     sys.exit(run_validate(options))

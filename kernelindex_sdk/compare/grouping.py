@@ -3,8 +3,10 @@
 A :class:`Group` holds the runs of one :class:`~kernelindex_sdk.compare.runs.ComparabilityKey`;
 its :class:`Row` s are implementations (one per ``implementationDigest``, so
 ``liger 0.2.1`` and ``liger 0.5.10`` are two rows). Runs that share a key *and* an
-implementation are re-runs or re-imports of one measurement: the newest by
-``observedAt`` is the row's value, the older ones are counted (and listed on request).
+implementation are re-runs or re-imports of one measurement: the newest
+(:attr:`~kernelindex_sdk.compare.runs.ResolvedRun.recency`: by ``observedAt``, a dated
+run before any flagged ``observed_at_unknown``, ties by digest) is the row's value, the
+older ones are counted (and listed on request).
 Nothing here ever puts runs of different keys together.
 
 Ratios are ``baseline value / row value`` of the primary statistic, so bigger is better
@@ -142,7 +144,7 @@ def _group(
     reference_providers: Sequence[str],
 ) -> Group:
     newest_first = {
-        digest: sorted(runs, key=lambda r: (r.observed_key, r.digest), reverse=True)
+        digest: sorted(runs, key=lambda r: r.recency, reverse=True)
         for digest, runs in implementations.items()
     }
     chosen = _baseline_provider(newest_first, baseline, reference_providers)
@@ -190,7 +192,7 @@ def _baseline_run(
         for runs in implementations.values()
         if runs[0].provider == provider and runs[0].passed
     ]
-    return max(candidates, key=lambda r: (r.observed_key, r.digest), default=None)
+    return max(candidates, key=lambda r: r.recency, default=None)
 
 
 def ratio(baseline: ResolvedRun | None, run: ResolvedRun) -> float | None:

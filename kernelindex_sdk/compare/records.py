@@ -99,13 +99,15 @@ def load_records(
     session: ValidationSession | None = None,
     on_problem: ProblemSink | None = None,
     tick: Tick | None = None,
+    on_read: Callable[[int], None] | None = None,
 ) -> LoadResult:
     """Read, validate and index every record under ``paths`` (files, dirs, JSONL, ``-``).
 
     Reading and validation are the document pipeline's (:mod:`kernelindex_sdk.pipeline`),
     exactly as ``kernelindex validate`` runs them. Never raises for bad input:
     unreadable documents and invalid items are counted and their problems passed to
-    ``on_problem``. ``tick`` is called once per file read.
+    ``on_problem``. ``tick`` is called once per file read; ``on_read`` with the bytes
+    read as they are read (a long JSON Lines file moves a bar line by line).
     """
     from kernelindex_sdk.pipeline import Pipeline
 
@@ -115,7 +117,7 @@ def load_records(
     result = LoadResult(RecordIndex())
     report: ProblemSink = on_problem or (lambda problem: None)
     last_source: str | None = None
-    for item in Pipeline(list(paths), checker=session):
+    for item in Pipeline(list(paths), checker=session, on_read=on_read):
         result.documents += 1
         if tick is not None and item.source != last_source:
             tick()

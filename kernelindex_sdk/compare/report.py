@@ -28,6 +28,9 @@ from kernelindex_sdk.compare.units import pick_unit, quantity, spread, times
 from kernelindex_sdk.metrics import BASE_UNITS, METRIC_NAMES, RATIO_KINDS, RATIO_NAMES
 from kernelindex_sdk.printable import one_line
 
+#: What a run flagged ``observed_at_unknown`` shows as its time in the tables.
+UNKNOWN_TIME: Final = "unknown"
+
 #: Longest reason shown in a table cell before it is cut.
 REASON_WIDTH: Final = 48
 
@@ -153,7 +156,10 @@ def _lines(group: Group, options: ReportOptions) -> list[_Line]:
 
 
 def _when(run: ResolvedRun, options: ReportOptions) -> str:
-    """The date; with ``--all`` also the UTC time, which tells same-day re-runs apart."""
+    """The date; with ``--all`` also the UTC time, which tells same-day re-runs apart.
+    A run flagged ``observed_at_unknown`` is ``unknown``, never its 1970 placeholder."""
+    if not run.dated:
+        return UNKNOWN_TIME
     if not options.show_all:
         return run.observed_at[:10]
     return run.observed_key.astimezone(timezone.utc).strftime("%Y-%m-%d %H:%M:%SZ")
@@ -407,7 +413,7 @@ def run_json(
         "digest": run.digest,
         "source": run.where,
         "status": run.status,
-        "observedAt": run.observed_at,
+        "observedAt": run.observed_at if run.dated else None,
     }
     if run.passed:
         out.update(
@@ -564,7 +570,7 @@ def _csv_row(
         BASE_UNITS.get(group.metric, "") if passed else "",
         "" if ratio is None else repr(ratio),
         RATIO_KINDS.get(group.metric, ""),
-        run.observed_at,
+        run.observed_at if run.dated else "",
         "true" if newest else "false",
         row.older if newest else "",
         run.digest,

@@ -131,6 +131,17 @@ class ResolvedRun:
     samples: int | None = None
     #: ``spec.qualityFlags`` (e.g. ``collapsed_quantiles``).
     flags: tuple[str, ...] = ()
+    #: False for a run flagged ``observed_at_unknown``: its ``observedAt`` is the
+    #: placeholder :data:`~kernelindex_sdk.wire.UNKNOWN_OBSERVED_AT`, no time at all.
+    dated: bool = True
+
+    @property
+    def recency(self) -> tuple[bool, datetime, str]:
+        """The order of "newest": a dated run beats every undated one (a placeholder
+        never wins), dated runs go by ``observedAt`` (offsets honoured), and what is
+        left tied — every undated run, runs of one instant — by digest, the greatest
+        first, so the choice never depends on the order the files were given in."""
+        return (self.dated, self.observed_key if self.dated else _NO_TIME, self.digest)
 
     @property
     def key(self) -> ComparabilityKey:
@@ -173,6 +184,10 @@ class ResolvedRun:
     @property
     def where(self) -> str:
         return f"{self.source}:{self.line}" if self.line is not None else self.source
+
+
+#: Where every undated run sits in :attr:`ResolvedRun.recency` (only the digest orders them).
+_NO_TIME = datetime.min.replace(tzinfo=timezone.utc)
 
 
 def short_digest(digest: str) -> str:
@@ -257,6 +272,7 @@ class Resolver:
             implementation=implementation,
             protocol_name=protocol_name,
             protocol_title=protocol_title,
+            dated=wire.OBSERVED_AT_UNKNOWN not in spec.get("qualityFlags", ()),
             title=metadata.get("title"),
             stddev=result.spread.get("stddev"),
             samples=result.samples,

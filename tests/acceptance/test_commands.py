@@ -4,14 +4,18 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import re
+import shutil
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 import rfc8785
 
-from .support import INVALID, SCHEMAS, SEEDS, VALID, Invoke
+from .support import INVALID, ROOT, SCHEMAS, SEEDS, VALID, Invoke, run_subprocess
 
 DIGEST_LINE = re.compile(r"^(sha256:[0-9a-f]{64})  (\w+)  (\S+)$")
 SEED_FILES = sorted(SEEDS.glob("*.json"))
@@ -288,3 +292,65 @@ def test_a_broken_plugin_never_breaks_help(monkeypatch: pytest.MonkeyPatch) -> N
     ran = runner.invoke(cli_main.cli, ["broken"])
     assert ran.exit_code == 2
     assert "cannot load this command: nowhere:missing cannot be loaded" in ran.stderr
+
+
+def test_schema_export_never_replaces_a_checkouts_schemas_without_force(tmp_path: Path) -> None:
+    """docs/ci.md's `schema export --bundled schemas/`, run from a checkout: the source
+    schemas there differ from the bundled ones, so each is named and none is touched;
+    `--force` replaces them. A real process, in a copy of the checkout's schemas/."""
+    checkout = tmp_path / "checkout"
+    shutil.copytree(SCHEMAS, checkout / "schemas")
+    before = {p: p.read_bytes() for p in sorted((checkout / "schemas").rglob("*")) if p.is_file()}
+    run = run_subprocess(["schema", "export", "--bundled", "schemas/"], cwd=checkout)
+    assert run.exit_code == 2, run.output
+    assert {p: p.read_bytes() for p in before} == before
+    left = sorted(p for p in (checkout / "schemas").rglob("*") if p.is_file())
+    assert left == sorted(before)  # nothing left over
+    lines = run.stderr.splitlines()
+    named = [
+        line
+        for line in lines
+        if line.endswith(": exists with other content: not replaced (use --force to replace it)")
+    ]
+    bundled = sorted(
+        p.name for p in before if p.name != "common.schema.json" and p.name.endswith(".schema.json")
+    )
+    assert sorted(Path(line.split(": ")[0]).name for line in named) == bundled
+    assert lines[-1] == (
+        f"kernelindex schema export: error: {len(bundled)} file(s) of the same name hold"
+        " other content; nothing written (use --force to replace them)"
+    )
+    # The packaged (not bundled) files are the same bytes: nothing to refuse.
+    assert run_subprocess(["schema", "export", "schemas/"], cwd=checkout).exit_code == 0
+    forced = run_subprocess(["schema", "export", "--bundled", "--force", "schemas/"], cwd=checkout)
+    assert forced.exit_code == 0, forced.output
+    changed = [p for p, data in before.items() if p.read_bytes() != data]
+    assert sorted(p.name for p in changed) == bundled
+
+
+def test_a_broken_packaged_schema_is_one_line(tmp_path: Path) -> None:
+    """An installed schema folder whose schema lost its $id (what an export over a
+    checkout once left): every command says so in one line, exit 2, no traceback."""
+    package = tmp_path / "site" / "kernelindex_sdk"
+    shutil.copytree(ROOT / "kernelindex_sdk", package)
+    shutil.copytree(SCHEMAS, package / "schemas")  # found before the checkout's
+    broken = package / "schemas" / "kernelindex.dev" / "v1alpha1" / "workload.schema.json"
+    schema = _load(broken)
+    del schema["$id"]
+    broken.write_text(json.dumps(schema), "utf-8")
+    env = {**os.environ, "PYTHONPATH": str(tmp_path / "site")}
+    for args in (["schema", "list"], ["validate", str(SEED_FILES[0])]):
+        done = subprocess.run(
+            [sys.executable, "-m", "kernelindex_sdk.cli.main", *args],
+            capture_output=True,
+            text=True,
+            env=env,
+            cwd=tmp_path,
+            timeout=120,
+            check=False,
+        )
+        assert done.returncode == 2, done.stderr
+        assert done.stderr.splitlines() == [
+            f"kernelindex: error: the installed schemas cannot be loaded: {broken}:"
+            " schema has no $id"
+        ]

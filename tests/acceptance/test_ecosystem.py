@@ -88,6 +88,35 @@ def test_bundled_schemas_work_in_check_jsonschema(invoke: Invoke, tmp_path: Path
     assert bad.returncode == 1 and b"finished" in bad.stdout + bad.stderr
 
 
+@pytest.mark.skipif(not (BIN / "check-jsonschema").exists(), reason="check-jsonschema missing")
+def test_plain_export_works_in_check_jsonschema_with_a_file_base_uri(
+    invoke: Invoke, tmp_path: Path
+) -> None:
+    """docs/ci.md's command: the packaged files, their folder as --base-uri (file://,
+    absolute, ending in /): every relative $ref is read from the folder, offline."""
+    out = tmp_path / "exported-schemas"
+    assert invoke("schema", "export", out).exit_code == 0
+    folder = out / "kernelindex.dev" / "v1alpha1"
+    base = folder.as_uri() + "/"
+    seeds = [str(p) for p in sorted(SEEDS.glob("*.json"))]
+    broken = json.loads(Path(seeds[0]).read_text("utf-8"))
+    broken["run"]["spec"]["timing"]["latencyNs"]["median"] = "fast"  # via common.schema.json
+    (tmp_path / "broken.json").write_text(json.dumps(broken), encoding="utf-8")
+
+    def check(*args: str) -> subprocess.CompletedProcess[str]:
+        command = [str(BIN / "check-jsonschema"), *args]
+        return subprocess.run(command, capture_output=True, text=True, timeout=120, check=False)
+
+    schema = ["--schemafile", str(folder / "bundle.schema.json")]
+    good = check("--base-uri", base, *schema, *seeds)
+    assert good.returncode == 0, good.stdout + good.stderr
+    bad = check("--base-uri", base, *schema, str(tmp_path / "broken.json"))
+    assert bad.returncode == 1, bad.stdout + bad.stderr
+    assert "'fast' is not of type 'integer'" in bad.stdout
+    # Without the final "/", the folder's last segment is replaced: the refs are missing.
+    assert check("--base-uri", base[:-1], *schema, seeds[0]).returncode != 0
+
+
 def _git(cwd: Path, *args: str) -> None:
     subprocess.run(
         ["git", "-c", "user.email=t@example.com", "-c", "user.name=t", *args],
@@ -127,4 +156,47 @@ def test_pre_commit_hook_passes_good_records_and_fails_bad_ones(tmp_path: Path) 
     failed = subprocess.run(command, cwd=repo, env=env, capture_output=True, text=True)
     assert failed.returncode == 1, failed.stdout + failed.stderr
     assert "BAD.JSON: /metadata/name: 'Liger GeGLU' does not match" in failed.stdout
+    assert "Failed" in failed.stdout
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
+@pytest.mark.skipif(not (BIN / "pre-commit").exists(), reason="pre-commit missing")
+def test_pre_commit_refs_hook_passes_a_run_whose_records_were_committed_earlier(
+    tmp_path: Path,
+) -> None:
+    """The documented --strict-refs set-up failed a correct commit: pre-commit passes only
+    the staged run, not the records it references, committed before. The
+    kernelindex-validate-refs hook resolves them under --refs-from (the repository) and
+    reports only the staged files; a reference to nothing still fails."""
+    split = VALID / "refs" / "split"
+    repo = tmp_path / "scratch"
+    (repo / "results").mkdir(parents=True)
+    _git(repo, "init", "-q")
+    for path in sorted(split.glob("*.json")):
+        if path.name != "run.json":
+            shutil.copy(path, repo / "results" / path.name)
+    (repo / "package.json").write_text('{"name": "x", "version": "1.0.0"}', "utf-8")
+    _git(repo, "add", ".")
+    _git(repo, "commit", "-q", "-m", "records")
+    shutil.copy(split / "run.json", repo / "results" / "run.json")
+    _git(repo, "add", "results/run.json")
+    env = {**os.environ, "PRE_COMMIT_HOME": str(tmp_path / "cache")}
+    command = [str(BIN / "pre-commit"), "try-repo", str(ROOT), "kernelindex-validate-refs"]
+
+    passed = subprocess.run(command, cwd=repo, env=env, capture_output=True, text=True)
+    assert passed.returncode == 0, passed.stdout + passed.stderr
+    assert "Passed" in passed.stdout and "package.json" not in passed.stdout
+
+    record = json.loads((split / "run.json").read_text("utf-8"))
+    record["spec"]["workloadDigest"] = "sha256:" + "0" * 64
+    (repo / "results" / "run.json").write_text(json.dumps(record), "utf-8")
+    _git(repo, "add", "results/run.json")
+    failed = subprocess.run(command, cwd=repo, env=env, capture_output=True, text=True)
+    assert failed.returncode == 1, failed.stdout + failed.stderr
+    assert (
+        "results/run.json: /spec/workloadDigest: workloadDigest sha256:"
+        + "0" * 64
+        + " refers to no Workload given"
+    ) in failed.stdout
     assert "Failed" in failed.stdout

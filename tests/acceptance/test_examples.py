@@ -66,7 +66,7 @@ INTAKE_RULES = {
 SCHEMA_RULES = {
     "unknown-field-spec", "unknown-field-metadata", "missing-required", "bad-digest",
     "bad-name", "bad-date-time", "bad-uri", "unknown-api-version", "unknown-kind",
-    "api-version-not-a-string",
+    "api-version-not-a-string", "not-a-record", "kind-missing",
     "passed-without-result", "passed-with-timing-and-memory", "oom-with-timing",
     "failed-without-reason", "bad-enum-unit", "negative-latency", "three-schema-errors",
     "wrong-schema", "bundle-unknown-member",

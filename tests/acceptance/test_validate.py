@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
 
 from .support import INVALID, PROBLEM, SEEDS, SUMMARY, VALID, Invoke
+
+SEED_FILES = sorted(SEEDS.glob("*.json"))
 
 RECORDS_JSONL = VALID / "records.jsonl"
 STREAM = VALID / "refs" / "stream.jsonl"
@@ -337,6 +340,58 @@ def test_unresolved_reference_under_strict_refs(invoke: Invoke) -> None:
     assert run.summary == "1 valid, 1 invalid in 2 files"
 
 
+def _committed(tmp_path: Path) -> tuple[Path, Path]:
+    """A records folder holding SPLIT's referenced records (and files that are no
+    records: a package.json, broken JSON), and SPLIT's run outside it."""
+    results = tmp_path / "results"
+    for path in sorted(SPLIT.glob("*.json")):
+        if path.name != "run.json":
+            _copy(path, results / "earlier" / path.name)
+    (results / "package.json").write_text('{"name": "x", "version": "1.0.0"}', "utf-8")
+    (results / "broken.json").write_text('{"apiVersion": ', "utf-8")
+    return results, _copy(SPLIT / "run.json", tmp_path / "staged" / "run.json")
+
+
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_refs_from_resolves_without_reporting(invoke: Invoke, tmp_path: Path, jobs: str) -> None:
+    """--refs-from DIR: references resolve against DIR's records, which are neither
+    validated, reported nor counted (pre-commit passes only the staged files)."""
+    results, run_file = _committed(tmp_path)
+    alone = invoke("validate", "--jobs", jobs, "--strict-refs", run_file)
+    assert alone.exit_code == 1 and len(alone.problem_lines) == 4
+    run = invoke("validate", "--jobs", jobs, "--refs-from", results, run_file)
+    assert run.exit_code == 0, run.output
+    assert run.lines == ["1 valid, 0 invalid in 1 files"]
+    assert "package.json" not in run.output and "broken.json" not in run.output
+    # Repeatable; a folder without the records resolves nothing.
+    (tmp_path / "empty").mkdir()
+    split = invoke("validate", "--refs-from", tmp_path / "empty", "--refs-from", results, run_file)
+    assert split.exit_code == 0, split.output
+    nothing = invoke("validate", "--refs-from", tmp_path / "empty", run_file)
+    assert nothing.exit_code == 1 and len(nothing.problem_lines) == 4
+    assert all(line.endswith("given") for line in nothing.problem_lines)
+
+
+def test_refs_from_still_checks_the_kind(invoke: Invoke, tmp_path: Path) -> None:
+    results, run_file = _committed(tmp_path)
+    record = json.loads(run_file.read_text("utf-8"))
+    environment = record["spec"]["environmentDigest"]
+    record["spec"]["protocolDigest"] = environment
+    run_file.write_text(json.dumps(record), "utf-8")
+    run = invoke("validate", "--refs-from", results, run_file)
+    assert run.exit_code == 1
+    (line,) = run.problem_lines
+    assert line.endswith(
+        f"protocolDigest {environment} refers to an ExecutionEnvironment, not a BenchmarkProtocol"
+    )
+
+
+def test_refs_from_must_exist(invoke: Invoke, tmp_path: Path) -> None:
+    run = invoke("validate", "--refs-from", tmp_path / "missing", SPLIT / "run.json")
+    assert run.exit_code == 2
+    assert "--refs-from" in run.stderr and "does not exist" in run.stderr
+
+
 def test_unresolved_reference_json(invoke: Invoke) -> None:
     run = invoke("validate", "--strict-refs", "--format", "json", RUN_ONLY)
     assert run.exit_code == 1
@@ -371,8 +426,8 @@ def test_github_annotations(invoke: Invoke, monkeypatch: pytest.MonkeyPatch) -> 
         "title=kernelindex malformed-json at /kind::/kind: expected a JSON value"
     )
     assert lines[1] == (
-        "::error file=invalid/bad-name.json,title=kernelindex schema at /metadata/name::"
-        "/metadata/name: 'Liger GeGLU' does not match '^[a-z0-9][a-z0-9._-]*$'"
+        "::error file=invalid/bad-name.json,line=5,col=5,title=kernelindex schema at"
+        " /metadata/name::/metadata/name: 'Liger GeGLU' does not match '^[a-z0-9][a-z0-9._-]*$'"
     )
     assert lines[-1] == "5 valid, 1 invalid, 1 unreadable in 3 files"
 
@@ -386,6 +441,69 @@ def test_github_annotations_escape_what_github_parses(invoke: Invoke, tmp_path: 
     (line, _) = run.stdout.splitlines()
     assert line.startswith(f"::error file={tmp_path}/a%2Cb%3Ac%25.json,")
     assert "'x\\nsha%25'" in line  # repr escaped the newline; then % was encoded
+
+
+_ANNOTATION = re.compile(r"^::error file=([^,]*),line=(\d+),col=(\d+),title=[^:]*::(/\S*): ")
+
+
+def _key_at(path: Path, line: int, column: int) -> str:
+    """The text a ``line=``/``col=`` pair points at in ``path``, up to 40 characters."""
+    return path.read_text("utf-8").splitlines()[line - 1][column - 1 : column + 39]
+
+
+def test_github_annotations_sit_on_the_pointers_line(invoke: Invoke, tmp_path: Path) -> None:
+    """A .json record, an array and a bundle (the seeds' shape, the importers' default
+    layout): every annotation has the line and column of its pointer's member."""
+    seed = json.loads(SEED_FILES[0].read_text("utf-8"))
+    bad = json.loads(json.dumps(seed))
+    bad["run"]["spec"]["status"] = "exploded"
+    bad["environment"]["metadata"]["name"] = "Not A Slug"
+    del bad["protocol"]["spec"]["measurement"]
+    bundle = tmp_path / "bundle.json"
+    bundle.write_text(json.dumps(bad, indent=2), "utf-8")
+    array = tmp_path / "array.json"
+    array.write_text(json.dumps([seed, bad], indent=1), "utf-8")
+    record = INVALID / "three-schema-errors.json"
+    run = invoke("validate", "--format", "github", bundle, array, record)
+    assert run.exit_code == 1
+    annotations = run.stdout.splitlines()[:-1]
+    assert len(annotations) == 4 + 4 + 3, run.stdout  # with the digest mismatch
+    for annotation in annotations:
+        match = _ANNOTATION.match(annotation)
+        assert match is not None, annotation
+        path, line, column, pointer = match.groups()
+        at = _key_at(Path(path), int(line), int(column))
+        token = pointer.rsplit("/", 1)[-1]
+        if pointer.endswith("/spec") and "measurement" in annotation:
+            assert at.startswith('"spec": {'), annotation  # a missing member: its object
+        else:
+            assert at.startswith(f'"{token}":'), (annotation, at)
+    assert sum(a.startswith(f"::error file={array},") for a in annotations) == 4
+    assert any("/1/run/spec/status" in a for a in annotations)
+
+
+def test_github_annotations_read_no_valid_file_again(
+    invoke: Invoke, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Positions cost nothing on the valid path: no valid file is read a second time."""
+    import kernelindex_sdk.positions
+
+    def refuse(text: str, pointers: object) -> None:
+        raise AssertionError("positions computed for a valid file")
+
+    monkeypatch.setattr(kernelindex_sdk.positions, "pointer_positions", refuse)
+    run = invoke("validate", "--format", "github", *SEED_FILES)
+    assert run.exit_code == 0, run.output
+
+
+def test_github_annotations_encode_a_newline_in_a_file_name(invoke: Invoke, tmp_path: Path) -> None:
+    """GitHub's workflow-command escaping: LF as %0A, CR as %0D (its runner decodes them),
+    not a backslash escape GitHub would show as it is."""
+    path = tmp_path / "two\nlines\r.json"
+    path.write_bytes((INVALID / "bad-name.json").read_bytes())
+    run = invoke("validate", "--format", "github", path)
+    (line, _) = run.stdout.splitlines()
+    assert line.startswith(f"::error file={tmp_path}/two%0Alines%0D.json,line=5,col=5,")
 
 
 def test_junit_report(invoke: Invoke, monkeypatch: pytest.MonkeyPatch) -> None:
