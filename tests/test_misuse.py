@@ -202,7 +202,8 @@ def test_a_schema_directory_that_cannot_be_read(tmp_path: Path) -> None:
         with pytest.raises(ki.SchemaDirectoryError, match=f"a.schema.json: .*{reason}"):
             ki.SchemaRegistry.from_directory(tmp_path)
     schema.write_bytes(b'{"$id": "\xff"}')
-    with pytest.raises(ki.SchemaDirectoryError, match=r"a\.schema\.json: not a JSON schema file: .*utf-8"):
+    not_utf8 = r"a\.schema\.json: not a JSON schema file: .*utf-8"
+    with pytest.raises(ki.SchemaDirectoryError, match=not_utf8):
         ki.SchemaRegistry.from_directory(tmp_path)
 
 
