@@ -69,6 +69,22 @@ def parse_fail_on(values: tuple[str, ...]) -> tuple[str, ...]:
     return tuple(dict.fromkeys(found)) or ("slower",)
 
 
+def parse_fast_p(summary: bool, fast_p: tuple[float, ...], format_: str) -> tuple[float, ...]:
+    """The ``fast_p`` thresholds of ``--against ... --summary`` (checked as plain
+    ``--summary`` checks them); ``--fast-p`` without ``--summary``, or a CI format with
+    it, is a usage error."""
+    from kernelindex_sdk.compare.summary import DEFAULT_THRESHOLDS, check_thresholds
+
+    if fast_p and not summary:
+        raise UsageError("--fast-p needs --summary")
+    if summary and format_ in CI_FORMATS:
+        raise UsageError(f"--format {format_} does not apply with --summary")
+    try:
+        return check_thresholds(fast_p or DEFAULT_THRESHOLDS)
+    except ValueError as error:
+        raise UsageError(f"--fast-p: {error}") from None
+
+
 def run_before_after(options: CompareOptions, out: TextIO, err: TextIO) -> int:
     """Load both sides, pair, judge, report; return the exit status. Never raises for
     bad input."""
@@ -90,6 +106,7 @@ def run_before_after(options: CompareOptions, out: TextIO, err: TextIO) -> int:
             )
         threshold = parse_threshold(options.threshold)
         fail_on = parse_fail_on(options.fail_on)
+        thresholds = parse_fast_p(options.summary, options.fast_p, options.format)
     except UsageError as error:
         say(str(error))
         return 2
@@ -142,6 +159,16 @@ def run_before_after(options: CompareOptions, out: TextIO, err: TextIO) -> int:
         sides[0], sides[1], threshold=threshold, pair_by=options.pair_by, lookup=lookup
     )
     outcome = beforeafter.gate(result, fail_on, invalid=invalid, unreadable=unreadable)
+    if options.summary:
+        # The same summary as plain --summary, over the pairs; the gate still decides
+        # the exit status, and its line goes to stderr (stdout is the table).
+        from kernelindex_sdk.compare.summary import summarize_pairs
+        from kernelindex_sdk.compare.summary_report import SUMMARY_REPORTERS
+
+        summaries = summarize_pairs(result, thresholds)
+        SUMMARY_REPORTERS[options.format](out, thresholds, against=True).write(summaries)
+        say(beforeafter_report.summary_line(result, outcome))
+        return outcome.status
     if options.format == "github":
         GithubReporter(out, fail_on).write(result, outcome)
     elif options.format == "junit":

@@ -48,7 +48,7 @@ from kernelindex_sdk.compare.runs import (
     hardware_identity,
     resolve_runs,
 )
-from kernelindex_sdk.compare.summary import Summary, summarize
+from kernelindex_sdk.compare.summary import Summary, summarize, summarize_pairs
 from kernelindex_sdk.compare.sweeps import Panel, find_sweeps, panels
 
 __all__ = [
@@ -82,5 +82,6 @@ __all__ = [
     "resolve_runs",
     "select",
     "summarize",
+    "summarize_pairs",
     "take_inventory",
 ]
