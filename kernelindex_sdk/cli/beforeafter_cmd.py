@@ -89,8 +89,8 @@ def run_before_after(options: CompareOptions, out: TextIO, err: TextIO) -> int:
     """Load both sides, pair, judge, report; return the exit status. Never raises for
     bad input."""
     from kernelindex_sdk.cli.beforeafter_reporters import GithubReporter, JunitReporter
-    from kernelindex_sdk.cli.compare_cmd import METRICS
-    from kernelindex_sdk.compare import beforeafter, beforeafter_report, grouping, records, runs
+    from kernelindex_sdk.cli.filter_options import select_runs
+    from kernelindex_sdk.compare import beforeafter, beforeafter_report, records, runs
     from kernelindex_sdk.printable import one_line
 
     def say(message: str) -> None:
@@ -138,16 +138,7 @@ def run_before_after(options: CompareOptions, out: TextIO, err: TextIO) -> int:
         if resolver.missing:
             listed = ", ".join(f"{kind} ×{n}" for kind, n in sorted(resolver.missing.items()))
             say(f"note: runs reference records not given ({listed}); they pair by digest")
-        sides.append(
-            grouping.select(
-                resolved,
-                kernels=options.kernels,
-                passes=options.passes,
-                gpus=options.gpus,
-                metrics=[METRICS.get(m, m) for m in options.metrics],
-                gpu_names=resolver.gpu_names(),
-            )
-        )
+        sides.append(select_runs(resolved, options, resolver.gpu_names()))
     del before, after
     if not sides[0] or not sides[1]:
         empty = "reference" if not sides[0] else "candidate"
