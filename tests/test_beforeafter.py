@@ -19,10 +19,12 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 from typing import Any
 
+import attrs
 import pytest
 import shared_data
 from beforeafter_records import (
     RunSpec,
+    index_of,
     records_for,
     resolved,
     run_sets,
@@ -50,6 +52,7 @@ from kernelindex_sdk.compare.beforeafter import (
     lineage,
 )
 from kernelindex_sdk.compare.noise import NONE, QUANTILES, SAMPLES, STDDEV, noise_of, of_samples
+from kernelindex_sdk.compare.runs import refresh_runs, resolvable
 
 KERNELINDEX = (sys.executable, "-m", "kernelindex_sdk.cli.main")
 JSONL = ("--layout", "jsonl")
@@ -703,6 +706,55 @@ def test_referenced_records_may_come_with_the_other_side(tmp_path: Path) -> None
     assert status == 1, err
     assert [p["verdict"] for p in report["pairs"]] == ["slower", "same"]
     assert "not given" not in err
+
+
+@given(run_sets(), st.randoms(use_true_random=False))
+@law_settings(100)
+def test_law_refreshing_runs_is_resolving_them(specs: list[RunSpec], rnd: random.Random) -> None:
+    """Runs resolved without (some of) their referenced records, then refreshed once
+    those are given, are exactly the runs resolved with them: ``--against`` lets go of
+    the reference's parsed records before the candidate's records come."""
+    sets = [records_for(s) for s in specs]
+    everything = index_of(sets)
+    partial = index_of(sets)
+    for digest in list(partial.records):
+        if rnd.random() < 0.7:
+            del partial.records[digest]
+    early, _ = resolve_runs(partial)
+    refreshed, resolver = refresh_runs(early, everything)
+    expected, expected_resolver = resolve_runs(everything)
+    assert refreshed == expected
+    assert resolver.missing == expected_resolver.missing
+    # And refreshing against too little again changes nothing.
+    assert refresh_runs(early, partial)[0] == early
+
+
+@given(run_sets())
+@law_settings(50)
+def test_law_what_against_holds_of_a_run_resolves_as_the_run(specs: list[RunSpec]) -> None:
+    """``--against`` holds only :func:`resolvable` of each run while a side loads; the
+    runs resolve exactly as from their whole records."""
+    sets = [records_for(s) for s in specs]
+    for records in sets:
+        run = records[-1]
+        run["spec"]["sourceNative"] = {"source": "bench", "metrics": {"ms_50": 1.0}}
+        run["metadata"].update(title="GeGLU MLP · liger", labels={"corpus_index": "0"})
+    whole = index_of(sets)
+    held = index_of(sets)
+    held.runs = {d: attrs.evolve(s, record=resolvable(s.record)) for d, s in held.runs.items()}
+    assert resolve_runs(held)[0] == resolve_runs(whole)[0]
+    assert all("sourceNative" not in s.record["spec"] for s in held.runs.values())
+
+
+def test_load_records_keeps_what_it_is_asked_to(tmp_path: Path) -> None:
+    records = one(seq=1)
+    records[-1]["spec"]["sourceNative"] = {"source": "bench"}
+    write_jsonl(tmp_path / "runs.jsonl", [records])
+    whole = load_records([str(tmp_path)])
+    held = load_records([str(tmp_path)], keep=resolvable)
+    [stored] = held.index.runs.values()
+    assert stored.record == resolvable(records[-1]) and "sourceNative" not in stored.record["spec"]
+    assert resolve_runs(held.index)[0] == resolve_runs(whole.index)[0]
 
 
 def test_text_from_records_is_escaped_in_every_format(tmp_path: Path) -> None:

@@ -112,19 +112,17 @@ def run_before_after(options: CompareOptions, out: TextIO, err: TextIO) -> int:
         return 2
 
     # Each side is resolved as soon as it is loaded, and its runs' parsed records are
-    # let go: only the resolved runs (a fraction of the size) stay. Referenced records
-    # may come with either side (a workload file given once): a reference run whose
-    # record is only among the candidate's is resolved again once that side is loaded.
+    # let go: only the resolved runs (a fraction of the size) stay, so the two sides'
+    # parsed records are never held at once. Referenced records may come with either
+    # side (a workload file given once): where the reference's runs miss some, they
+    # are resolved again from the digests they keep once the candidate is loaded.
     reference = _load(options.against, options.progress, err, "reference")
     before, before_resolver = runs.resolve_runs(reference.index)
-    if not before_resolver.missing:
-        reference.index.runs.clear()
+    reference.index.runs.clear()
     candidate = _load(options.paths, options.progress, err, "candidate")
     merged = {**candidate.index.records, **reference.index.records}
     if before_resolver.missing:
-        index = records.RecordIndex(runs=reference.index.runs, records=merged)
-        before, before_resolver = runs.resolve_runs(index)
-        reference.index.runs.clear()
+        before, before_resolver = runs.refresh_runs(before, records.RecordIndex(records=merged))
     index = records.RecordIndex(runs=candidate.index.runs, records=merged)
     after, after_resolver = runs.resolve_runs(index)
     candidate.index.runs.clear()
@@ -174,7 +172,7 @@ def run_before_after(options: CompareOptions, out: TextIO, err: TextIO) -> int:
 def _load(paths: tuple[str, ...], progress: bool | None, err: TextIO, side: str) -> LoadResult:
     """One side's records, validated; problems on ``err`` as validate words them."""
     from kernelindex_sdk.cli.reporters import format_problem
-    from kernelindex_sdk.compare import records
+    from kernelindex_sdk.compare import records, runs
     from kernelindex_sdk.progress import Progress
     from kernelindex_sdk.sources import FileSource, StdinSource, expand
 
@@ -187,5 +185,8 @@ def _load(paths: tuple[str, ...], progress: bool | None, err: TextIO, side: str)
         enabled=progress,
     ) as bar:
         return records.load_records(
-            paths, on_problem=lambda problem: bar.note(format_problem(problem)), tick=bar.advance
+            paths,
+            on_problem=lambda problem: bar.note(format_problem(problem)),
+            tick=bar.advance,
+            keep=runs.resolvable,
         )

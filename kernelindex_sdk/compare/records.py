@@ -48,6 +48,9 @@ class RecordIndex:
     records: dict[str, Mapping[str, Any]] = attrs.Factory(dict)
     #: Runs given more than once (same digest): counted, then ignored.
     duplicate_runs: int = 0
+    #: What of a run record to hold (None: all of it); e.g.
+    #: :func:`~kernelindex_sdk.compare.runs.resolvable`, what resolving it reads.
+    keep: Callable[[Mapping[str, Any]], Mapping[str, Any]] | None = None
 
     def lookup(self, digest: str, kind: str) -> Mapping[str, Any] | None:
         """The record with this digest, if one of this kind was given."""
@@ -65,8 +68,9 @@ class RecordIndex:
                 if record_digest in self.runs:
                     self.duplicate_runs += 1
                 else:
+                    kept = record if self.keep is None else self.keep(record)
                     self.runs[record_digest] = StoredRun(
-                        record_digest, record, where.source, where.line, at
+                        record_digest, kept, where.source, where.line, at
                     )
             else:
                 self.records.setdefault(record_digest, record)
@@ -99,20 +103,22 @@ def load_records(
     session: ValidationSession | None = None,
     on_problem: ProblemSink | None = None,
     tick: Tick | None = None,
+    keep: Callable[[Mapping[str, Any]], Mapping[str, Any]] | None = None,
 ) -> LoadResult:
     """Read, validate and index every record under ``paths`` (files, dirs, JSONL, ``-``).
 
     Reading and validation are the document pipeline's (:mod:`kernelindex_sdk.pipeline`),
     exactly as ``kernelindex validate`` runs them. Never raises for bad input:
     unreadable documents and invalid items are counted and their problems passed to
-    ``on_problem``. ``tick`` is called once per file read.
+    ``on_problem``. ``tick`` is called once per file read. ``keep`` picks what of each
+    valid run record is held (:attr:`RecordIndex.keep`); the rest is let go as it is read.
     """
     from kernelindex_sdk.pipeline import Pipeline
 
     if session is None:
         session = default_session()
     session.keep_values = True
-    result = LoadResult(RecordIndex())
+    result = LoadResult(RecordIndex(keep=keep))
     report: ProblemSink = on_problem or (lambda problem: None)
     last_source: str | None = None
     for item in Pipeline(list(paths), checker=session):
