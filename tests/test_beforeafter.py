@@ -19,7 +19,6 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 from typing import Any
 
-import attrs
 import pytest
 import shared_data
 from beforeafter_records import (
@@ -52,7 +51,8 @@ from kernelindex_sdk.compare.beforeafter import (
     lineage,
 )
 from kernelindex_sdk.compare.noise import NONE, QUANTILES, SAMPLES, STDDEV, noise_of, of_samples
-from kernelindex_sdk.compare.runs import refresh_runs, resolvable
+from kernelindex_sdk.compare.records import RecordIndex
+from kernelindex_sdk.compare.runs import Resolver, refresh_runs
 
 KERNELINDEX = (sys.executable, "-m", "kernelindex_sdk.cli.main")
 JSONL = ("--layout", "jsonl")
@@ -729,32 +729,28 @@ def test_law_refreshing_runs_is_resolving_them(specs: list[RunSpec], rnd: random
     assert refresh_runs(early, partial)[0] == early
 
 
-@given(run_sets())
-@law_settings(50)
-def test_law_what_against_holds_of_a_run_resolves_as_the_run(specs: list[RunSpec]) -> None:
-    """``--against`` holds only :func:`resolvable` of each run while a side loads; the
-    runs resolve exactly as from their whole records."""
-    sets = [records_for(s) for s in specs]
-    for records in sets:
-        run = records[-1]
-        run["spec"]["sourceNative"] = {"source": "bench", "metrics": {"ms_50": 1.0}}
-        run["metadata"].update(title="GeGLU MLP · liger", labels={"corpus_index": "0"})
-    whole = index_of(sets)
-    held = index_of(sets)
-    held.runs = {d: attrs.evolve(s, record=resolvable(s.record)) for d, s in held.runs.items()}
-    assert resolve_runs(held)[0] == resolve_runs(whole)[0]
-    assert all("sourceNative" not in s.record["spec"] for s in held.runs.values())
-
-
-def test_load_records_keeps_what_it_is_asked_to(tmp_path: Path) -> None:
-    records = one(seq=1)
-    records[-1]["spec"]["sourceNative"] = {"source": "bench"}
-    write_jsonl(tmp_path / "runs.jsonl", [records])
+def test_runs_resolved_as_they_are_read_and_refreshed_are_the_runs(tmp_path: Path) -> None:
+    """``--against`` resolves each run as it is read (``RecordIndex.on_run``), before
+    records that come later in the file, then refreshes them: the same runs as
+    resolving the whole index, repeats counted once."""
+    sets = [one(seq=1), one(seq=2, status="oom"), one(seq=3, gpu="a100")]
+    runs_first = [records[-1] for records in sets] + [records[0] for records in sets]
+    runs_first += [r for records in sets for r in records[1:-1]] + [sets[0][-1]]
+    (tmp_path / "a.jsonl").write_text(
+        "".join(json.dumps(r) + "\n" for r in runs_first), encoding="utf-8"
+    )
     whole = load_records([str(tmp_path)])
-    held = load_records([str(tmp_path)], keep=resolvable)
-    [stored] = held.index.runs.values()
-    assert stored.record == resolvable(records[-1]) and "sourceNative" not in stored.record["spec"]
-    assert resolve_runs(held.index)[0] == resolve_runs(whole.index)[0]
+    index = RecordIndex()
+    resolver = Resolver(index)
+    early: list[Any] = []
+    index.on_run = lambda stored: early.append(resolver.resolve(stored))
+    streamed = load_records([str(tmp_path)], index=index)
+    assert streamed.index.runs == {} and len(early) == 3
+    assert streamed.index.duplicate_runs == whole.index.duplicate_runs == 1
+    assert resolver.missing  # read before their records
+    refreshed, again = refresh_runs(early, streamed.index)
+    expected, expected_resolver = resolve_runs(whole.index)
+    assert refreshed == expected and again.missing == expected_resolver.missing == {}
 
 
 def test_text_from_records_is_escaped_in_every_format(tmp_path: Path) -> None:

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Final, TextIO
 if TYPE_CHECKING:
     from kernelindex_sdk.cli.compare_cmd import CompareOptions
     from kernelindex_sdk.compare.records import LoadResult
+    from kernelindex_sdk.compare.runs import ResolvedRun
 
 #: ``--format`` values only before/after has.
 CI_FORMATS: Final = ("github", "junit")
@@ -111,21 +112,18 @@ def run_before_after(options: CompareOptions, out: TextIO, err: TextIO) -> int:
         say(str(error))
         return 2
 
-    # Each side is resolved as soon as it is loaded, and its runs' parsed records are
-    # let go: only the resolved runs (a fraction of the size) stay, so the two sides'
-    # parsed records are never held at once. Referenced records may come with either
-    # side (a workload file given once): where the reference's runs miss some, they
-    # are resolved again from the digests they keep once the candidate is loaded.
-    reference = _load(options.against, options.progress, err, "reference")
-    before, before_resolver = runs.resolve_runs(reference.index)
-    reference.index.runs.clear()
-    candidate = _load(options.paths, options.progress, err, "candidate")
-    merged = {**candidate.index.records, **reference.index.records}
-    if before_resolver.missing:
-        before, before_resolver = runs.refresh_runs(before, records.RecordIndex(records=merged))
-    index = records.RecordIndex(runs=candidate.index.runs, records=merged)
-    after, after_resolver = runs.resolve_runs(index)
-    candidate.index.runs.clear()
+    # Each run is resolved as it is read and its parsed record let go at once: only
+    # the resolved runs (a fraction of the size) are held, never a side's records.
+    # Referenced records may come later, or with the other side (a workload file given
+    # once): once both sides are read, each run is resolved again from the digests it
+    # keeps against every record given (runs.refresh_runs).
+    reference, early_before = _load(options.against, options.progress, err, "reference")
+    candidate, early_after = _load(options.paths, options.progress, err, "candidate")
+    merged = records.RecordIndex(records={**candidate.index.records, **reference.index.records})
+    before, before_resolver = runs.refresh_runs(early_before, merged)
+    del early_before
+    after, after_resolver = runs.refresh_runs(early_after, merged)
+    del early_after
     invalid = reference.invalid + candidate.invalid
     unreadable = reference.unreadable + candidate.unreadable
     if invalid:
@@ -143,7 +141,7 @@ def run_before_after(options: CompareOptions, out: TextIO, err: TextIO) -> int:
         say(f"no {empty} run to compare (after the filters)")
         return 2 if unreadable else 1
 
-    lookup = records.RecordIndex(records=merged).lookup
+    lookup = merged.lookup
     result = beforeafter.before_after(
         sides[0], sides[1], threshold=threshold, pair_by=options.pair_by, lookup=lookup
     )
@@ -169,8 +167,11 @@ def run_before_after(options: CompareOptions, out: TextIO, err: TextIO) -> int:
     return outcome.status
 
 
-def _load(paths: tuple[str, ...], progress: bool | None, err: TextIO, side: str) -> LoadResult:
-    """One side's records, validated; problems on ``err`` as validate words them."""
+def _load(
+    paths: tuple[str, ...], progress: bool | None, err: TextIO, side: str
+) -> tuple[LoadResult, list[ResolvedRun]]:
+    """One side's records, validated, its runs resolved as they are read (against the
+    records read so far); problems on ``err`` as validate words them."""
     from kernelindex_sdk.cli.reporters import format_problem
     from kernelindex_sdk.compare import records, runs
     from kernelindex_sdk.progress import Progress
@@ -178,15 +179,21 @@ def _load(paths: tuple[str, ...], progress: bool | None, err: TextIO, side: str)
 
     found = list(expand(paths))
     streamed = any(isinstance(source, StdinSource) for source in found)
+    index = records.RecordIndex()
+    resolver = runs.Resolver(index)
+    resolved: list[ResolvedRun] = []
+    index.on_run = lambda stored: resolved.append(resolver.resolve(stored))
     with Progress(
         total=None if streamed else sum(isinstance(s, FileSource) for s in found),
         label=f"compare: loading {side}",
         stream=err,
         enabled=progress,
     ) as bar:
-        return records.load_records(
+        loaded = records.load_records(
             paths,
             on_problem=lambda problem: bar.note(format_problem(problem)),
             tick=bar.advance,
-            keep=runs.resolvable,
+            index=index,
         )
+    index.on_run, index.streamed = None, set()  # repeats are counted: let go of the digests
+    return loaded, resolved

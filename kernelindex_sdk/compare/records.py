@@ -48,9 +48,12 @@ class RecordIndex:
     records: dict[str, Mapping[str, Any]] = attrs.Factory(dict)
     #: Runs given more than once (same digest): counted, then ignored.
     duplicate_runs: int = 0
-    #: What of a run record to hold (None: all of it); e.g.
-    #: :func:`~kernelindex_sdk.compare.runs.resolvable`, what resolving it reads.
-    keep: Callable[[Mapping[str, Any]], Mapping[str, Any]] | None = None
+    #: Where valid runs go instead of :attr:`runs`, as they are read (None: held in
+    #: :attr:`runs`). ``compare --against`` resolves each at once, so that no side's
+    #: parsed run records are ever all held; the item's other records are indexed first.
+    on_run: Callable[[StoredRun], None] | None = None
+    #: The digests of the runs passed to :attr:`on_run` (to count repeats).
+    streamed: set[str] = attrs.Factory(set)
 
     def lookup(self, digest: str, kind: str) -> Mapping[str, Any] | None:
         """The record with this digest, if one of this kind was given."""
@@ -61,19 +64,24 @@ class RecordIndex:
 
     def add(self, value: Any, pointer: str, digests: Iterable[str | None], where: Origin) -> None:
         """Index every record of one valid item (digests in :func:`records_of` order)."""
+        runs: list[StoredRun] = []
         for (at, record), record_digest in zip(records_of(value, pointer), digests, strict=False):
             if record_digest is None:  # pragma: no cover - a valid record has a spec
                 continue
-            if record.get("kind") == "BenchmarkRun":
-                if record_digest in self.runs:
-                    self.duplicate_runs += 1
-                else:
-                    kept = record if self.keep is None else self.keep(record)
-                    self.runs[record_digest] = StoredRun(
-                        record_digest, kept, where.source, where.line, at
-                    )
-            else:
+            if record.get("kind") != "BenchmarkRun":
                 self.records.setdefault(record_digest, record)
+            elif record_digest in self.runs or record_digest in self.streamed:
+                self.duplicate_runs += 1
+            elif self.on_run is None:
+                self.runs[record_digest] = StoredRun(
+                    record_digest, record, where.source, where.line, at
+                )
+            else:
+                self.streamed.add(record_digest)
+                runs.append(StoredRun(record_digest, record, where.source, where.line, at))
+        for run in runs:  # after the records they may reference
+            assert self.on_run is not None
+            self.on_run(run)
 
 
 @attrs.frozen
@@ -103,22 +111,22 @@ def load_records(
     session: ValidationSession | None = None,
     on_problem: ProblemSink | None = None,
     tick: Tick | None = None,
-    keep: Callable[[Mapping[str, Any]], Mapping[str, Any]] | None = None,
+    index: RecordIndex | None = None,
 ) -> LoadResult:
     """Read, validate and index every record under ``paths`` (files, dirs, JSONL, ``-``).
 
     Reading and validation are the document pipeline's (:mod:`kernelindex_sdk.pipeline`),
     exactly as ``kernelindex validate`` runs them. Never raises for bad input:
     unreadable documents and invalid items are counted and their problems passed to
-    ``on_problem``. ``tick`` is called once per file read. ``keep`` picks what of each
-    valid run record is held (:attr:`RecordIndex.keep`); the rest is let go as it is read.
+    ``on_problem``. ``tick`` is called once per file read. ``index``: the index to fill
+    (e.g. one whose :attr:`RecordIndex.on_run` takes the runs as they are read).
     """
     from kernelindex_sdk.pipeline import Pipeline
 
     if session is None:
         session = default_session()
     session.keep_values = True
-    result = LoadResult(RecordIndex(keep=keep))
+    result = LoadResult(index if index is not None else RecordIndex())
     report: ProblemSink = on_problem or (lambda problem: None)
     last_source: str | None = None
     for item in Pipeline(list(paths), checker=session):

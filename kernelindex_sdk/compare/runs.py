@@ -212,23 +212,6 @@ def metric_of_protocol(protocol: Mapping[str, Any] | None) -> str | None:
     return None
 
 
-def resolvable(record: Mapping[str, Any]) -> dict[str, Any]:
-    """What :meth:`Resolver.resolve` reads of a run record, and nothing else: its
-    ``apiVersion`` and ``kind``, ``metadata.title``, and ``spec`` without
-    ``sourceNative`` (the source's own fields, often most of a record, never compared).
-
-    ``compare --against`` holds a whole side's runs while the rest of it loads; this is
-    what it holds of each (:attr:`~kernelindex_sdk.compare.records.RecordIndex.keep`).
-    Resolving the result gives exactly what resolving the record gives (tested).
-    """
-    kept: dict[str, Any] = {key: record[key] for key in ("apiVersion", "kind") if key in record}
-    kept["spec"] = {key: value for key, value in record["spec"].items() if key != "sourceNative"}
-    metadata = record.get("metadata", {})
-    if "title" in metadata:
-        kept["metadata"] = {"title": metadata["title"]}
-    return kept
-
-
 class Resolver:
     """Resolves runs against an index, caching what each referenced digest yields."""
 
@@ -287,11 +270,11 @@ class Resolver:
         """``run`` resolved again against this resolver's index, from the digests it
         keeps: what :meth:`resolve` gives for its record, without the record.
 
-        For a run whose referenced records come later (``compare --against``: a
-        reference run's Workload given with the candidate), so that its parsed record
-        need not be held meanwhile. Only what the referenced records decide changes;
-        the metric of a run without a result is read off its protocol again (then
-        inferred, by :func:`refresh_runs`).
+        For a run resolved before its referenced records came (``compare --against``
+        resolves each run as it is read; a reference run's Workload may come with the
+        candidate), so that its parsed record need not be held meanwhile. Only what the
+        referenced records decide changes; the metric of a run without a result is read
+        off its protocol again (then inferred, by :func:`refresh_runs`).
         """
         workload = self._workload(run.workload_digest)
         implementation = self._implementation(run.implementation_digest)
