@@ -3,8 +3,9 @@
 ``compare`` hands its parsed options here when ``--against`` is given. This module
 loads both sides (each exactly as ``validate`` reads it), applies ``compare``'s
 filters to both, calls :func:`~kernelindex_sdk.compare.beforeafter.before_after` and
-:func:`~kernelindex_sdk.compare.beforeafter.gate`, and picks a reporter. Nothing is
-decided here.
+:func:`~kernelindex_sdk.compare.beforeafter.gate`, and picks a reporter (with
+``--summary``, the summary's, over the pairs:
+:func:`~kernelindex_sdk.compare.summary.summarize_pairs`). Nothing is decided here.
 
 Exit status: 0 no pair with a ``--fail-on`` verdict (default ``slower``); 1 at least
 one, invalid records skipped, or no run to compare; 2 usage error or unreadable input.

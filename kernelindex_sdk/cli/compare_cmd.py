@@ -271,7 +271,9 @@ def _s(count: int) -> str:
     is_flag=True,
     help="Instead of the tables, one line per GPU, metric and implementation against"
     " the baseline: paired workloads, geometric-mean speed-up, share faster, fast_p,"
-    " and workloads it failed or lacks.",
+    " and workloads it failed or lacks. With --against: the same over the pairs, per"
+    " implementation lineage (speed-up = reference / candidate: above 1 the candidate"
+    " is faster).",
 )
 @click.option(
     "--fast-p",
