@@ -102,13 +102,19 @@ def _tail(summaries: Sequence[Summary], against: bool = False) -> str:
     return f"{n} summar{'y' if n == 1 else 'ies'}"
 
 
-class SummaryTextReporter:
-    """One aligned table, then the legend and a count."""
+class _Reporter:
+    """What every summary reporter is given: where to write, the ``fast_p`` thresholds,
+    and whether the summaries are of ``compare --against`` (columns and legend say
+    reference and candidate)."""
 
     def __init__(self, out: IO[str], thresholds: Sequence[float], against: bool = False) -> None:
         self.out, self.thresholds, self.against = out, tuple(thresholds), against
         #: What the columns mean: ``--against`` reads reference ÷ candidate.
         self.legend = AGAINST_LEGEND if against else LEGEND
+
+
+class SummaryTextReporter(_Reporter):
+    """One aligned table, then the legend and a count."""
 
     def write(self, summaries: Sequence[Summary]) -> None:
         if summaries:
@@ -132,13 +138,8 @@ class SummaryTextReporter:
         self.out.write(_tail(summaries, self.against) + "\n")
 
 
-class SummaryMarkdownReporter:
+class SummaryMarkdownReporter(_Reporter):
     """One GitHub-flavoured table (a PR comment, ``$GITHUB_STEP_SUMMARY``), the legend."""
-
-    def __init__(self, out: IO[str], thresholds: Sequence[float], against: bool = False) -> None:
-        self.out, self.thresholds, self.against = out, tuple(thresholds), against
-        #: What the columns mean: ``--against`` reads reference ÷ candidate.
-        self.legend = AGAINST_LEGEND if against else LEGEND
 
     def write(self, summaries: Sequence[Summary]) -> None:
         if summaries:
@@ -182,13 +183,8 @@ def summary_json(summary: Summary) -> dict[str, Any]:
     }
 
 
-class SummaryJsonReporter:
+class SummaryJsonReporter(_Reporter):
     """``{"summaries": [...]}``."""
-
-    def __init__(self, out: IO[str], thresholds: Sequence[float], against: bool = False) -> None:
-        self.out, self.thresholds, self.against = out, tuple(thresholds), against
-        #: What the columns mean: ``--against`` reads reference ÷ candidate.
-        self.legend = AGAINST_LEGEND if against else LEGEND
 
     def write(self, summaries: Sequence[Summary]) -> None:
         report: dict[str, Any] = {
@@ -202,13 +198,8 @@ class SummaryJsonReporter:
         self.out.write("\n")
 
 
-class SummaryCsvReporter:
+class SummaryCsvReporter(_Reporter):
     """One CSV line per summary: fractions as in JSON, a column per threshold."""
-
-    def __init__(self, out: IO[str], thresholds: Sequence[float], against: bool = False) -> None:
-        self.out, self.thresholds, self.against = out, tuple(thresholds), against
-        #: What the columns mean: ``--against`` reads reference ÷ candidate.
-        self.legend = AGAINST_LEGEND if against else LEGEND
 
     def write(self, summaries: Sequence[Summary]) -> None:
         writer = csv.writer(self.out, lineterminator="\n")
