@@ -803,11 +803,15 @@ except ImportError:  # pragma: no cover - depends on the environment
 
 _orjson_loads: Callable[[bytes], Any] | None
 try:  # orjson checks what jiter leaves open (below); without it, no fast path
+    from orjson import OPT_INDENT_2 as _INDENT_2
     from orjson import OPT_STRICT_INTEGER as _STRICT_INTEGER
     from orjson import dumps as _orjson_dumps
     from orjson import loads as _orjson_loads
 except ImportError:  # pragma: no cover - depends on the environment
     _jiter_from_json = _orjson_loads = None
+
+
+_STRICT_INDENT_2 = _STRICT_INTEGER | _INDENT_2 if _orjson_loads is not None else 0
 
 
 def _fast_loads(data: bytes) -> Any:
@@ -822,16 +826,18 @@ def _fast_loads(data: bytes) -> Any:
        refuses NaN/Infinity, numbers beyond the double range, invalid UTF-8, lone
        surrogates, a byte-order mark, control characters, trailing data and nesting
        deeper than 1,024. What it lets through, and how each is ruled out from its
-       strict compact re-serialisation ``written`` (``OPT_STRICT_INTEGER``, which
-       also refuses nesting deeper than 254):
+       strict re-serialisation ``written`` (``OPT_STRICT_INTEGER``, which also
+       refuses nesting deeper than 254; compact, or indented by two spaces when the
+       text starts as orjson's indented form does):
 
        * a duplicate key, which it merges (the last wins). Outside strings a ``:``
          separates each member; inside them orjson writes ``:`` as itself, and the
          text can hide one only as ``\\u003a``. So in text without ``\\u003``, the
          text holds as many ``:`` as ``written`` exactly when it holds as many members
          as the value: the members a duplicate merged away are missing from
-         ``written``, with their colons. orjson's own compact form skips the counting:
-         ``written`` is then the text itself, byte for byte;
+         ``written``, with their colons. orjson's own forms skip the counting:
+         ``written`` is then the text itself, byte for byte (for most records
+         ``json.dumps(value, indent=2, ensure_ascii=False)`` is orjson's indented form);
        * an integer beyond ±(2**53 − 1): up to 64 bits it is read exactly and
          ``OPT_STRICT_INTEGER`` refuses it; beyond, it is read as a float, which orjson
          writes with an exponent ``e+`` (every double of magnitude 1e16 or more), and
@@ -850,15 +856,18 @@ def _fast_loads(data: bytes) -> Any:
        ``null`` changes).
     """
     assert _jiter_from_json is not None and _orjson_loads is not None
+    # Written indented when the text starts as orjson's indented form does, so that
+    # form too skips the counting (both forms hold one ':' a member).
+    form = _STRICT_INDENT_2 if data[:4] in _INDENT_2_STARTS else _STRICT_INTEGER
     try:
         value = _orjson_loads(data)
-        written = _orjson_dumps(value, option=_STRICT_INTEGER)
+        written = _orjson_dumps(value, option=form)
     except (ValueError, TypeError):  # orjson.JSONDecodeError, JSONEncodeError
         pass
     else:
         size = len(written)
         if data.startswith(written) and (len(data) == size or data[size:] in _NEWLINES):
-            return value  # orjson's own compact form: nothing merged, nothing rewritten
+            return value  # orjson's own form: nothing merged, nothing rewritten
         # Each test is the cheapest C form of it: ``in`` of one byte is a memchr, and
         # counting by deleting (memchr again) costs ~40 % less than ``bytes.count``.
         if (
@@ -881,6 +890,9 @@ def _fast_loads(data: bytes) -> Any:
 
 #: What may follow a JSON Lines line's document when orjson's bytes are compared.
 _NEWLINES = (b"\n", b"\r\n")
+
+#: How a document orjson indents by two spaces starts (an object or an array).
+_INDENT_2_STARTS = (b"{\n  ", b"[\n  ")
 
 #: A run of digits as long as the shortest integer orjson reads as a float
 #: (-9223372036854775809, 19 digits): beside a float written with ``e+``, it may be one.
