@@ -873,7 +873,9 @@ def _fast_loads(data: bytes) -> Any:
         if (
             (b"\\" not in data or b"\\u003" not in data)
             and size - len(written.replace(b":", b"")) == len(data) - len(data.replace(b":", b""))
-            and (b"+" not in written or b"e+" not in written or _LONG_DIGITS.search(data) is None)
+            and (
+                b"+" not in written or b"e+" not in written or re.search(_LONG_DIGITS, data) is None
+            )
         ):
             return value
     try:
@@ -896,7 +898,8 @@ _INDENT_2_STARTS = (b"{\n  ", b"[\n  ")
 
 #: A run of digits as long as the shortest integer orjson reads as a float
 #: (-9223372036854775809, 19 digits): beside a float written with ``e+``, it may be one.
-_LONG_DIGITS = re.compile(rb"[0-9]{19}")
+#: Compiled (and kept by ``re``) at its first use: few documents get that far.
+_LONG_DIGITS = rb"[0-9]{19}"
 
 #: Returned by :func:`_fast_loads` when the stdlib path must decide.
 _FALLBACK: Any = object()
