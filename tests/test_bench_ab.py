@@ -77,3 +77,18 @@ def test_files_mode_times_nothing_when_a_file_is_rejected(tmp_path: Path) -> Non
     assert done.returncode == 1
     assert "does not accept every file: nothing timed" in done.stdout
     assert f"{folder}: " not in done.stdout
+
+
+def test_the_writers_benchmark_prints_a_ratio_per_writer_and_checkout(tmp_path: Path) -> None:
+    """``benchmarks/bench_writers.py``, issue #35's writers table: each writer's lines
+    validated by each checkout, as a ratio to the bare loop in the same repeat."""
+    writers = 'orjson.dumps;json.dumps(d);json.dumps(separators=(",", ":"))'
+    done = subprocess.run(
+        [sys.executable, str(ROOT / "benchmarks" / "bench_writers.py"), "--tree", f"here={ROOT}",
+         "--lines", str(_lines(tmp_path / "l.jsonl")), "--count", "6", "--repeats", "1",
+         "--writers", writers],
+        capture_output=True, text=True, check=False, timeout=300,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stdout + done.stderr
+    rows = re.findall(r"^\| `(.+?)` \| ([0-9.]+)× \| ([0-9.]+) s \|$", done.stdout, re.MULTILINE)
+    assert [row[0] for row in rows] == writers.split(";")

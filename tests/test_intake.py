@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
 import io
 import itertools
@@ -15,6 +14,7 @@ from pathlib import Path
 from typing import Any, BinaryIO, cast
 from unittest import mock
 
+import orjson
 import pytest
 import shared_data
 from hypothesis import given, settings
@@ -710,8 +710,7 @@ def _indented(value: Any) -> bytes:
 
 
 #: Indented documents orjson reads without complaint that the strict parser refuses
-#: (or reads otherwise), or that are not quite orjson's form: the byte comparison must
-#: send each elsewhere.
+#: (or reads otherwise), or that are not quite orjson's form.
 _NASTY_INDENTED = st.sampled_from(
     [b'{\n  "a": 1,\n  "a": 1\n}', b'{\n  "a": 1,\n  "a": 2\n}\n',
      b'[\n  {\n    "a": {},\n    "a": {}\n  }\n]', b'{\n  "b": [],\n  "a": 0,\n  "b": []\n}',
@@ -725,60 +724,129 @@ _NASTY_INDENTED = st.sampled_from(
 )  # fmt: skip
 
 
-def test_the_orjson_path_takes_indented_documents_alone(monkeypatch: pytest.MonkeyPatch) -> None:
-    """A document indented by two spaces that orjson writes back byte for byte never
-    reaches jiter; one with a duplicate key, or indented otherwise, does."""
-    calls: list[bytes] = []
-    jiter = intake._jiter_from_json
-
-    def counted(data: bytes, **kwargs: Any) -> Any:
-        calls.append(data)
-        assert jiter is not None
-        return jiter(data, **kwargs)
-
-    monkeypatch.setattr(intake, "_jiter_from_json", counted)
-    monkeypatch.setattr(intake, "_INDENT_SKIP", [0])  # as a fresh process has it
-    value = {"run": {"a": [1, 2.5, None, True, "é"], "b": {}, "c": []}, "n": -3}
-    for text in (_indented(value), _indented(value) + b"\n", _indented([value, 1])):
-        assert loads(text) in (value, [value, 1])
-    assert calls == []
-    for text in (
-        b'{\n  "a": 1,\n  "a": 1\n}',  # a duplicate key: refused, by jiter
-        json.dumps(value, indent=4).encode(),
-        json.dumps(value, indent=2, ensure_ascii=True).encode(),  # "\u00e9"
-    ):
-        with contextlib.suppress(IntakeError):
-            loads(text)
-    assert len(calls) == 3
+def _pandas_like(value: Any) -> bytes:
+    """What pandas' ``to_json(orient="records", lines=True)`` writes of a record (its
+    ujson: compact, ASCII-escaped, ``/`` escaped as ``\\/``). Every ``/`` of JSON text is
+    inside a string, so escaping them all is what ujson does."""
+    return json.dumps(value, separators=(",", ":")).replace("/", "\\/").encode()
 
 
-def test_after_a_miss_orjson_is_not_tried_on_the_next_indented_documents(
-    monkeypatch: pytest.MonkeyPatch,
+#: The writers people use, each as a function from a value to its JSON text: orjson,
+#: Python's json in its common settings, pandas' form, and a hand-spaced form.
+WRITERS: dict[str, Any] = {
+    "orjson": orjson.dumps,
+    "orjson OPT_INDENT_2": lambda v: orjson.dumps(v, option=orjson.OPT_INDENT_2),
+    "json.dumps(d)": lambda v: json.dumps(v).encode("utf-8", "replace"),
+    "compact, ensure_ascii=False": _compact,
+    "compact, ASCII": lambda v: json.dumps(v, separators=(",", ":")).encode(),
+    "spaces, ensure_ascii=False": lambda v: json.dumps(v, ensure_ascii=False).encode(
+        "utf-8", "replace"
+    ),
+    "indent=2": lambda v: json.dumps(v, indent=2).encode(),
+    "indent=2, ensure_ascii=False": _indented,
+    "indent=4": lambda v: json.dumps(v, indent=4).encode(),
+    "pandas to_json(lines=True)": _pandas_like,
+    "spaces around every token": lambda v: json.dumps(v, separators=(" , ", " : ")).encode(),
+}
+
+
+def _written(writer: str, value: Any) -> bytes | None:
+    """``value`` as ``writer`` writes it, or None where it cannot (orjson refuses
+    integers beyond 64 bits and writes NaN as null)."""
+    try:
+        return cast(bytes, WRITERS[writer](value))
+    except (TypeError, orjson.JSONEncodeError):
+        return None
+
+
+_RECORD = {
+    "title": "GeGLU MLP · liger — ünïcode",
+    "url": "https://example.com/a/b?c=d:e",
+    "times": "2024-09-03T15:38:37Z",
+    "values": [1, -2, 0.5, 1e-05, 3.25e16, -0.0, 9007199254740991, None, True, False],
+    "nested": {"a:b": {"": []}, 'quote"': "back\\slash\n"},
+}
+
+
+@pytest.mark.parametrize("writer", sorted(WRITERS))
+def test_the_orjson_path_takes_every_writer_alone(
+    writer: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """A folder written with ``ensure_ascii=True`` pays for orjson's wasted attempt
-    once in ``_INDENT_RETRY + 1`` documents; its verdicts and values are the same."""
-    tries: list[bytes] = []
-    real = intake._orjson_loads
-    assert real is not None
+    """A document from any common writer is read by orjson alone: jiter never runs,
+    and the value is the stdlib path's."""
 
-    def counted(data: bytes) -> Any:
-        tries.append(data)
-        return real(data)
+    def jiter_is_not_called(*args: Any, **kwargs: Any) -> Any:
+        raise AssertionError("jiter called")
 
-    monkeypatch.setattr(intake, "_orjson_loads", counted)
-    monkeypatch.setattr(intake, "_INDENT_SKIP", [0])
-    value = {"title": "GeGLU MLP · liger", "n": [1, 2]}
-    escaped = json.dumps(value, indent=2).encode()  # "\u00b7": not orjson's form
-    for _ in range(intake._INDENT_RETRY + 2):
-        assert loads(escaped) == value
-    assert len(tries) == 2  # the first, and the one after the skipped ones
-    assert loads(_compact(value)) == value  # compact documents are always tried
-    assert len(tries) == 3
-    tries.clear()
-    monkeypatch.setattr(intake, "_INDENT_SKIP", [0])
-    for _ in range(3):  # orjson's own form: tried, and read, every time
-        assert loads(_indented(value)) == value
-    assert len(tries) == 3
+    text = WRITERS[writer](_RECORD)
+    expected = _outcome(text, fast=False)
+    monkeypatch.setattr(intake, "_jiter_from_json", jiter_is_not_called)
+    for line in (text, text + b"\n", text + b"\r\n"):
+        assert loads(line) == _RECORD
+        assert _outcome(line, fast=True) == expected
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        b'{"a":1,"a":2}',
+        b'{"a": 1, "a": 1}',
+        b'{\n  "b": [],\n  "a": 0,\n  "b": []\n}',
+        b'{"a":1,"\\u0061":2}',
+        # a duplicate whose colon the text hides as \u003a: the count alone would agree
+        b'{"a":1,"a":2,"b":"\\u003a"}',
+        b'{"a": 1, "a": 2, "b": "\\u003A"}',
+        # beyond 64 bits orjson reads a float, and writes it with e+
+        b"[18446744073709551616]",
+        b"[ -9223372036854775809, 1.5 ]",
+        b'{"n": 123456789012345678901234567890}',
+        b"[9007199254740992]",
+        b"[ 18446744073709551615 ]",
+    ],
+)
+def test_what_orjson_merges_or_rewrites_is_refused(text: bytes) -> None:
+    """Duplicate keys (orjson keeps the last) and unsafe integers (orjson reads them,
+    as floats beyond 64 bits) are refused on the fast path as on the stdlib path."""
+    assert _outcome(text, fast=False)[0] == "error"
+    assert _outcome(text, fast=True) == _outcome(text, fast=False)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [b'{"a":"\\u003a"}', b'[1e16, "1234567890123456789012"]', b"[1.8446744073709552e+19]"],
+)
+def test_what_the_counting_cannot_decide_goes_to_jiter(text: bytes) -> None:
+    """A ``\\u003a`` escape, or a long run of digits beside a float of 1e16 or more,
+    leaves the verdict to jiter: accepted, as on the stdlib path."""
+    assert _outcome(text, fast=True) == _outcome(text, fast=False)
+    assert _outcome(text, fast=True)[0] == "value"
+
+
+@settings(max_examples=examples(500), deadline=None)
+@given(st.data())
+def test_every_writer_gets_the_stdlib_paths_verdicts(data: st.DataObject) -> None:
+    """Each writer's text of any value, and of the value with a duplicate key or a
+    hidden colon added, read with the Rust parsers or without: the same verdict and
+    value."""
+    if intake._jiter_from_json is None:
+        pytest.skip("jiter is not installed")
+    value = data.draw(json_values | st.dictionaries(st.text(max_size=6), json_values, max_size=5))
+    writer = data.draw(st.sampled_from(sorted(WRITERS)))
+    text = _written(writer, value)
+    if text is None:
+        text = WRITERS["json.dumps(d)"](value)
+    pieces = [text]
+    if isinstance(value, dict) and value:
+        key = data.draw(st.sampled_from(sorted(value)))
+        member = _written(writer, {key: data.draw(json_values)}) or b"{}"
+        if member[1:-1].strip():
+            # the same key again, first, written as this writer writes it
+            pieces.append(member[:-1].rstrip() + b"," + text[1:])
+        pieces.append(text[:-1].rstrip() + b',"x":"\\u003a"}' if text[1:-1].strip() else text)
+    document = data.draw(st.sampled_from(pieces))
+    if data.draw(st.booleans()):
+        document += data.draw(st.sampled_from([b"\n", b"\r\n", b" "]))
+    assert _outcome(document, fast=True) == _outcome(document, fast=False)
 
 
 @pytest.mark.parametrize(
