@@ -23,7 +23,8 @@ _STORE_HELP = (
 
 def _fail(command: str, message: str) -> NoReturn:
     sys.stdout.flush()
-    sys.stderr.write(one_line(f"kernelindex store {command}: {message}") + "\n")
+    name = f"store {command}" if command else "store"
+    sys.stderr.write(one_line(f"kernelindex {name}: {message}") + "\n")
     sys.exit(2)
 
 
