@@ -22,7 +22,9 @@ retries (:func:`connect`) with a visible message after a second of waiting.
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
+import tempfile
 import time
 from collections.abc import Callable, Iterator
 from typing import Any, Final
@@ -186,6 +188,9 @@ def connect(
     exists = os.path.exists(path)
     if not exists and not create:
         raise StoreError(f"{path}: no such store")
+    if not exists:
+        _create(path, duckdb)
+        exists = True
     if exists and not os.path.isfile(path):
         raise StoreError(f"{path}: not a kernelindex store (not a regular file)")
     if exists and not is_store_file(path):
@@ -218,6 +223,32 @@ def connect(
         yield connection
     finally:
         connection.close()
+
+
+def _create(path: str, duckdb: Any) -> None:
+    """Make a new, empty store at ``path`` whole or not at all: built under a temporary
+    name beside it, then linked into place (if another process made one meanwhile,
+    theirs stays). A killed creation leaves no half-made store at ``path``."""
+    directory = os.path.dirname(os.path.abspath(path))
+    fd, temporary = tempfile.mkstemp(prefix=f".{os.path.basename(path)}.", dir=directory)
+    os.close(fd)
+    os.unlink(temporary)  # DuckDB makes the file itself
+    try:
+        connection = duckdb.connect(temporary)
+        try:
+            for statement in SCHEMA:
+                connection.execute(statement)
+            connection.execute("CHECKPOINT")
+        finally:
+            connection.close()
+        with contextlib.suppress(FileExistsError):
+            os.link(temporary, path)
+    except duckdb.Error as error:
+        raise OSError(errno.EIO, _first(error), path) from None
+    finally:
+        for leftover in (temporary, temporary + ".wal"):
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(leftover)
 
 
 def _check_format(connection: Any, path: str, duckdb: Any, *, create: bool) -> None:

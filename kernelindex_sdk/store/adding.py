@@ -28,7 +28,7 @@ import contextlib
 import json
 import os
 import tempfile
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import IO, Any
 
@@ -276,7 +276,7 @@ def add(
         records_path = os.path.join(staging, "records.jsonl")
         facts_path = os.path.join(staging, "facts.jsonl")
         refused_path = os.path.join(staging, "refused.jsonl")
-        with open(records_path, "wb") as records, open(facts_path, "wb") as facts:
+        with _named(staging), open(records_path, "wb") as records, open(facts_path, "wb") as facts:
             stager = _Stager(records, facts)
             pipeline = Pipeline(paths, checker=checker, jobs=jobs, report="all")
             for item in pipeline:
@@ -306,6 +306,17 @@ def add(
         if stager.n:
             _commit(store, records_path, facts_path, refused_path, result, waited, wait_s)
     return result
+
+
+@contextlib.contextmanager
+def _named(staging: str) -> Iterator[None]:
+    """An ``OSError`` while staging (a full temporary disk) names the staging folder."""
+    try:
+        yield
+    except OSError as error:
+        if error.filename is None:
+            raise OSError(error.errno, error.strerror, staging) from None
+        raise
 
 
 def _json_reader(path: str, columns: Mapping[str, str]) -> str:
