@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import json
 import os
 import tempfile
 import time
@@ -340,7 +341,7 @@ def _missing_members(rows: list[tuple[Any, ...]], known: dict[str, str]) -> set[
     wanted: set[str] = set()
     for _, shape, _, _ in rows:
         if shape is not None:
-            for _, digest in loads(shape):
+            for _, digest in json.loads(shape):
                 if digest not in known:
                     wanted.add(digest)
     return wanted
@@ -354,16 +355,19 @@ def _document(
     members: dict[str, str],
     path: str,
 ) -> Document | IntakeError:
-    value = loads(record, source=origin)
-    if shape is not None:
-        bundle: dict[str, Any] = {"run": value}
-        for member, digest in loads(shape):
-            text = members.get(digest)
-            if text is None:  # pragma: no cover - the add stored it in the same transaction
-                return UnreadableFile(
-                    f"corrupt store: the bundle of {origin} embeds {digest}, which is missing",
-                    source=path,
-                )
-            bundle[member] = loads(text, source=origin)
-        value = bundle
-    return Document(origin, line, value)
+    if shape is None:
+        return Document(origin, line, loads(record.encode(), source=origin))
+    # The bundle's text put together and parsed once: a fifth of the parsing of
+    # each member on its own. Member names are JSON-quoted; the texts are JSON.
+    parts = ['{"run":', record]
+    for member, digest in json.loads(shape):
+        text = members.get(digest)
+        if text is None:  # pragma: no cover - the add stored it in the same transaction
+            return UnreadableFile(
+                f"corrupt store: the bundle of {origin} embeds {digest}, which is missing",
+                source=path,
+            )
+        parts += [",", json.dumps(member), ":", text]
+    parts.append("}")
+    # Bytes, not text: intake's fast path (jiter) takes bytes only.
+    return Document(origin, line, loads("".join(parts).encode(), source=origin))
