@@ -29,8 +29,8 @@ import json
 import os
 import tempfile
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
-from typing import IO, Any
+from dataclasses import dataclass, field, replace
+from typing import IO, Any, NamedTuple
 
 from kernelindex_sdk.canonical import canonicalize
 from kernelindex_sdk.compare.records import RecordIndex, StoredRun
@@ -94,15 +94,31 @@ class AddResult:
         return 1 if self.refused else 0
 
 
+class _Staged(NamedTuple):
+    """What staging one valid item made, sent back in place of its value (from a
+    worker, where the item was checked: the parent only writes bytes)."""
+
+    #: Rows of the staging file of records, each a JSON object without its ``n``.
+    records: tuple[bytes, ...]
+    #: Rows of the staging file of facts.
+    facts: tuple[bytes, ...]
+    #: Runs whose referenced records the stager had not all seen: resolved at the end.
+    deferred: tuple[tuple[StoredRun, tuple[str, int | None, str]], ...]
+    #: Records runs reference, the first time this stager saw each: (digest, record).
+    references: tuple[tuple[str, Mapping[str, Any]], ...]
+
+
 class _StoreAwareChecker:
     """A pipeline checker: the session's checks, with references the records given do
-    not resolve looked up in the store before the session reports them."""
+    not resolve looked up in the store before the session reports them; each valid
+    item is staged where it is checked, its value replaced by its :class:`_Staged`."""
 
     def __init__(self, inner: ValidationSession, store: str, on_wait: Callable[[str], None]):
         self.inner = inner
         self.store = store
         self.on_wait = on_wait
         self.invalidated = 0
+        self.stager = _Stager()
         #: Records of the store that resolved a reference: digest → record.
         self.from_store: dict[str, Mapping[str, Any]] = {}
         #: The items (source, line, pointer) refused only at the end.
@@ -114,7 +130,11 @@ class _StoreAwareChecker:
     def check_document(
         self, value: Any, *, source: str = "<input>", line: int | None = None
     ) -> list[Item]:
-        return self.inner.check_document(value, source=source, line=line)
+        items = self.inner.check_document(value, source=source, line=line)
+        return [
+            item if item.problems else replace(item, value=self.stager.stage(item))
+            for item in items
+        ]
 
     def passes(self, value: Any) -> bool:
         return False  # every item is kept whole (its records are stored)
@@ -139,7 +159,7 @@ class _StoreAwareChecker:
                 ).fetchall()
             for digest, kind, text in rows:
                 found.append((digest, kind))
-                self.from_store[digest] = loads(text)
+                self.from_store[digest] = loads(text.encode())
         pending = list(pending)
         self.inner.add_references([*known, *found], pending)
         late = self.inner.finish()
@@ -153,23 +173,19 @@ class _StoreAwareChecker:
 
 
 class _Stager:
-    """Writes each valid item's records, and each run's facts, to staging files."""
+    """Turns each valid item into its staging rows: every record's texts, digest and
+    place, and each run's facts (:mod:`kernelindex_sdk.store.facts`)."""
 
-    def __init__(self, records: IO[bytes], facts: IO[bytes]) -> None:
+    def __init__(self) -> None:
         from orjson import dumps
 
         self._dumps = dumps
-        self.records = records
-        self.facts = facts
-        self.n = 0
         self.index = RecordIndex()
         self.resolver = Resolver(self.index)
-        #: Runs whose referenced records were not all seen yet: resolved at the end.
-        self.deferred: list[tuple[StoredRun, tuple[str, int | None, str]]] = []
-        #: Canonical text of the (few, repeated) records runs reference, by digest.
+        #: Texts of the (few, repeated) records runs reference, by digest.
         self._texts: dict[str, tuple[str, str]] = {}
 
-    def item(self, item: Item) -> None:
+    def stage(self, item: Item) -> _Staged:
         value = item.value
         bundle = is_bundle(value)
         members = records_of(value, item.pointer)
@@ -185,6 +201,8 @@ class _Stager:
             ).decode()
         key = (item.source, item.line, item.pointer)
         runs: list[StoredRun] = []
+        rows: list[bytes] = []
+        new: list[tuple[str, Mapping[str, Any]]] = []
         for (at, record), ref in zip(members, item.records, strict=True):
             digest = ref.digest
             assert digest is not None  # a valid record has one
@@ -194,10 +212,10 @@ class _Stager:
                 runs.append(StoredRun(digest, record, item.source, item.line, at))
             else:
                 texts = self._texts.get(digest) or self._remember(digest, record)
-                self.index.records.setdefault(digest, record)
-            self.n += 1
+                if digest not in self.index.records:
+                    self.index.records[digest] = record
+                    new.append((digest, record))
             row = {
-                "n": self.n,
                 "digest": digest,
                 "kind": ref.kind,
                 "api_version": record["apiVersion"],
@@ -210,12 +228,15 @@ class _Stager:
                 "origin_line": item.line,
                 "item_pointer": item.pointer,
             }
-            self.records.write(self._dumps(row) + b"\n")
+            rows.append(self._dumps(row))
+        facts: list[bytes] = []
+        deferred: list[tuple[StoredRun, tuple[str, int | None, str]]] = []
         for stored in runs:
             if all(d in self.index.records for d in referenced_digests(stored.record)):
-                self._facts(stored, key)
+                facts.append(self.facts(stored, key))
             else:
-                self.deferred.append((stored, key))
+                deferred.append((stored, key))
+        return _Staged(tuple(rows), tuple(facts), tuple(deferred), tuple(new))
 
     def _texts_of(self, record: Mapping[str, Any]) -> tuple[str, str]:
         """The record as given (compact, its key order kept: what is read back) and its
@@ -232,18 +253,43 @@ class _Stager:
         texts = self._texts[digest] = self._texts_of(record)
         return texts
 
-    def _facts(self, stored: StoredRun, key: tuple[str, int | None, str]) -> None:
+    def facts(self, stored: StoredRun, key: tuple[str, int | None, str]) -> bytes:
         row = run_facts(self.resolver.resolve(stored), stored.record)
         row["item_pointer"] = key[2]
-        self.facts.write(self._dumps(row) + b"\n")
+        return self._dumps(row)
+
+
+class _Writer:
+    """Writes staged items to the staging files, numbering records in input order."""
+
+    def __init__(self, records: IO[bytes], facts: IO[bytes]) -> None:
+        self.records = records
+        self.facts = facts
+        self.n = 0
+        self.index = RecordIndex()
+        self.deferred: list[tuple[StoredRun, tuple[str, int | None, str]]] = []
+
+    def item(self, staged: _Staged) -> None:
+        for row in staged.records:
+            self.n += 1
+            self.records.write(b'{"n":%d,' % self.n + row[1:] + b"\n")
+        for row in staged.facts:
+            self.facts.write(row + b"\n")
+        self.deferred.extend(staged.deferred)
+        for digest, record in staged.references:
+            self.index.records.setdefault(digest, record)
 
     def finish(self, from_store: Mapping[str, Mapping[str, Any]]) -> None:
         """Facts of the runs whose references were resolved late (or by the store)."""
+        if not self.deferred:
+            return
         for digest, record in from_store.items():
             self.index.records.setdefault(digest, record)
-        self.resolver = Resolver(self.index)  # its caches may hold "not given"
+        stager = _Stager()
+        stager.index = self.index
+        stager.resolver = Resolver(self.index)
         for stored, key in self.deferred:
-            self._facts(stored, key)
+            self.facts.write(stager.facts(stored, key) + b"\n")
         self.deferred.clear()
 
 
@@ -277,7 +323,7 @@ def add(
         facts_path = os.path.join(staging, "facts.jsonl")
         refused_path = os.path.join(staging, "refused.jsonl")
         with _named(staging), open(records_path, "wb") as records, open(facts_path, "wb") as facts:
-            stager = _Stager(records, facts)
+            writer = _Writer(records, facts)
             pipeline = Pipeline(paths, checker=checker, jobs=jobs, report="all")
             for item in pipeline:
                 if item.unreadable:
@@ -285,7 +331,7 @@ def add(
                 elif item.problems:
                     result.refused += 1
                 else:
-                    stager.item(item)
+                    writer.item(item.value)
                     continue
                 for problem in item.problems:
                     result.problems.append(problem)
@@ -295,7 +341,7 @@ def add(
                 report(problem)
             result.refused += pipeline.checker.invalidated
             result.files = pipeline.tally.files
-            stager.finish(checker.from_store)
+            writer.finish(checker.from_store)
         with open(refused_path, "wb") as refused:
             from orjson import dumps
 
@@ -303,7 +349,7 @@ def add(
                 refused.write(
                     dumps({"origin": source, "origin_line": line, "item_pointer": pointer}) + b"\n"
                 )
-        if stager.n:
+        if writer.n:
             _commit(store, records_path, facts_path, refused_path, result, waited, wait_s)
     return result
 
