@@ -401,7 +401,7 @@ def _commit(
         # The commit reads the staging files with bounded memory (spilling beside the
         # store when it must): an add's peak stays flat however large the add is.
         con.execute(f"SET memory_limit = '{COMMIT_MEMORY}'")
-        con.execute("SET preserve_insertion_order = true")
+        con.execute("SET preserve_insertion_order = false")
         try:
             con.execute("BEGIN TRANSACTION")
             row = con.execute("SELECT coalesce(max(add_id), 0) + 1 FROM adds").fetchone()
@@ -411,23 +411,27 @@ def _commit(
             row = con.execute(f"SELECT count(*) FROM ({kept})").fetchone()
             given = int(row[0]) if row else 0
             con.execute(
+                # Out-of-core throughout (no window function): a record's seq is its
+                # staging number after the store's last (gaps where copies were
+                # dropped; only the order matters), and the first copy of a digest in
+                # this add is found by a hash aggregate.
                 f"""INSERT INTO records
-                SELECT {base} + row_number() OVER (ORDER BY n), digest, kind, api_version,
-                       name, record, canonical, standalone, members, origin, origin_line, {add_id}
+                SELECT {base} + k.n, k.digest, k.kind, k.api_version, k.name, k.record,
+                       k.canonical, k.standalone, k.members, k.origin, k.origin_line, {add_id}
                 FROM ({kept}) k
-                WHERE NOT EXISTS (SELECT 1 FROM records r WHERE r.digest = k.digest)
-                QUALIFY row_number() OVER (PARTITION BY digest ORDER BY n) = 1
-                ORDER BY n"""
+                SEMI JOIN (SELECT min(n) AS n FROM ({kept}) GROUP BY digest) f ON f.n = k.n
+                WHERE NOT EXISTS (SELECT 1 FROM records r WHERE r.digest = k.digest)"""
             )
             row = con.execute("SELECT count(*) FROM records WHERE add_id = ?", [add_id]).fetchone()
             stored = int(row[0]) if row else 0
             names = ", ".join(f"x.{name}" for name in fact_names)
             con.execute(
+                # Copies of one run have equal facts: DISTINCT keeps one (their
+                # place is the stored copy's).
                 f"""INSERT INTO run_facts
-                SELECT {names}, r.origin, r.origin_line, {add_id}
+                SELECT DISTINCT {names}, r.origin, r.origin_line, {add_id}
                 FROM {facts} x
-                JOIN records r ON r.digest = x.digest AND r.add_id = {add_id}
-                QUALIFY row_number() OVER (PARTITION BY x.digest) = 1"""
+                JOIN records r ON r.digest = x.digest AND r.add_id = {add_id}"""
             )
             con.execute(
                 "INSERT INTO adds VALUES (?, now(), ?, ?, ?)",
