@@ -45,8 +45,10 @@ from kernelindex_sdk.validation import Item, ValidationSession, is_bundle, recor
 __all__ = ["AddResult", "add"]
 
 _RUN = "BenchmarkRun"
-#: DuckDB's memory limit while an add commits (it spills to disk past it).
-COMMIT_MEMORY = "256MB"
+#: DuckDB's memory limit and threads while an add commits (it spills to disk past the
+#: limit; each thread of its JSON reader holds buffers of its own).
+COMMIT_MEMORY = "768MB"
+COMMIT_THREADS = 4
 #: Staged columns, in the order of the staging file's objects.
 _RECORD_COLUMNS = {
     "n": "BIGINT",
@@ -401,6 +403,7 @@ def _commit(
         # The commit reads the staging files with bounded memory (spilling beside the
         # store when it must): an add's peak stays flat however large the add is.
         con.execute(f"SET memory_limit = '{COMMIT_MEMORY}'")
+        con.execute(f"SET threads = {COMMIT_THREADS}")
         con.execute("SET preserve_insertion_order = false")
         try:
             con.execute("BEGIN TRANSACTION")
