@@ -44,6 +44,7 @@ from kernelindex_sdk.sources import (
     STDIN,
     FileSource,
     Source,
+    StoreSource,
     bounded_lines,
     expand,
     open_regular,
@@ -155,7 +156,7 @@ class Tally:
 class FilesTask(NamedTuple):
     """Whole files to read, with the unreadable paths between them (in input order)."""
 
-    entries: tuple[FileSource | Item, ...]
+    entries: tuple[FileSource | StoreSource | Item, ...]
 
 
 class RangeTask(NamedTuple):
@@ -198,7 +199,7 @@ def describe(task: Task) -> str:
             else (f"bytes {task.start}-{task.end - 1}")
         )
         return f"{task.path} ({span})"
-    names = [e.path if isinstance(e, FileSource) else e.source for e in task.entries]
+    names = [e.source if isinstance(e, Item) else e.path for e in task.entries]
     return names[0] if len(names) == 1 else f"{names[0]} and {len(names) - 1} more paths"
 
 
@@ -397,13 +398,16 @@ class Pipeline:
 
     def _tasks(self, sources: Iterator[Source | IntakeError]) -> Iterator[Task]:
         """The work, in input order: batches of whole files, and ranges of large JSON Lines."""
-        batch: list[FileSource | Item] = []
+        batch: list[FileSource | StoreSource | Item] = []
         for source in sources:
             if isinstance(source, IntakeError):
                 batch.append(unreadable_item(source))
                 continue
-            assert isinstance(source, FileSource)  # stdin never runs in parallel
             self.tally.files += 1
+            if isinstance(source, StoreSource):  # one worker reads a store whole
+                batch.append(source)
+                continue
+            assert isinstance(source, FileSource)  # stdin never runs in parallel
             if source.jsonl and _size(source) >= 2 * CHUNK_BYTES and _plain_start(source.path):
                 if batch:
                     yield FilesTask(tuple(batch))

@@ -12,6 +12,11 @@ what is read and how, and nothing that cannot be read is ever skipped silently:
   read. Symbolic links are followed, to files and to directories alike; a link back
   to a directory being walked is a :class:`~kernelindex_sdk.errors.SymlinkLoop`, and
   a dangling link an :class:`~kernelindex_sdk.errors.UnreadableFile`.
+* A named regular file whose name does not end in ``.json``, ``.jsonl`` or ``.ndjson``
+  and that starts with DuckDB's magic bytes is a kernelindex store
+  (:class:`StoreSource`, :mod:`kernelindex_sdk.storefile`): its records are read back
+  as the documents they were added as. A walk never reads a store (a store kept
+  beside the files it indexes would count every record twice).
 * Only regular files are read. A FIFO, socket or device, named or found under one of
   those names in a walk, is a :class:`~kernelindex_sdk.errors.NotARegularFile`: a
   FIFO would block forever and ``/dev/zero`` never ends. Files are opened with
@@ -71,6 +76,7 @@ __all__ = [
     "FileSource",
     "Source",
     "StdinSource",
+    "StoreSource",
     "documents",
     "expand",
     "iter_documents",
@@ -119,7 +125,14 @@ class StdinSource:
     name: str = "<stdin>"
 
 
-Source = FileSource | StdinSource
+@dataclass(frozen=True, slots=True)
+class StoreSource:
+    """A kernelindex store file named as a PATH (:mod:`kernelindex_sdk.storefile`)."""
+
+    path: str
+
+
+Source = FileSource | StdinSource | StoreSource
 
 
 def is_jsonl_name(path: str) -> bool:
@@ -158,9 +171,18 @@ def expand(paths: Iterable[str]) -> Iterator[Source | IntakeError]:
         if stat.S_ISDIR(mode):
             yield from walk(arg, info)
         elif stat.S_ISREG(mode):
-            yield FileSource(arg, is_jsonl_name(arg), info.st_size)
+            if not arg.lower().endswith(SUFFIXES) and _is_store(arg):
+                yield StoreSource(arg)
+            else:
+                yield FileSource(arg, is_jsonl_name(arg), info.st_size)
         else:
             yield _not_regular(arg, mode, named=True)
+
+
+def _is_store(path: str) -> bool:
+    from kernelindex_sdk.storefile import is_store_file
+
+    return is_store_file(path)
 
 
 def walk(root: str, root_info: os.stat_result | None = None) -> Iterator[FileSource | IntakeError]:
@@ -312,6 +334,10 @@ def read(
             name=source.name,
             strict_numbers=strict_numbers,
         )
+    elif isinstance(source, StoreSource):
+        from kernelindex_sdk.storefile import store_documents
+
+        yield from store_documents(source.path, on_wait=_say_waiting)
     elif source.jsonl:
         yield from _read_jsonl(source.path, max_bytes, strict_numbers, on_read)
     else:
@@ -323,6 +349,14 @@ def read(
             yield Document(source.path, None, value)
         except IntakeError as exc:
             yield exc
+
+
+def _say_waiting(message: str) -> None:
+    """A store another process holds: say on stderr that we wait, not why we hang."""
+    from kernelindex_sdk.printable import one_line
+
+    sys.stderr.write(one_line(f"kernelindex: {message}") + "\n")
+    sys.stderr.flush()
 
 
 def open_regular(path: str | os.PathLike[str]) -> tuple[int, int]:

@@ -44,6 +44,7 @@ LAYERS: dict[str, int] = {
     "jsontext": 0,
     "intake": 1,
     "positions": 1,
+    "storefile": 1,
     "sources": 1,
     "canonical": 2,
     "registry": 3,
@@ -62,7 +63,9 @@ LAYERS: dict[str, int] = {
     "lifecycle": 5,
     "schemadiff": 5,
     "deprecation": 5,
+    "daskvalidate": 5,
     "compare": 6,
+    "store": 6,
     "cli": 7,
 }
 #: Within layer 1, sources reads files through intake, never the reverse.

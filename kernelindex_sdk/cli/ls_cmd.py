@@ -44,7 +44,7 @@ def run_ls(options: LsOptions, *, out: TextIO | None = None, err: TextIO | None 
     from kernelindex_sdk.compare.inventory_report import INVENTORY_REPORTERS
     from kernelindex_sdk.errors import Problem
     from kernelindex_sdk.printable import one_line
-    from kernelindex_sdk.sources import FileSource, StdinSource, expand
+    from kernelindex_sdk.sources import FileSource, StdinSource, StoreSource, expand
 
     out = out if out is not None else sys.stdout
     err = err if err is not None else sys.stderr
@@ -62,7 +62,8 @@ def run_ls(options: LsOptions, *, out: TextIO | None = None, err: TextIO | None 
     def report_problem(problem: Problem) -> None:
         err.write(format_problem(problem) + "\n")
 
-    found = [s for s in expand(options.paths) if isinstance(s, (FileSource, StdinSource))]
+    readable = (FileSource, StdinSource, StoreSource)
+    found = [s for s in expand(options.paths) if isinstance(s, readable)]
     loaded = records.load_records(options.paths, on_problem=report_problem)
     status = 2 if loaded.unreadable else 1 if loaded.invalid else 0
     if not found and not loaded.unreadable:

@@ -33,6 +33,7 @@ BUILTIN = {
     "schema": "kernelindex_sdk.cli.schema_cmd:schema_group",
     "compare": "kernelindex_sdk.cli.compare_cmd:compare_command",
     "ls": "kernelindex_sdk.cli.ls_cmd:ls_command",
+    "store": "kernelindex_sdk.cli.store_cmd:store_group",
 }
 ENTRY_POINT_GROUP = "kernelindex.commands"
 

@@ -1,0 +1,157 @@
+"""The store's figures (#30): prints them; not a timed test.
+
+On N complete bundles (``store_corpus.py``: make_corpus's seed variants with the
+workload and implementation they reference, so ``--strict-refs`` passes), in one
+JSON Lines file::
+
+    python benchmarks/bench_store.py --runs 100000            # the issue's: --runs 1000000
+
+prints, each command run as a real ``kernelindex`` process:
+
+* ``store add`` time beside ``validate --strict-refs`` of the same JSON Lines
+  (the issue's target: at most 1.3x);
+* the store's size on disk beside the JSON Lines';
+* ``compare --format json`` over the store beside over the JSON Lines (target: 5x
+  faster);
+* the query "fastest implementation per workload and GPU" through
+  ``kernelindex store query`` and, without the CLI's start-up, in DuckDB (target: 1 s);
+* the peak resident memory of ``add`` (the ``kernelindex`` process itself, from
+  ``wait4``; target: 1 GiB).
+
+``--json`` prints the figures as one JSON object instead.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from store_corpus import write_jsonl
+
+FASTEST = """
+SELECT kernel, pass, parameters, gpu, arg_min(implementation, value) AS fastest,
+       min(value) AS ns
+FROM runs WHERE status = 'passed' AND metric = 'latency'
+GROUP BY kernel, pass, parameters, gpu
+"""
+
+
+#: CPU seconds (user + system, the process and the workers it waited for) of each
+#: timed command, by label: on a shared machine, steadier than wall time.
+CPU: dict[str, float] = {}
+
+
+def timed(*args: str | os.PathLike[str]) -> tuple[float, int, int]:
+    """(wall seconds, peak RSS in bytes of the process itself, exit status); its CPU
+    seconds go to :data:`CPU` under the command's first two words."""
+    command = [sys.executable, "-m", "kernelindex_sdk.cli.main", *map(str, args)]
+    started = time.perf_counter()
+    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    _, status, usage = os.wait4(process.pid, 0)
+    elapsed = time.perf_counter() - started
+    CPU[" ".join(map(str, args[:2]))] = usage.ru_utime + usage.ru_stime
+    process.returncode = os.waitstatus_to_exitcode(status)
+    if process.stderr is not None:
+        err = process.stderr.read().decode(errors="replace")
+        process.stderr.close()
+        if process.returncode not in (0, 1):
+            raise SystemExit(f"{' '.join(map(str, args))} failed ({process.returncode}): {err}")
+    return elapsed, usage.ru_maxrss * 1024, process.returncode
+
+
+def measure(runs: int, folder: Path) -> dict[str, Any]:
+    corpus = folder / "bundles.jsonl"
+    store = folder / "runs.kistore"
+    started = time.perf_counter()
+    write_jsonl(corpus, runs)
+    figures: dict[str, Any] = {"runs": runs, "generate_s": time.perf_counter() - started}
+    figures["validate_strict_refs_s"], figures["validate_peak_bytes"], _ = timed(
+        "validate", "--strict-refs", corpus
+    )
+    figures["validate_strict_refs_cpu_s"] = CPU["validate --strict-refs"]
+    figures["add_s"], figures["add_peak_bytes"], status = timed(
+        "store", "add", corpus, "--store", store
+    )
+    figures["add_cpu_s"] = CPU["store add"]
+    assert status == 0, "the corpus is valid: add must store it"
+    figures["add_over_validate"] = figures["add_s"] / figures["validate_strict_refs_s"]
+    figures["add_again_s"], _, _ = timed("store", "add", corpus, "--store", store)
+    figures["jsonl_bytes"] = corpus.stat().st_size
+    figures["store_bytes"] = store.stat().st_size
+    figures["store_over_jsonl"] = figures["store_bytes"] / figures["jsonl_bytes"]
+    figures["compare_jsonl_s"], _, _ = timed("compare", "--format", "json", corpus)
+    figures["compare_jsonl_cpu_s"] = CPU["compare --format"]
+    figures["compare_store_s"], figures["compare_store_peak_bytes"], _ = timed(
+        "compare", "--format", "json", store
+    )
+    figures["compare_store_cpu_s"] = CPU["compare --format"]
+    figures["compare_speedup"] = figures["compare_jsonl_s"] / figures["compare_store_s"]
+    figures["query_cli_s"], _, _ = timed("store", "query", FASTEST, "--store", store)
+    import duckdb
+
+    with duckdb.connect(str(store), read_only=True) as connection:
+        started = time.perf_counter()
+        rows = connection.execute(FASTEST).fetchall()
+        figures["query_s"] = time.perf_counter() - started
+    figures["query_rows"] = len(rows)
+    return figures
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--runs", type=int, default=10_000, help="bundles (default 10,000)")
+    parser.add_argument("--dir", type=Path, default=None, help="work folder (default: a temp)")
+    parser.add_argument("--json", action="store_true", help="print one JSON object")
+    options = parser.parse_args(argv)
+    if options.dir is not None:
+        options.dir.mkdir(parents=True, exist_ok=True)
+        figures = measure(options.runs, options.dir)
+    else:
+        with tempfile.TemporaryDirectory(prefix="bench-store-") as folder:
+            figures = measure(options.runs, Path(folder))
+    if options.json:
+        print(json.dumps(figures, indent=2))
+        return
+    mib = 1 << 20
+    print(f"{figures['runs']:,} bundles ({figures['jsonl_bytes'] / mib:,.1f} MiB of JSON Lines)")
+    print(
+        f"validate --strict-refs  {figures['validate_strict_refs_s']:8.2f} s"
+        f" ({figures['validate_strict_refs_cpu_s']:.2f} s CPU)"
+        f"  peak {figures['validate_peak_bytes'] / mib:,.0f} MiB"
+    )
+    print(
+        f"store add               {figures['add_s']:8.2f} s"
+        f" ({figures['add_cpu_s']:.2f} s CPU)  peak"
+        f" {figures['add_peak_bytes'] / mib:,.0f} MiB  ({figures['add_over_validate']:.2f}x"
+        " validate; target <= 1.3x, <= 1 GiB)"
+    )
+    print(f"store add, again        {figures['add_again_s']:8.2f} s  (everything already present)")
+    print(
+        f"size on disk            {figures['store_bytes'] / mib:8.1f} MiB"
+        f"  ({figures['store_over_jsonl']:.2f}x the JSON Lines)"
+    )
+    print(
+        f"compare over JSON Lines {figures['compare_jsonl_s']:8.2f} s"
+        f" ({figures['compare_jsonl_cpu_s']:.2f} s CPU)\n"
+        f"compare over the store  {figures['compare_store_s']:8.2f} s"
+        f" ({figures['compare_store_cpu_s']:.2f} s CPU)"
+        f"  ({figures['compare_speedup']:.2f}x faster; target >= 5x)"
+    )
+    print(
+        f"fastest per workload/GPU {figures['query_s']:7.3f} s in DuckDB,"
+        f" {figures['query_cli_s']:.2f} s as kernelindex store query"
+        f" ({figures['query_rows']} rows; target <= 1 s)"
+    )
+
+
+if __name__ == "__main__":
+    main()

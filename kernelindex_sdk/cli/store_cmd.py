@@ -1,0 +1,164 @@
+"""``kernelindex store add|query|export``: click options → :mod:`kernelindex_sdk.store`.
+
+Every failure that is not a record's is one line on stderr and exit 2: DuckDB not
+installed (how to install it), a store that is not a kernelindex store or is corrupt,
+a full disk, SQL that is refused. A refused record is its problem line, the rest of
+the add goes in, and the exit status is 1.
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import Any, Literal, NoReturn
+
+import click
+
+from kernelindex_sdk.printable import one_line
+
+_STORE_HELP = (
+    "The store file. Default: $KERNELINDEX_STORE, else kernelindex.kistore in the"
+    " working directory."
+)
+
+
+def _fail(command: str, message: str) -> NoReturn:
+    sys.stdout.flush()
+    name = f"store {command}" if command else "store"
+    sys.stderr.write(one_line(f"kernelindex {name}: {message}") + "\n")
+    sys.exit(2)
+
+
+def _waiting(command: str) -> Any:
+    def say(message: str) -> None:
+        sys.stderr.write(one_line(f"kernelindex store {command}: {message}") + "\n")
+        sys.stderr.flush()
+
+    return say
+
+
+def _store_path(store: str | None) -> str:
+    from kernelindex_sdk.storefile import default_store
+
+    return store or default_store()
+
+
+@click.group("store")
+def store_group() -> None:
+    """Keep every run: an append-only DuckDB store, SQL over it, Parquet out.
+
+    A store file is also a PATH: validate, digest, ls, compare and export read it
+    exactly as the files it was made from (docs/store.md).
+    """
+    try:
+        import duckdb  # noqa: F401
+    except ImportError:
+        from kernelindex_sdk.storefile import INSTALL_HINT
+
+        _fail("", f"needs DuckDB: {INSTALL_HINT}")
+
+
+@store_group.command("add")
+@click.argument("paths", nargs=-1, required=True)
+@click.option("--store", "store", default=None, help=_STORE_HELP)
+@click.option(
+    "-j",
+    "--jobs",
+    type=click.IntRange(min=0),
+    default=None,
+    help="Processes to check with, as for validate (0: one per core).",
+)
+def add_command(paths: tuple[str, ...], store: str | None, jobs: int | None) -> None:
+    """Check records as validate --strict-refs does, then add the valid ones.
+
+    References may resolve to records already in the store. A refused record is one
+    line (FILE[:LINE]: POINTER: MESSAGE) and is not stored; the others are, in one
+    transaction (all or none of them, whatever happens). A record already stored
+    (same digest) is counted, not stored again. Exit status: 0 all stored or
+    present, 1 something refused, 2 unreadable input or an unusable store.
+    """
+    from kernelindex_sdk.cli.reporters import format_problem
+    from kernelindex_sdk.parallel import WorkerFailed
+    from kernelindex_sdk.store import StoreError, add
+    from kernelindex_sdk.storefile import require_duckdb
+
+    duckdb = require_duckdb()
+    path = _store_path(store)
+
+    def report(problem: Any) -> None:
+        sys.stdout.write(format_problem(problem) + "\n")
+
+    try:
+        result = add(paths, path, jobs=jobs, on_problem=report, on_wait=_waiting("add"))
+    except StoreError as error:
+        _fail("add", f"{error}")
+    except WorkerFailed as error:
+        _fail("add", f"{error} (rerun with --jobs 1); nothing added")
+    except duckdb.Error as error:
+        _fail("add", f"{path}: {_first_line(str(error))}; nothing added")
+    except OSError as error:
+        where = f"{error.filename}: " if error.filename else ""
+        _fail("add", f"{where}cannot write: {error.strerror or error}; nothing added")
+    sys.stdout.write(one_line(f"{path}: {result.summary()}") + "\n")
+    sys.exit(result.exit_status())
+
+
+def _first_line(text: str) -> str:
+    return text.strip().splitlines()[0] if text.strip() else text
+
+
+@store_group.command("query")
+@click.argument("sql")
+@click.option("--store", "store", default=None, help=_STORE_HELP)
+@click.option(
+    "--format",
+    "format_",
+    type=click.Choice(["text", "json", "csv"]),
+    default="text",
+    show_default=True,
+    help="Aligned columns for people, a JSON array of objects, or CSV with a header.",
+)
+def query_command(sql: str, store: str | None, format_: str) -> None:
+    """Run one read-only SELECT over the store's views (runs, benchmark_runs,
+    workloads, implementations, protocols, environments; docs/store.md)."""
+    from kernelindex_sdk.store.querying import query
+    from kernelindex_sdk.storefile import StoreError
+
+    path = _store_path(store)
+    try:
+        result = query(path, sql, on_wait=_waiting("query"))
+    except StoreError as error:
+        _fail("query", str(error))
+    from kernelindex_sdk.store.output import WRITERS
+
+    WRITERS[format_](sys.stdout, result.columns, result.rows)
+
+
+@store_group.command("export")
+@click.option(
+    "--format", "format_", type=click.Choice(["jsonl", "parquet"]), required=True,
+    help="jsonl: DIR/records.jsonl, the documents as added. parquet: a dataset per"
+    " kind and the runs partitioned by kernel.",
+)  # fmt: skip
+@click.option("--out", "out", required=True, help="The folder to write (made by export).")
+@click.option("--store", "store", default=None, help=_STORE_HELP)
+@click.option("--force", is_flag=True, help="Replace an existing non-empty --out folder.")
+def export_command(format_: str, out: str, store: str | None, force: bool) -> None:
+    """Write the store's records out: JSON Lines, or Parquet for Spark, DuckDB,
+    pandas and polars."""
+    from kernelindex_sdk.store.exporting import export
+    from kernelindex_sdk.storefile import StoreError, require_duckdb
+
+    duckdb = require_duckdb()
+    path = _store_path(store)
+    fmt: Literal["jsonl", "parquet"] = "jsonl" if format_ == "jsonl" else "parquet"
+    try:
+        count = export(path, out, format=fmt, force=force, on_wait=_waiting("export"))
+    except StoreError as error:
+        _fail("export", str(error))
+    except duckdb.Error as error:
+        _fail("export", f"{out}: {_first_line(str(error))}; nothing written")
+    except OSError as error:
+        where = f"{error.filename}: " if error.filename else ""
+        _fail("export", f"{where}cannot write: {error.strerror or error}; nothing written")
+    what = "documents" if format_ == "jsonl" else "records"
+    sys.stdout.write(one_line(f"{out}: {count} {what} exported") + "\n")

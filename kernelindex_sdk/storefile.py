@@ -1,0 +1,373 @@
+"""The store file: what it is, how it is opened, and how its records are read back.
+
+A *store* (``kernelindex store``, docs/store.md) is one DuckDB database file holding
+every record ever added, append-only. This module is the one definition of its format
+— the tables, the views, the marker that says a DuckDB file is a kernelindex store —
+and the reading side: :func:`store_documents` turns a store back into the documents
+it was given as, so that :mod:`kernelindex_sdk.sources` reads a store named as a PATH
+exactly as it reads files (validate, digest, ls, compare and export all go through
+it).
+
+DuckDB is optional (the ``[store]`` extra) and imported only when a store is really
+opened, so nothing else pays for it and nothing breaks without it: a store named as
+a PATH without DuckDB installed is one unreadable-file problem saying how to install
+it.
+
+Locking: DuckDB locks the file per process; while one process holds a read-write
+connection, any other process fails to open it at all, even read-only. So every
+connection here is held only as long as one statement batch needs it, and opening
+retries (:func:`connect`) with a visible message after a second of waiting.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import json
+import os
+import tempfile
+import time
+from collections.abc import Callable, Iterator
+from typing import Any, Final
+
+from kernelindex_sdk.errors import IntakeError, UnreadableFile
+from kernelindex_sdk.intake import Document, loads
+from kernelindex_sdk.printable import one_line
+
+__all__ = [
+    "DEFAULT_STORE",
+    "FORMAT",
+    "INSTALL_HINT",
+    "KIND_VIEWS",
+    "STORE_ENV",
+    "VERSION",
+    "StoreError",
+    "StoreLocked",
+    "connect",
+    "default_store",
+    "is_store_file",
+    "require_duckdb",
+    "store_documents",
+]
+
+#: The default store file (relative to the working directory).
+DEFAULT_STORE: Final = "kernelindex.kistore"
+#: The environment variable that names the store when ``--store`` is not given.
+STORE_ENV: Final = "KERNELINDEX_STORE"
+#: What the marker table says a kernelindex store is, and the format's version.
+FORMAT: Final = "kernelindex-store"
+VERSION: Final = "1"
+#: What to run when DuckDB is missing.
+INSTALL_HINT: Final = "pip install 'kernelindex-sdk[store]'"
+#: DuckDB's file magic: bytes 8-11 of every database file.
+_MAGIC: Final = b"DUCK"
+_MAGIC_AT: Final = 8
+#: Every kind of record → the view that lists its records (spec as JSON).
+KIND_VIEWS: Final = {
+    "BenchmarkRun": "benchmark_runs",
+    "Workload": "workloads",
+    "Implementation": "implementations",
+    "BenchmarkProtocol": "protocols",
+    "ExecutionEnvironment": "environments",
+}
+#: Rows fetched per connection while reading (the lock is released in between).
+READ_CHUNK: Final = 20_000
+#: Seconds of waiting for another process's lock before saying so.
+WAIT_NOTICE_S: Final = 1.0
+
+#: The schema of a new store, version 1 (docs/store.md describes every column).
+SCHEMA: Final = (
+    "CREATE TABLE kernelindex_store (key VARCHAR NOT NULL, value VARCHAR NOT NULL)",
+    f"INSERT INTO kernelindex_store VALUES ('format', '{FORMAT}'), ('version', '{VERSION}')",
+    """CREATE TABLE adds (
+        add_id BIGINT NOT NULL, added_at TIMESTAMPTZ NOT NULL,
+        stored BIGINT NOT NULL, present BIGINT NOT NULL, refused BIGINT NOT NULL)""",
+    """CREATE TABLE records (
+        seq BIGINT NOT NULL, digest VARCHAR NOT NULL, kind VARCHAR NOT NULL,
+        api_version VARCHAR NOT NULL, name VARCHAR, record VARCHAR NOT NULL,
+        canonical VARCHAR NOT NULL,
+        standalone BOOLEAN NOT NULL, members VARCHAR,
+        origin VARCHAR NOT NULL, origin_line BIGINT, add_id BIGINT NOT NULL)""",
+    """CREATE TABLE run_facts (
+        digest VARCHAR NOT NULL, kernel VARCHAR, pass VARCHAR, dtype VARCHAR,
+        parameters VARCHAR, gpu VARCHAR, hardware VARCHAR, provider VARCHAR,
+        implementation VARCHAR, version VARCHAR, status VARCHAR NOT NULL, reason VARCHAR,
+        metric VARCHAR NOT NULL, statistic VARCHAR, value DOUBLE, p20 DOUBLE, p80 DOUBLE,
+        samples BIGINT, observed_at VARCHAR NOT NULL, quality_flags VARCHAR[],
+        source VARCHAR, workload_digest VARCHAR NOT NULL, protocol_digest VARCHAR NOT NULL,
+        environment_digest VARCHAR NOT NULL, implementation_digest VARCHAR NOT NULL,
+        origin VARCHAR NOT NULL, origin_line BIGINT, add_id BIGINT NOT NULL)""",
+    """CREATE VIEW runs AS SELECT
+        digest, kernel, pass, dtype, parameters::JSON AS parameters, gpu, hardware,
+        provider, implementation, version, status, reason, metric, statistic, value,
+        p20, p80, samples, observed_at::TIMESTAMPTZ AS observed_at, quality_flags,
+        source, workload_digest, protocol_digest, environment_digest,
+        implementation_digest, origin, origin_line, add_id
+        FROM run_facts""",
+    *(
+        f"""CREATE VIEW {view} AS SELECT
+        digest, name, api_version, json_extract(record, '$.spec') AS spec,
+        record::JSON AS record, origin, origin_line, add_id
+        FROM records WHERE kind = '{kind}'"""
+        for kind, view in KIND_VIEWS.items()
+    ),
+)
+
+
+class StoreError(Exception):
+    """A store cannot be used: not a kernelindex store, corrupt, unreadable. One line."""
+
+
+class StoreLocked(StoreError):
+    """Another process kept the store locked for longer than we would wait."""
+
+
+def default_store() -> str:
+    """The store ``kernelindex store`` uses without ``--store``: ``$KERNELINDEX_STORE``,
+    else :data:`DEFAULT_STORE` in the working directory."""
+    return os.environ.get(STORE_ENV) or DEFAULT_STORE
+
+
+def is_store_file(path: str) -> bool:
+    """Whether a regular file starts like a DuckDB database (its magic at byte 8).
+
+    Cheap (one read of 12 bytes) and needs no DuckDB; whether it is a *kernelindex*
+    store is decided when it is opened (:func:`connect`).
+    """
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    except (OSError, ValueError):
+        return False
+    try:
+        return os.pread(fd, _MAGIC_AT + len(_MAGIC), 0)[_MAGIC_AT:] == _MAGIC
+    except OSError:
+        return False
+    finally:
+        os.close(fd)
+
+
+def require_duckdb() -> Any:
+    """The ``duckdb`` module, or a :class:`StoreError` saying how to install it."""
+    try:
+        import duckdb
+    except ImportError:
+        raise StoreError(f"the store needs DuckDB: {INSTALL_HINT}") from None
+    return duckdb
+
+
+def _first(error: Exception) -> str:
+    """The first line of a DuckDB message (the rest points into SQL), printable."""
+    text = str(error).strip()
+    return one_line(text.splitlines()[0] if text else repr(error))
+
+
+def _is_lock_conflict(error: Exception) -> bool:
+    text = str(error)
+    return "Could not set lock" in text or "Conflicting lock" in text
+
+
+@contextlib.contextmanager
+def connect(
+    path: str,
+    *,
+    read_only: bool,
+    create: bool = False,
+    wait_s: float = 600.0,
+    on_wait: Callable[[str], None] | None = None,
+    config: dict[str, Any] | None = None,
+) -> Iterator[Any]:
+    """A DuckDB connection to the kernelindex store at ``path``, closed on leaving.
+
+    Another process holding the file's lock is waited for (retried every 50 ms), with
+    one message through ``on_wait`` after :data:`WAIT_NOTICE_S`; after ``wait_s`` it
+    is a :class:`StoreLocked`. ``config``: DuckDB settings for the connection.
+    ``create``: a missing file becomes a new, empty store (in one transaction, so a
+    killed creation leaves no half-made store). A file that is not a kernelindex
+    store, or that DuckDB cannot read, is a :class:`StoreError`.
+    """
+    duckdb = require_duckdb()
+    exists = os.path.exists(path)
+    if not exists and not create:
+        raise StoreError(f"{path}: no such store")
+    if not exists:
+        _create(path, duckdb)
+        exists = True
+    if exists and not os.path.isfile(path):
+        raise StoreError(f"{path}: not a kernelindex store (not a regular file)")
+    if exists and not is_store_file(path):
+        if os.path.getsize(path) == 0 and not read_only:
+            pass  # an empty file (e.g. from mktemp) becomes a store
+        else:
+            raise StoreError(f"{path}: not a kernelindex store (not a DuckDB database file)")
+    started = time.monotonic()
+    told = False
+    while True:
+        try:
+            connection = duckdb.connect(path, read_only=read_only and exists, config=config or {})
+            break
+        except duckdb.Error as error:
+            if not _is_lock_conflict(error):
+                raise StoreError(
+                    f"{path}: not a readable kernelindex store: {_first(error)}"
+                ) from None
+            waited = time.monotonic() - started
+            if waited >= wait_s:
+                raise StoreLocked(
+                    f"{path}: still locked by another process after {wait_s:g} s; nothing done"
+                ) from None
+            if not told and waited >= WAIT_NOTICE_S and on_wait is not None:
+                on_wait(f"waiting for {path}: another kernelindex process is using it")
+                told = True
+            time.sleep(0.05)
+    try:
+        _check_format(connection, path, duckdb, create=create and not read_only)
+        yield connection
+    finally:
+        connection.close()
+
+
+def _create(path: str, duckdb: Any) -> None:
+    """Make a new, empty store at ``path`` whole or not at all: built under a temporary
+    name beside it, then linked into place (if another process made one meanwhile,
+    theirs stays). A killed creation leaves no half-made store at ``path``."""
+    directory = os.path.dirname(os.path.abspath(path))
+    fd, temporary = tempfile.mkstemp(prefix=f".{os.path.basename(path)}.", dir=directory)
+    os.close(fd)
+    os.unlink(temporary)  # DuckDB makes the file itself
+    try:
+        connection = duckdb.connect(temporary)
+        try:
+            for statement in SCHEMA:
+                connection.execute(statement)
+            connection.execute("CHECKPOINT")
+        finally:
+            connection.close()
+        with contextlib.suppress(FileExistsError):
+            os.link(temporary, path)
+    except duckdb.Error as error:
+        raise OSError(errno.EIO, _first(error), path) from None
+    finally:
+        for leftover in (temporary, temporary + ".wal"):
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(leftover)
+
+
+def _check_format(connection: Any, path: str, duckdb: Any, *, create: bool) -> None:
+    """Raise :class:`StoreError` unless the database is a kernelindex store of a
+    version this code reads; ``create`` makes an empty database one."""
+    try:
+        tables = {
+            row[0]
+            for row in connection.execute(
+                "SELECT table_name FROM information_schema.tables WHERE table_schema = 'main'"
+            ).fetchall()
+        }
+        if not tables and create:
+            connection.execute("BEGIN TRANSACTION")
+            for statement in SCHEMA:
+                connection.execute(statement)
+            connection.execute("COMMIT")
+            return
+        if "kernelindex_store" not in tables:
+            raise StoreError(f"{path}: not a kernelindex store (a DuckDB database of other data)")
+        marker = dict(connection.execute("SELECT key, value FROM kernelindex_store").fetchall())
+    except duckdb.Error as error:
+        raise StoreError(f"{path}: not a readable kernelindex store: {_first(error)}") from None
+    if marker.get("format") != FORMAT:
+        raise StoreError(f"{path}: not a kernelindex store (a DuckDB database of other data)")
+    if marker.get("version") != VERSION:
+        raise StoreError(
+            one_line(
+                f"{path}: a kernelindex store of format version {marker.get('version')!r};"
+                f" this kernelindex reads version {VERSION}"
+            )
+        )
+
+
+def store_documents(
+    path: str, *, on_wait: Callable[[str], None] | None = None
+) -> Iterator[Document | IntakeError]:
+    """The documents of a store, in the order they were added, or why not.
+
+    Each is given back in the shape it was added in: a run added in a bundle is that
+    bundle again (its members are the records with the digests it embedded), a record
+    added on its own is that record. A document's ``source`` and ``line`` are the place
+    ``kernelindex store add`` read it from, so reports over a store name the same
+    places as reports over the files it was made from. Records embedded in a bundle
+    are not given again on their own.
+
+    Reads a snapshot: the records stored when reading began, in chunks of
+    :data:`READ_CHUNK` with the file's lock released in between (a concurrent ``add``
+    waits at most one chunk). Problems are yielded (as
+    :class:`~kernelindex_sdk.errors.UnreadableFile`), never raised.
+    """
+    try:
+        with connect(path, read_only=True, on_wait=on_wait) as connection:
+            row = connection.execute("SELECT max(seq) FROM records").fetchone()
+        last = int(row[0]) if row and row[0] is not None else 0
+        members: dict[str, str] = {}
+        start = 0
+        while start < last:
+            end = min(start + READ_CHUNK, last)
+            with connect(path, read_only=True, on_wait=on_wait) as connection:
+                rows = connection.execute(
+                    "SELECT record, members, origin, origin_line FROM records"
+                    " WHERE seq > ? AND seq <= ? AND (standalone OR kind = 'BenchmarkRun')"
+                    " ORDER BY seq",
+                    [start, end],
+                ).fetchall()
+                wanted = _missing_members(rows, members)
+                if wanted:
+                    if len(members) > 100_000:
+                        members.clear()
+                        wanted = _missing_members(rows, members)
+                    members.update(
+                        connection.execute(
+                            "SELECT digest, any_value(record) FROM records"
+                            " WHERE digest IN (SELECT unnest(?)) GROUP BY digest",
+                            [sorted(wanted)],
+                        ).fetchall()
+                    )
+            for record, shape, origin, line in rows:
+                yield _document(record, shape, origin, line, members, path)
+            start = end
+    except StoreError as error:
+        yield UnreadableFile(str(error).removeprefix(f"{path}: "), source=path)
+    except IntakeError as error:  # pragma: no cover - stored text is canonical JSON
+        yield error
+
+
+def _missing_members(rows: list[tuple[Any, ...]], known: dict[str, str]) -> set[str]:
+    wanted: set[str] = set()
+    for _, shape, _, _ in rows:
+        if shape is not None:
+            for _, digest in json.loads(shape):
+                if digest not in known:
+                    wanted.add(digest)
+    return wanted
+
+
+def _document(
+    record: str,
+    shape: str | None,
+    origin: str,
+    line: int | None,
+    members: dict[str, str],
+    path: str,
+) -> Document | IntakeError:
+    if shape is None:
+        return Document(origin, line, loads(record.encode(), source=origin))
+    # The bundle's text put together and parsed once: a fifth of the parsing of
+    # each member on its own. Member names are JSON-quoted; the texts are JSON.
+    parts = ['{"run":', record]
+    for member, digest in json.loads(shape):
+        text = members.get(digest)
+        if text is None:  # pragma: no cover - the add stored it in the same transaction
+            return UnreadableFile(
+                f"corrupt store: the bundle of {origin} embeds {digest}, which is missing",
+                source=path,
+            )
+        parts += [",", json.dumps(member), ":", text]
+    parts.append("}")
+    # Bytes, not text: intake's fast path (jiter) takes bytes only.
+    return Document(origin, line, loads("".join(parts).encode(), source=origin))

@@ -1,0 +1,306 @@
+"""``kernelindex store``: add, query, export, and a store read as a PATH (#30)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+duckdb = pytest.importorskip("duckdb")
+
+from tests.store_helpers import (  # noqa: E402
+    COMPLETE,
+    EXAMPLES,
+    STREAM,
+    count_records,
+    kernelindex,
+    write_corpus,
+)
+
+INSTALL = "pip install 'kernelindex-sdk[store]'"
+
+
+@pytest.fixture(scope="module")
+def corpus(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return write_corpus(tmp_path_factory.mktemp("corpus") / "bundles.jsonl", 120)
+
+
+@pytest.fixture(scope="module")
+def filled(tmp_path_factory: pytest.TempPathFactory, corpus: Path) -> Path:
+    """A store of the examples and the corpus, added in two adds."""
+    store = tmp_path_factory.mktemp("store") / "runs.kistore"
+    first = kernelindex("store", "add", *COMPLETE, "--store", store)
+    assert first.returncode == 0, first.stdout + first.stderr
+    second = kernelindex("store", "add", corpus, "--store", store)
+    assert second.returncode == 0, second.stdout + second.stderr
+    return store
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["compare", "--format", "json"],
+        ["compare", "--summary", "--format", "json"],
+        ["ls", "--format", "json"],
+        ["digest"],
+    ],
+)
+def test_a_store_reads_as_the_files_it_was_made_from(
+    filled: Path, corpus: Path, command: list[str]
+) -> None:
+    over_store = kernelindex(*command, filled)
+    over_files = kernelindex(*command, *COMPLETE, corpus)
+    assert over_store.returncode == over_files.returncode == 0, over_store.stderr
+    assert over_store.stdout == over_files.stdout
+    assert over_store.stdout.strip()
+
+
+def test_validate_over_a_store_counts_it_as_one_file(filled: Path) -> None:
+    done = kernelindex("validate", "--strict-refs", "--format", "json", filled)
+    assert done.returncode == 0, done.stdout + done.stderr
+    report = json.loads(done.stdout)
+    assert report["files"] == 1 and report["valid"] > 120 and not report["problems"]
+
+
+def test_export_liger_reads_a_store_as_the_files(
+    filled: Path, corpus: Path, tmp_path: Path
+) -> None:
+    from_store = kernelindex("export", "liger", filled, "--out", tmp_path / "a.csv")
+    from_files = kernelindex("export", "liger", *COMPLETE, corpus, "--out", tmp_path / "b.csv")
+    assert from_store.returncode == from_files.returncode, from_store.stderr
+    assert from_store.stderr == from_files.stderr
+    assert (tmp_path / "a.csv").read_bytes() == (tmp_path / "b.csv").read_bytes()
+
+
+def test_adding_again_stores_nothing_twice(tmp_path: Path, corpus: Path) -> None:
+    store = tmp_path / "s.kistore"
+    first = kernelindex("store", "add", corpus, "--store", store)
+    assert first.returncode == 0, first.stderr
+    stored = count_records(store)
+    again = kernelindex("store", "add", corpus, "--store", store)
+    assert again.returncode == 0, again.stderr
+    assert count_records(store) == stored
+    assert f"0 stored, {120 * 5} already present, 0 refused in 1 files" in again.stdout
+
+
+def test_references_resolve_to_records_already_stored(tmp_path: Path) -> None:
+    split = EXAMPLES / "valid" / "refs" / "split"
+    alone = kernelindex("store", "add", split / "run.json", "--store", tmp_path / "a.kistore")
+    assert alone.returncode == 1
+    # The same lines validate --strict-refs prints for the run given alone.
+    validate = kernelindex("validate", "--strict-refs", split / "run.json")
+    problems = [line for line in validate.stdout.splitlines() if "refers to no" in line]
+    assert problems and all(line in alone.stdout.splitlines() for line in problems)
+    assert "0 stored, 0 already present, 1 refused" in alone.stdout
+    store = tmp_path / "b.kistore"
+    others = [p for p in sorted(split.iterdir()) if p.name != "run.json"]
+    assert kernelindex("store", "add", *others, "--store", store).returncode == 0
+    later = kernelindex("store", "add", split / "run.json", "--store", store)
+    assert later.returncode == 0, later.stdout + later.stderr
+    assert "1 stored, 0 already present, 0 refused" in later.stdout
+
+
+def test_a_refused_record_is_one_line_and_the_others_are_stored(tmp_path: Path) -> None:
+    store = tmp_path / "s.kistore"
+    invalid = EXAMPLES / "compare" / "invalid"
+    done = kernelindex("store", "add", invalid, "--store", store, "--jobs", "1")
+    assert done.returncode == 1
+    refused = [line for line in done.stdout.splitlines() if "bad.json" in line]
+    validate = kernelindex("validate", "--strict-refs", invalid)
+    assert refused == [line for line in validate.stdout.splitlines() if "bad.json" in line]
+    assert refused and all(line.startswith(f"{invalid / 'bad.json'}: /") for line in refused)
+    assert "1 refused" in done.stdout
+    names = kernelindex("store", "query", "SELECT origin FROM runs", "--store", store)
+    assert "good.json" in names.stdout and "bad.json" not in names.stdout
+
+
+def test_the_store_file_defaults_and_the_environment_overrides(tmp_path: Path) -> None:
+    default = kernelindex("store", "add", STREAM, cwd=tmp_path, env={"KERNELINDEX_STORE": ""})
+    assert default.returncode == 0 and (tmp_path / "kernelindex.kistore").exists()
+    named = tmp_path / "elsewhere.kistore"
+    env = kernelindex("store", "add", STREAM, env={"KERNELINDEX_STORE": str(named)})
+    assert env.returncode == 0 and named.exists()
+
+
+def test_a_file_that_is_no_kernelindex_store_is_one_line(tmp_path: Path) -> None:
+    foreign = tmp_path / "other.duckdb"
+    with duckdb.connect(str(foreign)) as connection:
+        connection.execute("CREATE TABLE t (x INTEGER)")
+    text = tmp_path / "notes.txt"
+    text.write_text("hello\n")
+    truncated = tmp_path / "cut.kistore"
+    assert kernelindex("store", "add", STREAM, "--store", truncated).returncode == 0
+    truncated.write_bytes(truncated.read_bytes()[:5000])
+    for store, why in [
+        (foreign, "not a kernelindex store (a DuckDB database of other data)"),
+        (text, "not a kernelindex store (not a DuckDB database file)"),
+        (truncated, "not a readable kernelindex store"),
+    ]:
+        before = store.read_bytes()
+        commands = [
+            ["store", "add", STREAM, "--store", store],
+            ["store", "query", "SELECT 1", "--store", store],
+        ]
+        if store != text:  # a named .txt file that is no DuckDB file is read as JSON
+            commands.append(["validate", store])
+        for args in commands:
+            done = kernelindex(*args)
+            assert done.returncode == 2, (args, done.stdout, done.stderr)
+            lines = (done.stderr if args[0] == "store" else done.stdout).splitlines()
+            assert any(why in line and str(store) in line for line in lines), lines
+            assert "Traceback" not in done.stderr
+        assert store.read_bytes() == before
+
+
+@pytest.mark.parametrize(
+    ("sql", "why"),
+    [
+        ("INSERT INTO records SELECT * FROM records", "only SELECT is allowed"),
+        ("DELETE FROM records", "only SELECT is allowed"),
+        ("COPY records TO '/tmp/x.csv'", "only SELECT is allowed"),
+        ("ATTACH '/tmp/y.duckdb'", "only SELECT is allowed"),
+        ("SELECT 1; DROP TABLE records", "exactly one SELECT"),
+        ("SELECT * FROM read_csv('/etc/passwd')", "file system operations are disabled"),
+    ],
+)
+def test_sql_that_would_write_is_refused(filled: Path, sql: str, why: str) -> None:
+    before = count_records(filled)
+    done = kernelindex("store", "query", sql, "--store", filled)
+    assert done.returncode == 2 and done.stdout == ""
+    assert len(done.stderr.splitlines()) == 1 and why in done.stderr, done.stderr
+    assert count_records(filled) == before
+
+
+DOC_QUERIES = {
+    "fastest": """
+        SELECT kernel, pass, parameters, gpu, arg_min(implementation, value) AS fastest,
+               min(value) AS ns
+        FROM runs
+        WHERE status = 'passed' AND metric = 'latency' AND gpu LIKE '%H100%'
+        GROUP BY kernel, pass, parameters, gpu ORDER BY kernel, pass, ns""",
+    "history": """
+        SELECT observed_at, kernel, parameters, value, p20, p80
+        FROM runs WHERE provider = 'liger' AND version = '0.6.0'
+        ORDER BY observed_at""",
+    "flags": """
+        SELECT digest, kernel, implementation, quality_flags
+        FROM runs WHERE len(quality_flags) > 0""",
+}
+
+
+@pytest.mark.parametrize("name", sorted(DOC_QUERIES))
+def test_the_documented_queries_run(filled: Path, name: str) -> None:
+    docs = (Path(__file__).resolve().parent.parent / "docs" / "store.md").read_text()
+    assert " ".join(DOC_QUERIES[name].split()) in " ".join(docs.split())
+    done = kernelindex("store", "query", DOC_QUERIES[name], "--store", filled, "--format", "json")
+    assert done.returncode == 0, done.stderr
+    rows = json.loads(done.stdout)
+    if name != "flags":
+        assert rows
+
+
+def test_query_formats(filled: Path) -> None:
+    sql = "SELECT kernel, count(*) AS n, any_value(parameters) AS p FROM runs GROUP BY 1 ORDER BY 1"
+    as_json = json.loads(
+        kernelindex("store", "query", sql, "--store", filled, "--format", "json").stdout
+    )
+    assert as_json and isinstance(as_json[0]["p"], dict)
+    as_csv = kernelindex("store", "query", sql, "--store", filled, "--format", "csv").stdout
+    assert as_csv.splitlines()[0] == "kernel,n,p" and len(as_csv.splitlines()) == len(as_json) + 1
+    as_text = kernelindex("store", "query", sql, "--store", filled).stdout
+    assert as_text.splitlines()[-1] == f"({len(as_json)} rows)"
+
+
+def test_the_jsonl_export_added_to_a_new_store_gives_the_same_digests(
+    filled: Path, tmp_path: Path
+) -> None:
+    out = tmp_path / "out"
+    assert (
+        kernelindex(
+            "store", "export", "--format", "jsonl", "--out", out, "--store", filled
+        ).returncode
+        == 0
+    )
+    again = tmp_path / "again.kistore"
+    added = kernelindex("store", "add", out / "records.jsonl", "--store", again)
+    assert added.returncode == 0, added.stdout
+
+    def digests(store: Path) -> list[tuple[str, str]]:
+        with duckdb.connect(str(store), read_only=True) as connection:
+            return connection.execute("SELECT digest, kind FROM records ORDER BY 1").fetchall()
+
+    assert digests(again) == digests(filled)
+    refused = kernelindex("store", "export", "--format", "jsonl", "--out", out, "--store", filled)
+    assert refused.returncode == 2 and "--force" in refused.stderr
+    forced = kernelindex(
+        "store", "export", "--format", "jsonl", "--out", out, "--store", filled, "--force"
+    )
+    assert forced.returncode == 0
+
+
+def test_the_parquet_export_is_partitioned_and_readable(filled: Path, tmp_path: Path) -> None:
+    out = tmp_path / "pq"
+    done = kernelindex("store", "export", "--format", "parquet", "--out", out, "--store", filled)
+    assert done.returncode == 0, done.stderr
+    kernels = sorted(p.name for p in (out / "runs").iterdir())
+    assert len(kernels) > 1 and all(k.startswith("kernel=") for k in kernels)
+    with duckdb.connect() as connection:
+        runs = connection.execute(
+            f"SELECT count(*), count(DISTINCT kernel) FROM read_parquet('{out}/runs/*/*.parquet',"
+            " hive_partitioning = true)"
+        ).fetchone()
+        kinds = connection.execute(
+            f"SELECT count(*) FROM read_parquet('{out}/benchmark_runs/*.parquet')"
+        ).fetchone()
+    with duckdb.connect(str(filled), read_only=True) as connection:
+        stored = connection.execute("SELECT count(*), count(DISTINCT kernel) FROM runs").fetchone()
+    assert runs == stored and kinds is not None and kinds[0] == stored[0]
+    pyarrow_dataset = pytest.importorskip("pyarrow.dataset")
+    table = pyarrow_dataset.dataset(out / "runs", partitioning="hive").to_table()
+    assert table.num_rows == stored[0] and "value" in table.column_names
+
+
+def test_without_duckdb_one_line_says_how_to_install_it(tmp_path: Path, filled: Path) -> None:
+    """DuckDB hidden from the interpreter: store commands and a store named as a PATH."""
+    blocker = tmp_path / "block"
+    blocker.mkdir()
+    (blocker / "sitecustomize.py").write_text("import sys\nsys.modules['duckdb'] = None\n")
+    env = {"PYTHONPATH": f"{blocker}{os.pathsep}{os.environ.get('PYTHONPATH', '')}"}
+    done = kernelindex("store", "add", STREAM, "--store", tmp_path / "x.kistore", env=env)
+    assert done.returncode == 2 and done.stdout == ""
+    assert done.stderr.splitlines() == [f"kernelindex store: needs DuckDB: {INSTALL}"]
+    validate = kernelindex("validate", filled, env=env)
+    assert validate.returncode == 2 and INSTALL in validate.stdout
+    assert "Traceback" not in validate.stderr
+
+
+def test_the_sdk_imports_duckdb_only_when_a_store_is_opened() -> None:
+    code = (
+        "import sys, kernelindex_sdk, kernelindex_sdk.sources, kernelindex_sdk.pipeline,"
+        " kernelindex_sdk.storefile, kernelindex_sdk.store;"
+        " print('duckdb' in sys.modules)"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert done.stdout.strip() == "False", done.stderr
+
+
+@pytest.mark.slow
+def test_an_add_commits_within_a_small_memory_limit(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The commit's memory is DuckDB's limit, not the add's size: 12,000 bundles
+    (60,000 staged rows, ~80 MB of staging) commit under a 128 MB limit on one thread.
+    (64 MB is too little for this add, with a window function or without: DuckDB
+    keeps part of an uncommitted insert in memory.)"""
+    from kernelindex_sdk.store import adding
+
+    monkeypatch.setattr(adding, "COMMIT_MEMORY", "128MB")
+    monkeypatch.setattr(adding, "COMMIT_THREADS", 1)
+    corpus = write_corpus(tmp_path / "c.jsonl", 12000)
+    result = adding.add([str(corpus)], str(tmp_path / "s.kistore"), jobs=1)
+    assert result.exit_status() == 0 and result.stored > 12000
+    assert count_records(tmp_path / "s.kistore") == result.stored
