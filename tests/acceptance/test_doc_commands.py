@@ -52,6 +52,7 @@ NOT_RUN: frozenset[tuple[str, str]] = frozenset(
         ("README.md", "creates a virtual environment and installs from the network"),
         ("README.md", "needs a CUDA GPU and liger-kernel, triton, torch"),
         ("docs/recording.md", "needs a CUDA GPU, torch and triton, and the user's own kernel"),
+        ("docs/store.md", "needs Spark and polars, which kernelindex does not install"),
         (
             "docs/compare.md",
             "a user's main.jsonl and branch.jsonl, which the project does not ship",
