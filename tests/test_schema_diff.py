@@ -25,7 +25,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 from hypothesis_jsonschema import from_schema
-from jsonschema import Draft202012Validator
+from jsonschema import Draft4Validator, Draft202012Validator
+from jsonschema.validators import validator_for
 from referencing import Registry, Resource
 from referencing.jsonschema import DRAFT202012
 from strategies import bound_integers, law_settings
@@ -144,24 +145,26 @@ def test_every_witness_behaves_as_claimed(cases: dict[str, Case], name: str) -> 
 
 
 def _validators(side: Path) -> dict[str, Draft202012Validator]:
-    """kind (or file name) → a plain validator of that schema, its siblings registered."""
+    """kind (or file name) → a plain validator of that schema, its siblings registered,
+    of the dialect its ``$schema`` names (Draft 2020-12 without one)."""
     files = sorted(side.glob("*.schema.json")) if side.is_dir() else [side]
     registry: Registry[Any] = Registry()
     schemas = {}
     for path in files:
         contents = json.loads(path.read_text(encoding="utf-8"))
-        contents.setdefault("$id", path.resolve().as_uri())
+        cls = validator_for(contents, default=Draft202012Validator)
+        uri = contents.get("id" if cls is Draft4Validator else "$id")
+        uri = uri or path.resolve().as_uri()
         registry = registry.with_resource(
-            contents["$id"], Resource.from_contents(contents, default_specification=DRAFT202012)
+            uri, Resource.from_contents(contents, default_specification=DRAFT202012)
         )
         kind = contents.get("properties", {}).get("kind", {}).get("const", path.name)
         schemas[kind] = contents
-    return {
-        kind: Draft202012Validator(
-            schema, registry=registry, format_checker=Draft202012Validator.FORMAT_CHECKER
-        )
-        for kind, schema in schemas.items()
-    }
+    found = {}
+    for kind, schema in schemas.items():
+        cls = validator_for(schema, default=Draft202012Validator)
+        found[kind] = cls(schema, registry=registry, format_checker=cls.FORMAT_CHECKER)
+    return found
 
 
 # --------------------------------------------------------------------------- laws

@@ -44,8 +44,10 @@ from functools import cache, cached_property
 from typing import Any
 from urllib.parse import unquote, urldefrag, urljoin
 
+from kernelindex_sdk.dialects import DRAFT_2019_09, NAMES, dialect_of
 from kernelindex_sdk.errors import KernelIndexError
 from kernelindex_sdk.pointers import pointer_of, unescape_token
+from kernelindex_sdk.schemadiff.upgrade import as_2020_12
 from kernelindex_sdk.wire import DRAFT_2020_12
 
 __all__ = [
@@ -91,7 +93,7 @@ _COUNTS = ("minLength", "maxLength", "minItems", "maxItems", "minProperties", "m
 _IGNORED = frozenset(
     {"title", "description", "examples", "default", "$comment", "deprecated", "readOnly",
      "writeOnly", "contentEncoding", "contentMediaType", "contentSchema", "$schema", "$anchor",
-     "$dynamicAnchor", "$defs", "definitions", "$vocabulary", "$id"}
+     "$dynamicAnchor", "$defs", "definitions", "$vocabulary", "$id", "$recursiveAnchor"}
 )  # fmt: skip
 #: Keywords whose meaning depends on more than the schema object they sit in.
 _UNSUPPORTED = ("unevaluatedProperties", "unevaluatedItems", "$dynamicRef", "$recursiveRef")
@@ -323,10 +325,34 @@ class Normalizer:
         self._lookup = lookup
         self._done: dict[tuple[str, str], Norm] = {}
         self._active: set[tuple[str, str]] = set()
+        #: Each document's dialect (a key of :data:`~kernelindex_sdk.dialects.DIALECTS`).
+        self._dialects: dict[str, str] = {}
+        #: The document normalized from (where evaluation begins), and whether a normal
+        #: form in ``_done`` depends on it (a ``$recursiveRef`` read as a ``$ref``).
+        self._entry = ""
+        self._entry_bound = False
 
     def document(self, uri: str) -> Norm:
         """The normal form of the whole document at ``uri``."""
+        if uri != self._entry and self._entry_bound:
+            self._done.clear()  # what was normalized for another entry may differ
+            self._entry_bound = False
+        self._entry = uri
         return self._target(Where(uri), uri)
+
+    def _dialect(self, where: Where, document: str, contents: Any) -> str:
+        """The dialect of ``document`` (one the diff reads, or :class:`Undecidable`)."""
+        dialect = self._dialects.get(document)
+        if dialect is None:
+            found = dialect_of(contents)
+            if found is None:
+                known = ", ".join(NAMES.values())
+                raise Undecidable(
+                    Where(document),
+                    f"dialect {contents.get('$schema')!r}: not one of {known}",
+                )
+            dialect = self._dialects[document] = found
+        return dialect
 
     def _target(self, where: Where, uri: str) -> Norm:
         """The schema at ``uri`` (a fragment a JSON pointer or an ``$anchor``)."""
@@ -353,10 +379,7 @@ class Normalizer:
                 node = node[token]
             else:
                 raise UnresolvableRef(where, uri)
-        if not pointer and isinstance(contents, dict):
-            dialect = contents.get("$schema", DRAFT_2020_12)
-            if dialect != DRAFT_2020_12:
-                raise Undecidable(Where(document), f"dialect {dialect!r}: only Draft 2020-12")
+        self._dialect(where, document, contents)
         self._active.add(key)
         try:
             result = self.schema(node, Where(document, pointer), base=document)
@@ -375,6 +398,10 @@ class Normalizer:
             return Norm((), where)
         if not isinstance(schema, dict):
             raise Undecidable(where, "not a schema (an object or a boolean)")
+        dialect = self._dialects.get(base, DRAFT_2020_12)
+        if dialect == DRAFT_2019_09 and "$recursiveRef" in schema:
+            schema = self._recursive_ref(schema, where, base)
+        schema = as_2020_12(schema, dialect)
         for keyword in _UNSUPPORTED:
             if keyword in schema:
                 raise Undecidable(where.at(keyword), f"{keyword} is not compared")
@@ -410,6 +437,24 @@ class Normalizer:
         if opaque:
             result = _with_opaque(result, opaque)
         return result
+
+    def _recursive_ref(self, schema: dict[str, Any], where: Where, base: str) -> dict[str, Any]:
+        """A 2019-09 ``$recursiveRef: "#"`` as the ``$ref`` it amounts to here: to its own
+        document's root, when that root has no ``$recursiveAnchor: true`` or is where
+        evaluation begins (the outermost dynamic scope); else :class:`Undecidable`."""
+        at = where.at("$recursiveRef")
+        if schema["$recursiveRef"] != "#" or "$ref" in schema:
+            raise Undecidable(at, 'only a $recursiveRef "#" without a $ref beside it is compared')
+        anchored = self._lookup(base).get("$recursiveAnchor") is True
+        if anchored and base != self._entry:
+            raise Undecidable(
+                at,
+                "$recursiveRef into a document with $recursiveAnchor, reached from another:"
+                " what it refers to depends on where evaluation began",
+            )
+        self._entry_bound = self._entry_bound or anchored
+        rest = {k: v for k, v in schema.items() if k != "$recursiveRef"}
+        return {**rest, "$ref": "#"}
 
     def _own(self, schema: dict[str, Any], where: Where, base: str) -> Norm:
         """The branches a schema's own type-specific keywords (and type, enum) make."""
@@ -614,7 +659,10 @@ def _count(value: Any, where: Where) -> int:
 
 
 def _is_number(value: Any) -> bool:
-    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+    """A JSON number: an int of any size (a schema file keeps them exact), a finite float."""
+    if isinstance(value, bool):
+        return False
+    return isinstance(value, int) or (isinstance(value, float) and math.isfinite(value))
 
 
 def _among(value: Any, values: Iterable[Any]) -> bool:

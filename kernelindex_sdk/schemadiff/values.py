@@ -188,11 +188,18 @@ class Builder:
             for name, sign in (("lower", 1), ("upper", -1)):
                 if name in kw:
                     bound = kw[name][0]
-                    points += [bound, bound + sign, bound + sign * 0.5, math.floor(bound) + 1]
+                    # Beyond 2**52 a half is not a double of its own (-2**63 is an int).
+                    half = [bound + sign * 0.5] if abs(bound) < 2**52 else []
+                    points += [bound, bound + sign, *half, math.floor(bound) + 1]
                     points += [math.ceil(bound) - 1, math.ceil(bound), math.floor(bound)]
             points += [*near, 0, 1, -1, 0.5, 2, 1.5, -0.5, 10, 100]
             for step in sorted(kw.get("multipleOf", ())):
-                points = [*(step * math.ceil(p / step) for p in points), step, 2 * step, *points]
+                points = [
+                    *(step * math.ceil(p / step) for p in points if abs(p) < 2**1000),
+                    step,
+                    2 * step,
+                    *points,
+                ]
         for value in _distinct(_as_number(p) for p in points if _finite(p)):
             if branch.type == "integer" and not float(value).is_integer():
                 continue
@@ -408,7 +415,9 @@ def _distinct(values: Iterable[Any]) -> Iterator[Any]:
 
 
 def _finite(value: Any) -> bool:
-    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+    if isinstance(value, bool):
+        return False
+    return isinstance(value, int) or (isinstance(value, float) and math.isfinite(value))
 
 
 def _as_number(value: int | float) -> int | float:

@@ -341,7 +341,7 @@ class Walk:
             ours, theirs = x.keywords.get(name), y.keywords.get(name)
             if theirs is None or not _weaker(name, ours, theirs, integral):
                 continue
-            near = [theirs[0], theirs[0] - 1, theirs[0] + 1, theirs[0] - 0.5, theirs[0] + 0.5]
+            near = _near(theirs[0])
             self.find(
                 "bound",
                 x.place(name),
@@ -545,6 +545,15 @@ class Walk:
 
 
 # --------------------------------------------------------------------------- helpers
+
+
+def _near(bound: float) -> list[float]:
+    """Numbers at and next to a bound; halves only where a double still tells them
+    apart (a bound of -2**63 is an exact int, and ``-2**63 - 0.5`` is ``-2**63``)."""
+    near: list[float] = [bound, bound - 1, bound + 1]
+    if abs(bound) < 2**52:
+        near += [bound - 0.5, bound + 0.5]
+    return near
 
 
 def _just(value: Any) -> list[Any]:
