@@ -25,7 +25,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 from hypothesis_jsonschema import from_schema
-from jsonschema import Draft4Validator, Draft202012Validator
+from jsonschema import Draft4Validator, Draft201909Validator, Draft202012Validator
 from jsonschema.validators import validator_for
 from referencing import Registry, Resource
 from referencing.jsonschema import DRAFT202012
@@ -251,11 +251,51 @@ def test_a_compatible_verdict_has_no_counterexample(
 
 
 def _instances(schema: Any) -> st.SearchStrategy[Any]:
-    """hypothesis-jsonschema's strategy for ``schema`` (built once per schema: slow)."""
+    """hypothesis-jsonschema's strategy for ``schema`` (built once per schema: slow); a
+    recursive schema, which it cannot draw from, unfolded a few levels first."""
     text = json.dumps(schema, sort_keys=True)
     if text not in _STRATEGIES:
-        _STRATEGIES[text] = from_schema(bound_integers(json.loads(text)))
+        _STRATEGIES[text] = from_schema(bound_integers(_unfolded(json.loads(text))))
     return _STRATEGIES[text]
+
+
+def _unfolded(schema: Any, depth: int = 4) -> Any:
+    """``schema`` with each of its local ``$ref``\\ s (and a 2019-09 ``$recursiveRef``,
+    to the root it is read from here) replaced by its target, ``depth`` references deep
+    (then ``false``): it accepts only what ``schema`` accepts, and a recursive schema
+    becomes one hypothesis-jsonschema can draw from. A schema without them, or of a
+    dialect whose ``$ref`` siblings are ignored, is kept as it is."""
+    text = json.dumps(schema)
+    cls = validator_for(schema, default=Draft202012Validator)
+    if ("$ref" not in text and "$recursiveRef" not in text) or cls not in (
+        Draft202012Validator,
+        Draft201909Validator,
+    ):
+        return schema
+    root = schema
+
+    def target(ref: str) -> Any:
+        node = root
+        for token in ref[2:].split("/") if ref != "#" else []:
+            node = node[token.replace("~1", "/").replace("~0", "~")]
+        return node
+
+    def walk(node: Any, left: int) -> Any:
+        if isinstance(node, list):
+            return [walk(item, left) for item in node]
+        if not isinstance(node, dict):
+            return node
+        skip = ("$ref", "$recursiveRef", "$defs", "$recursiveAnchor")
+        out = {k: walk(v, left) for k, v in node.items() if k not in skip}
+        ref = node.get("$ref", node.get("$recursiveRef"))
+        if isinstance(ref, str) and ref.startswith("#"):
+            inner = walk(target(ref), left - 1) if left > 0 else False
+            return {**out, "allOf": [*out.get("allOf", []), inner]}
+        if ref is not None:
+            out["$ref"] = ref
+        return out
+
+    return walk(schema, depth)
 
 
 _STRATEGIES: dict[str, st.SearchStrategy[Any]] = {}

@@ -24,18 +24,27 @@ are first brought to this form, and only then walked in parallel:
   the meaning of) — kept whole as **opaque** constraints of a branch, normalized inside
   and compared only for equality.
 
-``unevaluatedProperties``/``unevaluatedItems``, ``$dynamicRef``, an ``$id`` below a
-document's root and a ``$ref`` that leads back into itself raise :class:`Undecidable`:
-their meaning depends on more than the schema object they sit in, and a diff that
-cannot be sure must say so rather than guess.
+A ``$ref`` that leads back into a schema being normalized (a tree whose node refers to
+itself) becomes a :class:`Recur`: the normal form is then a cyclic graph, its target
+marked ``recursive``, and the walk compares such pairs by co-induction. A recursion
+that must be read before its target is complete — under ``allOf``, beside other
+keywords, inside a constraint kept whole — is :class:`Undecidable`.
+
+``unevaluatedProperties``/``unevaluatedItems``, ``$dynamicRef`` and an ``$id`` below a
+document's root raise :class:`Undecidable`: their meaning depends on more than the
+schema object they sit in, and a diff that cannot be sure must say so rather than
+guess. Other dialects' keywords are first rewritten in Draft 2020-12
+(:mod:`.upgrade`).
 
 :func:`to_schema` writes a normal form back as a plain, self-contained JSON Schema that
-accepts exactly what the original accepts, so ``normalize`` is itself a schema
-transformation the diff's laws can be tested on (``diff(S, normalize(S))`` is empty).
+accepts exactly what the original accepts (its recursion targets under ``$defs``), so
+``normalize`` is itself a schema transformation the diff's laws can be tested on
+(``diff(S, normalize(S))`` is empty).
 """
 
 from __future__ import annotations
 
+import itertools
 import json
 import math
 from collections.abc import Callable, Iterable, Iterator, Mapping
@@ -180,10 +189,56 @@ class Norm:
     where: Where
     #: The document URI when this is a whole schema document (a kind's root).
     root: str | None = None
+    #: A ``$ref`` below it leads back to it (a :class:`Recur` stands for it there).
+    recursive: bool = False
 
     @cached_property
     def key(self) -> str:
         return canonical(to_schema(self))
+
+
+class Recur(Norm):
+    """A ``$ref`` back into a schema being normalized: the normal form it leads to,
+    once that is complete (a recursive schema's normal form is a cyclic graph).
+
+    Its :attr:`name` is unique to the normalizer and the target, so equal keys still
+    mean equal schemas (two sides' recursion targets never share a name); it is
+    written back as ``{"$ref": "#/$defs/<name>"}``. Reading its branches before the
+    target is complete (a recursive ``$ref`` under ``allOf`` or beside other keywords,
+    or inside a constraint compared whole) is :class:`Undecidable`.
+    """
+
+    def __init__(self, where: Where, name: str, holder: list[Norm], ref: str) -> None:
+        object.__setattr__(self, "where", where)
+        object.__setattr__(self, "root", None)
+        object.__setattr__(self, "recursive", False)
+        object.__setattr__(self, "name", name)
+        object.__setattr__(self, "_holder", holder)
+        object.__setattr__(self, "_ref", ref)
+
+    name: str
+    _holder: list[Norm]
+    _ref: str
+
+    @property
+    def target(self) -> Norm:
+        if not self._holder:
+            raise Undecidable(
+                self.where,
+                f"$ref {self._ref!r} leads back into a schema still being read, where it"
+                " is merged with others (allOf, keywords beside it) or compared whole"
+                " (oneOf, not, if...): a recursion there is not compared",
+            )
+        return self._holder[0]
+
+    @property
+    def branches(self) -> tuple[Branch, ...]:  # the target's, once it is complete
+        return self.target.branches
+
+
+def resolved(node: Norm) -> Norm:
+    """The normal form a :class:`Recur` stands for; any other node itself."""
+    return node.target if isinstance(node, Recur) else node
 
 
 def canonical(value: Any) -> str:
@@ -230,87 +285,123 @@ def asserted_formats() -> frozenset[str]:
 
 
 def to_schema(node: Norm) -> Any:
-    """A self-contained JSON Schema accepting exactly what ``node`` accepts."""
-    if not node.branches:
-        return False
-    if is_true(node):
-        return True
-    merged = _merged_schema(node.branches)
-    if merged is not None:
-        return merged
-    parts = [branch_schema(b) for b in node.branches]
-    return parts[0] if len(parts) == 1 else {"anyOf": parts}
-
-
-def _merged_schema(branches: tuple[Branch, ...]) -> dict[str, Any] | None:
-    """Several branches as one schema, when that says the same: each keyword applies to
-    one type only, so branches of distinct types (not ``number`` and ``integer``
-    together), with no ``enum`` and the same opaque constraints, merge into
-    ``{"type": [...], <every branch's keywords>}`` — or, covering every type, no
-    ``type`` at all (``{"required": ["x"]}`` rather than six branches)."""
-    if len(branches) < 2:
-        return None
-    types = [b.type for b in branches]
-    if len(set(types)) < len(types) or {"number", "integer"} <= set(types):
-        return None
-    opaque = [o.key for o in branches[0].opaque]
-    if any("enum" in b.keywords or [o.key for o in b.opaque] != opaque for b in branches):
-        return None
-    out: dict[str, Any] = {}
-    if set(types) != set(ALL_TYPES):
-        out["type"] = sorted(types)
-    also: list[Any] = []
-    for branch in branches:
-        written = branch_schema(Branch(branch.type, branch.keywords, branch.where))
-        written.pop("type")
-        also.extend(written.pop("allOf", []))
-        out.update(written)
-    also.extend(dict(o.value) for o in branches[0].opaque)
-    if also:
-        out["allOf"] = also
-    return out
+    """A self-contained JSON Schema accepting exactly what ``node`` accepts (a
+    recursive one with its recursion targets under ``$defs``)."""
+    writer = _Writer()
+    return writer.finish(writer.norm(node))
 
 
 def branch_schema(branch: Branch) -> dict[str, Any]:
-    out: dict[str, Any] = {"type": branch.type}
-    also: list[Any] = []
-    kw = branch.keywords
-    for name, value in kw.items():
-        if name == "enum":
-            if len(value) == 1:
-                out["const"] = value[0]
-            else:
-                out["enum"] = list(value)
-        elif name in ("lower", "upper"):
-            bound, exclusive = value
-            plain, strict = (
-                ("minimum", "exclusiveMinimum")
-                if name == "lower"
-                else ("maximum", "exclusiveMaximum")
-            )
-            out[strict if exclusive else plain] = bound
-        elif name in ("pattern", "format", "multipleOf"):
-            first, *rest = sorted(value, key=canonical)
-            out[name] = first
-            also.extend({name: more} for more in rest)
-        elif name == "required":
-            out[name] = sorted(value)
-        elif name == "properties":
-            out[name] = {key: to_schema(sub) for key, sub in value.items()}
-        elif isinstance(value, Norm):
-            out[name] = to_schema(value)
-        else:
-            out[name] = value
-    also.extend(dict(o.value) for o in branch.opaque)
-    if also:
-        out["allOf"] = also
+    """One branch as a self-contained JSON Schema (see :func:`to_schema`)."""
+    writer = _Writer()
+    out: dict[str, Any] = writer.finish(writer.branch(branch))
     return out
+
+
+class _Writer:
+    """Writes normal forms back as JSON Schema: each :class:`Recur` as a ``$ref`` to
+    ``#/$defs/<its name>``, its target written there once (:meth:`finish`), so that a
+    recursive normal form is a finite schema."""
+
+    def __init__(self) -> None:
+        self.defs: dict[str, Any] = {}
+        self.pending: list[Recur] = []
+
+    def finish(self, out: Any) -> Any:
+        """``out`` with the ``$defs`` its references need (a schema object then)."""
+        while self.pending:
+            recur = self.pending.pop()
+            if recur.name not in self.defs:
+                self.defs[recur.name] = None  # claimed: a cycle writes it once
+                self.defs[recur.name] = self.norm(recur.target)
+        if not self.defs:
+            return out
+        return {**out, "$defs": dict(sorted(self.defs.items()))}
+
+    def norm(self, node: Norm) -> Any:
+        if isinstance(node, Recur):
+            self.pending.append(node)
+            return {"$ref": f"#/$defs/{node.name}"}
+        if not node.branches:
+            return False
+        if is_true(node):
+            return True
+        merged = self.merged(node.branches)
+        if merged is not None:
+            return merged
+        parts = [self.branch(b) for b in node.branches]
+        return parts[0] if len(parts) == 1 else {"anyOf": parts}
+
+    def merged(self, branches: tuple[Branch, ...]) -> dict[str, Any] | None:
+        """Several branches as one schema, when that says the same: each keyword applies
+        to one type only, so branches of distinct types (not ``number`` and ``integer``
+        together), with no ``enum`` and the same opaque constraints, merge into
+        ``{"type": [...], <every branch's keywords>}`` — or, covering every type, no
+        ``type`` at all (``{"required": ["x"]}`` rather than six branches)."""
+        if len(branches) < 2:
+            return None
+        types = [b.type for b in branches]
+        if len(set(types)) < len(types) or {"number", "integer"} <= set(types):
+            return None
+        opaque = [o.key for o in branches[0].opaque]
+        if any("enum" in b.keywords or [o.key for o in b.opaque] != opaque for b in branches):
+            return None
+        out: dict[str, Any] = {}
+        if set(types) != set(ALL_TYPES):
+            out["type"] = sorted(types)
+        also: list[Any] = []
+        for branch in branches:
+            written = self.branch(Branch(branch.type, branch.keywords, branch.where))
+            written.pop("type")
+            also.extend(written.pop("allOf", []))
+            out.update(written)
+        also.extend(dict(o.value) for o in branches[0].opaque)
+        if also:
+            out["allOf"] = also
+        return out
+
+    def branch(self, branch: Branch) -> dict[str, Any]:
+        out: dict[str, Any] = {"type": branch.type}
+        also: list[Any] = []
+        kw = branch.keywords
+        for name, value in kw.items():
+            if name == "enum":
+                if len(value) == 1:
+                    out["const"] = value[0]
+                else:
+                    out["enum"] = list(value)
+            elif name in ("lower", "upper"):
+                bound, exclusive = value
+                plain, strict = (
+                    ("minimum", "exclusiveMinimum")
+                    if name == "lower"
+                    else ("maximum", "exclusiveMaximum")
+                )
+                out[strict if exclusive else plain] = bound
+            elif name in ("pattern", "format", "multipleOf"):
+                first, *rest = sorted(value, key=canonical)
+                out[name] = first
+                also.extend({name: more} for more in rest)
+            elif name == "required":
+                out[name] = sorted(value)
+            elif name == "properties":
+                out[name] = {key: self.norm(sub) for key, sub in value.items()}
+            elif isinstance(value, Norm):
+                out[name] = self.norm(value)
+            else:
+                out[name] = value
+        also.extend(dict(o.value) for o in branch.opaque)
+        if also:
+            out["allOf"] = also
+        return out
 
 
 # --------------------------------------------------------------------------- normalizing
 
 
 Lookup = Callable[[str], Any]
+#: Numbers each normalizer (so the names of two sides' recursion targets differ).
+_NORMALIZERS = itertools.count()
 
 
 class Normalizer:
@@ -325,6 +416,12 @@ class Normalizer:
         self._lookup = lookup
         self._done: dict[tuple[str, str], Norm] = {}
         self._active: set[tuple[str, str]] = set()
+        #: Targets being normalized that a $ref led back into: where their normal form
+        #: goes once complete, for the :class:`Recur`\ s standing for it.
+        self._holders: dict[tuple[str, str], list[Norm]] = {}
+        #: Names of recursion targets: this normalizer's own (see :class:`Recur`).
+        self._names: dict[tuple[str, str], str] = {}
+        self._serial = next(_NORMALIZERS)
         #: Each document's dialect (a key of :data:`~kernelindex_sdk.dialects.DIALECTS`).
         self._dialects: dict[str, str] = {}
         #: The document normalized from (where evaluation begins), and whether a normal
@@ -338,7 +435,15 @@ class Normalizer:
             self._done.clear()  # what was normalized for another entry may differ
             self._entry_bound = False
         self._entry = uri
-        return self._target(Where(uri), uri)
+        before = set(self._done)
+        try:
+            return self._target(Where(uri), uri)
+        except Undecidable:
+            # What was completed inside a failed attempt may hold a Recur whose target
+            # never completed: forget it, so another kind does not reach it.
+            for key in set(self._done) - before:
+                del self._done[key]
+            raise
 
     def _dialect(self, where: Where, document: str, contents: Any) -> str:
         """The dialect of ``document`` (one the diff reads, or :class:`Undecidable`)."""
@@ -369,7 +474,9 @@ class Normalizer:
         if done is not None:
             return done
         if key in self._active:
-            raise Undecidable(where, f"$ref {uri!r} leads back into itself (a recursive schema)")
+            holder = self._holders.setdefault(key, [])
+            name = self._names.setdefault(key, f"r{self._serial}_{len(self._names)}")
+            return Recur(where, name, holder, uri)
         node: Any = contents
         for token in pointer.split("/")[1:]:
             token = unescape_token(token)
@@ -385,8 +492,18 @@ class Normalizer:
             result = self.schema(node, Where(document, pointer), base=document)
         finally:
             self._active.discard(key)
-        if not pointer:
-            result = Norm(result.branches, result.where, root=document)
+        waiting = self._holders.pop(key, None)
+        if isinstance(result, Recur):
+            raise Undecidable(where, f"$ref {uri!r} leads back to itself through nothing but $refs")
+        if not pointer or waiting is not None:
+            result = Norm(
+                result.branches,
+                result.where,
+                root=document if not pointer else result.root,
+                recursive=waiting is not None or result.recursive,
+            )
+        if waiting is not None:
+            waiting.append(result)
         self._done[key] = result
         return result
 
@@ -428,7 +545,7 @@ class Normalizer:
             if _disjoint(members):  # a union of types: exactly one member can match
                 parts.append(Norm(tuple(b for m in members for b in m.branches), where))
             else:
-                value = {keyword: [to_schema(m) for m in members]}
+                value = {keyword: [_whole(m, keyword) for m in members]}
                 opaque.append((None, Opaque(keyword, value, where.at(keyword))))
         opaque.extend(self._opaque(schema, where, base))
         result = parts[0]
@@ -563,7 +680,7 @@ class Normalizer:
         """The constraints kept whole, each with the types it applies to (None: all)."""
 
         def norm(value: Any, *tokens: str | int) -> Any:
-            return to_schema(self.schema(value, where.at(*tokens), base=base))
+            return _whole(self.schema(value, where.at(*tokens), base=base), str(tokens[0]))
 
         if "not" in schema:
             yield None, Opaque("not", {"not": norm(schema["not"], "not")}, where.at("not"))
@@ -614,6 +731,20 @@ class Normalizer:
                 frozenset({"object"}),
                 Opaque("dependentSchemas", value, where.at("dependentSchemas")),
             )
+
+
+def _whole(node: Norm, keyword: str) -> Any:
+    """``node`` written out to be kept inside a constraint compared whole; one that
+    reaches a recursive schema is :class:`Undecidable` (its ``$defs`` would have to
+    sit at the root of every schema it is written into)."""
+    written = to_schema(node)
+    if isinstance(written, dict) and "$defs" in written:
+        raise Undecidable(
+            node.where,
+            f"a recursive schema inside {keyword} (compared whole, not member by member)"
+            " is not compared",
+        )
+    return written
 
 
 def true_norm(where: Where) -> Norm:

@@ -119,6 +119,8 @@ class Builder:
     def __init__(self, checks: Checks) -> None:
         self.checks = checks
         self._free: dict[int, tuple[Norm, list[Any]]] = {}
+        #: Nodes whose values are being made (a recursive schema reaches itself).
+        self._making: set[int] = set()
 
     # ------------------------------------------------------------------ entry points
 
@@ -144,10 +146,17 @@ class Builder:
         """A few values ``node`` accepts (remembered: fields repeat across candidates)."""
         found = self._free.get(id(node))
         if found is None:
-            values = itertools.chain.from_iterable(
-                self._branch(b, (), None) for b in _ordered(node.branches)
-            )
-            found = self._free[id(node)] = (node, list(itertools.islice(_distinct(values), OFFER)))
+            if id(node) in self._making:
+                return []  # a recursive schema: no value is made from inside itself
+            self._making.add(id(node))
+            try:
+                values = itertools.chain.from_iterable(
+                    self._branch(b, (), None) for b in _ordered(node.branches)
+                )
+                made = list(itertools.islice(_distinct(values), OFFER))
+            finally:
+                self._making.discard(id(node))
+            found = self._free[id(node)] = (node, made)
         return found[1][:ALTERNATIVES]
 
     def strings(self, branch: Branch, length: int | None = None) -> Iterator[str]:

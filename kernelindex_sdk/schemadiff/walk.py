@@ -22,6 +22,11 @@ once :mod:`~kernelindex_sdk.schemadiff.witness` has built that record and the
 reference engine has judged it; a claim no record bears out is a doubt (exit 3), so a
 heuristic here can cost a "cannot decide", never a wrong verdict.
 
+**Recursive schemas** (a ``$ref`` back into itself) are compared by co-induction: a
+pair of recursion targets met again below itself is assumed to hold there. A record
+is finite, so whatever breaks below the second meeting breaks at the first, which is
+walked in full.
+
 Why this is sound for "compatible": every keyword of B is matched by an equal or
 stronger keyword of A in the same class of values, and B's opaque constraints are
 among A's; then every value A accepts, B accepts.
@@ -44,6 +49,7 @@ from kernelindex_sdk.schemadiff.normal import (
     canonical,
     is_false,
     is_true,
+    resolved,
     true_norm,
     value_types,
 )
@@ -140,6 +146,9 @@ class Walk:
         self.skip = skip
         self.findings: list[Finding] = []
         self.doubts: list[Doubt] = []
+        #: Pairs of recursion targets (A's, B's, the classes compared) being compared or
+        #: compared: met again below themselves, they are assumed to hold (co-induction).
+        self.assumed: set[tuple[int, int, frozenset[str]]] = set()
         #: ("added" | "removed", member path): declared members that appear or go.
         self.moves: set[tuple[str, tuple[str, ...]]] = set()
 
@@ -198,6 +207,16 @@ class Walk:
             return
         if not top and a.root and b.root and (a.root, b.root) in self.skip:
             return
+        a, b = resolved(a), resolved(b)
+        if a.recursive or b.recursive:
+            # A record is finite: a pair met again below itself is met on a smaller
+            # value, and whatever breaks there breaks at the first meeting, which is
+            # walked in full. So the pair may be assumed to hold here.
+            # By branches: a document's root is a copy of the node its $ref leads to.
+            pair = (id(a.branches), id(b.branches), frozenset(classes))
+            if pair in self.assumed:
+                return
+            self.assumed.add(pair)
         groups: dict[
             tuple[tuple[int, ...], tuple[int, ...]], tuple[list[Branch], list[Branch], set[str]]
         ] = {}
