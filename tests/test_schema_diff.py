@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import given
+from hypothesis import assume, given
 from hypothesis import strategies as st
 from hypothesis_jsonschema import from_schema
 from jsonschema import Draft4Validator, Draft201909Validator, Draft202012Validator
@@ -246,7 +246,9 @@ def test_a_compatible_verdict_has_no_counterexample(
         if kind not in readers:
             continue
         instance = data.draw(_instances(validator.schema), label=kind)
-        assert validator.is_valid(instance)
+        # hypothesis-jsonschema does not know every keyword (dependentSchemas): what it
+        # draws that the accepting side rejects says nothing either way.
+        assume(validator.is_valid(instance))
         assert readers[kind].is_valid(instance), (kind, instance)
 
 

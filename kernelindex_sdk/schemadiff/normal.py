@@ -11,14 +11,16 @@ are first brought to this form, and only then walked in parallel:
 * a schema split into **branches**, one per JSON type it admits (``null``, ``boolean``,
   ``string``, ``number``, ``integer``, ``array``, ``object``), each holding only the
   keywords that apply to its type: ``{"type": ["number", "string"], "minimum": 0}`` is
-  ``anyOf [{number, minimum 0}, {string}]``, and so is an ``anyOf`` whose members admit
-  disjoint types;
+  ``anyOf [{number, minimum 0}, {string}]``; an ``anyOf`` is the union of its members'
+  branches (several of one type, then), and so is a ``oneOf`` no value can match twice
+  (members of disjoint types, or objects told apart by one discriminating member: a
+  required ``const``/``enum`` with disjoint values), up to :data:`UNION_LIMIT` branches;
 * ``const`` as a one-value ``enum``, each value in the branch of its type; the tighter
   of ``minimum`` and ``exclusiveMinimum`` (and of the maxima);
 * annotations (``title``, ``description``, ``examples``, ``default``, ``$comment``,
   ``deprecated``, ``readOnly``, ``writeOnly``, ``content*``), unknown keywords and formats
   no checker asserts dropped — the validator ignores them too;
-* what has no structural spelling — ``anyOf``/``oneOf`` whose members overlap in type,
+* what has no structural spelling — a ``oneOf`` whose members may overlap,
   ``not``, ``if``/``then``/``else``, ``contains``, ``prefixItems``, ``dependent*``,
   ``patternProperties`` (with the ``properties`` and ``additionalProperties`` it changes
   the meaning of) — kept whole as **opaque** constraints of a branch, normalized inside
@@ -542,7 +544,7 @@ class Normalizer:
                 self.schema(m, where.at(keyword, i), base=base)
                 for i, m in enumerate(_list(schema, keyword, where))
             ]
-            if _disjoint(members):  # a union of types: exactly one member can match
+            if _as_union(keyword, members):
                 parts.append(Norm(tuple(b for m in members for b in m.branches), where))
             else:
                 value = {keyword: [_whole(m, keyword) for m in members]}
@@ -819,6 +821,60 @@ def _tighter_upper(a: tuple[float, bool], b: tuple[float, bool]) -> bool:
 
 def _overlap(a: str, b: str) -> bool:
     return a == b or {a, b} == {"number", "integer"}
+
+
+#: The most branches a union of members is spelled out in (a ``conjoin`` of two
+#: unions multiplies them); a larger one is compared whole.
+UNION_LIMIT = 64
+
+
+def _as_union(keyword: str, members: list[Norm]) -> bool:
+    """Whether an ``anyOf``/``oneOf`` is the union of its members' branches: always for
+    ``anyOf`` (a value matches some member), for ``oneOf`` only when no value can match
+    two members (a union of types, or of objects told apart by a discriminator)."""
+    if sum(len(m.branches) for m in members) > UNION_LIMIT:
+        return False
+    return _disjoint(members) or keyword == "anyOf" or _exclusive(members)
+
+
+def discriminators(branch: Branch) -> dict[str, frozenset[str]]:
+    """An object branch's required members that take a finite set of values (a
+    ``const``/``enum`` in every branch of the member's schema), by name: the canonical
+    texts of those values. Two branches whose sets for a name are disjoint accept no
+    value in common."""
+    if branch.type != "object":
+        return {}
+    properties: Mapping[str, Norm] = branch.keywords.get("properties", {})
+    found: dict[str, frozenset[str]] = {}
+    for name in branch.keywords.get("required", ()):
+        sub = properties.get(name)
+        if sub is None or isinstance(sub, Recur) or not sub.branches:
+            continue
+        if all("enum" in b.keywords for b in sub.branches):
+            found[name] = frozenset(canonical(v) for b in sub.branches for v in b.keywords["enum"])
+    return found
+
+
+def _exclusive(members: list[Norm]) -> bool:
+    """Whether no value can match two of ``members``: they differ in type, but for
+    members of objects only, which one discriminating member (a required ``const`` or
+    ``enum``, the same name in each) tells apart by disjoint values."""
+    objects = [m for m in members if m.branches and all(b.type == "object" for b in m.branches)]
+    others = [m for m in members if m not in objects]
+    if not objects or not _disjoint([*others, Norm(objects[0].branches, objects[0].where)]):
+        return False
+    tables = [[discriminators(b) for b in m.branches] for m in objects]
+    names = set.intersection(*(set(t) for table in tables for t in table))
+    for name in sorted(names):
+        seen: set[str] = set()
+        total = 0
+        for table in tables:
+            values = frozenset().union(*(t[name] for t in table))
+            total += len(values)
+            seen |= values
+        if total == len(seen):  # pairwise disjoint, counted without comparing pairs
+            return True
+    return False
 
 
 def _disjoint(members: list[Norm]) -> bool:

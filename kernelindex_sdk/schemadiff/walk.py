@@ -13,6 +13,9 @@ normal forms of :mod:`~kernelindex_sdk.schemadiff.normal`:
 * **objects**: each member by name (its own schema, else ``additionalProperties``),
   ``required``, ``additionalProperties``, ``propertyNames``, member counts;
 * **arrays**: ``items``, counts, ``uniqueItems``;
+* **unions** (several branches of one type in B: an ``anyOf``, a discriminated
+  ``oneOf``): each branch of A must be covered by one of B's, matched by their
+  discriminating members and tried one by one (:meth:`Walk._union`);
 * **opaque** constraints (``oneOf``, ``not``, ``if``...): B may keep or drop any of
   A's; one B has and A has not is a :class:`Doubt` — never a silent pass.
 
@@ -34,6 +37,7 @@ among A's; then every value A accepts, B accepts.
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
@@ -47,6 +51,7 @@ from kernelindex_sdk.schemadiff.normal import (
     Norm,
     Where,
     canonical,
+    discriminators,
     is_false,
     is_true,
     resolved,
@@ -237,13 +242,89 @@ class Walk:
                 elif len(ys) == 1:
                     self.branch(x, b, ys[0], here, frozenset(found))
                 else:
-                    self.doubt(
-                        x.where,
-                        b.where,
-                        path,
-                        f"{self.b_name} has several {x.type} branches: which of them admits what"
-                        f" {self.a_name} does is not decided",
-                    )
+                    self._union(x, b, ys, here, frozenset(found))
+
+    def _union(
+        self,
+        x: Branch,
+        b: Norm,
+        ys: list[Branch],
+        path: tuple[Step, ...],
+        classes: frozenset[str],
+    ) -> None:
+        """One branch of A against several of B (an ``anyOf``, a discriminated ``oneOf``):
+        covered when one of B's branches alone accepts everything ``x`` does. The
+        branches ``x``'s discriminating members rule out are not tried; of the rest,
+        each is walked as a trial, and the first that finds nothing decides. When none
+        does, the trial that found least is walked for real: its claims are checked
+        against all of B by the witness (a record another branch accepts is no
+        witness), so they are violations or undecided, never wrongly either."""
+        candidates = _matching(x, ys)
+        if not candidates:
+            self._unmatched(x, b, ys, path)
+            return
+        best: tuple[int, Branch] | None = None
+        for y in candidates:
+            found = self._trial(x, b, y, path, classes)
+            if found == 0:
+                return
+            if best is None or found < best[0]:
+                best = (found, y)
+        assert best is not None
+        start = len(self.findings)
+        self.branch(x, b, best[1], path, classes)
+        if len(candidates) > 1:
+            because = (
+                f"whether another of {self.b_name}'s {len(candidates)} {x.type} branches that"
+                f" may match accepts what {self.a_name}'s does"
+            )
+            self.findings[start:] = [
+                f if f.doubt else dataclasses.replace(f, doubt=because)
+                for f in self.findings[start:]
+            ]
+
+    def _trial(
+        self, x: Branch, b: Norm, y: Branch, path: tuple[Step, ...], classes: frozenset[str]
+    ) -> int:
+        """How many claims and doubts walking ``x`` against ``y`` makes; nothing kept."""
+        findings, doubts = len(self.findings), len(self.doubts)
+        moves, assumed = set(self.moves), set(self.assumed)
+        self.branch(x, b, y, path, classes)
+        found = len(self.findings) - findings + len(self.doubts) - doubts
+        del self.findings[findings:], self.doubts[doubts:]
+        if found:
+            self.assumed = assumed
+        self.moves = moves
+        return found
+
+    def _unmatched(self, x: Branch, b: Norm, ys: list[Branch], path: tuple[Step, ...]) -> None:
+        """``x`` requires a discriminating member to hold values no branch of B allows
+        there: each such value is a claim that B rejects what A accepts."""
+        mine = discriminators(x)
+        for name in sorted(mine):
+            theirs = set().union(*(discriminators(y).get(name, set()) for y in ys))
+            if any(name not in discriminators(y) for y in ys) or not mine[name] - theirs:
+                continue
+            sub: Norm = x.keywords["properties"][name]
+            values = [v for br in sub.branches for v in br.keywords["enum"]]
+            values = [v for v in values if canonical(v) not in theirs]
+            self.find(
+                "enum",
+                sub.where,
+                b.where,
+                (*path, Step("prop", name)),
+                Values(partial(list, values)),
+                f"no {x.type} branch of {self.b_name} allows {name!r} to be"
+                f" {', '.join(canonical(v) for v in values[:6])}, which {self.a_name} accepts",
+            )
+            return
+        self.doubt(
+            x.where,
+            b.where,
+            path,
+            f"no {x.type} branch of {self.b_name} matches {self.a_name}'s by its discriminating"
+            " members: whether their union accepts it is not decided",
+        )
 
     def _type(self, x: Branch, b: Norm, path: tuple[Step, ...], classes: frozenset[str]) -> None:
         what = " or ".join(_CLASS_NAMES.get(c, c) for c in sorted(classes))
@@ -573,6 +654,31 @@ def _near(bound: float) -> list[float]:
     if abs(bound) < 2**52:
         near += [bound - 0.5, bound + 0.5]
     return near
+
+
+def _matching(x: Branch, ys: list[Branch]) -> list[Branch]:
+    """Those of ``ys`` that may accept a value ``x`` accepts, as far as discriminating
+    members tell (a ``kind`` whose ``const`` differs rules a branch out). One name is
+    looked up in an index of ``ys`` by value, so a union of many branches costs each
+    branch of A a look-up, not a comparison with each of B's."""
+    mine = discriminators(x)
+    if not mine:
+        return ys
+    tables = [discriminators(y) for y in ys]
+    for name in sorted(mine):
+        if not any(name in t for t in tables):
+            continue
+        index: dict[str, list[int]] = {}
+        free: list[int] = []
+        for i, table in enumerate(tables):
+            if name in table:
+                for value in table[name]:
+                    index.setdefault(value, []).append(i)
+            else:
+                free.append(i)
+        chosen = set(free).union(*(index.get(v, []) for v in mine[name]))
+        return [y for i, y in enumerate(ys) if i in chosen]
+    return ys
 
 
 def _just(value: Any) -> list[Any]:
