@@ -257,7 +257,8 @@ def _instances(schema: Any) -> st.SearchStrategy[Any]:
     recursive schema, which it cannot draw from, unfolded a few levels first."""
     text = json.dumps(schema, sort_keys=True)
     if text not in _STRATEGIES:
-        _STRATEGIES[text] = from_schema(bound_integers(_unfolded(json.loads(text))))
+        drawn = _evaluated(_unfolded(json.loads(text)))
+        _STRATEGIES[text] = from_schema(bound_integers(drawn))
     return _STRATEGIES[text]
 
 
@@ -298,6 +299,24 @@ def _unfolded(schema: Any, depth: int = 4) -> Any:
         return out
 
     return walk(schema, depth)
+
+
+def _evaluated(schema: Any) -> Any:
+    """``unevaluatedItems``/``unevaluatedProperties``, which hypothesis-jsonschema does
+    not know, as ``items``/``additionalProperties`` where nothing else evaluates (what
+    it draws is still checked by the validator before use)."""
+    if isinstance(schema, list):
+        return [_evaluated(item) for item in schema]
+    if not isinstance(schema, dict):
+        return schema
+    out = {k: _evaluated(v) for k, v in schema.items()}
+    for keyword, plain, others in (
+        ("unevaluatedItems", "items", ("prefixItems", "contains")),
+        ("unevaluatedProperties", "additionalProperties", ("patternProperties",)),
+    ):
+        if keyword in out and not any(k in out for k in (plain, *others, "allOf", "$ref")):
+            out[plain] = out.pop(keyword)
+    return out
 
 
 _STRATEGIES: dict[str, st.SearchStrategy[Any]] = {}

@@ -32,9 +32,11 @@ marked ``recursive``, and the walk compares such pairs by co-induction. A recurs
 that must be read before its target is complete — under ``allOf``, beside other
 keywords, inside a constraint kept whole — is :class:`Undecidable`.
 
-``unevaluatedProperties``/``unevaluatedItems``, ``$dynamicRef`` and an ``$id`` below a
-document's root raise :class:`Undecidable`: their meaning depends on more than the
-schema object they sit in, and a diff that cannot be sure must say so rather than
+``unevaluatedProperties``/``unevaluatedItems`` in a schema object that applies no
+subschema in place is the ``additionalProperties``/``items`` it amounts to there
+(:func:`_evaluated_here`); beside ``allOf``, ``$ref``, ``if``... it, ``$dynamicRef`` and
+an ``$id`` below a document's root raise :class:`Undecidable`: their meaning depends on
+more than the schema object they sit in, and a diff that cannot be sure must say so rather than
 guess. Other dialects' keywords are first rewritten in Draft 2020-12
 (:mod:`.upgrade`).
 
@@ -142,6 +144,20 @@ class Where:
         """``benchmark-run.schema.json#/$defs/spec``: the document's last path segment."""
         name = self.uri.rstrip("/").rsplit("/", 1)[-1]
         return f"{name}#{self.pointer}"
+
+
+@dataclass(frozen=True, slots=True)
+class _Respelled(Where):
+    """A schema object's place whose keywords were renamed to their Draft 2020-12
+    spelling (:mod:`.upgrade`): a place below it names the keyword as written."""
+
+    renamed: tuple[tuple[str, str], ...] = ()
+
+    def at(self, *tokens: str | int) -> Where:
+        if tokens and isinstance(tokens[0], str):
+            first = dict(self.renamed).get(tokens[0], tokens[0])
+            tokens = (first, *tokens[1:])
+        return Where(self.uri, pointer_of(tokens, self.pointer))
 
 
 @dataclass(frozen=True, eq=False)
@@ -520,7 +536,11 @@ class Normalizer:
         dialect = self._dialects.get(base, DRAFT_2020_12)
         if dialect == DRAFT_2019_09 and "$recursiveRef" in schema:
             schema = self._recursive_ref(schema, where, base)
-        schema = as_2020_12(schema, dialect)
+        schema, renamed = as_2020_12(schema, dialect)
+        if "unevaluatedProperties" in schema or "unevaluatedItems" in schema:
+            schema = _evaluated_here(schema, where, renamed)
+        if renamed:
+            where = _Respelled(where.uri, where.pointer, tuple(renamed.items()))
         for keyword in _UNSUPPORTED:
             if keyword in schema:
                 raise Undecidable(where.at(keyword), f"{keyword} is not compared")
@@ -733,6 +753,45 @@ class Normalizer:
                 frozenset({"object"}),
                 Opaque("dependentSchemas", value, where.at("dependentSchemas")),
             )
+
+
+#: Keywords that apply subschemas to the same instance: the members (items) they
+#: evaluate count as evaluated for ``unevaluatedProperties`` (``unevaluatedItems``).
+_IN_PLACE = ("allOf", "anyOf", "oneOf", "not", "if", "then", "else", "$ref",
+             "dependentSchemas", "$dynamicRef", "$recursiveRef")  # fmt: skip
+
+
+def _evaluated_here(
+    schema: dict[str, Any], where: Where, renamed: dict[str, str]
+) -> dict[str, Any]:
+    """``unevaluatedProperties``/``unevaluatedItems`` spelled as the keyword it amounts
+    to in a schema object that applies no subschema in place (no ``allOf``, ``$ref``,
+    ``if``...): the members no ``properties``/``patternProperties`` evaluates are those
+    ``additionalProperties`` would apply to, so ``unevaluatedProperties: S`` is
+    ``additionalProperties: S`` — or nothing, beside an ``additionalProperties``, which
+    evaluates every other member. Likewise ``unevaluatedItems`` is ``items`` (after
+    ``prefixItems``), or nothing beside ``items``. Beside an in-place applicator (or
+    ``contains``, for items) it depends on what those evaluate: :class:`Undecidable`."""
+    out = dict(schema)
+    applied = [k for k in _IN_PLACE if k in schema]
+    for keyword, plain, beside in (
+        ("unevaluatedProperties", "additionalProperties", ()),
+        ("unevaluatedItems", "items", ("contains",)),
+    ):
+        if keyword not in out:
+            continue
+        blocking = [*applied, *(k for k in beside if k in schema)]
+        if blocking:
+            raise Undecidable(
+                where.at(keyword),
+                f"{keyword} beside {', '.join(blocking)}: which members those evaluate is"
+                " not compared",
+            )
+        value = out.pop(keyword)
+        if plain not in out:
+            out[plain] = value
+            renamed[plain] = keyword
+    return out
 
 
 def _whole(node: Norm, keyword: str) -> Any:

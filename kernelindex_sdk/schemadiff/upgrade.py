@@ -53,29 +53,36 @@ _LACKS: Mapping[str, frozenset[str]] = {
 _REF_ALONE = frozenset({DRAFT_4, DRAFT_6, DRAFT_7})
 
 
-def as_2020_12(schema: dict[str, Any], dialect: str) -> dict[str, Any]:
+def as_2020_12(schema: dict[str, Any], dialect: str) -> tuple[dict[str, Any], dict[str, str]]:
     """``schema`` (one object of ``dialect``) as the Draft 2020-12 object meaning the
-    same (see the module's doc); the object itself when it is Draft 2020-12."""
+    same (see the module's doc; the object itself when it is Draft 2020-12), and the
+    keyword each renamed one was written as (``prefixItems`` → ``items``), so that a
+    place in the normal form names the file's own keyword."""
+    renamed: dict[str, str] = {}
     if dialect == DRAFT_2020_12:
-        return schema
+        return schema, renamed
     lacks = _LACKS[dialect]
     out = {k: v for k, v in schema.items() if k not in lacks}
     if dialect in _REF_ALONE and "$ref" in out:
-        return {"$ref": out["$ref"]}
+        return {"$ref": out["$ref"]}, renamed
     if dialect == DRAFT_4:
         out.pop("$id", None)  # not a keyword of Draft 4
         if isinstance(out.get("id"), str):
             out["$id"] = out.pop("id")
+            renamed["$id"] = "id"
         for plain, strict in (("minimum", "exclusiveMinimum"), ("maximum", "exclusiveMaximum")):
             if out.pop(strict, False) is True and plain in out:
                 out[strict] = out.pop(plain)
+                renamed[strict] = plain
     if "additionalItems" in out:
         extra = out.pop("additionalItems")
         if isinstance(out.get("items"), list):
             out["prefixItems"] = out.pop("items")
             out["items"] = extra
+            renamed.update(prefixItems="items", items="additionalItems")
     elif isinstance(out.get("items"), list):
         out["prefixItems"] = out.pop("items")
+        renamed["prefixItems"] = "items"
     if dialect != DRAFT_2019_09 and "dependencies" in out:
         dependencies = out.pop("dependencies")
         if isinstance(dependencies, dict):
@@ -83,11 +90,13 @@ def as_2020_12(schema: dict[str, Any], dialect: str) -> dict[str, Any]:
             schemas = {k: v for k, v in dependencies.items() if not isinstance(v, list)}
             if names:
                 out["dependentRequired"] = names
+                renamed["dependentRequired"] = "dependencies"
             if schemas:
                 out["dependentSchemas"] = schemas
+                renamed["dependentSchemas"] = "dependencies"
     elif "dependencies" in out:
         del out["dependencies"]  # not a keyword of 2019-09
     asserted = validator_class(dialect).FORMAT_CHECKER.checkers
     if isinstance(out.get("format"), str) and out["format"] not in asserted:
         del out["format"]
-    return out
+    return out, renamed

@@ -68,6 +68,8 @@ CLASSES = ("null", "boolean", "string", "integer", "fraction", "array", "object"
 _CLASS_NAMES = {"fraction": "fractional number"}
 #: Candidates a leaf looks through for one its rejecting side refuses.
 _LOOK = 80
+#: Branches of a union tried, at most, for one branch of the other side.
+_TRIALS = 16
 
 _NOWHERE = Where("")
 _ANY_STRING = Norm((Branch("string", {}, _NOWHERE),), _NOWHERE)
@@ -262,6 +264,16 @@ class Walk:
         candidates = _matching(x, ys)
         if not candidates:
             self._unmatched(x, b, ys, path)
+            return
+        if len(candidates) > _TRIALS:
+            self.doubt(
+                x.where,
+                b.where,
+                path,
+                f"{len(candidates)} {x.type} branches of {self.b_name} may match"
+                f" {self.a_name}'s (no discriminating member tells them apart): more than"
+                f" {_TRIALS} are not tried",
+            )
             return
         best: tuple[int, Branch] | None = None
         for y in candidates:
