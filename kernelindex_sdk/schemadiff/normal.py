@@ -21,7 +21,7 @@ are first brought to this form, and only then walked in parallel:
   ``deprecated``, ``readOnly``, ``writeOnly``, ``content*``), unknown keywords and formats
   no checker asserts dropped — the validator ignores them too;
 * what has no structural spelling — a ``oneOf`` whose members may overlap,
-  ``not``, ``if``/``then``/``else``, ``contains``, ``prefixItems``, ``dependent*``,
+  ``not``, ``if``/``then``/``else``, ``contains``, ``prefixItems``, ``dependentSchemas``,
   ``patternProperties`` (with the ``properties`` and ``additionalProperties`` it changes
   the meaning of) — kept whole as **opaque** constraints of a branch, normalized inside
   and compared only for equality.
@@ -90,7 +90,7 @@ _NUMBER = frozenset({"minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum
 _ARRAY = frozenset({"items", "minItems", "maxItems", "uniqueItems"})
 _OBJECT = frozenset(
     {"properties", "required", "additionalProperties", "propertyNames", "minProperties",
-     "maxProperties"}
+     "maxProperties", "dependentRequired"}
 )  # fmt: skip
 #: The keywords of each type's branch.
 _APPLIES = {
@@ -179,7 +179,8 @@ class Branch:
 
     ``keywords`` holds normalized values: ``enum`` a tuple, ``lower``/``upper`` a
     ``(bound, exclusive)`` pair, ``pattern``/``format``/``multipleOf`` frozensets (all
-    must hold), ``required`` a frozenset, ``properties`` a dict of :class:`Norm`,
+    must hold), ``required`` a frozenset, ``dependentRequired`` a frozenset of (member,
+    member it requires) pairs, ``properties`` a dict of :class:`Norm`,
     ``items``/``additionalProperties``/``propertyNames`` a :class:`Norm`, the lengths
     and counts ints, ``uniqueItems`` True. ``places`` says where each was written.
     """
@@ -402,6 +403,11 @@ class _Writer:
                 also.extend({name: more} for more in rest)
             elif name == "required":
                 out[name] = sorted(value)
+            elif name == "dependentRequired":
+                grouped: dict[str, list[str]] = {}
+                for member, needed in sorted(value):
+                    grouped.setdefault(member, []).append(needed)
+                out[name] = grouped
             elif name == "properties":
                 out[name] = {key: self.norm(sub) for key, sub in value.items()}
             elif isinstance(value, Norm):
@@ -670,6 +676,8 @@ class Normalizer:
             put("uniqueItems", True, "uniqueItems")
         if "required" in schema:
             put("required", frozenset(_list(schema, "required", where)), "required")
+        if "dependentRequired" in schema:
+            put("dependentRequired", _dependencies(schema, where), "dependentRequired")
         if "prefixItems" not in schema and "items" in schema:
             put("items", self.schema(schema["items"], where.at("items"), base=base), "items")
         if "propertyNames" in schema:
@@ -737,12 +745,6 @@ class Normalizer:
             value = {"contains": norm(schema["contains"], "contains")}
             value.update({k: schema[k] for k in ("minContains", "maxContains") if k in schema})
             yield frozenset({"array"}), Opaque("contains", value, where.at("contains"))
-        if "dependentRequired" in schema:
-            value = {"dependentRequired": schema["dependentRequired"]}
-            yield (
-                frozenset({"object"}),
-                Opaque("dependentRequired", value, where.at("dependentRequired")),
-            )
         if "dependentSchemas" in schema:
             value = {
                 "dependentSchemas": {
@@ -842,6 +844,19 @@ def _list(schema: dict[str, Any], keyword: str, where: Where) -> list[Any]:
     if not isinstance(value, list):
         raise Undecidable(where.at(keyword), f"{keyword} is not an array")
     return value
+
+
+def _dependencies(schema: dict[str, Any], where: Where) -> frozenset[tuple[str, str]]:
+    """``dependentRequired`` as (member present, member then required) pairs."""
+    value = schema["dependentRequired"]
+    if not isinstance(value, dict) or not all(
+        isinstance(names, list) and all(isinstance(n, str) for n in names)
+        for names in value.values()
+    ):
+        raise Undecidable(
+            where.at("dependentRequired"), "dependentRequired is not an object of arrays of names"
+        )
+    return frozenset((member, name) for member, names in value.items() for name in names)
 
 
 def _count(value: Any, where: Where) -> int:
@@ -1002,7 +1017,7 @@ def _merge(name: str, x: Branch, y: Branch) -> Any:
         return a if _tighter(a, b) else b
     if name == "upper":
         return a if _tighter_upper(a, b) else b
-    if name in ("pattern", "format", "multipleOf", "required"):
+    if name in ("pattern", "format", "multipleOf", "required", "dependentRequired"):
         return a | b
     if name == "uniqueItems":
         return True

@@ -379,7 +379,9 @@ class Builder:
         target = size if size is not None else kw.get("minProperties", 0)
         if size is None or len(base) == size:
             yield base
-        if branch.opaque or target > len(base):
+        # Optional members too, when a constraint may ask for them (or a member must be
+        # absent while another is there: a dependentRequired the other side adds).
+        if branch.opaque or target > len(base) or "dependentRequired" in kw or absent:
             for extra in itertools.chain(
                 ([k] for k in optional), itertools.combinations(optional, 2)
             ):

@@ -586,6 +586,21 @@ class Walk:
                 Absent(),
                 f"{self.b_name} requires member {name!r}, {self.a_name} does not",
             )
+        for member, needed in sorted(
+            y.keywords.get("dependentRequired", frozenset())
+            - x.keywords.get("dependentRequired", frozenset())
+        ):
+            if needed in required_x or is_false(ours.get(member, others_x) or true_norm(x.where)):
+                continue  # A requires it anyway, or never has the member it depends on
+            self.find(
+                "required",
+                x.place("dependentRequired"),
+                y.place("dependentRequired"),
+                (*path, Step("prop", needed)),
+                Absent(),
+                f"{self.b_name} requires member {needed!r} beside {member!r},"
+                f" {self.a_name} does not",
+            )
         self._others(x, y, path, others_x, others_y, ours, theirs)
         names_x, names_y = x.keywords.get("propertyNames"), y.keywords.get("propertyNames")
         if names_y is not None and (names_x is None or names_x.key != names_y.key):
