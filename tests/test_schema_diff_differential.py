@@ -4,7 +4,8 @@ The fixture table (``test_schema_diff.py``) holds chosen cases; here pairs are d
 each side in one of the dialects the diff reads (Draft 4, 6, 7, 2019-09, 2020-12),
 written in that dialect's own spelling (``definitions``, boolean ``exclusiveMinimum``,
 array-form ``items``, ``dependencies``, ``$recursiveRef``), with integer bounds
-beyond 2**53, discriminated unions and recursion. For every pair:
+beyond 2**53, fractional ``multipleOf`` (which the validator divides in floating
+point), discriminated unions and recursion. For every pair:
 
 * **every witness is judged as claimed** by a plain python-jsonschema validator of each
   side's *own* dialect (``validator_for``), not by the engine the diff used;
@@ -55,7 +56,7 @@ def _number(dialect: str) -> st.SearchStrategy[dict[str, Any]]:
                 else:
                     out[strict if exclusive else plain] = value
         if draw(st.booleans()):
-            out["multipleOf"] = draw(st.sampled_from([1, 2, 3]))
+            out["multipleOf"] = draw(st.sampled_from([1, 2, 3, 0.5, 0.1, 0.3, 0.01]))
         return out
 
     return make()
@@ -143,7 +144,8 @@ _JSON = st.recursive(
         st.none(),
         st.booleans(),
         st.integers(-5, 5),
-        st.sampled_from([-BIG, BIG - 1, 2**53 + 1, 0.5, "x", "y", "z", "", "xa", "2024-01-01"]),
+        st.sampled_from([-BIG, BIG - 1, 2**53 + 1, 0.5, 0.1, 0.3, 0.6, 0.01, 1.5]),
+        st.sampled_from(["x", "y", "z", "", "xa", "2024-01-01"]),
     ),
     lambda inner: st.one_of(
         st.lists(inner, max_size=3),

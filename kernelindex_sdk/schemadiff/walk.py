@@ -760,10 +760,27 @@ def _integer_bound(bound: tuple[float, bool], lower: bool) -> int:
 
 def _divides(steps: frozenset[float], step: float, integral: bool) -> bool:
     """Whether every number that is a multiple of one of ``steps`` (or, for integers,
-    every integer) is a multiple of ``step``."""
-    wanted = Fraction(str(step))
-    candidates = [Fraction(str(s)) for s in steps] + ([Fraction(1)] if integral else [])
+    every integer) is a multiple of ``step`` — as the reference validator decides it.
+
+    For a fractional ``multipleOf`` python-jsonschema divides in floating point:
+    ``0.3`` is a multiple of ``0.3`` and not of ``0.1`` (``0.3 / 0.1`` is
+    ``2.9999999999999996``), though exactly every multiple of 3/10 is one of 1/10. So
+    exact arithmetic decides only between integral steps (exact there: an integral
+    quotient of doubles is computed exactly); a fractional one is implied only by
+    itself."""
+    if any(s == step for s in steps):
+        return True
+    if not _integral(step):
+        return False
+    wanted = Fraction(step)
+    candidates = [Fraction(s) for s in steps if _integral(s)]
+    candidates += [Fraction(1)] if integral else []
     return any((c / wanted).denominator == 1 for c in candidates)
+
+
+def _integral(number: float) -> bool:
+    """An integer, or a float holding one (an int of any size: no float() of it)."""
+    return isinstance(number, int) or number.is_integer()
 
 
 def _bound_text(name: str, bound: tuple[float, bool] | None) -> str:
