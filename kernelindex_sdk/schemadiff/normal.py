@@ -193,7 +193,8 @@ class Branch:
 
     @cached_property
     def key(self) -> str:
-        return canonical(branch_schema(self))
+        # Without the $defs of recursion targets: a Recur's name is its target's alone.
+        return canonical(_Writer().branch(self))
 
     def place(self, keyword: str) -> Where:
         """Where ``keyword`` was written, else where the branch's schema is."""
@@ -213,7 +214,10 @@ class Norm:
 
     @cached_property
     def key(self) -> str:
-        return canonical(to_schema(self))
+        """One text per normal form, what equality compares: :func:`to_schema` but for
+        the ``$defs`` of recursion targets, which each :class:`Recur`'s name stands for
+        (unique to its normalizer and target), so a key stays the size of its node."""
+        return canonical(_Writer().norm(self))
 
 
 class Recur(Norm):
@@ -253,6 +257,39 @@ class Recur(Norm):
     @property
     def branches(self) -> tuple[Branch, ...]:  # the target's, once it is complete
         return self.target.branches
+
+
+class _Union(Norm):
+    """An ``anyOf`` one of whose members is a recursion not yet complete: the union of
+    its members' branches, taken once they are (reading it before is the members'
+    :class:`Undecidable`), and kept (the walk tells pairs apart by their branches).
+    A recursion runs through it, so it is ``recursive``; it is written back as the
+    ``anyOf`` of its members, each :class:`Recur` a ``$ref``."""
+
+    def __init__(self, where: Where, members: tuple[Norm, ...]) -> None:
+        object.__setattr__(self, "where", where)
+        object.__setattr__(self, "root", None)
+        object.__setattr__(self, "recursive", True)
+        object.__setattr__(self, "members", members)
+        object.__setattr__(self, "_branches", None)
+
+    members: tuple[Norm, ...]
+    _branches: tuple[Branch, ...] | None
+
+    @property
+    def branches(self) -> tuple[Branch, ...]:
+        if self._branches is None:
+            union = tuple(b for m in self.members for b in m.branches)
+            object.__setattr__(self, "_branches", union)
+            return union
+        return self._branches
+
+
+def _pending(node: Norm) -> bool:
+    """Whether ``node``'s branches cannot be read yet (a recursion still being read)."""
+    if isinstance(node, Recur):
+        return not node._holder
+    return isinstance(node, _Union) and any(_pending(m) for m in node.members)
 
 
 def resolved(node: Norm) -> Norm:
@@ -341,6 +378,8 @@ class _Writer:
         if isinstance(node, Recur):
             self.pending.append(node)
             return {"$ref": f"#/$defs/{node.name}"}
+        if isinstance(node, _Union):
+            return {"anyOf": [self.norm(m) for m in node.members]}
         if not node.branches:
             return False
         if is_true(node):
@@ -570,12 +609,16 @@ class Normalizer:
                 self.schema(m, where.at(keyword, i), base=base)
                 for i, m in enumerate(_list(schema, keyword, where))
             ]
-            if _as_union(keyword, members):
+            if keyword == "anyOf" and any(_pending(m) for m in members):
+                parts.append(_Union(where, tuple(members)))  # anyOf [{"$ref": "#"}, ...]
+            elif _as_union(keyword, members):
                 parts.append(Norm(tuple(b for m in members for b in m.branches), where))
             else:
                 value = {keyword: [_whole(m, keyword) for m in members]}
                 opaque.append((None, Opaque(keyword, value, where.at(keyword))))
         opaque.extend(self._opaque(schema, where, base))
+        if len(parts) == 2 and not opaque and is_true(parts[0]):
+            return parts[1]  # nothing to conjoin with (and a union may not be read yet)
         result = parts[0]
         for part in parts[1:]:
             result = conjoin(result, part)

@@ -35,7 +35,16 @@ from kernelindex_sdk.schemadiff.normal import (
 )
 from kernelindex_sdk.schemadiff.regexgen import examples
 
-__all__ = ["ANY_VALUES", "Absent", "Builder", "Checks", "Leaf", "Step", "Values"]
+__all__ = [
+    "ANY_VALUES",
+    "Absent",
+    "Builder",
+    "Checks",
+    "Leaf",
+    "SearchExhausted",
+    "Step",
+    "Values",
+]
 
 #: Alternatives kept of each field, candidates tried per object, values offered per node.
 ALTERNATIVES = 5
@@ -98,14 +107,26 @@ class Values:
 Leaf = Absent | Values
 
 
+class SearchExhausted(Exception):
+    """A search for values ran out of the checks it was allowed (:attr:`Checks.left`)."""
+
+
 class Checks:
     """Whether a normalized schema (or one branch) accepts a value, by its own schema."""
 
     def __init__(self) -> None:
         #: id → (the node, kept alive so the id stays its, and its validator).
         self._validators: dict[int, tuple[object, Any]] = {}
+        #: Checks a search may still make (None: no limit); past it, SearchExhausted.
+        #: Building a record along a long path through wide unions and recursion can
+        #: otherwise try alternatives at every level, multiplied level by level.
+        self.left: int | None = None
 
     def accepts(self, node: Norm | Branch, value: Any) -> bool:
+        if self.left is not None:
+            self.left -= 1
+            if self.left < 0:
+                raise SearchExhausted
         entry = self._validators.get(id(node))
         if entry is None:
             schema = to_schema(node) if isinstance(node, Norm) else branch_schema(node)
