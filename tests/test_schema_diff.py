@@ -25,7 +25,12 @@ import pytest
 from hypothesis import assume, given
 from hypothesis import strategies as st
 from hypothesis_jsonschema import from_schema
-from jsonschema import Draft4Validator, Draft201909Validator, Draft202012Validator
+from jsonschema import (
+    Draft4Validator,
+    Draft6Validator,
+    Draft7Validator,
+    Draft202012Validator,
+)
 from jsonschema.validators import validator_for
 from referencing import Registry, Resource
 from referencing.jsonschema import DRAFT202012
@@ -266,15 +271,17 @@ def _unfolded(schema: Any, depth: int = 4) -> Any:
     """``schema`` with each of its local ``$ref``\\ s (and a 2019-09 ``$recursiveRef``,
     to the root it is read from here) replaced by its target, ``depth`` references deep
     (then ``false``): it accepts only what ``schema`` accepts, and a recursive schema
-    becomes one hypothesis-jsonschema can draw from. A schema without them, or of a
-    dialect whose ``$ref`` siblings are ignored, is kept as it is."""
+    becomes one hypothesis-jsonschema can draw from (a $ref of a dialect that ignores
+    its siblings replaced by its target alone). A schema without them is kept."""
     text = json.dumps(schema)
-    cls = validator_for(schema, default=Draft202012Validator)
-    if ("$ref" not in text and "$recursiveRef" not in text) or cls not in (
-        Draft202012Validator,
-        Draft201909Validator,
-    ):
+    if "$ref" not in text and "$recursiveRef" not in text:
         return schema
+    # Before 2019-09 a $ref's siblings are not applied: the $ref is its target alone.
+    alone = validator_for(schema, default=Draft202012Validator) in (
+        Draft4Validator,
+        Draft6Validator,
+        Draft7Validator,
+    )
     root = schema
 
     def target(ref: str) -> Any:
@@ -293,6 +300,8 @@ def _unfolded(schema: Any, depth: int = 4) -> Any:
         ref = node.get("$ref", node.get("$recursiveRef"))
         if isinstance(ref, str) and ref.startswith("#"):
             inner = walk(target(ref), left - 1) if left > 0 else False
+            if alone:
+                return inner
             return {**out, "allOf": [*out.get("allOf", []), inner]}
         if ref is not None:
             out["$ref"] = ref

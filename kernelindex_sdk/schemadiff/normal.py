@@ -556,7 +556,7 @@ class Normalizer:
         finally:
             self._active.discard(key)
         waiting = self._holders.pop(key, None)
-        if isinstance(result, Recur):
+        if isinstance(result, Recur) and result.name == self._names.get(key):
             raise Undecidable(where, f"$ref {uri!r} leads back to itself through nothing but $refs")
         if not pointer or waiting is not None:
             result = Norm(
