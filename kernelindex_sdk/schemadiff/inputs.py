@@ -303,8 +303,9 @@ def match(
 
 
 def normalized(side: SchemaSet) -> SchemaSet:
-    """The same kinds, each schema replaced by its normal form: self-contained, no
-    ``$ref``, accepting exactly what it accepted (``diff(S, normalized(S))`` is empty)."""
+    """The same kinds, each schema replaced by its normal form, in Draft 2020-12:
+    self-contained, no ``$ref`` (but, in a recursive schema, to its own ``$defs``),
+    accepting exactly what it accepted (``diff(S, normalized(S))`` is empty)."""
     normalizer = Normalizer(side.lookup)
     entries = []
     for entry in side.kinds:
