@@ -16,6 +16,7 @@ from collections.abc import Mapping, Sequence
 from functools import cache
 from typing import TYPE_CHECKING, Any, Protocol
 
+from kernelindex_sdk.dialects import dialect_of, validator_class
 from kernelindex_sdk.errors import Problem, UnresolvableReference
 from kernelindex_sdk.pointers import pointer_of
 from kernelindex_sdk.printable import short_repr
@@ -72,15 +73,16 @@ def _compiled(pattern: str) -> re.Pattern[str]:
 
 
 @cache
-def _ecma_validator_class() -> Any:
-    """Draft 2020-12, with ``pattern`` matched the ECMA-262 way (see :func:`ecma_anchors`)."""
-    from jsonschema import Draft202012Validator, ValidationError, validators
+def _ecma_validator_class(dialect: str = DRAFT_2020_12) -> Any:
+    """Draft 2020-12 (or another :mod:`~kernelindex_sdk.dialects` dialect's class), with
+    ``pattern`` matched the ECMA-262 way (see :func:`ecma_anchors`)."""
+    from jsonschema import ValidationError, validators
 
     def pattern(validator: Any, regex: str, instance: Any, schema: Any) -> Any:
         if validator.is_type(instance, "string") and not _compiled(regex).search(instance):
             yield ValidationError(f"{instance!r} does not match {regex!r}")
 
-    return validators.extend(Draft202012Validator, {"pattern": pattern})  # type: ignore[no-untyped-call]
+    return validators.extend(validator_class(dialect), {"pattern": pattern})  # type: ignore[no-untyped-call]
 
 
 #: Enum arrays already turned into sets of equality keys (see :func:`_enum_members`): a
@@ -174,7 +176,8 @@ class JsonschemaEngine:
     walks 2–3× faster than one whose references it resolves one by one through the
     registry, with the same errors; a schema that cannot be inlined exactly is resolved
     as written. ``inline=False`` resolves every schema as written (what the inlined
-    form is tested against).
+    form is tested against). A schema of another dialect (its ``$schema``: Draft 7, say,
+    a side of a schema diff) is validated by that dialect's class and format checker.
     """
 
     def __init__(self, registry: SchemaRegistry, *, inline: bool = True) -> None:
@@ -192,14 +195,18 @@ class JsonschemaEngine:
         (the registry's default) by our class.
         """
         if self._resources is None:
-            from referencing import Registry
+            from referencing import Registry, Resource
             from referencing.jsonschema import DRAFT202012
 
             pairs = []
             for entry in self._registry.all_entries:
                 contents = dict(entry.contents)
-                if contents.get("$schema") == DRAFT_2020_12:
-                    del contents["$schema"]
+                if dialect_of(contents) not in (DRAFT_2020_12, None):
+                    # Another dialect (a schema diff's side): read as its $schema says.
+                    resource = Resource.from_contents(contents, DRAFT202012)
+                    pairs.append((entry.id, resource))
+                    continue
+                contents.pop("$schema", None)
                 pairs.append((entry.id, DRAFT202012.create_resource(contents)))
             self._resources = Registry().with_resources(pairs).crawl()
         return self._resources
@@ -217,10 +224,12 @@ class JsonschemaEngine:
                 validator = _ecma_validator_class()(inlined, format_checker=_format_checker())
             else:
                 resources = self._ecma_resources()
-                validator = _ecma_validator_class()(
-                    resources.contents(schema_id),
+                contents = resources.contents(schema_id)
+                dialect = dialect_of(contents) or DRAFT_2020_12
+                validator = _ecma_validator_class(dialect)(
+                    contents,
                     registry=resources,
-                    format_checker=_format_checker(),
+                    format_checker=validator_class(dialect).FORMAT_CHECKER,
                 )
             self._validators[schema_id] = validator
         return validator

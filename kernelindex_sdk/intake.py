@@ -203,6 +203,19 @@ def _int_problem(literal: str) -> str | None:
     return None
 
 
+#: Longest integer literal a schema file may hold (``big_integers``): Python's own
+#: ``int()`` refuses more than 4300 digits, and no bound needs a tenth of them.
+MAX_BIG_INTEGER_DIGITS = 400
+
+
+def _big_int_problem(literal: str) -> str | None:
+    """Why an integer literal is unacceptable where integers of any size are kept
+    exactly (a schema's ``minimum: -9223372036854775808``), or None."""
+    if len(literal) - (literal[0] == "-") > MAX_BIG_INTEGER_DIGITS:
+        return f"integer {abbreviated(literal)} has more than {MAX_BIG_INTEGER_DIGITS} digits"
+    return None
+
+
 def _float_problem(literal: str, value: float, strict: bool = False) -> str | None:
     """Why a number literal with a fraction or exponent is unacceptable, or None.
 
@@ -278,6 +291,12 @@ def _parse_int(literal: str, _int: type[int] = int, _len: Any = len) -> int:
     return _int(literal)
 
 
+def _parse_big_int(literal: str, _int: type[int] = int, _len: Any = len) -> int:
+    if _len(literal) > MAX_BIG_INTEGER_DIGITS and _big_int_problem(literal) is not None:
+        raise _Reject
+    return _int(literal)
+
+
 def _parse_float(literal: str, _float: type[float] = float, _hi: float = _MAX_FLOAT) -> float:
     # float() of a JSON number literal is never NaN: only an overflow is refused.
     value = _float(literal)
@@ -318,9 +337,19 @@ _STRICT_NUMBERS_DECODER = json.JSONDecoder(
     parse_constant=_parse_constant,
     strict=True,
 )
+#: Schema files (``big_integers``): integers of any size kept exactly, as JSON Schema
+#: reads them (a bound is compared, never hashed by JCS); everything else as strict.
+_BIG_INTEGERS_DECODER = json.JSONDecoder(
+    object_pairs_hook=_pairs_hook,
+    parse_float=_parse_float,
+    parse_int=_parse_big_int,
+    parse_constant=_parse_constant,
+    strict=True,
+)
 # The C scanners themselves: decode() would add a Python frame and two regex matches.
 _scan_once: Callable[[str, int], tuple[Any, int]] = _DECODER.scan_once  # type: ignore[attr-defined]
 _scan_once_strict: Callable[[str, int], tuple[Any, int]] = _STRICT_NUMBERS_DECODER.scan_once  # type: ignore[attr-defined]
+_scan_once_big: Callable[[str, int], tuple[Any, int]] = _BIG_INTEGERS_DECODER.scan_once  # type: ignore[attr-defined]
 
 
 def _ws_end(text: str, pos: int) -> int:
@@ -382,27 +411,30 @@ def _parse_text(
     raw_surrogates: bool,
     where: str,
     strict_numbers: bool = False,
+    big_integers: bool = False,
 ) -> Any:
     """Strictly parse decoded text: fast path, then the locating pass on failure."""
     if (text.count("[") + text.count("{") > MAX_DEPTH and _too_deep(text)) or (
         raw_surrogates and has_raw_surrogate(text)
     ):
-        _Locator(text, source, first_line, where, strict_numbers).run()
+        _Locator(text, source, first_line, where, strict_numbers, big_integers).run()
         raise _fallback(text, source, first_line, None)  # pragma: no cover - defensive
     try:
         start = 0
         if text[:1] in _WHITESPACE:  # "" in "..." is True: the empty text goes here too
             start = _ws_end(text, 0)
-        scan = _scan_once_strict if strict_numbers else _scan_once
+        scan = (
+            _scan_once_big if big_integers else _scan_once_strict if strict_numbers else _scan_once
+        )
         value, end = scan(text, start)
         if end != len(text) and _ws_end(text, end) != len(text):
             raise _Reject
     except (_Reject, StopIteration, ValueError, RecursionError) as exc:
         # ValueError covers json.JSONDecodeError and int()'s digit limit.
-        _Locator(text, source, first_line, where, strict_numbers).run()
+        _Locator(text, source, first_line, where, strict_numbers, big_integers).run()
         raise _fallback(text, source, first_line, exc) from exc
     if _RE.surrogate_escape.search(text) and _has_surrogate(value):
-        _Locator(text, source, first_line, where, strict_numbers).run()
+        _Locator(text, source, first_line, where, strict_numbers, big_integers).run()
         raise _fallback(text, source, first_line, None)  # pragma: no cover - defensive
     return value
 
@@ -459,10 +491,12 @@ class _Locator:
         first_line: int,
         where: str = "input",
         strict_numbers: bool = False,
+        big_integers: bool = False,
     ) -> None:
         self.text = text
         self.source = source
         self.strict_numbers = strict_numbers
+        self.big_integers = big_integers
         self.first_line = first_line
         self.where_name = where  # "input", or "line" for a JSON Lines record
 
@@ -732,6 +766,8 @@ class _Locator:
             )
         if match.group(2) or match.group(3):
             message = _float_problem(literal, float(literal), self.strict_numbers)
+        elif self.big_integers:
+            message = _big_int_problem(literal)
         elif len(literal) >= 16:
             message = _int_problem(literal)
         else:
@@ -906,8 +942,15 @@ _FALLBACK: Any = object()
 
 
 def _loads(
-    data: bytes | str, source: str | None, first_line: int, where: str, strict_numbers: bool = False
+    data: bytes | str,
+    source: str | None,
+    first_line: int,
+    where: str,
+    strict_numbers: bool = False,
+    big_integers: bool = False,
 ) -> Any:
+    if big_integers:
+        return _strict_loads(data, source, first_line, where, False, big_integers=True)
     if _jiter_from_json is not None and not strict_numbers and not isinstance(data, str):
         value = _fast_loads(data if isinstance(data, bytes) else bytes(data))
         if value is not _FALLBACK:
@@ -916,7 +959,13 @@ def _loads(
 
 
 def _strict_loads(
-    data: bytes | str, source: str | None, first_line: int, where: str, strict_numbers: bool
+    data: bytes | str,
+    source: str | None,
+    first_line: int,
+    where: str,
+    strict_numbers: bool,
+    *,
+    big_integers: bool = False,
 ) -> Any:
     """The stdlib path: slower, and it says precisely what is wrong."""
     if isinstance(data, str):
@@ -924,11 +973,13 @@ def _strict_loads(
             raise ByteOrderMark(
                 _BOM_MESSAGE.format(where=where), source=source, line=first_line, column=1
             )
-        return _parse_text(data, source, first_line, not data.isascii(), where, strict_numbers)
+        return _parse_text(
+            data, source, first_line, not data.isascii(), where, strict_numbers, big_integers
+        )
     if not isinstance(data, bytes):
         data = bytes(data)  # bytearray, memoryview
     text = _decode(data, source, first_line, where)
-    return _parse_text(text, source, first_line, False, where, strict_numbers)
+    return _parse_text(text, source, first_line, False, where, strict_numbers, big_integers)
 
 
 def loads(
@@ -937,6 +988,7 @@ def loads(
     source: str | None = None,
     first_line: int = 1,
     strict_numbers: bool = False,
+    big_integers: bool = False,
 ) -> Any:
     """Parse one JSON document strictly (see the module docstring for what is refused).
 
@@ -946,7 +998,10 @@ def loads(
 
     Every number literal that reads as a finite double is accepted (JCS writes its
     shortest form); ``strict_numbers`` also refuses literals whose text and value
-    disagree (the ``--strict-numbers`` lint). Raises a subclass of
+    disagree (the ``--strict-numbers`` lint). ``big_integers`` keeps integers of any
+    size (up to :data:`MAX_BIG_INTEGER_DIGITS` digits) exactly, as Python ints: what a
+    JSON Schema file may hold (``minimum: -9223372036854775808``), never a record, which
+    JCS must be able to hash. Raises a subclass of
     :class:`~kernelindex_sdk.errors.IntakeError`, and ``TypeError`` for anything but
     ``str``, ``bytes``, ``bytearray`` or ``memoryview`` (a list of ints is not text,
     and ``bytes(2**53)`` would be 8 PiB of zeros).
@@ -955,7 +1010,7 @@ def loads(
         raise TypeError(
             f"loads() takes str, bytes, bytearray or memoryview, not {type(data).__name__}"
         )
-    return _loads(data, source, first_line, "input", strict_numbers)
+    return _loads(data, source, first_line, "input", strict_numbers, big_integers)
 
 
 def is_blank_line(raw: bytes) -> bool:

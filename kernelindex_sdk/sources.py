@@ -422,8 +422,10 @@ def load_file(
     *,
     max_bytes: int = MAX_DOCUMENT_BYTES,
     strict_numbers: bool = False,
+    big_integers: bool = False,
 ) -> typing.Any:
-    """Read one regular file and parse it strictly (:func:`~kernelindex_sdk.intake.loads`).
+    """Read one regular file and parse it strictly (:func:`~kernelindex_sdk.intake.loads`;
+    ``big_integers`` for a schema file, whose bounds may be any integer).
 
     Raises an :class:`~kernelindex_sdk.errors.IntakeError` subclass — never a bare
     ``OSError`` — when the file cannot be read or parsed.
@@ -431,7 +433,9 @@ def load_file(
     if not isinstance(path, (str, os.PathLike)):
         raise TypeError(f"load_file() takes a path, not {type(path).__name__}")
     data = read_bytes(path, max_bytes=max_bytes)
-    return loads(data, source=str(os.fspath(path)), strict_numbers=strict_numbers)
+    return loads(
+        data, source=str(os.fspath(path)), strict_numbers=strict_numbers, big_integers=big_integers
+    )
 
 
 def bounded_lines(

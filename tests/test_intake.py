@@ -897,3 +897,26 @@ def test_jiter_and_the_stdlib_path_agree(data: st.DataObject) -> None:
         pieces = [rnd.choice(pieces)]
     document = b"[" + b",".join(pieces) + b"]" if data.draw(st.booleans()) else pieces[0]
     assert _outcome(document, fast=True) == _outcome(document, fast=False)
+
+
+# --------------------------------------------------------------------------- schema files
+
+
+def test_big_integers_are_kept_exactly_where_asked_for() -> None:
+    """A schema file's bound may be any integer (a Java long's range): ``big_integers``
+    keeps it as the exact int, where a record's intake refuses it (JCS cannot hash it)."""
+    text = b'{"minimum": -9223372036854775808, "maximum": 9007199254740993, "m": 0.01}'
+    value = loads(text, big_integers=True)
+    assert value == {"minimum": -(2**63), "maximum": 2**53 + 1, "m": 0.01}
+    assert type(value["maximum"]) is int
+    with pytest.raises(NumberOutOfRange):
+        loads(text)
+
+
+def test_big_integers_keep_every_other_rule() -> None:
+    with pytest.raises(DuplicateKey):
+        loads(b'{"a": 1, "a": 2}', big_integers=True)
+    with pytest.raises(NonFiniteNumber):
+        loads(b'{"a": NaN}', big_integers=True)
+    with pytest.raises(NumberOutOfRange, match="more than 400 digits"):
+        loads(b'{"a": ' + b"9" * 401 + b"}", big_integers=True, source="s.json")

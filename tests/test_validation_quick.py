@@ -59,6 +59,8 @@ def test_every_example_gets_the_same_verdict_both_ways() -> None:
                 assert _verdicts(session, {"run": document.value}) == (quick, full), where
         else:
             assert not quick, where  # an array is several items: always checked in full
+        if "schema-diff" in Path(document.source or "").parts:
+            continue  # pairs of schemas for `schema diff`: checked, not counted as records
         passed += quick
         checked += 1
     # Not vacuous: most example documents are valid records and bundles.

@@ -161,6 +161,8 @@ class _Diff:
         old, new = self._label(finding.old), self._label(finding.new)
         if record is None:
             because = f" ({finding.doubt} is not decided)" if finding.doubt else ""
+            if self.verifier.exhausted:
+                because += " (the search for one gave up: too many alternatives)"
             self.undecided.append(
                 Undecided(
                     kind,

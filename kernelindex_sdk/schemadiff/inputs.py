@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urldefrag, urljoin
 
+from kernelindex_sdk.dialects import NAMES, dialect_of, id_keyword, validator_class
 from kernelindex_sdk.errors import IntakeError, KernelIndexError, NotARegularFile
 from kernelindex_sdk.registry import (
     BUNDLE_KIND,
@@ -168,10 +169,11 @@ def _registry(files: list[Path], optional: Sequence[Path] = ()) -> SchemaRegistr
                 continue
             raise
         own = path.resolve().as_uri()
-        declared = contents.get("$id")
+        named = id_keyword(dialect_of(contents) or DRAFT_2020_12)  # checked by _read
+        declared = contents.get(named)
         uri = urldefrag(urljoin(own, declared))[0] if isinstance(declared, str) else own
         if declared != uri:  # so that relative refs resolve where this file is
-            contents = {**contents, "$id": uri}
+            contents = {**contents, named: uri}
         if uri in seen:
             if path in optional:  # a sibling copy of the file compared, say
                 continue
@@ -198,9 +200,10 @@ def _registry(files: list[Path], optional: Sequence[Path] = ()) -> SchemaRegistr
 
 
 def _read(path: Path) -> dict[str, Any]:
-    """A schema file's contents: strict JSON, an object, a Draft 2020-12 schema."""
+    """A schema file's contents: strict JSON (integers of any size kept exact, as JSON
+    Schema reads a bound), an object, a schema of a dialect it knows."""
     try:
-        contents = load_file(path)
+        contents = load_file(path, big_integers=True)
     except IntakeError as error:
         raise SchemaInputError(str(error.problem)) from None
     if not isinstance(contents, dict):
@@ -210,23 +213,26 @@ def _read(path: Path) -> dict[str, Any]:
 
 
 def _check_schema(path: Path, contents: dict[str, Any]) -> None:
-    """Refuse a file that is not a Draft 2020-12 schema (``"required": 5``, a pattern
-    that does not compile): the diff reads only well-formed schemas."""
-    problem = _meta_problem(json.dumps(contents, sort_keys=True))
+    """Refuse a file that is not a schema of its own dialect (``"required": 5``, a
+    pattern that does not compile): the diff reads only well-formed schemas.
+    (``definitions`` in a Draft 2020-12 file is a place to keep subschemas, as any
+    unknown keyword is: its members are checked as schemas.)"""
+    # A dialect not known is checked as Draft 2020-12 here, and is undecided later.
+    dialect = dialect_of(contents) or DRAFT_2020_12
+    problem = _meta_problem(json.dumps(contents, sort_keys=True), dialect)
     if problem is not None:
-        raise SchemaInputError(f"{path}: not a Draft 2020-12 schema: {problem}")
+        raise SchemaInputError(f"{path}: not a {NAMES[dialect]} schema: {problem}")
 
 
 @lru_cache(maxsize=256)
-def _meta_problem(text: str) -> str | None:
-    """What the meta-schema finds wrong with a schema, by its text (remembered: checking
-    against the meta-schema costs more than the diff of a small schema)."""
-    from jsonschema import Draft202012Validator
+def _meta_problem(text: str, dialect: str = DRAFT_2020_12) -> str | None:
+    """What the dialect's meta-schema finds wrong with a schema, by its text
+    (remembered: checking against the meta-schema costs more than the diff of a small
+    schema)."""
     from jsonschema.exceptions import best_match
 
-    meta = Draft202012Validator(
-        Draft202012Validator.META_SCHEMA, format_checker=Draft202012Validator.FORMAT_CHECKER
-    )
+    cls = validator_class(dialect)
+    meta = cls(cls.META_SCHEMA, format_checker=cls.FORMAT_CHECKER)
     error = best_match(meta.iter_errors(json.loads(text)))
     if error is None:
         return None
@@ -297,8 +303,9 @@ def match(
 
 
 def normalized(side: SchemaSet) -> SchemaSet:
-    """The same kinds, each schema replaced by its normal form: self-contained, no
-    ``$ref``, accepting exactly what it accepted (``diff(S, normalized(S))`` is empty)."""
+    """The same kinds, each schema replaced by its normal form, in Draft 2020-12:
+    self-contained, no ``$ref`` (but, in a recursive schema, to its own ``$defs``),
+    accepting exactly what it accepted (``diff(S, normalized(S))`` is empty)."""
     normalizer = Normalizer(side.lookup)
     entries = []
     for entry in side.kinds:

@@ -11,31 +11,44 @@ are first brought to this form, and only then walked in parallel:
 * a schema split into **branches**, one per JSON type it admits (``null``, ``boolean``,
   ``string``, ``number``, ``integer``, ``array``, ``object``), each holding only the
   keywords that apply to its type: ``{"type": ["number", "string"], "minimum": 0}`` is
-  ``anyOf [{number, minimum 0}, {string}]``, and so is an ``anyOf`` whose members admit
-  disjoint types;
+  ``anyOf [{number, minimum 0}, {string}]``; an ``anyOf`` is the union of its members'
+  branches (several of one type, then), and so is a ``oneOf`` no value can match twice
+  (members of disjoint types, or objects told apart by one discriminating member: a
+  required ``const``/``enum`` with disjoint values), up to :data:`UNION_LIMIT` branches;
 * ``const`` as a one-value ``enum``, each value in the branch of its type; the tighter
   of ``minimum`` and ``exclusiveMinimum`` (and of the maxima);
 * annotations (``title``, ``description``, ``examples``, ``default``, ``$comment``,
   ``deprecated``, ``readOnly``, ``writeOnly``, ``content*``), unknown keywords and formats
   no checker asserts dropped — the validator ignores them too;
-* what has no structural spelling — ``anyOf``/``oneOf`` whose members overlap in type,
-  ``not``, ``if``/``then``/``else``, ``contains``, ``prefixItems``, ``dependent*``,
+* what has no structural spelling — a ``oneOf`` whose members may overlap,
+  ``not``, ``if``/``then``/``else``, ``contains``, ``prefixItems``, ``dependentSchemas``,
   ``patternProperties`` (with the ``properties`` and ``additionalProperties`` it changes
   the meaning of) — kept whole as **opaque** constraints of a branch, normalized inside
   and compared only for equality.
 
-``unevaluatedProperties``/``unevaluatedItems``, ``$dynamicRef``, an ``$id`` below a
-document's root and a ``$ref`` that leads back into itself raise :class:`Undecidable`:
-their meaning depends on more than the schema object they sit in, and a diff that
-cannot be sure must say so rather than guess.
+A ``$ref`` that leads back into a schema being normalized (a tree whose node refers to
+itself) becomes a :class:`Recur`: the normal form is then a cyclic graph, its target
+marked ``recursive``, and the walk compares such pairs by co-induction. A recursion
+that must be read before its target is complete — under ``allOf``, beside other
+keywords, inside a constraint kept whole — is :class:`Undecidable`.
+
+``unevaluatedProperties``/``unevaluatedItems`` in a schema object that applies no
+subschema in place is the ``additionalProperties``/``items`` it amounts to there
+(:func:`_evaluated_here`); beside ``allOf``, ``$ref``, ``if``... it, ``$dynamicRef`` and
+an ``$id`` below a document's root raise :class:`Undecidable`: their meaning depends on
+more than the schema object they sit in, and a diff that cannot be sure must say so rather than
+guess. Other dialects' keywords are first rewritten in Draft 2020-12
+(:mod:`.upgrade`).
 
 :func:`to_schema` writes a normal form back as a plain, self-contained JSON Schema that
-accepts exactly what the original accepts, so ``normalize`` is itself a schema
-transformation the diff's laws can be tested on (``diff(S, normalize(S))`` is empty).
+accepts exactly what the original accepts (its recursion targets under ``$defs``), so
+``normalize`` is itself a schema transformation the diff's laws can be tested on
+(``diff(S, normalize(S))`` is empty).
 """
 
 from __future__ import annotations
 
+import itertools
 import json
 import math
 from collections.abc import Callable, Iterable, Iterator, Mapping
@@ -44,8 +57,10 @@ from functools import cache, cached_property
 from typing import Any
 from urllib.parse import unquote, urldefrag, urljoin
 
+from kernelindex_sdk.dialects import DRAFT_2019_09, NAMES, dialect_of
 from kernelindex_sdk.errors import UnresolvableReference
 from kernelindex_sdk.pointers import pointer_of, unescape_token
+from kernelindex_sdk.schemadiff.upgrade import as_2020_12
 from kernelindex_sdk.wire import DRAFT_2020_12
 
 __all__ = [
@@ -75,7 +90,7 @@ _NUMBER = frozenset({"minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum
 _ARRAY = frozenset({"items", "minItems", "maxItems", "uniqueItems"})
 _OBJECT = frozenset(
     {"properties", "required", "additionalProperties", "propertyNames", "minProperties",
-     "maxProperties"}
+     "maxProperties", "dependentRequired"}
 )  # fmt: skip
 #: The keywords of each type's branch.
 _APPLIES = {
@@ -91,7 +106,7 @@ _COUNTS = ("minLength", "maxLength", "minItems", "maxItems", "minProperties", "m
 _IGNORED = frozenset(
     {"title", "description", "examples", "default", "$comment", "deprecated", "readOnly",
      "writeOnly", "contentEncoding", "contentMediaType", "contentSchema", "$schema", "$anchor",
-     "$dynamicAnchor", "$defs", "definitions", "$vocabulary", "$id"}
+     "$dynamicAnchor", "$defs", "definitions", "$vocabulary", "$id", "$recursiveAnchor"}
 )  # fmt: skip
 #: Keywords whose meaning depends on more than the schema object they sit in.
 _UNSUPPORTED = ("unevaluatedProperties", "unevaluatedItems", "$dynamicRef", "$recursiveRef")
@@ -133,6 +148,20 @@ class Where:
         return f"{name}#{self.pointer}"
 
 
+@dataclass(frozen=True, slots=True)
+class _Respelled(Where):
+    """A schema object's place whose keywords were renamed to their Draft 2020-12
+    spelling (:mod:`.upgrade`): a place below it names the keyword as written."""
+
+    renamed: tuple[tuple[str, str], ...] = ()
+
+    def at(self, *tokens: str | int) -> Where:
+        if tokens and isinstance(tokens[0], str):
+            first = dict(self.renamed).get(tokens[0], tokens[0])
+            tokens = (first, *tokens[1:])
+        return Where(self.uri, pointer_of(tokens, self.pointer))
+
+
 @dataclass(frozen=True, eq=False)
 class Opaque:
     """A constraint kept whole: compared by its normalized JSON (``key``) only."""
@@ -152,7 +181,8 @@ class Branch:
 
     ``keywords`` holds normalized values: ``enum`` a tuple, ``lower``/``upper`` a
     ``(bound, exclusive)`` pair, ``pattern``/``format``/``multipleOf`` frozensets (all
-    must hold), ``required`` a frozenset, ``properties`` a dict of :class:`Norm`,
+    must hold), ``required`` a frozenset, ``dependentRequired`` a frozenset of (member,
+    member it requires) pairs, ``properties`` a dict of :class:`Norm`,
     ``items``/``additionalProperties``/``propertyNames`` a :class:`Norm`, the lengths
     and counts ints, ``uniqueItems`` True. ``places`` says where each was written.
     """
@@ -165,7 +195,8 @@ class Branch:
 
     @cached_property
     def key(self) -> str:
-        return canonical(branch_schema(self))
+        # Without the $defs of recursion targets: a Recur's name is its target's alone.
+        return canonical(_Writer().branch(self))
 
     def place(self, keyword: str) -> Where:
         """Where ``keyword`` was written, else where the branch's schema is."""
@@ -180,10 +211,92 @@ class Norm:
     where: Where
     #: The document URI when this is a whole schema document (a kind's root).
     root: str | None = None
+    #: A ``$ref`` below it leads back to it (a :class:`Recur` stands for it there).
+    recursive: bool = False
 
     @cached_property
     def key(self) -> str:
-        return canonical(to_schema(self))
+        """One text per normal form, what equality compares: :func:`to_schema` but for
+        the ``$defs`` of recursion targets, which each :class:`Recur`'s name stands for
+        (unique to its normalizer and target), so a key stays the size of its node."""
+        return canonical(_Writer().norm(self))
+
+
+class Recur(Norm):
+    """A ``$ref`` back into a schema being normalized: the normal form it leads to,
+    once that is complete (a recursive schema's normal form is a cyclic graph).
+
+    Its :attr:`name` is unique to the normalizer and the target, so equal keys still
+    mean equal schemas (two sides' recursion targets never share a name); it is
+    written back as ``{"$ref": "#/$defs/<name>"}``. Reading its branches before the
+    target is complete (a recursive ``$ref`` under ``allOf`` or beside other keywords,
+    or inside a constraint compared whole) is :class:`Undecidable`.
+    """
+
+    def __init__(self, where: Where, name: str, holder: list[Norm], ref: str) -> None:
+        object.__setattr__(self, "where", where)
+        object.__setattr__(self, "root", None)
+        object.__setattr__(self, "recursive", False)
+        object.__setattr__(self, "name", name)
+        object.__setattr__(self, "_holder", holder)
+        object.__setattr__(self, "_ref", ref)
+
+    name: str
+    _holder: list[Norm]
+    _ref: str
+
+    @property
+    def target(self) -> Norm:
+        if not self._holder:
+            raise Undecidable(
+                self.where,
+                f"$ref {self._ref!r} leads back into a schema still being read, where it"
+                " is merged with others (allOf, keywords beside it) or compared whole"
+                " (oneOf, not, if...): a recursion there is not compared",
+            )
+        return self._holder[0]
+
+    @property
+    def branches(self) -> tuple[Branch, ...]:  # the target's, once it is complete
+        return self.target.branches
+
+
+class _Union(Norm):
+    """An ``anyOf`` one of whose members is a recursion not yet complete: the union of
+    its members' branches, taken once they are (reading it before is the members'
+    :class:`Undecidable`), and kept (the walk tells pairs apart by their branches).
+    A recursion runs through it, so it is ``recursive``; it is written back as the
+    ``anyOf`` of its members, each :class:`Recur` a ``$ref``."""
+
+    def __init__(self, where: Where, members: tuple[Norm, ...]) -> None:
+        object.__setattr__(self, "where", where)
+        object.__setattr__(self, "root", None)
+        object.__setattr__(self, "recursive", True)
+        object.__setattr__(self, "members", members)
+        object.__setattr__(self, "_branches", None)
+
+    members: tuple[Norm, ...]
+    _branches: tuple[Branch, ...] | None
+
+    @property
+    def branches(self) -> tuple[Branch, ...]:
+        if self._branches is None:
+            union = tuple(b for m in self.members for b in m.branches)
+            object.__setattr__(self, "_branches", union)
+            return union
+        return self._branches
+
+
+def _pending(node: Norm) -> bool:
+    """Whether ``node``'s branches cannot be read yet (a recursion still being read)."""
+    if isinstance(node, Recur):
+        return not node._holder
+    return isinstance(node, _Union) and any(_pending(m) for m in node.members)
+
+
+def resolved(node: Norm) -> Norm:
+    """The normal form a :class:`Recur` stands for; any other node itself."""
+    return node.target if isinstance(node, Recur) else node
 
 
 def canonical(value: Any) -> str:
@@ -230,87 +343,130 @@ def asserted_formats() -> frozenset[str]:
 
 
 def to_schema(node: Norm) -> Any:
-    """A self-contained JSON Schema accepting exactly what ``node`` accepts."""
-    if not node.branches:
-        return False
-    if is_true(node):
-        return True
-    merged = _merged_schema(node.branches)
-    if merged is not None:
-        return merged
-    parts = [branch_schema(b) for b in node.branches]
-    return parts[0] if len(parts) == 1 else {"anyOf": parts}
-
-
-def _merged_schema(branches: tuple[Branch, ...]) -> dict[str, Any] | None:
-    """Several branches as one schema, when that says the same: each keyword applies to
-    one type only, so branches of distinct types (not ``number`` and ``integer``
-    together), with no ``enum`` and the same opaque constraints, merge into
-    ``{"type": [...], <every branch's keywords>}`` — or, covering every type, no
-    ``type`` at all (``{"required": ["x"]}`` rather than six branches)."""
-    if len(branches) < 2:
-        return None
-    types = [b.type for b in branches]
-    if len(set(types)) < len(types) or {"number", "integer"} <= set(types):
-        return None
-    opaque = [o.key for o in branches[0].opaque]
-    if any("enum" in b.keywords or [o.key for o in b.opaque] != opaque for b in branches):
-        return None
-    out: dict[str, Any] = {}
-    if set(types) != set(ALL_TYPES):
-        out["type"] = sorted(types)
-    also: list[Any] = []
-    for branch in branches:
-        written = branch_schema(Branch(branch.type, branch.keywords, branch.where))
-        written.pop("type")
-        also.extend(written.pop("allOf", []))
-        out.update(written)
-    also.extend(dict(o.value) for o in branches[0].opaque)
-    if also:
-        out["allOf"] = also
-    return out
+    """A self-contained JSON Schema accepting exactly what ``node`` accepts (a
+    recursive one with its recursion targets under ``$defs``)."""
+    writer = _Writer()
+    return writer.finish(writer.norm(node))
 
 
 def branch_schema(branch: Branch) -> dict[str, Any]:
-    out: dict[str, Any] = {"type": branch.type}
-    also: list[Any] = []
-    kw = branch.keywords
-    for name, value in kw.items():
-        if name == "enum":
-            if len(value) == 1:
-                out["const"] = value[0]
-            else:
-                out["enum"] = list(value)
-        elif name in ("lower", "upper"):
-            bound, exclusive = value
-            plain, strict = (
-                ("minimum", "exclusiveMinimum")
-                if name == "lower"
-                else ("maximum", "exclusiveMaximum")
-            )
-            out[strict if exclusive else plain] = bound
-        elif name in ("pattern", "format", "multipleOf"):
-            first, *rest = sorted(value, key=canonical)
-            out[name] = first
-            also.extend({name: more} for more in rest)
-        elif name == "required":
-            out[name] = sorted(value)
-        elif name == "properties":
-            out[name] = {key: to_schema(sub) for key, sub in value.items()}
-        elif isinstance(value, Norm):
-            out[name] = to_schema(value)
-        else:
-            out[name] = value
-    also.extend(dict(o.value) for o in branch.opaque)
-    if also:
-        out["allOf"] = also
+    """One branch as a self-contained JSON Schema (see :func:`to_schema`)."""
+    writer = _Writer()
+    out: dict[str, Any] = writer.finish(writer.branch(branch))
     return out
+
+
+class _Writer:
+    """Writes normal forms back as JSON Schema: each :class:`Recur` as a ``$ref`` to
+    ``#/$defs/<its name>``, its target written there once (:meth:`finish`), so that a
+    recursive normal form is a finite schema."""
+
+    def __init__(self) -> None:
+        self.defs: dict[str, Any] = {}
+        self.pending: list[Recur] = []
+
+    def finish(self, out: Any) -> Any:
+        """``out`` with the ``$defs`` its references need (a schema object then)."""
+        while self.pending:
+            recur = self.pending.pop()
+            if recur.name not in self.defs:
+                self.defs[recur.name] = None  # claimed: a cycle writes it once
+                self.defs[recur.name] = self.norm(recur.target)
+        if not self.defs:
+            return out
+        return {**out, "$defs": dict(sorted(self.defs.items()))}
+
+    def norm(self, node: Norm) -> Any:
+        if isinstance(node, Recur):
+            self.pending.append(node)
+            return {"$ref": f"#/$defs/{node.name}"}
+        if isinstance(node, _Union):
+            return {"anyOf": [self.norm(m) for m in node.members]}
+        if not node.branches:
+            return False
+        if is_true(node):
+            return True
+        merged = self.merged(node.branches)
+        if merged is not None:
+            return merged
+        parts = [self.branch(b) for b in node.branches]
+        return parts[0] if len(parts) == 1 else {"anyOf": parts}
+
+    def merged(self, branches: tuple[Branch, ...]) -> dict[str, Any] | None:
+        """Several branches as one schema, when that says the same: each keyword applies
+        to one type only, so branches of distinct types (not ``number`` and ``integer``
+        together), with no ``enum`` and the same opaque constraints, merge into
+        ``{"type": [...], <every branch's keywords>}`` — or, covering every type, no
+        ``type`` at all (``{"required": ["x"]}`` rather than six branches)."""
+        if len(branches) < 2:
+            return None
+        types = [b.type for b in branches]
+        if len(set(types)) < len(types) or {"number", "integer"} <= set(types):
+            return None
+        opaque = [o.key for o in branches[0].opaque]
+        if any("enum" in b.keywords or [o.key for o in b.opaque] != opaque for b in branches):
+            return None
+        out: dict[str, Any] = {}
+        if set(types) != set(ALL_TYPES):
+            out["type"] = sorted(types)
+        also: list[Any] = []
+        for branch in branches:
+            written = self.branch(Branch(branch.type, branch.keywords, branch.where))
+            written.pop("type")
+            also.extend(written.pop("allOf", []))
+            out.update(written)
+        also.extend(dict(o.value) for o in branches[0].opaque)
+        if also:
+            out["allOf"] = also
+        return out
+
+    def branch(self, branch: Branch) -> dict[str, Any]:
+        out: dict[str, Any] = {"type": branch.type}
+        also: list[Any] = []
+        kw = branch.keywords
+        for name, value in kw.items():
+            if name == "enum":
+                if len(value) == 1:
+                    out["const"] = value[0]
+                else:
+                    out["enum"] = list(value)
+            elif name in ("lower", "upper"):
+                bound, exclusive = value
+                plain, strict = (
+                    ("minimum", "exclusiveMinimum")
+                    if name == "lower"
+                    else ("maximum", "exclusiveMaximum")
+                )
+                out[strict if exclusive else plain] = bound
+            elif name in ("pattern", "format", "multipleOf"):
+                first, *rest = sorted(value, key=canonical)
+                out[name] = first
+                also.extend({name: more} for more in rest)
+            elif name == "required":
+                out[name] = sorted(value)
+            elif name == "dependentRequired":
+                grouped: dict[str, list[str]] = {}
+                for member, needed in sorted(value):
+                    grouped.setdefault(member, []).append(needed)
+                out[name] = grouped
+            elif name == "properties":
+                out[name] = {key: self.norm(sub) for key, sub in value.items()}
+            elif isinstance(value, Norm):
+                out[name] = self.norm(value)
+            else:
+                out[name] = value
+        also.extend(dict(o.value) for o in branch.opaque)
+        if also:
+            out["allOf"] = also
+        return out
 
 
 # --------------------------------------------------------------------------- normalizing
 
 
 Lookup = Callable[[str], Any]
+#: Numbers each normalizer (so the names of two sides' recursion targets differ).
+_NORMALIZERS = itertools.count()
 
 
 class Normalizer:
@@ -325,10 +481,48 @@ class Normalizer:
         self._lookup = lookup
         self._done: dict[tuple[str, str], Norm] = {}
         self._active: set[tuple[str, str]] = set()
+        #: Targets being normalized that a $ref led back into: where their normal form
+        #: goes once complete, for the :class:`Recur`\ s standing for it.
+        self._holders: dict[tuple[str, str], list[Norm]] = {}
+        #: Names of recursion targets: this normalizer's own (see :class:`Recur`).
+        self._names: dict[tuple[str, str], str] = {}
+        self._serial = next(_NORMALIZERS)
+        #: Each document's dialect (a key of :data:`~kernelindex_sdk.dialects.DIALECTS`).
+        self._dialects: dict[str, str] = {}
+        #: The document normalized from (where evaluation begins), and whether a normal
+        #: form in ``_done`` depends on it (a ``$recursiveRef`` read as a ``$ref``).
+        self._entry = ""
+        self._entry_bound = False
 
     def document(self, uri: str) -> Norm:
         """The normal form of the whole document at ``uri``."""
-        return self._target(Where(uri), uri)
+        if uri != self._entry and self._entry_bound:
+            self._done.clear()  # what was normalized for another entry may differ
+            self._entry_bound = False
+        self._entry = uri
+        before = set(self._done)
+        try:
+            return self._target(Where(uri), uri)
+        except Undecidable:
+            # What was completed inside a failed attempt may hold a Recur whose target
+            # never completed: forget it, so another kind does not reach it.
+            for key in set(self._done) - before:
+                del self._done[key]
+            raise
+
+    def _dialect(self, where: Where, document: str, contents: Any) -> str:
+        """The dialect of ``document`` (one the diff reads, or :class:`Undecidable`)."""
+        dialect = self._dialects.get(document)
+        if dialect is None:
+            found = dialect_of(contents)
+            if found is None:
+                known = ", ".join(NAMES.values())
+                raise Undecidable(
+                    Where(document),
+                    f"dialect {contents.get('$schema')!r}: not one of {known}",
+                )
+            dialect = self._dialects[document] = found
+        return dialect
 
     def _target(self, where: Where, uri: str) -> Norm:
         """The schema at ``uri`` (a fragment a JSON pointer or an ``$anchor``)."""
@@ -345,7 +539,9 @@ class Normalizer:
         if done is not None:
             return done
         if key in self._active:
-            raise Undecidable(where, f"$ref {uri!r} leads back into itself (a recursive schema)")
+            holder = self._holders.setdefault(key, [])
+            name = self._names.setdefault(key, f"r{self._serial}_{len(self._names)}")
+            return Recur(where, name, holder, uri)
         node: Any = contents
         for token in pointer.split("/")[1:]:
             token = unescape_token(token)
@@ -355,17 +551,24 @@ class Normalizer:
                 node = node[token]
             else:
                 raise UnresolvableRef(where, uri)
-        if not pointer and isinstance(contents, dict):
-            dialect = contents.get("$schema", DRAFT_2020_12)
-            if dialect != DRAFT_2020_12:
-                raise Undecidable(Where(document), f"dialect {dialect!r}: only Draft 2020-12")
+        self._dialect(where, document, contents)
         self._active.add(key)
         try:
             result = self.schema(node, Where(document, pointer), base=document)
         finally:
             self._active.discard(key)
-        if not pointer:
-            result = Norm(result.branches, result.where, root=document)
+        waiting = self._holders.pop(key, None)
+        if isinstance(result, Recur) and result.name == self._names.get(key):
+            raise Undecidable(where, f"$ref {uri!r} leads back to itself through nothing but $refs")
+        if not pointer or waiting is not None:
+            result = Norm(
+                result.branches,
+                result.where,
+                root=document if not pointer else result.root,
+                recursive=waiting is not None or result.recursive,
+            )
+        if waiting is not None:
+            waiting.append(result)
         self._done[key] = result
         return result
 
@@ -377,6 +580,14 @@ class Normalizer:
             return Norm((), where)
         if not isinstance(schema, dict):
             raise Undecidable(where, "not a schema (an object or a boolean)")
+        dialect = self._dialects.get(base, DRAFT_2020_12)
+        if dialect == DRAFT_2019_09 and "$recursiveRef" in schema:
+            schema = self._recursive_ref(schema, where, base)
+        schema, renamed = as_2020_12(schema, dialect)
+        if "unevaluatedProperties" in schema or "unevaluatedItems" in schema:
+            schema = _evaluated_here(schema, where, renamed)
+        if renamed:
+            where = _Respelled(where.uri, where.pointer, tuple(renamed.items()))
         for keyword in _UNSUPPORTED:
             if keyword in schema:
                 raise Undecidable(where.at(keyword), f"{keyword} is not compared")
@@ -400,18 +611,40 @@ class Normalizer:
                 self.schema(m, where.at(keyword, i), base=base)
                 for i, m in enumerate(_list(schema, keyword, where))
             ]
-            if _disjoint(members):  # a union of types: exactly one member can match
+            if keyword == "anyOf" and any(_pending(m) for m in members):
+                parts.append(_Union(where, tuple(members)))  # anyOf [{"$ref": "#"}, ...]
+            elif _as_union(keyword, members):
                 parts.append(Norm(tuple(b for m in members for b in m.branches), where))
             else:
-                value = {keyword: [to_schema(m) for m in members]}
+                value = {keyword: [_whole(m, keyword) for m in members]}
                 opaque.append((None, Opaque(keyword, value, where.at(keyword))))
         opaque.extend(self._opaque(schema, where, base))
+        if len(parts) == 2 and not opaque and is_true(parts[0]):
+            return parts[1]  # nothing to conjoin with (and a union may not be read yet)
         result = parts[0]
         for part in parts[1:]:
             result = conjoin(result, part)
         if opaque:
             result = _with_opaque(result, opaque)
         return result
+
+    def _recursive_ref(self, schema: dict[str, Any], where: Where, base: str) -> dict[str, Any]:
+        """A 2019-09 ``$recursiveRef: "#"`` as the ``$ref`` it amounts to here: to its own
+        document's root, when that root has no ``$recursiveAnchor: true`` or is where
+        evaluation begins (the outermost dynamic scope); else :class:`Undecidable`."""
+        at = where.at("$recursiveRef")
+        if schema["$recursiveRef"] != "#" or "$ref" in schema:
+            raise Undecidable(at, 'only a $recursiveRef "#" without a $ref beside it is compared')
+        anchored = self._lookup(base).get("$recursiveAnchor") is True
+        if anchored and base != self._entry:
+            raise Undecidable(
+                at,
+                "$recursiveRef into a document with $recursiveAnchor, reached from another:"
+                " what it refers to depends on where evaluation began",
+            )
+        self._entry_bound = self._entry_bound or anchored
+        rest = {k: v for k, v in schema.items() if k != "$recursiveRef"}
+        return {**rest, "$ref": "#"}
 
     def _own(self, schema: dict[str, Any], where: Where, base: str) -> Norm:
         """The branches a schema's own type-specific keywords (and type, enum) make."""
@@ -488,6 +721,8 @@ class Normalizer:
             put("uniqueItems", True, "uniqueItems")
         if "required" in schema:
             put("required", frozenset(_list(schema, "required", where)), "required")
+        if "dependentRequired" in schema:
+            put("dependentRequired", _dependencies(schema, where), "dependentRequired")
         if "prefixItems" not in schema and "items" in schema:
             put("items", self.schema(schema["items"], where.at("items"), base=base), "items")
         if "propertyNames" in schema:
@@ -520,7 +755,7 @@ class Normalizer:
         """The constraints kept whole, each with the types it applies to (None: all)."""
 
         def norm(value: Any, *tokens: str | int) -> Any:
-            return to_schema(self.schema(value, where.at(*tokens), base=base))
+            return _whole(self.schema(value, where.at(*tokens), base=base), str(tokens[0]))
 
         if "not" in schema:
             yield None, Opaque("not", {"not": norm(schema["not"], "not")}, where.at("not"))
@@ -555,12 +790,6 @@ class Normalizer:
             value = {"contains": norm(schema["contains"], "contains")}
             value.update({k: schema[k] for k in ("minContains", "maxContains") if k in schema})
             yield frozenset({"array"}), Opaque("contains", value, where.at("contains"))
-        if "dependentRequired" in schema:
-            value = {"dependentRequired": schema["dependentRequired"]}
-            yield (
-                frozenset({"object"}),
-                Opaque("dependentRequired", value, where.at("dependentRequired")),
-            )
         if "dependentSchemas" in schema:
             value = {
                 "dependentSchemas": {
@@ -571,6 +800,59 @@ class Normalizer:
                 frozenset({"object"}),
                 Opaque("dependentSchemas", value, where.at("dependentSchemas")),
             )
+
+
+#: Keywords that apply subschemas to the same instance: the members (items) they
+#: evaluate count as evaluated for ``unevaluatedProperties`` (``unevaluatedItems``).
+_IN_PLACE = ("allOf", "anyOf", "oneOf", "not", "if", "then", "else", "$ref",
+             "dependentSchemas", "$dynamicRef", "$recursiveRef")  # fmt: skip
+
+
+def _evaluated_here(
+    schema: dict[str, Any], where: Where, renamed: dict[str, str]
+) -> dict[str, Any]:
+    """``unevaluatedProperties``/``unevaluatedItems`` spelled as the keyword it amounts
+    to in a schema object that applies no subschema in place (no ``allOf``, ``$ref``,
+    ``if``...): the members no ``properties``/``patternProperties`` evaluates are those
+    ``additionalProperties`` would apply to, so ``unevaluatedProperties: S`` is
+    ``additionalProperties: S`` — or nothing, beside an ``additionalProperties``, which
+    evaluates every other member. Likewise ``unevaluatedItems`` is ``items`` (after
+    ``prefixItems``), or nothing beside ``items``. Beside an in-place applicator (or
+    ``contains``, for items) it depends on what those evaluate: :class:`Undecidable`."""
+    out = dict(schema)
+    applied = [k for k in _IN_PLACE if k in schema]
+    for keyword, plain, beside in (
+        ("unevaluatedProperties", "additionalProperties", ()),
+        ("unevaluatedItems", "items", ("contains",)),
+    ):
+        if keyword not in out:
+            continue
+        blocking = [*applied, *(k for k in beside if k in schema)]
+        if blocking:
+            raise Undecidable(
+                where.at(keyword),
+                f"{keyword} beside {', '.join(blocking)}: which members those evaluate is"
+                " not compared",
+            )
+        value = out.pop(keyword)
+        if plain not in out:
+            out[plain] = value
+            renamed[plain] = keyword
+    return out
+
+
+def _whole(node: Norm, keyword: str) -> Any:
+    """``node`` written out to be kept inside a constraint compared whole; one that
+    reaches a recursive schema is :class:`Undecidable` (its ``$defs`` would have to
+    sit at the root of every schema it is written into)."""
+    written = to_schema(node)
+    if isinstance(written, dict) and "$defs" in written:
+        raise Undecidable(
+            node.where,
+            f"a recursive schema inside {keyword} (compared whole, not member by member)"
+            " is not compared",
+        )
+    return written
 
 
 def true_norm(where: Where) -> Norm:
@@ -609,6 +891,19 @@ def _list(schema: dict[str, Any], keyword: str, where: Where) -> list[Any]:
     return value
 
 
+def _dependencies(schema: dict[str, Any], where: Where) -> frozenset[tuple[str, str]]:
+    """``dependentRequired`` as (member present, member then required) pairs."""
+    value = schema["dependentRequired"]
+    if not isinstance(value, dict) or not all(
+        isinstance(names, list) and all(isinstance(n, str) for n in names)
+        for names in value.values()
+    ):
+        raise Undecidable(
+            where.at("dependentRequired"), "dependentRequired is not an object of arrays of names"
+        )
+    return frozenset((member, name) for member, names in value.items() for name in names)
+
+
 def _count(value: Any, where: Where) -> int:
     if isinstance(value, bool) or not _is_number(value) or value < 0 or value != int(value):
         raise Undecidable(where, "not a non-negative integer")
@@ -616,7 +911,10 @@ def _count(value: Any, where: Where) -> int:
 
 
 def _is_number(value: Any) -> bool:
-    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+    """A JSON number: an int of any size (a schema file keeps them exact), a finite float."""
+    if isinstance(value, bool):
+        return False
+    return isinstance(value, int) or (isinstance(value, float) and math.isfinite(value))
 
 
 def _among(value: Any, values: Iterable[Any]) -> bool:
@@ -642,6 +940,60 @@ def _tighter_upper(a: tuple[float, bool], b: tuple[float, bool]) -> bool:
 
 def _overlap(a: str, b: str) -> bool:
     return a == b or {a, b} == {"number", "integer"}
+
+
+#: The most branches a union of members is spelled out in (a ``conjoin`` of two
+#: unions multiplies them); a larger one is compared whole.
+UNION_LIMIT = 64
+
+
+def _as_union(keyword: str, members: list[Norm]) -> bool:
+    """Whether an ``anyOf``/``oneOf`` is the union of its members' branches: always for
+    ``anyOf`` (a value matches some member), for ``oneOf`` only when no value can match
+    two members (a union of types, or of objects told apart by a discriminator)."""
+    if sum(len(m.branches) for m in members) > UNION_LIMIT:
+        return False
+    return _disjoint(members) or keyword == "anyOf" or _exclusive(members)
+
+
+def discriminators(branch: Branch) -> dict[str, frozenset[str]]:
+    """An object branch's required members that take a finite set of values (a
+    ``const``/``enum`` in every branch of the member's schema), by name: the canonical
+    texts of those values. Two branches whose sets for a name are disjoint accept no
+    value in common."""
+    if branch.type != "object":
+        return {}
+    properties: Mapping[str, Norm] = branch.keywords.get("properties", {})
+    found: dict[str, frozenset[str]] = {}
+    for name in branch.keywords.get("required", ()):
+        sub = properties.get(name)
+        if sub is None or isinstance(sub, Recur) or not sub.branches:
+            continue
+        if all("enum" in b.keywords for b in sub.branches):
+            found[name] = frozenset(canonical(v) for b in sub.branches for v in b.keywords["enum"])
+    return found
+
+
+def _exclusive(members: list[Norm]) -> bool:
+    """Whether no value can match two of ``members``: they differ in type, but for
+    members of objects only, which one discriminating member (a required ``const`` or
+    ``enum``, the same name in each) tells apart by disjoint values."""
+    objects = [m for m in members if m.branches and all(b.type == "object" for b in m.branches)]
+    others = [m for m in members if m not in objects]
+    if not objects or not _disjoint([*others, Norm(objects[0].branches, objects[0].where)]):
+        return False
+    tables = [[discriminators(b) for b in m.branches] for m in objects]
+    names = set.intersection(*(set(t) for table in tables for t in table))
+    for name in sorted(names):
+        seen: set[str] = set()
+        total = 0
+        for table in tables:
+            values = frozenset().union(*(t[name] for t in table))
+            total += len(values)
+            seen |= values
+        if total == len(seen):  # pairwise disjoint, counted without comparing pairs
+            return True
+    return False
 
 
 def _disjoint(members: list[Norm]) -> bool:
@@ -710,7 +1062,7 @@ def _merge(name: str, x: Branch, y: Branch) -> Any:
         return a if _tighter(a, b) else b
     if name == "upper":
         return a if _tighter_upper(a, b) else b
-    if name in ("pattern", "format", "multipleOf", "required"):
+    if name in ("pattern", "format", "multipleOf", "required", "dependentRequired"):
         return a | b
     if name == "uniqueItems":
         return True

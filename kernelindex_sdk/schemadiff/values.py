@@ -35,7 +35,16 @@ from kernelindex_sdk.schemadiff.normal import (
 )
 from kernelindex_sdk.schemadiff.regexgen import examples
 
-__all__ = ["ANY_VALUES", "Absent", "Builder", "Checks", "Leaf", "Step", "Values"]
+__all__ = [
+    "ANY_VALUES",
+    "Absent",
+    "Builder",
+    "Checks",
+    "Leaf",
+    "SearchExhausted",
+    "Step",
+    "Values",
+]
 
 #: Alternatives kept of each field, candidates tried per object, values offered per node.
 ALTERNATIVES = 5
@@ -98,14 +107,26 @@ class Values:
 Leaf = Absent | Values
 
 
+class SearchExhausted(Exception):
+    """A search for values ran out of the checks it was allowed (:attr:`Checks.left`)."""
+
+
 class Checks:
     """Whether a normalized schema (or one branch) accepts a value, by its own schema."""
 
     def __init__(self) -> None:
         #: id → (the node, kept alive so the id stays its, and its validator).
         self._validators: dict[int, tuple[object, Any]] = {}
+        #: Checks a search may still make (None: no limit); past it, SearchExhausted.
+        #: Building a record along a long path through wide unions and recursion can
+        #: otherwise try alternatives at every level, multiplied level by level.
+        self.left: int | None = None
 
     def accepts(self, node: Norm | Branch, value: Any) -> bool:
+        if self.left is not None:
+            self.left -= 1
+            if self.left < 0:
+                raise SearchExhausted
         entry = self._validators.get(id(node))
         if entry is None:
             schema = to_schema(node) if isinstance(node, Norm) else branch_schema(node)
@@ -119,6 +140,8 @@ class Builder:
     def __init__(self, checks: Checks) -> None:
         self.checks = checks
         self._free: dict[int, tuple[Norm, list[Any]]] = {}
+        #: Nodes whose values are being made (a recursive schema reaches itself).
+        self._making: set[int] = set()
 
     # ------------------------------------------------------------------ entry points
 
@@ -144,10 +167,17 @@ class Builder:
         """A few values ``node`` accepts (remembered: fields repeat across candidates)."""
         found = self._free.get(id(node))
         if found is None:
-            values = itertools.chain.from_iterable(
-                self._branch(b, (), None) for b in _ordered(node.branches)
-            )
-            found = self._free[id(node)] = (node, list(itertools.islice(_distinct(values), OFFER)))
+            if id(node) in self._making:
+                return []  # a recursive schema: no value is made from inside itself
+            self._making.add(id(node))
+            try:
+                values = itertools.chain.from_iterable(
+                    self._branch(b, (), None) for b in _ordered(node.branches)
+                )
+                made = list(itertools.islice(_distinct(values), OFFER))
+            finally:
+                self._making.discard(id(node))
+            found = self._free[id(node)] = (node, made)
         return found[1][:ALTERNATIVES]
 
     def strings(self, branch: Branch, length: int | None = None) -> Iterator[str]:
@@ -188,11 +218,18 @@ class Builder:
             for name, sign in (("lower", 1), ("upper", -1)):
                 if name in kw:
                     bound = kw[name][0]
-                    points += [bound, bound + sign, bound + sign * 0.5, math.floor(bound) + 1]
+                    # Beyond 2**52 a half is not a double of its own (-2**63 is an int).
+                    half = [bound + sign * 0.5] if abs(bound) < 2**52 else []
+                    points += [bound, bound + sign, *half, math.floor(bound) + 1]
                     points += [math.ceil(bound) - 1, math.ceil(bound), math.floor(bound)]
             points += [*near, 0, 1, -1, 0.5, 2, 1.5, -0.5, 10, 100]
             for step in sorted(kw.get("multipleOf", ())):
-                points = [*(step * math.ceil(p / step) for p in points), step, 2 * step, *points]
+                points = [
+                    *(step * math.ceil(p / step) for p in points if abs(p) < 2**1000),
+                    step,
+                    2 * step,
+                    *points,
+                ]
         for value in _distinct(_as_number(p) for p in points if _finite(p)):
             if branch.type == "integer" and not float(value).is_integer():
                 continue
@@ -363,7 +400,9 @@ class Builder:
         target = size if size is not None else kw.get("minProperties", 0)
         if size is None or len(base) == size:
             yield base
-        if branch.opaque or target > len(base):
+        # Optional members too, when a constraint may ask for them (or a member must be
+        # absent while another is there: a dependentRequired the other side adds).
+        if branch.opaque or target > len(base) or "dependentRequired" in kw or absent:
             for extra in itertools.chain(
                 ([k] for k in optional), itertools.combinations(optional, 2)
             ):
@@ -408,7 +447,9 @@ def _distinct(values: Iterable[Any]) -> Iterator[Any]:
 
 
 def _finite(value: Any) -> bool:
-    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+    if isinstance(value, bool):
+        return False
+    return isinstance(value, int) or (isinstance(value, float) and math.isfinite(value))
 
 
 def _as_number(value: int | float) -> int | float:

@@ -13,6 +13,9 @@ normal forms of :mod:`~kernelindex_sdk.schemadiff.normal`:
 * **objects**: each member by name (its own schema, else ``additionalProperties``),
   ``required``, ``additionalProperties``, ``propertyNames``, member counts;
 * **arrays**: ``items``, counts, ``uniqueItems``;
+* **unions** (several branches of one type in B: an ``anyOf``, a discriminated
+  ``oneOf``): each branch of A must be covered by one of B's, matched by their
+  discriminating members and tried one by one (:meth:`Walk._union`);
 * **opaque** constraints (``oneOf``, ``not``, ``if``...): B may keep or drop any of
   A's; one B has and A has not is a :class:`Doubt` — never a silent pass.
 
@@ -22,6 +25,11 @@ once :mod:`~kernelindex_sdk.schemadiff.witness` has built that record and the
 reference engine has judged it; a claim no record bears out is a doubt (exit 3), so a
 heuristic here can cost a "cannot decide", never a wrong verdict.
 
+**Recursive schemas** (a ``$ref`` back into itself) are compared by co-induction: a
+pair of recursion targets met again below itself is assumed to hold there. A record
+is finite, so whatever breaks below the second meeting breaks at the first, which is
+walked in full.
+
 Why this is sound for "compatible": every keyword of B is matched by an equal or
 stronger keyword of A in the same class of values, and B's opaque constraints are
 among A's; then every value A accepts, B accepts.
@@ -29,6 +37,7 @@ among A's; then every value A accepts, B accepts.
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
@@ -42,8 +51,10 @@ from kernelindex_sdk.schemadiff.normal import (
     Norm,
     Where,
     canonical,
+    discriminators,
     is_false,
     is_true,
+    resolved,
     true_norm,
     value_types,
 )
@@ -57,6 +68,8 @@ CLASSES = ("null", "boolean", "string", "integer", "fraction", "array", "object"
 _CLASS_NAMES = {"fraction": "fractional number"}
 #: Candidates a leaf looks through for one its rejecting side refuses.
 _LOOK = 80
+#: Branches of a union tried, at most, for one branch of the other side.
+_TRIALS = 16
 
 _NOWHERE = Where("")
 _ANY_STRING = Norm((Branch("string", {}, _NOWHERE),), _NOWHERE)
@@ -140,6 +153,9 @@ class Walk:
         self.skip = skip
         self.findings: list[Finding] = []
         self.doubts: list[Doubt] = []
+        #: Pairs of recursion targets (A's, B's, the classes compared) being compared or
+        #: compared: met again below themselves, they are assumed to hold (co-induction).
+        self.assumed: set[tuple[int, int, frozenset[str]]] = set()
         #: ("added" | "removed", member path): declared members that appear or go.
         self.moves: set[tuple[str, tuple[str, ...]]] = set()
 
@@ -198,6 +214,16 @@ class Walk:
             return
         if not top and a.root and b.root and (a.root, b.root) in self.skip:
             return
+        a, b = resolved(a), resolved(b)
+        if a.recursive or b.recursive:
+            # A record is finite: a pair met again below itself is met on a smaller
+            # value, and whatever breaks there breaks at the first meeting, which is
+            # walked in full. So the pair may be assumed to hold here.
+            # By branches: a document's root is a copy of the node its $ref leads to.
+            pair = (id(a.branches), id(b.branches), frozenset(classes))
+            if pair in self.assumed:
+                return
+            self.assumed.add(pair)
         groups: dict[
             tuple[tuple[int, ...], tuple[int, ...]], tuple[list[Branch], list[Branch], set[str]]
         ] = {}
@@ -218,13 +244,99 @@ class Walk:
                 elif len(ys) == 1:
                     self.branch(x, b, ys[0], here, frozenset(found))
                 else:
-                    self.doubt(
-                        x.where,
-                        b.where,
-                        path,
-                        f"{self.b_name} has several {x.type} branches: which of them admits what"
-                        f" {self.a_name} does is not decided",
-                    )
+                    self._union(x, b, ys, here, frozenset(found))
+
+    def _union(
+        self,
+        x: Branch,
+        b: Norm,
+        ys: list[Branch],
+        path: tuple[Step, ...],
+        classes: frozenset[str],
+    ) -> None:
+        """One branch of A against several of B (an ``anyOf``, a discriminated ``oneOf``):
+        covered when one of B's branches alone accepts everything ``x`` does. The
+        branches ``x``'s discriminating members rule out are not tried; of the rest,
+        each is walked as a trial, and the first that finds nothing decides. When none
+        does, the trial that found least is walked for real: its claims are checked
+        against all of B by the witness (a record another branch accepts is no
+        witness), so they are violations or undecided, never wrongly either."""
+        candidates = _matching(x, ys)
+        if not candidates:
+            self._unmatched(x, b, ys, path)
+            return
+        if len(candidates) > _TRIALS:
+            self.doubt(
+                x.where,
+                b.where,
+                path,
+                f"{len(candidates)} {x.type} branches of {self.b_name} may match"
+                f" {self.a_name}'s (no discriminating member tells them apart): more than"
+                f" {_TRIALS} are not tried",
+            )
+            return
+        best: tuple[int, Branch] | None = None
+        for y in candidates:
+            found = self._trial(x, b, y, path, classes)
+            if found == 0:
+                return
+            if best is None or found < best[0]:
+                best = (found, y)
+        assert best is not None
+        start = len(self.findings)
+        self.branch(x, b, best[1], path, classes)
+        if len(candidates) > 1:
+            because = (
+                f"whether another of {self.b_name}'s {len(candidates)} {x.type} branches that"
+                f" may match accepts what {self.a_name}'s does"
+            )
+            self.findings[start:] = [
+                f if f.doubt else dataclasses.replace(f, doubt=because)
+                for f in self.findings[start:]
+            ]
+
+    def _trial(
+        self, x: Branch, b: Norm, y: Branch, path: tuple[Step, ...], classes: frozenset[str]
+    ) -> int:
+        """How many claims and doubts walking ``x`` against ``y`` makes; nothing kept."""
+        findings, doubts = len(self.findings), len(self.doubts)
+        moves, assumed = set(self.moves), set(self.assumed)
+        self.branch(x, b, y, path, classes)
+        found = len(self.findings) - findings + len(self.doubts) - doubts
+        del self.findings[findings:], self.doubts[doubts:]
+        if found:
+            self.assumed = assumed
+        self.moves = moves
+        return found
+
+    def _unmatched(self, x: Branch, b: Norm, ys: list[Branch], path: tuple[Step, ...]) -> None:
+        """``x`` requires a discriminating member to hold values no branch of B allows
+        there: each such value is a claim that B rejects what A accepts."""
+        mine = discriminators(x)
+        for name in sorted(mine):
+            theirs = set().union(*(discriminators(y).get(name, set()) for y in ys))
+            if any(name not in discriminators(y) for y in ys) or not mine[name] - theirs:
+                continue
+            sub: Norm = x.keywords["properties"][name]
+            values = [v for br in sub.branches for v in br.keywords["enum"]]
+            values = [v for v in values if canonical(v) not in theirs]
+            self.find(
+                "enum",
+                sub.where,
+                b.where,
+                (*path, Step("prop", name)),
+                Values(partial(list, values)),
+                f"no {x.type} branch of {self.b_name} allows {name!r} to be"
+                f" {', '.join(canonical(v) for v in values[:6])}, which {self.a_name} accepts",
+            )
+            return
+        self.doubt(
+            x.where,
+            b.where,
+            path,
+            f"no {x.type} branch of {self.b_name} matches {self.a_name}'s by its discriminating"
+            " members: whether their union accepts it is not decided",
+        )
 
     def _type(self, x: Branch, b: Norm, path: tuple[Step, ...], classes: frozenset[str]) -> None:
         what = " or ".join(_CLASS_NAMES.get(c, c) for c in sorted(classes))
@@ -341,7 +453,7 @@ class Walk:
             ours, theirs = x.keywords.get(name), y.keywords.get(name)
             if theirs is None or not _weaker(name, ours, theirs, integral):
                 continue
-            near = [theirs[0], theirs[0] - 1, theirs[0] + 1, theirs[0] - 0.5, theirs[0] + 0.5]
+            near = _near(theirs[0])
             self.find(
                 "bound",
                 x.place(name),
@@ -474,6 +586,21 @@ class Walk:
                 Absent(),
                 f"{self.b_name} requires member {name!r}, {self.a_name} does not",
             )
+        for member, needed in sorted(
+            y.keywords.get("dependentRequired", frozenset())
+            - x.keywords.get("dependentRequired", frozenset())
+        ):
+            if needed in required_x or is_false(ours.get(member, others_x) or true_norm(x.where)):
+                continue  # A requires it anyway, or never has the member it depends on
+            self.find(
+                "required",
+                x.place("dependentRequired"),
+                y.place("dependentRequired"),
+                (*path, Step("prop", needed)),
+                Absent(),
+                f"{self.b_name} requires member {needed!r} beside {member!r},"
+                f" {self.a_name} does not",
+            )
         self._others(x, y, path, others_x, others_y, ours, theirs)
         names_x, names_y = x.keywords.get("propertyNames"), y.keywords.get("propertyNames")
         if names_y is not None and (names_x is None or names_x.key != names_y.key):
@@ -547,6 +674,40 @@ class Walk:
 # --------------------------------------------------------------------------- helpers
 
 
+def _near(bound: float) -> list[float]:
+    """Numbers at and next to a bound; halves only where a double still tells them
+    apart (a bound of -2**63 is an exact int, and ``-2**63 - 0.5`` is ``-2**63``)."""
+    near: list[float] = [bound, bound - 1, bound + 1]
+    if abs(bound) < 2**52:
+        near += [bound - 0.5, bound + 0.5]
+    return near
+
+
+def _matching(x: Branch, ys: list[Branch]) -> list[Branch]:
+    """Those of ``ys`` that may accept a value ``x`` accepts, as far as discriminating
+    members tell (a ``kind`` whose ``const`` differs rules a branch out). One name is
+    looked up in an index of ``ys`` by value, so a union of many branches costs each
+    branch of A a look-up, not a comparison with each of B's."""
+    mine = discriminators(x)
+    if not mine:
+        return ys
+    tables = [discriminators(y) for y in ys]
+    for name in sorted(mine):
+        if not any(name in t for t in tables):
+            continue
+        index: dict[str, list[int]] = {}
+        free: list[int] = []
+        for i, table in enumerate(tables):
+            if name in table:
+                for value in table[name]:
+                    index.setdefault(value, []).append(i)
+            else:
+                free.append(i)
+        chosen = set(free).union(*(index.get(v, []) for v in mine[name]))
+        return [y for i, y in enumerate(ys) if i in chosen]
+    return ys
+
+
 def _just(value: Any) -> list[Any]:
     return [value]
 
@@ -599,10 +760,27 @@ def _integer_bound(bound: tuple[float, bool], lower: bool) -> int:
 
 def _divides(steps: frozenset[float], step: float, integral: bool) -> bool:
     """Whether every number that is a multiple of one of ``steps`` (or, for integers,
-    every integer) is a multiple of ``step``."""
-    wanted = Fraction(str(step))
-    candidates = [Fraction(str(s)) for s in steps] + ([Fraction(1)] if integral else [])
+    every integer) is a multiple of ``step`` — as the reference validator decides it.
+
+    For a fractional ``multipleOf`` python-jsonschema divides in floating point:
+    ``0.3`` is a multiple of ``0.3`` and not of ``0.1`` (``0.3 / 0.1`` is
+    ``2.9999999999999996``), though exactly every multiple of 3/10 is one of 1/10. So
+    exact arithmetic decides only between integral steps (exact there: an integral
+    quotient of doubles is computed exactly); a fractional one is implied only by
+    itself."""
+    if any(s == step for s in steps):
+        return True
+    if not _integral(step):
+        return False
+    wanted = Fraction(step)
+    candidates = [Fraction(s) for s in steps if _integral(s)]
+    candidates += [Fraction(1)] if integral else []
     return any((c / wanted).denominator == 1 for c in candidates)
+
+
+def _integral(number: float) -> bool:
+    """An integer, or a float holding one (an int of any size: no float() of it)."""
+    return isinstance(number, int) or number.is_integer()
 
 
 def _bound_text(name: str, bound: tuple[float, bool] | None) -> str:

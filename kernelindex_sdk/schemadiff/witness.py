@@ -24,13 +24,15 @@ from typing import Any
 from kernelindex_sdk.engine import JsonschemaEngine
 from kernelindex_sdk.registry import SchemaEntry, SchemaRegistry
 from kernelindex_sdk.schemadiff.normal import Norm
-from kernelindex_sdk.schemadiff.values import Builder, Leaf, Step
+from kernelindex_sdk.schemadiff.values import Builder, Leaf, SearchExhausted, Step
 from kernelindex_sdk.schemadiff.walk import instance_pointer
 
 __all__ = ["Verifier", "located"]
 
 #: Candidate records tried per claim.
 CANDIDATES = 40
+#: Checks of a value against a schema that building them may take, per claim.
+CHECKS = 20_000
 
 
 def located(problem_pointer: str, claimed: str) -> bool:
@@ -48,6 +50,8 @@ class Verifier:
 
     def __init__(self, builder: Builder, old: SchemaRegistry, new: SchemaRegistry) -> None:
         self.builder = builder
+        #: The last search ran out of checks (what an undecided claim then says).
+        self.exhausted = False
         self._engines = {"old": JsonschemaEngine(old), "new": JsonschemaEngine(new)}
 
     def accepts(self, side: str, entry: SchemaEntry, record: Any) -> bool:
@@ -66,6 +70,24 @@ class Verifier:
         ``rejecting`` None: the other side has no schema for the kind at all, so any
         record the accepting side takes is refused there.
         """
+        checks = self.builder.checks
+        checks.left, self.exhausted = CHECKS, False
+        try:
+            return self._search(root, path, leaf, accepting, rejecting)
+        except SearchExhausted:
+            self.exhausted = True
+            return None
+        finally:
+            checks.left = None
+
+    def _search(
+        self,
+        root: Norm,
+        path: tuple[Step, ...],
+        leaf: Leaf | None,
+        accepting: tuple[str, SchemaEntry],
+        rejecting: tuple[str, SchemaEntry] | None,
+    ) -> Any | None:
         side, entry = accepting
         claimed = instance_pointer(path)
         candidates = self.builder.build(root, path, leaf)
