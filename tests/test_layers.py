@@ -61,7 +61,6 @@ LAYERS: dict[str, int] = {
     "strategies": 5,
     "lifecycle": 5,
     "schemadiff": 5,
-    "deprecation": 5,
     "compare": 6,
     "cli": 7,
 }
