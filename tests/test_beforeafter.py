@@ -23,6 +23,7 @@ import pytest
 import shared_data
 from beforeafter_records import (
     RunSpec,
+    index_of,
     records_for,
     resolved,
     run_sets,
@@ -50,6 +51,8 @@ from kernelindex_sdk.compare.beforeafter import (
     lineage,
 )
 from kernelindex_sdk.compare.noise import NONE, QUANTILES, SAMPLES, STDDEV, noise_of, of_samples
+from kernelindex_sdk.compare.records import RecordIndex
+from kernelindex_sdk.compare.runs import Resolver, refresh_runs
 
 KERNELINDEX = (sys.executable, "-m", "kernelindex_sdk.cli.main")
 JSONL = ("--layout", "jsonl")
@@ -443,6 +446,29 @@ def test_nvbench_scaled_well_past_the_noise(
     assert f"exit {code}:" in err
 
 
+@pytest.mark.parametrize("factor", [3.0, 1 / 3])
+def test_nvbench_summary_over_pairs_is_the_scale(
+    nvbench: tuple[Path, list[dict[str, Any]]], tmp_path: Path, factor: float
+) -> None:
+    """``--against ... --summary`` on nvbench's sample and a copy with every passed state
+    ``factor`` times slower: the geometric-mean speed-up (reference ÷ candidate) is
+    ``1 / factor`` on every line; against itself, 1 and nothing faster."""
+    path, records = nvbench
+    changed = tmp_path / "changed" / "nvbench.jsonl"
+    _scaled_file(records, factor, changed)
+    status, report, _ = gate_json(str(changed), against=(str(path),), summary=True)
+    assert status == (1 if factor > 1 else 0)
+    assert report["speedup"] == "reference / candidate" and report["summaries"]
+    assert sum(s["workloads"] for s in report["summaries"]) == 88
+    for summary in report["summaries"]:
+        assert summary["geomeanSpeedup"] == pytest.approx(1 / factor, rel=1e-3)
+        assert summary["fasterShare"] == (1.0 if factor < 1 else 0.0)
+    status, report, _ = gate_json(str(path), against=(str(path),), summary=True)
+    assert status == 0
+    for summary in report["summaries"]:
+        assert summary["geomeanSpeedup"] == 1.0 and summary["fasterShare"] == 0.0
+
+
 # --------------------------------------------------------------------------- the CLI gate
 
 
@@ -703,6 +729,51 @@ def test_referenced_records_may_come_with_the_other_side(tmp_path: Path) -> None
     assert status == 1, err
     assert [p["verdict"] for p in report["pairs"]] == ["slower", "same"]
     assert "not given" not in err
+
+
+@given(run_sets(), st.randoms(use_true_random=False))
+@law_settings(100)
+def test_law_refreshing_runs_is_resolving_them(specs: list[RunSpec], rnd: random.Random) -> None:
+    """Runs resolved without (some of) their referenced records, then refreshed once
+    those are given, are exactly the runs resolved with them: ``--against`` lets go of
+    the reference's parsed records before the candidate's records come."""
+    sets = [records_for(s) for s in specs]
+    everything = index_of(sets)
+    partial = index_of(sets)
+    for digest in list(partial.records):
+        if rnd.random() < 0.7:
+            del partial.records[digest]
+    early, _ = resolve_runs(partial)
+    refreshed, resolver = refresh_runs(early, everything)
+    expected, expected_resolver = resolve_runs(everything)
+    assert refreshed == expected
+    assert resolver.missing == expected_resolver.missing
+    # And refreshing against too little again changes nothing.
+    assert refresh_runs(early, partial)[0] == early
+
+
+def test_runs_resolved_as_they_are_read_and_refreshed_are_the_runs(tmp_path: Path) -> None:
+    """``--against`` resolves each run as it is read (``RecordIndex.on_run``), before
+    records that come later in the file, then refreshes them: the same runs as
+    resolving the whole index, repeats counted once."""
+    sets = [one(seq=1), one(seq=2, status="oom"), one(seq=3, gpu="a100")]
+    runs_first = [records[-1] for records in sets] + [records[0] for records in sets]
+    runs_first += [r for records in sets for r in records[1:-1]] + [sets[0][-1]]
+    (tmp_path / "a.jsonl").write_text(
+        "".join(json.dumps(r) + "\n" for r in runs_first), encoding="utf-8"
+    )
+    whole = load_records([str(tmp_path)])
+    index = RecordIndex()
+    resolver = Resolver(index)
+    early: list[Any] = []
+    index.on_run = lambda stored: early.append(resolver.resolve(stored))
+    streamed = load_records([str(tmp_path)], index=index)
+    assert streamed.index.runs == {} and len(early) == 3
+    assert streamed.index.duplicate_runs == whole.index.duplicate_runs == 1
+    assert resolver.missing  # read before their records
+    refreshed, again = refresh_runs(early, streamed.index)
+    expected, expected_resolver = resolve_runs(whole.index)
+    assert refreshed == expected and again.missing == expected_resolver.missing == {}
 
 
 def test_text_from_records_is_escaped_in_every_format(tmp_path: Path) -> None:

@@ -20,6 +20,7 @@ from typing import Any
 
 import pytest
 import shared_data
+from beforeafter_records import RunSpec, records_for, write_jsonl
 from click.testing import CliRunner
 from compare_corpus import corpus, write
 from hypothesis import given
@@ -99,6 +100,30 @@ def test_counts_by_kind_status_and_what_runs_are_of(tmp_path: Path) -> None:
     assert found["protocols"] == {"example-do-bench-forward": 5}
     assert found["qualityFlags"] == {OBSERVED_AT_UNKNOWN: 1}
     assert found["notGiven"] == {}
+
+
+def test_the_noise_runs_record_is_counted_as_compare_reads_it(tmp_path: Path) -> None:
+    forms = ("quantiles", "collapsed", "stddev", "one-sample", "none", "quantiles")
+    specs = [RunSpec(seq=seq, noise=form) for seq, form in enumerate(forms)]
+    specs.append(RunSpec(seq=99, status="oom"))  # no result: no noise to speak of
+    write_jsonl(tmp_path / "runs.jsonl", [records_for(spec) for spec in specs])
+    found = inventory_of(tmp_path)
+    assert found["noise"] == {"quantiles": 2, "stddev": 1, "none": 3}
+    assert found["noNoise"] == {
+        "collapsed quantiles": 1,
+        "no spread recorded": 1,
+        "one sample": 1,
+    }
+    code, out, _ = invoke(str(tmp_path))
+    assert code == 0
+    lines = out.splitlines()
+    why = lines.index("no noise (passed runs, why) (3)")
+    assert [line.split("  ")[1] for line in lines[why + 1 : why + 4]] == [
+        "collapsed quantiles",
+        "no spread recorded",
+        "one sample",
+    ]
+    assert lines[lines.index("noise (passed runs) (3)") + 1].split() == ["quantiles", "2"]
 
 
 def test_a_run_without_a_time_is_undated_never_1970(tmp_path: Path) -> None:
@@ -315,6 +340,10 @@ def test_liger_csv_inventory_matches_the_csv(tmp_path: Path) -> None:
     metrics = Counter(r["metric_name"] for r in rows)
     assert found["metrics"] == {"latency": metrics["speed"], "peak_memory": metrics["memory"]}
     assert found["gpus"] and sum(found["gpus"].values()) == len(rows)
+    # The finding, said before any comparison: runs whose quantiles collapsed.
+    collapsed = sum(r["y_value_20"] == r["y_value_50"] == r["y_value_80"] for r in rows)
+    assert found["noNoise"] == {"collapsed quantiles": collapsed}
+    assert found["noise"] == {"quantiles": len(rows) - collapsed, "none": collapsed}
     # The CSV's timestamps are UTC without an offset: the range is theirs.
     stamps = sorted(r["timestamp"] for r in rows)
     assert found["observed"] == {

@@ -3,8 +3,9 @@
 ``compare`` hands its parsed options here when ``--against`` is given. This module
 loads both sides (each exactly as ``validate`` reads it), applies ``compare``'s
 filters to both, calls :func:`~kernelindex_sdk.compare.beforeafter.before_after` and
-:func:`~kernelindex_sdk.compare.beforeafter.gate`, and picks a reporter. Nothing is
-decided here.
+:func:`~kernelindex_sdk.compare.beforeafter.gate`, and picks a reporter (with
+``--summary``, the summary's, over the pairs:
+:func:`~kernelindex_sdk.compare.summary.summarize_pairs`). Nothing is decided here.
 
 Exit status: 0 no pair with a ``--fail-on`` verdict (default ``slower``); 1 at least
 one, invalid records skipped, or no run to compare; 2 usage error or unreadable input.
@@ -18,6 +19,7 @@ from typing import TYPE_CHECKING, Final, TextIO
 if TYPE_CHECKING:
     from kernelindex_sdk.cli.compare_cmd import CompareOptions
     from kernelindex_sdk.compare.records import LoadResult
+    from kernelindex_sdk.compare.runs import ResolvedRun
 
 #: ``--format`` values only before/after has.
 CI_FORMATS: Final = ("github", "junit")
@@ -69,12 +71,28 @@ def parse_fail_on(values: tuple[str, ...]) -> tuple[str, ...]:
     return tuple(dict.fromkeys(found)) or ("slower",)
 
 
+def parse_fast_p(summary: bool, fast_p: tuple[float, ...], format_: str) -> tuple[float, ...]:
+    """The ``fast_p`` thresholds of ``--against ... --summary`` (checked as plain
+    ``--summary`` checks them); ``--fast-p`` without ``--summary``, or a CI format with
+    it, is a usage error."""
+    from kernelindex_sdk.compare.summary import DEFAULT_THRESHOLDS, check_thresholds
+
+    if fast_p and not summary:
+        raise UsageError("--fast-p needs --summary")
+    if summary and format_ in CI_FORMATS:
+        raise UsageError(f"--format {format_} does not apply with --summary")
+    try:
+        return check_thresholds(fast_p or DEFAULT_THRESHOLDS)
+    except ValueError as error:
+        raise UsageError(f"--fast-p: {error}") from None
+
+
 def run_before_after(options: CompareOptions, out: TextIO, err: TextIO) -> int:
     """Load both sides, pair, judge, report; return the exit status. Never raises for
     bad input."""
     from kernelindex_sdk.cli.beforeafter_reporters import GithubReporter, JunitReporter
-    from kernelindex_sdk.cli.compare_cmd import METRICS
-    from kernelindex_sdk.compare import beforeafter, beforeafter_report, grouping, records, runs
+    from kernelindex_sdk.cli.filter_options import select_runs
+    from kernelindex_sdk.compare import beforeafter, beforeafter_report, records, runs
     from kernelindex_sdk.printable import one_line
 
     def say(message: str) -> None:
@@ -90,27 +108,23 @@ def run_before_after(options: CompareOptions, out: TextIO, err: TextIO) -> int:
             )
         threshold = parse_threshold(options.threshold)
         fail_on = parse_fail_on(options.fail_on)
+        thresholds = parse_fast_p(options.summary, options.fast_p, options.format)
     except UsageError as error:
         say(str(error))
         return 2
 
-    # Each side is resolved as soon as it is loaded, and its runs' parsed records are
-    # let go: only the resolved runs (a fraction of the size) stay. Referenced records
-    # may come with either side (a workload file given once): a reference run whose
-    # record is only among the candidate's is resolved again once that side is loaded.
-    reference = _load(options.against, options.progress, err, "reference")
-    before, before_resolver = runs.resolve_runs(reference.index)
-    if not before_resolver.missing:
-        reference.index.runs.clear()
-    candidate = _load(options.paths, options.progress, err, "candidate")
-    merged = {**candidate.index.records, **reference.index.records}
-    if before_resolver.missing:
-        index = records.RecordIndex(runs=reference.index.runs, records=merged)
-        before, before_resolver = runs.resolve_runs(index)
-        reference.index.runs.clear()
-    index = records.RecordIndex(runs=candidate.index.runs, records=merged)
-    after, after_resolver = runs.resolve_runs(index)
-    candidate.index.runs.clear()
+    # Each run is resolved as it is read and its parsed record let go at once: only
+    # the resolved runs (a fraction of the size) are held, never a side's records.
+    # Referenced records may come later, or with the other side (a workload file given
+    # once): once both sides are read, each run is resolved again from the digests it
+    # keeps against every record given (runs.refresh_runs).
+    reference, early_before = _load(options.against, options.progress, err, "reference")
+    candidate, early_after = _load(options.paths, options.progress, err, "candidate")
+    merged = records.RecordIndex(records={**candidate.index.records, **reference.index.records})
+    before, before_resolver = runs.refresh_runs(early_before, merged)
+    del early_before
+    after, after_resolver = runs.refresh_runs(early_after, merged)
+    del early_after
     invalid = reference.invalid + candidate.invalid
     unreadable = reference.unreadable + candidate.unreadable
     if invalid:
@@ -121,27 +135,28 @@ def run_before_after(options: CompareOptions, out: TextIO, err: TextIO) -> int:
         if resolver.missing:
             listed = ", ".join(f"{kind} ×{n}" for kind, n in sorted(resolver.missing.items()))
             say(f"note: runs reference records not given ({listed}); they pair by digest")
-        sides.append(
-            grouping.select(
-                resolved,
-                kernels=options.kernels,
-                passes=options.passes,
-                gpus=options.gpus,
-                metrics=[METRICS.get(m, m) for m in options.metrics],
-                gpu_names=resolver.gpu_names(),
-            )
-        )
+        sides.append(select_runs(resolved, options, resolver.gpu_names()))
     del before, after
     if not sides[0] or not sides[1]:
         empty = "reference" if not sides[0] else "candidate"
         say(f"no {empty} run to compare (after the filters)")
         return 2 if unreadable else 1
 
-    lookup = records.RecordIndex(records=merged).lookup
+    lookup = merged.lookup
     result = beforeafter.before_after(
         sides[0], sides[1], threshold=threshold, pair_by=options.pair_by, lookup=lookup
     )
     outcome = beforeafter.gate(result, fail_on, invalid=invalid, unreadable=unreadable)
+    if options.summary:
+        # The same summary as plain --summary, over the pairs; the gate still decides
+        # the exit status, and its line goes to stderr (stdout is the table).
+        from kernelindex_sdk.compare.summary import summarize_pairs
+        from kernelindex_sdk.compare.summary_report import SUMMARY_REPORTERS
+
+        summaries = summarize_pairs(result, thresholds)
+        SUMMARY_REPORTERS[options.format](out, thresholds, against=True).write(summaries)
+        say(beforeafter_report.summary_line(result, outcome))
+        return outcome.status
     if options.format == "github":
         GithubReporter(out, fail_on).write(result, outcome)
     elif options.format == "junit":
@@ -153,21 +168,33 @@ def run_before_after(options: CompareOptions, out: TextIO, err: TextIO) -> int:
     return outcome.status
 
 
-def _load(paths: tuple[str, ...], progress: bool | None, err: TextIO, side: str) -> LoadResult:
-    """One side's records, validated; problems on ``err`` as validate words them."""
+def _load(
+    paths: tuple[str, ...], progress: bool | None, err: TextIO, side: str
+) -> tuple[LoadResult, list[ResolvedRun]]:
+    """One side's records, validated, its runs resolved as they are read (against the
+    records read so far); problems on ``err`` as validate words them."""
     from kernelindex_sdk.cli.reporters import format_problem
-    from kernelindex_sdk.compare import records
+    from kernelindex_sdk.compare import records, runs
     from kernelindex_sdk.progress import Progress
     from kernelindex_sdk.sources import FileSource, StdinSource, expand
 
     found = list(expand(paths))
     streamed = any(isinstance(source, StdinSource) for source in found)
+    index = records.RecordIndex()
+    resolver = runs.Resolver(index)
+    resolved: list[ResolvedRun] = []
+    index.on_run = lambda stored: resolved.append(resolver.resolve(stored))
     with Progress(
         total=None if streamed else sum(isinstance(s, FileSource) for s in found),
         label=f"compare: loading {side}",
         stream=err,
         enabled=progress,
     ) as bar:
-        return records.load_records(
-            paths, on_problem=lambda problem: bar.note(format_problem(problem)), tick=bar.advance
+        loaded = records.load_records(
+            paths,
+            on_problem=lambda problem: bar.note(format_problem(problem)),
+            tick=bar.advance,
+            index=index,
         )
+    index.on_run, index.streamed = None, set()  # repeats are counted: let go of the digests
+    return loaded, resolved

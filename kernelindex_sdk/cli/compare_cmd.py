@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING, Final, TextIO
 import attrs
 import click
 
+from kernelindex_sdk.cli.filter_options import filter_options, format_option
 from kernelindex_sdk.compare.beforeafter import PAIR_BY
 from kernelindex_sdk.metrics import METRIC_ALIASES
 
@@ -39,7 +40,6 @@ if TYPE_CHECKING:
 #: Metric names on the command line → as the records name them (one definition:
 #: :mod:`kernelindex_sdk.metrics`).
 METRICS: Final = METRIC_ALIASES
-PASSES: Final = ("forward", "backward", "full")
 FORMATS: Final = ("text", "markdown", "json", "csv")
 # --- before/after (--against): formats only a gate has; see beforeafter_cmd.
 GATE_FORMATS: Final = (*FORMATS, "github", "junit")
@@ -88,6 +88,7 @@ def run_compare(
     options: CompareOptions, *, out: TextIO | None = None, err: TextIO | None = None
 ) -> int:
     """Load, validate, group and report; return the exit status. Never raises for bad input."""
+    from kernelindex_sdk.cli.filter_options import select_runs, unknown_metric
     from kernelindex_sdk.cli.reporters import format_problem
     from kernelindex_sdk.compare import filters, grouping, records, report, runs, summary, sweeps
     from kernelindex_sdk.compare.plot import PlotError, PlotUnavailable, check_path
@@ -103,6 +104,9 @@ def run_compare(
     def say(message: str) -> None:
         err.write(one_line(f"kernelindex compare: {message}") + "\n")
 
+    if (unknown := unknown_metric(options.metrics)) is not None:
+        say(unknown)
+        return 2
     # --- before/after (--against)
     if options.against:
         from kernelindex_sdk.cli.beforeafter_cmd import run_before_after
@@ -176,14 +180,7 @@ def run_compare(
         for typo in typos:
             say(str(typo))
         return 2
-    selected = grouping.select(
-        resolved,
-        kernels=options.kernels,
-        passes=options.passes,
-        gpus=options.gpus,
-        metrics=[METRICS.get(m, m) for m in options.metrics],
-        gpu_names=resolver.gpu_names(),
-    )
+    selected = select_runs(resolved, options, resolver.gpu_names())
     if not selected:
         if resolved:
             say(f"no run matches the filters ({len(resolved)} valid runs loaded)")
@@ -262,35 +259,10 @@ def _s(count: int) -> str:
     help="Provider the ratios are relative to. Default: the group's reference provider"
     " (huggingface, torch, megatron, ...).",
 )
-@click.option("--kernel", "kernels", multiple=True, metavar="K", help="Only this kernel.")
-@click.option(
-    "--pass",
-    "passes",
-    multiple=True,
-    type=click.Choice(PASSES),
-    help="Only this timed pass.",
-)
-@click.option(
-    "--gpu",
-    "gpus",
-    multiple=True,
-    metavar="G",
-    help="Only GPUs whose name contains G (case, spaces, '-' and '_' ignored), e.g. h100.",
-)
-@click.option(
-    "--metric",
-    "metrics",
-    multiple=True,
-    type=click.Choice(sorted(METRICS)),
-    help="Only speed (latency) or memory (peak_memory: peak bytes) runs.",
-)
-@click.option(
-    "--format",
-    "format_",
-    type=click.Choice(GATE_FORMATS),
-    default="text",
-    show_default=True,
-    help="text tables for people, markdown for docs, json or csv for machines;"
+@filter_options
+@format_option(
+    GATE_FORMATS,
+    "text tables for people, markdown for docs, json or csv for machines;"
     " with --against also github (annotations) and junit.",
 )
 @click.option(
@@ -335,7 +307,9 @@ def _s(count: int) -> str:
     is_flag=True,
     help="Instead of the tables, one line per GPU, metric and implementation against"
     " the baseline: paired workloads, geometric-mean speed-up, share faster, fast_p,"
-    " and workloads it failed or lacks.",
+    " and workloads it failed or lacks. With --against: the same over the pairs, per"
+    " implementation lineage (speed-up = reference / candidate: above 1 the candidate"
+    " is faster).",
 )
 @click.option(
     "--fast-p",

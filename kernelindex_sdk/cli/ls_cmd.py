@@ -18,10 +18,9 @@ from typing import Final, TextIO
 import attrs
 import click
 
-from kernelindex_sdk.metrics import METRIC_ALIASES
+from kernelindex_sdk.cli.filter_options import filter_options, format_option
 
 FORMATS: Final = ("text", "json")
-PASSES: Final = ("forward", "backward", "full")
 
 
 @attrs.frozen
@@ -32,15 +31,16 @@ class LsOptions:
     kernels: tuple[str, ...] = ()
     passes: tuple[str, ...] = ()
     gpus: tuple[str, ...] = ()
-    #: Words of :data:`~kernelindex_sdk.metrics.METRIC_ALIASES`.
+    #: Words of :data:`~kernelindex_sdk.metrics.METRIC_ALIASES` (``--metric``).
     metrics: tuple[str, ...] = ()
     format: str = "text"
 
 
 def run_ls(options: LsOptions, *, out: TextIO | None = None, err: TextIO | None = None) -> int:
     """Load, validate, count and report; return the exit status. Never raises for bad input."""
+    from kernelindex_sdk.cli.filter_options import select_runs, unknown_metric
     from kernelindex_sdk.cli.reporters import format_problem
-    from kernelindex_sdk.compare import filters, grouping, inventory, records, runs
+    from kernelindex_sdk.compare import filters, inventory, records, runs
     from kernelindex_sdk.compare.inventory_report import INVENTORY_REPORTERS
     from kernelindex_sdk.errors import Problem
     from kernelindex_sdk.printable import one_line
@@ -55,9 +55,8 @@ def run_ls(options: LsOptions, *, out: TextIO | None = None, err: TextIO | None 
     if options.format not in FORMATS:
         say(f"unknown --format {options.format!r} (choose from {', '.join(FORMATS)})")
         return 2
-    unknown = [m for m in options.metrics if m not in METRIC_ALIASES]
-    if unknown:
-        say(f"unknown --metric {unknown[0]!r} (choose from {', '.join(sorted(METRIC_ALIASES))})")
+    if (unknown := unknown_metric(options.metrics)) is not None:
+        say(unknown)
         return 2
 
     def report_problem(problem: Problem) -> None:
@@ -86,14 +85,7 @@ def run_ls(options: LsOptions, *, out: TextIO | None = None, err: TextIO | None 
             say(str(typo))
         return 2
     filtered = bool(options.kernels or options.passes or options.gpus or options.metrics)
-    selected = grouping.select(
-        resolved,
-        kernels=options.kernels,
-        passes=options.passes,
-        gpus=options.gpus,
-        metrics=[METRIC_ALIASES[m] for m in options.metrics],
-        gpu_names=gpu_names,
-    )
+    selected = select_runs(resolved, options, gpu_names)
     if filtered and not selected:
         say(f"no run matches the filters ({len(resolved)} valid runs loaded)")
         return max(status, 1)
@@ -105,32 +97,8 @@ def run_ls(options: LsOptions, *, out: TextIO | None = None, err: TextIO | None 
 
 @click.command("ls")
 @click.argument("paths", nargs=-1, required=True)
-@click.option("--kernel", "kernels", multiple=True, metavar="K", help="Only runs of this kernel.")
-@click.option(
-    "--pass", "passes", multiple=True, type=click.Choice(PASSES), help="Only this timed pass."
-)
-@click.option(
-    "--gpu",
-    "gpus",
-    multiple=True,
-    metavar="G",
-    help="Only GPUs whose name contains G (case, spaces, '-' and '_' ignored), e.g. h100.",
-)
-@click.option(
-    "--metric",
-    "metrics",
-    multiple=True,
-    type=click.Choice(sorted(METRIC_ALIASES)),
-    help="Only latency (speed) or peak-memory (memory) runs.",
-)
-@click.option(
-    "--format",
-    "format_",
-    type=click.Choice(FORMATS),
-    default="text",
-    show_default=True,
-    help="text sections for people, one JSON object for scripts.",
-)
+@filter_options
+@format_option(FORMATS, "text sections for people, one JSON object for scripts.")
 def ls_command(
     paths: tuple[str, ...],
     kernels: tuple[str, ...],

@@ -52,7 +52,7 @@ from kernelindex_sdk.compare.runs import (
     resolve_runs,
 )
 from kernelindex_sdk.compare.speedups import SpeedupPanel, speedup_panels
-from kernelindex_sdk.compare.summary import Summary, summarize
+from kernelindex_sdk.compare.summary import Summary, summarize, summarize_pairs
 from kernelindex_sdk.compare.sweeps import Panel, find_sweeps, panels
 
 __all__ = [
@@ -88,5 +88,6 @@ __all__ = [
     "select",
     "speedup_panels",
     "summarize",
+    "summarize_pairs",
     "take_inventory",
 ]

@@ -60,7 +60,7 @@ import attrs
 from kernelindex_sdk.compare.explain import Difference, differences
 from kernelindex_sdk.compare.grouping import PASS_ORDER, scalar_order
 from kernelindex_sdk.compare.noise import Noise, noise_of
-from kernelindex_sdk.compare.runs import ComparabilityKey, ResolvedRun
+from kernelindex_sdk.compare.runs import ResolvedRun
 
 SLOWER: Final = "slower"
 FASTER: Final = "faster"
@@ -80,8 +80,9 @@ DEFAULT_THRESHOLD: Final = 0.05
 #: Looks up a referenced record by digest and kind (None when not given).
 Lookup = Callable[[str, str], "Mapping[str, Any] | None"]
 
-#: What a run pairs by: its comparability key and its implementation lineage.
-PairKey = tuple[ComparabilityKey, tuple[str | None, ...]]
+#: What a run pairs by: its comparability key's parts (workload, protocol, hardware,
+#: metric) and its implementation lineage, in one flat tuple (one object per run).
+PairKey = tuple[str | None, ...]
 
 
 @attrs.frozen
@@ -331,7 +332,14 @@ def _by_pair_key(runs: Iterable[ResolvedRun], pair_by: str) -> dict[PairKey, lis
     """Runs by pair key, newest first (ties by digest, so input order never matters)."""
     found: dict[PairKey, list[ResolvedRun]] = {}
     for run in runs:
-        found.setdefault((run.key, lineage(run, pair_by)), []).append(run)
+        key = (
+            run.workload_digest,
+            run.protocol_digest,
+            run.hardware,
+            run.metric,
+            *lineage(run, pair_by),
+        )
+        found.setdefault(key, []).append(run)
     for group in found.values():
         if len(group) > 1:
             group.sort(key=lambda r: (r.observed_key, r.digest), reverse=True)

@@ -11,6 +11,12 @@ Record counts are of the whole input; everything about runs is of the runs given
 record was not given is counted under ``notGiven`` and left out of the lists that need
 that record (its kernel, say), never guessed.
 
+**Noise.** How many passed runs record a spread, of which kind, and how many record
+none and why (collapsed quantiles — p20 = median = p80 —, one sample, a standard
+deviation of 0, nothing): read by :func:`~kernelindex_sdk.compare.noise.noise_of`, the
+one definition ``compare`` and ``compare --against`` judge by, so ``ls`` says before a
+comparison which ratios will carry no noise.
+
 **Time.** A run flagged ``observed_at_unknown`` carries the placeholder
 ``1970-01-01T00:00:00.000Z`` because its source recorded no time (docs/format.md): it is
 counted as *undated*, never as a run from 1970, and does not stretch the range.
@@ -26,6 +32,8 @@ from typing import Final
 import attrs
 
 from kernelindex_sdk.compare.grouping import PASS_ORDER, natural_order
+from kernelindex_sdk.compare.noise import KINDS as NOISE_KINDS
+from kernelindex_sdk.compare.noise import noise_of
 from kernelindex_sdk.compare.records import RecordIndex
 from kernelindex_sdk.compare.runs import ResolvedRun
 from kernelindex_sdk.metrics import METRIC_NAMES
@@ -68,6 +76,10 @@ class Inventory:
     #: Runs flagged ``observed_at_unknown``: no time recorded.
     undated: int
     quality_flags: Mapping[str, int]
+    #: Passed runs per noise kind (``quantiles``, ``stddev``, ``samples``, ``none``).
+    noise: Mapping[str, int]
+    #: Passed runs without noise, per reason (``collapsed quantiles``, ``one sample``...).
+    no_noise: Mapping[str, int]
     #: Kind → runs that reference a record of it that was not given.
     not_given: Mapping[str, int]
 
@@ -90,6 +102,8 @@ def take_inventory(index: RecordIndex, runs: Iterable[ResolvedRun]) -> Inventory
     protocols: Counter[str] = Counter()
     flags: Counter[str] = Counter()
     not_given: Counter[str] = Counter()
+    noise: Counter[str] = Counter()
+    no_noise: Counter[str] = Counter()
     first: datetime | None = None
     last: datetime | None = None
     undated = total = 0
@@ -115,6 +129,11 @@ def take_inventory(index: RecordIndex, runs: Iterable[ResolvedRun]) -> Inventory
             not_given["ExecutionEnvironment"] += 1
         else:
             gpus[run.gpu] += 1
+        if run.passed:
+            found = noise_of(run)
+            noise[found.kind] += 1
+            if not found.known:
+                no_noise[found.why or "no spread recorded"] += 1
         stored = index.runs.get(run.digest)
         run_flags = stored.record[SPEC_KEY].get(QUALITY_FLAGS_KEY, ()) if stored else ()
         flags.update(run_flags)
@@ -140,6 +159,8 @@ def take_inventory(index: RecordIndex, runs: Iterable[ResolvedRun]) -> Inventory
         last=last,
         undated=undated,
         quality_flags=_by_name(flags),
+        noise=_ordered(noise, NOISE_KINDS),
+        no_noise=_by_name(no_noise),
         not_given=_ordered(not_given, KIND_ORDER),
     )
 

@@ -2,8 +2,8 @@
 
 Only formatting. Text is one section per question (records, runs by status and
 metric, passes, kernels, GPUs, providers, implementations, protocols, time, quality
-flags), one name per line with its count aligned, every name escaped to one line;
-JSON is one object with the same counts, for scripts.
+flags, the noise passed runs record), one name per line with its count aligned, every
+name escaped to one line; JSON is one object with the same counts, for scripts.
 """
 
 from __future__ import annotations
@@ -58,6 +58,8 @@ class InventoryTextReporter:
             _section(out, title, counts)
         out.write(f"observed {_range(inventory)}\n")
         _section(out, "quality flags", inventory.quality_flags)
+        _section(out, "noise (passed runs)", inventory.noise)
+        _section(out, "no noise (passed runs, why)", inventory.no_noise)
         _section(out, "records not given (runs referencing them)", inventory.not_given)
 
 
@@ -90,6 +92,8 @@ def inventory_json(inventory: Inventory) -> dict[str, Any]:
             "undated": inventory.undated,
         },
         "qualityFlags": dict(inventory.quality_flags),
+        "noise": dict(inventory.noise),
+        "noNoise": dict(inventory.no_noise),
         "notGiven": dict(inventory.not_given),
     }
 

@@ -49,6 +49,12 @@ class RecordIndex:
     records: dict[str, Mapping[str, Any]] = attrs.Factory(dict)
     #: Runs given more than once (same digest): counted, then ignored.
     duplicate_runs: int = 0
+    #: Where valid runs go instead of :attr:`runs`, as they are read (None: held in
+    #: :attr:`runs`). ``compare --against`` resolves each at once, so that no side's
+    #: parsed run records are ever all held; the item's other records are indexed first.
+    on_run: Callable[[StoredRun], None] | None = None
+    #: The digests of the runs passed to :attr:`on_run` (to count repeats).
+    streamed: set[str] = attrs.Factory(set)
 
     def lookup(self, digest: str, kind: str) -> Mapping[str, Any] | None:
         """The record with this digest, if one of this kind was given."""
@@ -59,18 +65,24 @@ class RecordIndex:
 
     def add(self, value: Any, pointer: str, digests: Iterable[str | None], where: Origin) -> None:
         """Index every record of one valid item (digests in :func:`records_of` order)."""
+        runs: list[StoredRun] = []
         for (at, record), record_digest in zip(records_of(value, pointer), digests, strict=False):
             if record_digest is None:  # pragma: no cover - a valid record has a spec
                 continue
-            if record.get(KIND_KEY) == "BenchmarkRun":
-                if record_digest in self.runs:
-                    self.duplicate_runs += 1
-                else:
-                    self.runs[record_digest] = StoredRun(
-                        record_digest, record, where.source, where.line, at
-                    )
-            else:
+            if record.get(KIND_KEY) != "BenchmarkRun":
                 self.records.setdefault(record_digest, record)
+            elif record_digest in self.runs or record_digest in self.streamed:
+                self.duplicate_runs += 1
+            elif self.on_run is None:
+                self.runs[record_digest] = StoredRun(
+                    record_digest, record, where.source, where.line, at
+                )
+            else:
+                self.streamed.add(record_digest)
+                runs.append(StoredRun(record_digest, record, where.source, where.line, at))
+        for run in runs:  # after the records they may reference
+            assert self.on_run is not None
+            self.on_run(run)
 
 
 @attrs.frozen
@@ -101,6 +113,7 @@ def load_records(
     on_problem: ProblemSink | None = None,
     tick: Tick | None = None,
     on_read: Callable[[int], None] | None = None,
+    index: RecordIndex | None = None,
 ) -> LoadResult:
     """Read, validate and index every record under ``paths`` (files, dirs, JSONL, ``-``).
 
@@ -108,14 +121,16 @@ def load_records(
     exactly as ``kernelindex validate`` runs them. Never raises for bad input:
     unreadable documents and invalid items are counted and their problems passed to
     ``on_problem``. ``tick`` is called once per file read; ``on_read`` with the bytes
-    read as they are read (a long JSON Lines file moves a bar line by line).
+    read as they are read (a long JSON Lines file moves a bar line by line). ``index``:
+    the index to fill (e.g. one whose :attr:`RecordIndex.on_run` takes the runs as they
+    are read).
     """
     from kernelindex_sdk.pipeline import Pipeline
 
     if session is None:
         session = default_session()
     session.keep_values = True
-    result = LoadResult(RecordIndex())
+    result = LoadResult(index if index is not None else RecordIndex())
     report: ProblemSink = on_problem or (lambda problem: None)
     last_source: str | None = None
     for item in Pipeline(list(paths), checker=session, on_read=on_read):

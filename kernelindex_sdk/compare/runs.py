@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import sys
 from collections.abc import Iterable, Mapping
 from datetime import datetime, timezone
 from typing import Any, Final
@@ -260,7 +261,7 @@ class Resolver:
             digest=stored.digest,
             source=stored.source,
             line=stored.line,
-            pointer=stored.pointer,
+            pointer=sys.intern(stored.pointer),
             status=spec["status"],
             reason=spec.get("reason"),
             observed_at=spec[OBSERVED_AT_KEY],
@@ -270,10 +271,12 @@ class Resolver:
             value=result.value,
             p20=result.spread.get("p20"),
             p80=result.spread.get("p80"),
-            workload_digest=refs["workload"],
-            protocol_digest=refs["protocol"],
-            environment_digest=refs["environment"],
-            implementation_digest=refs["implementation"],
+            # Interned: many runs reference one record, and each parsed its own copy of
+            # the digest (120 bytes a string; a resolved run outlives its record).
+            workload_digest=sys.intern(refs["workload"]),
+            protocol_digest=sys.intern(refs["protocol"]),
+            environment_digest=sys.intern(refs["environment"]),
+            implementation_digest=sys.intern(refs["implementation"]),
             hardware=hardware,
             gpu=gpu,
             workload=workload,
@@ -281,10 +284,48 @@ class Resolver:
             protocol_name=protocol_name,
             protocol_title=protocol_title,
             dated=wire.OBSERVED_AT_UNKNOWN not in spec.get(QUALITY_FLAGS_KEY, ()),
-            title=metadata.get("title"),
+            title=_interned(metadata.get("title")),
             stddev=result.spread.get("stddev"),
             samples=result.samples,
             flags=tuple(spec.get(QUALITY_FLAGS_KEY, ())),
+        )
+
+    def refresh(self, run: ResolvedRun) -> ResolvedRun:
+        """``run`` resolved again against this resolver's index, from the digests it
+        keeps: what :meth:`resolve` gives for its record, without the record.
+
+        For a run resolved before its referenced records came (``compare --against``
+        resolves each run as it is read; a reference run's Workload may come with the
+        candidate), so that its parsed record need not be held meanwhile. Only what the
+        referenced records decide changes; the metric of a run without a result is read
+        off its protocol again (then inferred, by :func:`refresh_runs`).
+        """
+        workload = self._workload(run.workload_digest)
+        implementation = self._implementation(run.implementation_digest)
+        hardware, gpu, _ = self._environment(run.environment_digest)
+        name, title, protocol_metric = self._protocol(run.protocol_digest)
+        metric = run.metric if run.statistic is not None else (protocol_metric or UNKNOWN)
+        now = (workload, implementation, hardware, gpu, name, title, metric)
+        before = (
+            run.workload,
+            run.implementation,
+            run.hardware,
+            run.gpu,
+            run.protocol_name,
+            run.protocol_title,
+            run.metric,
+        )
+        if now == before:
+            return run
+        return attrs.evolve(
+            run,
+            workload=workload,
+            implementation=implementation,
+            hardware=hardware,
+            gpu=gpu,
+            protocol_name=name,
+            protocol_title=title,
+            metric=metric,
         )
 
     def environment(self, digest: str) -> Mapping[str, Any] | None:
@@ -366,7 +407,12 @@ class Resolver:
                 entry = (f"environment {digest}", f"environment {short_digest(digest)}", None)
             else:
                 hardware = record[SPEC_KEY]["hardware"]
-                entry = (hardware_identity(hardware), gpu_label(hardware), record)
+                # One copy per GPU, not per environment (one per software stack).
+                entry = (
+                    sys.intern(hardware_identity(hardware)),
+                    sys.intern(gpu_label(hardware)),
+                    record,
+                )
             self._environments[digest] = entry
         entry = self._environments[digest]
         if entry[2] is None:
@@ -398,6 +444,21 @@ def resolve_runs(index: RecordIndex) -> tuple[list[ResolvedRun], Resolver]:
     resolver = Resolver(index)
     runs = [resolver.resolve(stored) for stored in index.runs.values()]
     return _infer_metrics(runs), resolver
+
+
+def _interned(text: str | None) -> str | None:
+    """One copy of a string many runs carry (a title such as ``GeGLU MLP · liger``)."""
+    return sys.intern(text) if isinstance(text, str) else text
+
+
+def refresh_runs(
+    runs: Iterable[ResolvedRun], index: RecordIndex
+) -> tuple[list[ResolvedRun], Resolver]:
+    """Runs resolved before, resolved again against ``index`` (:meth:`Resolver.refresh`):
+    the same as :func:`resolve_runs` on their records with ``index``'s records, but
+    their parsed records may have been let go."""
+    resolver = Resolver(index)
+    return _infer_metrics([resolver.refresh(run) for run in runs]), resolver
 
 
 def _infer_metrics(runs: list[ResolvedRun]) -> list[ResolvedRun]:

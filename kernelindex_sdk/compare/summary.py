@@ -27,6 +27,10 @@ For each GPU (hardware identity), metric, baseline provider and implementation:
 An implementation is summarised against a baseline provider when it has a row in at
 least one group with that baseline; a group where it *is* the baseline run does not
 count for it. A workload measured under two protocols is two groups, so counts twice.
+With ``--against``, :func:`summarize_pairs` gives the same figures over the pairs of a
+before/after comparison: the reference plays the baseline, each implementation lineage
+is one implementation (the figures are computed by one tally for both).
+
 Nothing depends on the order of the runs or how they were split across files: groups
 and rows are keyed by digest, counts are integers, and the logarithms are summed with
 :func:`math.fsum` (exactly rounded, so in any order the same).
@@ -41,8 +45,9 @@ from typing import Final
 
 import attrs
 
+from kernelindex_sdk.compare.beforeafter import BeforeAfter, lineage
 from kernelindex_sdk.compare.grouping import Comparison, natural_order
-from kernelindex_sdk.compare.runs import short_digest
+from kernelindex_sdk.compare.runs import ResolvedRun, short_digest
 from kernelindex_sdk.metrics import LATENCY, PEAK_MEMORY
 
 #: The threshold ``fast_p`` is given at when none is asked for: faster than the baseline.
@@ -113,15 +118,60 @@ def threshold_name(threshold: float) -> str:
 
 @attrs.define
 class _Tally:
-    """Counts for one summary while the groups are read."""
+    """The counts behind one summary, read pair by pair.
 
+    Plain ``compare`` and ``compare --against`` both feed it: a passed pair's speed-up
+    (:meth:`add`), a failed one (``failed``), and the size of the universe; every
+    figure of a :class:`Summary` — the geometric mean, the shares, ``fast_p`` — is
+    computed here, once.
+    """
+
+    gpu: str
+    hardware: str
+    metric: str
+    baseline: str
     label: str
+    digest: str
     provider: str | None
     logs: list[float] = attrs.Factory(list)
     zero: bool = False
     faster: int = 0
     fast: dict[float, int] = attrs.Factory(dict)
     failed: int = 0
+    #: Groups (or reference runs) with a passed baseline: set once all are read.
+    universe: int = 0
+
+    def add(self, speedup: float, thresholds: Sequence[float]) -> None:
+        """A pair where both passed: ``baseline ÷ implementation`` (bigger is better)."""
+        if speedup > 0:
+            self.logs.append(math.log(speedup))
+        else:
+            self.zero = True
+            self.logs.append(0.0)
+        self.faster += speedup > 1
+        for threshold in thresholds:
+            self.fast[threshold] = self.fast.get(threshold, 0) + (speedup > threshold)
+
+    def summary(self, thresholds: Sequence[float]) -> Summary:
+        pairs = len(self.logs)
+        geomean = None
+        if pairs:
+            geomean = 0.0 if self.zero else math.exp(math.fsum(self.logs) / pairs)
+        return Summary(
+            gpu=self.gpu,
+            hardware=self.hardware,
+            metric=self.metric,
+            baseline=self.baseline,
+            implementation=self.label,
+            implementation_digest=self.digest,
+            provider=self.provider,
+            workloads=pairs,
+            geomean=geomean,
+            faster=self.faster,
+            fast={t: self.fast.get(t, 0) for t in thresholds},
+            failed=self.failed,
+            absent=self.universe - self.failed - pairs,
+        )
 
 
 def summarize(
@@ -129,7 +179,7 @@ def summarize(
 ) -> list[Summary]:
     """A :class:`Summary` per GPU, metric, baseline provider and implementation."""
     wanted = check_thresholds(thresholds)
-    # (hardware, metric, baseline) → groups in the universe; gpu label per hardware.
+    # (hardware, metric, baseline) → groups in the universe.
     universes: dict[tuple[str, str, str], int] = {}
     gpus: dict[str, str] = {}
     tallies: dict[tuple[str, str, str], dict[str, _Tally]] = {}
@@ -137,7 +187,7 @@ def summarize(
         if group.baseline is None:
             continue
         place = (group.key.hardware, group.metric, group.baseline)
-        gpus.setdefault(group.key.hardware, group.first.gpu)
+        gpu = gpus.setdefault(group.key.hardware, group.first.gpu)
         base = next((row for row in group.rows if row.is_baseline), None)
         counted = base is not None and base.newest.passed
         if counted:
@@ -148,46 +198,81 @@ def summarize(
                 continue
             tally = found.get(row.implementation)
             if tally is None:
-                tally = found[row.implementation] = _Tally(row.label, row.provider)
+                tally = found[row.implementation] = _Tally(
+                    gpu, *place, row.label, row.implementation, row.provider
+                )
             if not counted:
                 continue
-            ratio = row.ratio
             if not row.newest.passed:
                 tally.failed += 1
-            elif ratio is not None:
-                if ratio > 0:
-                    tally.logs.append(math.log(ratio))
-                else:
-                    tally.zero = True
-                    tally.logs.append(0.0)
-                tally.faster += ratio > 1
-                for threshold in wanted:
-                    tally.fast[threshold] = tally.fast.get(threshold, 0) + (ratio > threshold)
-    summaries = []
-    for (hardware, metric, baseline), found in tallies.items():
-        universe = universes.get((hardware, metric, baseline), 0)
-        for digest, tally in found.items():
-            pairs = len(tally.logs)
-            geomean = None
-            if pairs:
-                geomean = 0.0 if tally.zero else math.exp(math.fsum(tally.logs) / pairs)
-            summaries.append(
-                Summary(
-                    gpu=gpus[hardware],
-                    hardware=hardware,
-                    metric=metric,
-                    baseline=baseline,
-                    implementation=tally.label,
-                    implementation_digest=digest,
-                    provider=tally.provider,
-                    workloads=pairs,
-                    geomean=geomean,
-                    faster=tally.faster,
-                    fast={t: tally.fast.get(t, 0) for t in wanted},
-                    failed=tally.failed,
-                    absent=universe - tally.failed - pairs,
-                )
-            )
+            elif row.ratio is not None:
+                tally.add(row.ratio, wanted)
+    for place, found in tallies.items():
+        for tally in found.values():
+            tally.universe = universes.get(place, 0)
+    return _finish([t for found in tallies.values() for t in found.values()], wanted)
+
+
+def summarize_pairs(
+    result: BeforeAfter, thresholds: Sequence[float] = DEFAULT_THRESHOLDS
+) -> list[Summary]:
+    """A :class:`Summary` per GPU, metric and implementation lineage of a before/after
+    comparison (``compare --against ... --summary``): the same figures over the pairs.
+
+    The reference plays the baseline: the speed-up is ``reference ÷ candidate`` of the
+    primary statistic (above 1: the candidate is faster, or needs less memory) — the
+    inverse of a pair's ratio, so that it reads as plain ``--summary`` does. The
+    universe of a lineage is its reference runs (the newest of each pair key) that
+    passed; **workloads** are those paired with a passed candidate run with a ratio;
+    **failed**, those whose candidate did not pass; **absent**, those with no
+    candidate run (unpaired) or no ratio (another statistic). Candidate runs with no
+    reference have nothing to be faster than and are not counted. ``baseline`` and
+    ``implementation`` are the reference's and the candidate's implementation labels
+    (comma-separated where a lineage spans several versions on one side), and the
+    digest the candidate's (comma-separated likewise).
+    """
+    wanted = check_thresholds(thresholds)
+    tallies: dict[tuple[str, str, tuple[str | None, ...]], _Tally] = {}
+    labels: dict[tuple[str, str, tuple[str | None, ...]], tuple[set[str], set[str], set[str]]] = {}
+
+    def tally_of(reference: ResolvedRun, candidate: ResolvedRun | None) -> _Tally:
+        place = (reference.hardware, reference.metric, lineage(reference, result.pair_by))
+        refs, cands, digests = labels.setdefault(place, (set(), set(), set()))
+        refs.add(reference.implementation_label)
+        if candidate is not None:
+            cands.add(candidate.implementation_label)
+            digests.add(candidate.implementation_digest)
+        found = tallies.get(place)
+        if found is None:
+            found = tallies[place] = _Tally(
+                reference.gpu, reference.hardware, reference.metric, "", "", "",
+                reference.provider,
+            )  # fmt: skip
+        return found
+
+    for pair in result.pairs:
+        ref, cand = pair.reference, pair.candidate
+        tally = tally_of(ref, cand)
+        if not ref.passed:
+            continue
+        tally.universe += 1
+        if not cand.passed:
+            tally.failed += 1
+        elif pair.ratio is not None and ref.value is not None and cand.value is not None:
+            tally.add(ref.value / cand.value, wanted)
+    for lonely in result.unpaired_reference:
+        tally = tally_of(lonely.run, None)
+        tally.universe += lonely.run.passed
+    for place, tally in tallies.items():
+        refs, cands, digests = labels[place]
+        tally.baseline = ", ".join(sorted(refs, key=natural_order))
+        tally.label = ", ".join(sorted(cands or refs, key=natural_order))
+        tally.digest = ",".join(sorted(digests))
+    return _finish(list(tallies.values()), wanted)
+
+
+def _finish(tallies: Iterable[_Tally], thresholds: Sequence[float]) -> list[Summary]:
+    summaries = [tally.summary(thresholds) for tally in tallies]
     summaries.sort(key=_order)
     return _distinct_labels(summaries)
 

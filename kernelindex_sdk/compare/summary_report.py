@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import csv
 import json
-from collections.abc import Callable, Mapping, Sequence
-from typing import IO, Any, Final
+from collections.abc import Mapping, Sequence
+from typing import IO, Any, Final, Protocol
 
 from kernelindex_sdk.compare.summary import Summary, threshold_name
 from kernelindex_sdk.compare.units import times
@@ -34,6 +34,27 @@ LEGEND: Final = (
     ),
     ("missing", "groups with a passed baseline run where it failed or has no run"),
 )
+#: The legend of ``compare --against ... --summary``: the reference is the baseline.
+AGAINST_LEGEND: Final = (
+    (
+        "workloads",
+        "paired workloads (same workload, protocol, GPU, metric, lineage) where both passed",
+    ),
+    (
+        "geomean",
+        "geometric mean of reference ÷ candidate over those: above 1× the candidate is"
+        " faster (or needs less memory), below 1× slower",
+    ),
+    ("faster", "share of those above 1× (the candidate faster)"),
+    (
+        "fast_p",
+        "share of all passed reference runs where the candidate passed and is more than"
+        " p× (KernelBench's fast_p)",
+    ),
+    ("missing", "passed reference runs whose candidate failed, is unpaired, or has no ratio"),
+)
+#: Column headings of the people's formats: plain, and with ``--against``.
+_NAMES: Final = {False: ("baseline", "implementation"), True: ("reference", "candidate")}
 
 
 def _share(value: float | None) -> str:
@@ -54,12 +75,11 @@ def _cells(summary: Summary, thresholds: Sequence[float]) -> tuple[str, ...]:
     )
 
 
-def _header(thresholds: Sequence[float]) -> tuple[str, ...]:
+def _header(thresholds: Sequence[float], against: bool = False) -> tuple[str, ...]:
     return (
         "gpu",
         "metric",
-        "baseline",
-        "implementation",
+        *_NAMES[against],
         "workloads",
         "geomean",
         "faster",
@@ -73,22 +93,34 @@ def _numeric(thresholds: Sequence[float]) -> tuple[bool, ...]:
     return (False,) * 4 + (True,) * (4 + len(thresholds))
 
 
-def _tail(summaries: Sequence[Summary]) -> str:
+def _tail(summaries: Sequence[Summary], against: bool = False) -> str:
     n = len(summaries)
+    if not n and against:
+        return "no summary: no passed reference run"
     if not n:
         return "no summary: no implementation shares a group with a passed baseline run"
     return f"{n} summar{'y' if n == 1 else 'ies'}"
 
 
-class SummaryTextReporter:
-    """One aligned table, then the legend and a count."""
+class _Reporter:
+    """What every summary reporter is given: where to write, the ``fast_p`` thresholds,
+    and whether the summaries are of ``compare --against`` (columns and legend say
+    reference and candidate)."""
 
-    def __init__(self, out: IO[str], thresholds: Sequence[float]) -> None:
-        self.out, self.thresholds = out, tuple(thresholds)
+    def __init__(self, out: IO[str], thresholds: Sequence[float], against: bool = False) -> None:
+        self.out, self.thresholds, self.against = out, tuple(thresholds), against
+        #: What the columns mean: ``--against`` reads reference ÷ candidate.
+        self.legend = AGAINST_LEGEND if against else LEGEND
+
+
+class SummaryTextReporter(_Reporter):
+    """One aligned table, then the legend and a count."""
 
     def write(self, summaries: Sequence[Summary]) -> None:
         if summaries:
-            rows = [_header(self.thresholds)] + [_cells(s, self.thresholds) for s in summaries]
+            rows = [_header(self.thresholds, self.against)] + [
+                _cells(s, self.thresholds) for s in summaries
+            ]
             cells = [tuple(one_line(c) for c in row) for row in rows]
             widths = [max(len(row[i]) for row in cells) for i in range(len(cells[0]))]
             for row in cells:
@@ -100,31 +132,28 @@ class SummaryTextReporter:
                 ]
                 self.out.write("  ".join(parts).rstrip() + "\n")
             self.out.write("\n")
-            width = max(len(column) for column, _ in LEGEND)
-            for column, meaning in LEGEND:
+            width = max(len(column) for column, _ in self.legend)
+            for column, meaning in self.legend:
                 self.out.write(f"  {column:<{width}}  {meaning}\n")
-        self.out.write(_tail(summaries) + "\n")
+        self.out.write(_tail(summaries, self.against) + "\n")
 
 
-class SummaryMarkdownReporter:
+class SummaryMarkdownReporter(_Reporter):
     """One GitHub-flavoured table (a PR comment, ``$GITHUB_STEP_SUMMARY``), the legend."""
-
-    def __init__(self, out: IO[str], thresholds: Sequence[float]) -> None:
-        self.out, self.thresholds = out, tuple(thresholds)
 
     def write(self, summaries: Sequence[Summary]) -> None:
         if summaries:
-            self.out.write("| " + " | ".join(_header(self.thresholds)) + " |\n")
+            self.out.write("| " + " | ".join(_header(self.thresholds, self.against)) + " |\n")
             align = ["---:" if right else "---" for right in _numeric(self.thresholds)]
             self.out.write("|" + "|".join(align) + "|\n")
             for summary in summaries:
                 cells = (_md(c) for c in _cells(summary, self.thresholds))
                 self.out.write("| " + " | ".join(cells) + " |\n")
             self.out.write("\n")
-            for column, meaning in LEGEND:
+            for column, meaning in self.legend:
                 self.out.write(f"- **{column}**: {_md(meaning)}\n")
             self.out.write("\n")
-        self.out.write(f"_{_md(_tail(summaries))}_\n")
+        self.out.write(f"_{_md(_tail(summaries, self.against))}_\n")
 
 
 def _md(text: str) -> str:
@@ -154,26 +183,23 @@ def summary_json(summary: Summary) -> dict[str, Any]:
     }
 
 
-class SummaryJsonReporter:
+class SummaryJsonReporter(_Reporter):
     """``{"summaries": [...]}``."""
 
-    def __init__(self, out: IO[str], thresholds: Sequence[float]) -> None:
-        self.out, self.thresholds = out, tuple(thresholds)
-
     def write(self, summaries: Sequence[Summary]) -> None:
-        report = {
+        report: dict[str, Any] = {
             "summaries": [summary_json(s) for s in summaries],
             "thresholds": [threshold_name(t) for t in self.thresholds],
         }
+        if self.against:
+            # geomeanSpeedup is reference ÷ candidate: above 1 the candidate is faster.
+            report["speedup"] = "reference / candidate"
         json.dump(report, self.out, ensure_ascii=True, indent=2)
         self.out.write("\n")
 
 
-class SummaryCsvReporter:
+class SummaryCsvReporter(_Reporter):
     """One CSV line per summary: fractions as in JSON, a column per threshold."""
-
-    def __init__(self, out: IO[str], thresholds: Sequence[float]) -> None:
-        self.out, self.thresholds = out, tuple(thresholds)
 
     def write(self, summaries: Sequence[Summary]) -> None:
         writer = csv.writer(self.out, lineterminator="\n")
@@ -207,7 +233,17 @@ SummaryReporter = (
 )
 
 #: Format name → reporter, as ``--format`` names them.
-SUMMARY_REPORTERS: Final[Mapping[str, Callable[[IO[str], Sequence[float]], SummaryReporter]]] = {
+
+
+class SummaryReporterFactory(Protocol):
+    """A reporter class: ``against`` words the columns for ``compare --against``."""
+
+    def __call__(
+        self, out: IO[str], thresholds: Sequence[float], against: bool = False
+    ) -> SummaryReporter: ...
+
+
+SUMMARY_REPORTERS: Final[Mapping[str, SummaryReporterFactory]] = {
     "text": SummaryTextReporter,
     "markdown": SummaryMarkdownReporter,
     "json": SummaryJsonReporter,

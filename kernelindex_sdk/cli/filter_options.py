@@ -1,0 +1,122 @@
+"""The filter options ``compare`` and ``ls`` share: one definition of each.
+
+``--kernel``, ``--pass``, ``--gpu`` and ``--metric`` select runs the same way in every
+command that takes them (:func:`~kernelindex_sdk.compare.grouping.select`), so they are
+declared once here — names, choices, help texts — and applied with
+:func:`filter_options`; :func:`select_runs` applies them to resolved runs and
+:func:`unknown_metric` refuses a metric word outside the one list
+(:data:`~kernelindex_sdk.metrics.METRIC_ALIASES`) for callers that bypass click.
+``--format`` differs in its choices per command, so :func:`format_option` takes them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, Final, Protocol, TypeVar
+
+import click
+
+from kernelindex_sdk.compare.grouping import PASS_ORDER
+from kernelindex_sdk.metrics import METRIC_ALIASES
+
+if TYPE_CHECKING:
+    from kernelindex_sdk.compare.runs import ResolvedRun
+
+#: ``--pass`` choices: the timed passes, in the order reports list them.
+PASSES: Final = tuple(PASS_ORDER)
+
+F = TypeVar("F", bound=Callable[..., object])
+
+
+class Filters(Protocol):
+    """What a command's options hold of the filters (``CompareOptions``, ``LsOptions``)."""
+
+    @property
+    def kernels(self) -> tuple[str, ...]: ...
+    @property
+    def passes(self) -> tuple[str, ...]: ...
+    @property
+    def gpus(self) -> tuple[str, ...]: ...
+    @property
+    def metrics(self) -> tuple[str, ...]: ...
+
+
+def filter_options(command: F) -> F:
+    """Add ``--kernel``, ``--pass``, ``--gpu`` and ``--metric`` (each repeatable) to a
+    click command; they arrive as the tuples ``kernels``, ``passes``, ``gpus``,
+    ``metrics``."""
+    for option in reversed(_FILTERS):
+        command = option(command)
+    return command
+
+
+_FILTERS: Final = (
+    click.option(
+        "--kernel",
+        "kernels",
+        multiple=True,
+        metavar="K",
+        help="Only runs of this kernel (repeatable).",
+    ),
+    click.option(
+        "--pass",
+        "passes",
+        multiple=True,
+        type=click.Choice(PASSES),
+        help="Only this timed pass (repeatable).",
+    ),
+    click.option(
+        "--gpu",
+        "gpus",
+        multiple=True,
+        metavar="G",
+        help="Only GPUs whose name contains G (case, spaces, '-' and '_' ignored), e.g. h100"
+        " (repeatable).",
+    ),
+    click.option(
+        "--metric",
+        "metrics",
+        multiple=True,
+        type=click.Choice(sorted(METRIC_ALIASES)),
+        help="Only latency (speed) or peak-memory (memory, peak_memory) runs.",
+    ),
+)
+
+
+def format_option(formats: Sequence[str], help_text: str) -> Callable[[F], F]:
+    """``--format``, one of ``formats`` (the first is the default); it arrives as
+    ``format_``."""
+    return click.option(
+        "--format",
+        "format_",
+        type=click.Choice(formats),
+        default=formats[0],
+        show_default=True,
+        help=help_text,
+    )
+
+
+def unknown_metric(metrics: Iterable[str]) -> str | None:
+    """The usage error for a ``--metric`` word that names no metric (None: all known)."""
+    unknown = [m for m in metrics if m not in METRIC_ALIASES]
+    if not unknown:
+        return None
+    return f"unknown --metric {unknown[0]!r} (choose from {', '.join(sorted(METRIC_ALIASES))})"
+
+
+def select_runs(
+    runs: Iterable[ResolvedRun],
+    filters: Filters,
+    gpu_names: Mapping[str, Sequence[str]] | None = None,
+) -> list[ResolvedRun]:
+    """The runs every given filter matches, metric words read as the records name them."""
+    from kernelindex_sdk.compare.grouping import select
+
+    return select(
+        runs,
+        kernels=filters.kernels,
+        passes=filters.passes,
+        gpus=filters.gpus,
+        metrics=[METRIC_ALIASES[m] for m in filters.metrics],
+        gpu_names=gpu_names,
+    )
