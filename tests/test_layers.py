@@ -49,6 +49,7 @@ LAYERS: dict[str, int] = {
     "registry": 3,
     "versionstatus": 3,
     "bundled": 3,
+    "inlining": 3,
     "schemafiles": 3,
     "models": 4,
     "engine": 5,
