@@ -54,7 +54,7 @@ from collections.abc import Callable, Mapping
 from typing import Any, Literal
 from urllib.parse import unquote, urldefrag, urljoin
 
-from kernelindex_sdk.pointers import unescape_token
+from kernelindex_sdk.pointers import pointed_at
 from kernelindex_sdk.registry import SchemaRegistry
 from kernelindex_sdk.wire import DRAFT_2020_12
 
@@ -179,14 +179,10 @@ class _Inliner:
                 raise Declined(f"$ref {ref!r}: only JSON-pointer fragments are inlined")
             # Percent-decoded whole, then split: as ``referencing`` (the resolving
             # engine) reads a fragment, so both reach the same schema.
-            for escaped in unquote(fragment)[1:].split("/"):
-                token = unescape_token(escaped)
-                if isinstance(node, list) and token.isdigit() and int(token) < len(node):
-                    node = node[int(token)]
-                elif isinstance(node, Mapping) and token in node:
-                    node = node[token]
-                else:
-                    raise Declined(f"$ref {ref!r} points at nothing")
+            try:
+                node = pointed_at(node, unquote(fragment))
+            except LookupError:
+                raise Declined(f"$ref {ref!r} points at nothing") from None
         return node
 
     def _schema(self, node: Any, base: str, seen: tuple[str, ...], whole: bool = False) -> Any:

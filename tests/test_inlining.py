@@ -24,6 +24,7 @@ import pytest
 from kernelindex_sdk import fastengine
 from kernelindex_sdk.bundled import inlined_schema
 from kernelindex_sdk.inlining import DECLINED_KEYWORDS, Declined, documents_of, inline
+from kernelindex_sdk.pointers import pointed_at
 from kernelindex_sdk.registry import SchemaRegistry, default_registry
 from kernelindex_sdk.wire import DRAFT_2020_12
 
@@ -181,3 +182,13 @@ def test_a_ref_beside_allof_is_the_callers_rule(tmp_path: Path) -> None:
     assert inlined_schema(thing, registry) is None
     flat, _ = fastengine._prepare(registry, thing)
     assert flat == {"allOf": [{"required": ["a"]}, {"required": ["b"]}]}
+
+
+def test_a_pointer_reaches_what_rfc_6901_says() -> None:
+    document = {"a/b": [{"~c": 1}], "": {"0": 2}}
+    assert pointed_at(document, "") is document
+    assert pointed_at(document, "/a~1b/0/~0c") == 1
+    assert pointed_at(document, "//0") == 2
+    for nowhere in ("/a~1b/1", "/a~1b/-", "/a~1b/x", "/a", "/a~1b/0/~0c/d"):
+        with pytest.raises(LookupError):
+            pointed_at(document, nowhere)
