@@ -29,39 +29,25 @@ only at the root of a schema file, and every file is taken to be in the root's d
 at all, each replaced by what it points to, so python-jsonschema walks the schema
 without resolving a reference (URI joins and registry look-ups were most of the time
 it took to explain an invalid record). Where that cannot be exact it returns None and
-the caller keeps resolving.
+the caller keeps resolving. It is :func:`kernelindex_sdk.inlining.inline` with no
+parameter: what is inlined and what declined is written there, once, for this and
+the fast engine.
 """
 
 from __future__ import annotations
 
 import copy
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from typing import Any
-from urllib.parse import quote, unquote, urldefrag, urljoin
+from urllib.parse import quote, urldefrag, urljoin
 
 from kernelindex_sdk.errors import UnresolvableReference
-from kernelindex_sdk.pointers import escape_token, unescape_token
+from kernelindex_sdk.inlining import DATA, Declined, documents_of, inline, subschemas
+from kernelindex_sdk.pointers import escape_token
 from kernelindex_sdk.registry import SchemaRegistry, default_registry
 from kernelindex_sdk.wire import DRAFT_2020_12
 
 __all__ = ["bundled_schema", "inlined_schema"]
-
-# Draft 2020-12 keywords whose values hold subschemas. Anything else (const, enum,
-# default, examples, unknown keywords) is data: a "$ref" inside it is left alone.
-#: name → schema maps.
-_SCHEMA_MAPS = frozenset(
-    {"$defs", "definitions", "properties", "patternProperties", "dependentSchemas"}
-)
-#: lists of schemas ("items" as a list is the pre-2020 tuple form).
-_SCHEMA_LISTS = frozenset({"allOf", "anyOf", "oneOf", "prefixItems", "items"})
-#: one schema each.
-_SCHEMAS = frozenset(
-    {
-        "not", "if", "then", "else", "items", "additionalItems", "contains",
-        "additionalProperties", "propertyNames", "unevaluatedItems",
-        "unevaluatedProperties", "contentSchema",
-    }
-)  # fmt: skip
 
 
 def bundled_schema(
@@ -168,39 +154,10 @@ class _Bundler:
             if key == "$ref" and isinstance(value, str):
                 out[key] = self._local(value, base)
             else:
-                found = _subschemas(key, value, lambda sub: self._rewrite(sub, base))
+                found = subschemas(key, value, lambda sub: self._rewrite(sub, base))
                 # data (const, enum, default, ...) and annotations: copied as they are
-                out[key] = copy.deepcopy(value) if found is _DATA else found
+                out[key] = copy.deepcopy(value) if found is DATA else found
         return out
-
-
-#: What :func:`_subschemas` returns for a keyword whose value holds no subschema.
-_DATA: Any = object()
-
-
-def _subschemas(key: str, value: Any, visit: Callable[[Any], Any]) -> Any:
-    """The value of keyword ``key`` with each subschema it holds replaced by
-    ``visit(subschema)``: a map of them, a list, or one. :data:`_DATA` when the keyword
-    holds none (data, annotations, unknown keywords), which each walker copies its way."""
-    if key in _SCHEMA_MAPS and isinstance(value, Mapping):
-        return {name: visit(sub) for name, sub in value.items()}
-    if key in _SCHEMA_LISTS and isinstance(value, list):
-        return [visit(sub) for sub in value]
-    if key in _SCHEMAS:
-        return visit(value)
-    return _DATA
-
-
-#: Keywords that name or reach a schema by something other than a JSON pointer: a
-#: schema using any of them is not inlined (their targets depend on where they are
-#: evaluated from, or on names :class:`_Bundler` does not follow).
-_DYNAMIC = frozenset(
-    {"$anchor", "$dynamicAnchor", "$dynamicRef", "$recursiveAnchor", "$recursiveRef"}
-)
-#: Keywords whose verdicts read the annotations of the schemas beside them: python-
-#: jsonschema counts what a ``$ref`` evaluates even where the target fails, and what an
-#: ``allOf`` evaluates only where it passes, so no rewrite of a ``$ref`` is exact there.
-_UNEVALUATED = frozenset({"unevaluatedProperties", "unevaluatedItems"})
 
 
 def inlined_schema(schema_id: str, registry: SchemaRegistry) -> dict[str, Any] | None:
@@ -227,62 +184,7 @@ def inlined_schema(schema_id: str, registry: SchemaRegistry) -> dict[str, Any] |
         if entry.contents.get("$schema", DRAFT_2020_12) != DRAFT_2020_12:
             return None
     try:
-        bundle = _Bundler(registry).bundle(schema_id)
-        inlined = _Inliner(bundle).schema(bundle, ())
-    except (ValueError, UnresolvableReference):
+        inlined = inline(documents_of(registry), schema_id)
+    except Declined:
         return None
     return inlined if isinstance(inlined, dict) else None
-
-
-class _Inliner:
-    """Replaces the local ``$ref``\\ s of a :func:`bundled_schema` by their targets."""
-
-    def __init__(self, root: dict[str, Any]) -> None:
-        self._root = root
-        self._done: dict[str, Any] = {}
-
-    def schema(self, node: Any, seen: tuple[str, ...]) -> Any:
-        if not isinstance(node, Mapping):
-            return node  # a boolean schema
-        if not (_DYNAMIC.isdisjoint(node) and _UNEVALUATED.isdisjoint(node)):
-            raise ValueError(f"{sorted((_DYNAMIC | _UNEVALUATED) & set(node))}: not inlined")
-        ref = node.get("$ref")
-        if ref is not None and not isinstance(ref, str):
-            raise ValueError("$ref is not a string: not inlined")
-        if ref is not None and set(node) <= {"$ref", "$defs", "$schema"}:
-            target = self._target(ref, seen)
-            # A boolean schema in a subschema's place loses the instance path in
-            # python-jsonschema's errors (descend returns before adding it); under an
-            # applicator, as behind the $ref, it keeps it.
-            return target if isinstance(target, Mapping) else {"allOf": [target]}
-        out: dict[str, Any] = {}
-        for key, value in node.items():
-            if key == "$ref":
-                if "allOf" in node:
-                    raise ValueError("$ref beside allOf: not inlined")
-                out["allOf"] = [self._target(value, seen)]
-            elif key != "$defs":
-                found = _subschemas(key, value, lambda sub: self.schema(sub, seen))
-                out[key] = value if found is _DATA else found  # data shared, not copied
-        return out
-
-    def _target(self, ref: str, seen: tuple[str, ...]) -> Any:
-        """The inlined schema the local ``ref`` (``#`` and a JSON pointer) points to."""
-        if ref in seen:
-            raise ValueError(f"recursive $ref {ref!r}: not inlined")
-        done = self._done.get(ref)
-        if done is None:
-            if not ref.startswith("#"):
-                raise ValueError(f"$ref {ref!r} is not local")  # pragma: no cover
-            node: Any = self._root
-            fragment = ref[1:]
-            for token in fragment.split("/")[1:] if fragment else ():
-                key = unescape_token(unquote(token))
-                if isinstance(node, list) and key.isdigit() and int(key) < len(node):
-                    node = node[int(key)]
-                elif isinstance(node, Mapping) and key in node:
-                    node = node[key]
-                else:
-                    raise ValueError(f"$ref {ref!r} points at nothing")
-            done = self._done[ref] = self.schema(node, (*seen, ref))
-        return done

@@ -19,8 +19,9 @@ Why an accepted instance is accepted by the reference too
 The schema is compiled only when it keeps to what both engines provably read alike
 (:func:`_prepare`; anything else leaves that schema to the reference):
 
-* Every ``$ref`` is inlined (no cycles, JSON-pointer fragments only, no embedded
-  ``$id``, no ``$dynamicRef``/``$anchor``), and annotations (``title``,
+* Every ``$ref`` is inlined by the one inliner (:func:`kernelindex_sdk.inlining.inline`,
+  which declines cycles, non-pointer fragments, embedded ``$id``,
+  ``$dynamicRef``/``$anchor`` and their kin), and annotations (``title``,
   ``description``, ...) and ``$defs`` are dropped: none asserts anything, and the
   flat schema is about 1.4× faster to run.
 * Only the keywords in :data:`_KEYWORDS` appear; ``multipleOf``, ``unevaluated*``,
@@ -65,20 +66,16 @@ import os
 import re
 from collections.abc import Callable, Hashable, Iterable, Mapping
 from typing import Any, TypeVar
-from urllib.parse import unquote, urldefrag, urljoin
 
 from kernelindex_sdk.engine import JsonschemaEngine, ValidationEngine
 from kernelindex_sdk.errors import Problem
-from kernelindex_sdk.pointers import unescape_token
+from kernelindex_sdk.inlining import Declined, documents_of, inline, resolved
 from kernelindex_sdk.registry import SchemaRegistry
-from kernelindex_sdk.wire import DRAFT_2020_12
 
 _T = TypeVar("_T")
 _K = TypeVar("_K", bound=Hashable)
 
 __all__ = ["FastEngine", "available", "default_engine", "format_function"]
-
-DRAFT202012 = DRAFT_2020_12  # one definition: kernelindex_sdk.wire
 
 #: Keywords whose values hold subschemas, by shape.
 _SCHEMA_MAPS = frozenset({"$defs", "properties", "patternProperties"})
@@ -252,7 +249,7 @@ _SPLIT_KEYWORDS = _ANNOTATIONS | {
 def _documents(registry: SchemaRegistry) -> dict[str, Any]:
     """Every schema document of the registry (its kinds' and the support schemas
     they reference) by ``$id``: what a ``$ref`` may point into."""
-    return {e.id: e.contents for e in registry.all_entries}
+    return documents_of(registry)
 
 
 def _split(registry: SchemaRegistry, schema_id: str, keep: frozenset[str]) -> Split | None:
@@ -268,7 +265,7 @@ def _split(registry: SchemaRegistry, schema_id: str, keep: frozenset[str]) -> Sp
     shell_properties: dict[str, Any] = {}
     for name, sub in properties.items():
         ref = sub.get("$ref") if isinstance(sub, dict) else None
-        target, fragment = _resolved(base, ref) if isinstance(ref, str) else ("", "")
+        target, fragment = resolved(base, ref) if isinstance(ref, str) else ("", "")
         if (
             name not in keep
             and not fragment
@@ -284,7 +281,7 @@ def _split(registry: SchemaRegistry, schema_id: str, keep: frozenset[str]) -> Sp
     shell_id = f"{schema_id}#shell"
     shell = {**schema, "$id": shell_id, "properties": shell_properties}
     # Compiled as any schema is: the same keywords, portability rules and formats.
-    flat, formats = _Flattener({**documents, shell_id: shell}).run(shell_id)
+    flat, formats = _flatten({**documents, shell_id: shell}, shell_id)
     return _compile_flat(shell_id, flat, formats), tuple(members)
 
 
@@ -592,113 +589,61 @@ def _prepare(registry: SchemaRegistry, schema_id: str) -> tuple[Any, set[str]]:
     documents = _documents(registry)
     if schema_id not in documents:
         raise Unsupported(f"unknown schema {schema_id}")
-    return _Flattener(documents).run(schema_id)
+    return _flatten(documents, schema_id)
 
 
-@functools.lru_cache(maxsize=1024)
-def _resolved(base: str, ref: str) -> tuple[str, str]:
-    """``ref`` against ``base``, split into document and fragment: the same few pairs
-    recur in every schema that is flattened (``urljoin`` is slow)."""
-    document, fragment = urldefrag(urljoin(base, ref))
-    return document, fragment
+def _flatten(documents: Mapping[str, Any], schema_id: str) -> tuple[Any, set[str]]:
+    """The one inliner (:func:`kernelindex_sdk.inlining.inline`) with the fast path's
+    rules: annotations dropped, the target of a ``$ref`` beside ``allOf`` appended to
+    it, and every schema object checked by :func:`_fast_keywords`; and the formats seen.
+    """
+    formats: set[str] = set()
+    try:
+        flat = inline(
+            documents,
+            schema_id,
+            dropped=_DROPPED,
+            visit=functools.partial(_fast_keywords, formats=formats),
+            ref_beside="appended",
+        )
+    except Declined as error:
+        raise Unsupported(str(error)) from error
+    return flat, formats
 
 
-class _Flattener:
-    def __init__(self, documents: Mapping[str, Any]) -> None:
-        self._documents = documents
-        self._formats: set[str] = set()
-        #: Each ``$ref`` target inlined once, then shared wherever it is referenced
-        #: again (schemas reuse a few definitions many times). Sound although the
-        #: recursion check depends on the path: a target that inlined without error
-        #: reaches no schema on a cycle through itself, so no path can make it fail.
-        self._inlined: dict[str, Any] = {}
+#: The keywords :func:`_fast_keywords` looks into.
+_CHECKED = _SCHEMA_MAPS | _SCHEMA_LISTS | _SCHEMAS | {"pattern", "format", "enum", "const"}
+#: Left out of the flat schema: they assert nothing.
+_DROPPED = _ANNOTATIONS | {"$schema", "$id"}
 
-    def run(self, schema_id: str) -> tuple[Any, set[str]]:
-        root = self._documents[schema_id]
-        flat = self._schema(root, schema_id, (f"{schema_id}#",), root=True)
-        return flat, self._formats
 
-    def _target(self, ref: str, base: str) -> tuple[Any, str, str]:
-        document, fragment = _resolved(base, ref)
-        if document not in self._documents:
-            raise Unsupported(f"$ref {ref!r}: {document} is not in the registry")
-        node: Any = self._documents[document]
-        if fragment:
-            if not fragment.startswith("/"):
-                raise Unsupported(f"$ref {ref!r}: only JSON-pointer fragments")
-            for escaped in unquote(fragment)[1:].split("/"):
-                token = unescape_token(escaped)
-                if isinstance(node, list) and token.isdigit():
-                    index = int(token)
-                    if index >= len(node):
-                        raise Unsupported(f"$ref {ref!r} does not resolve")
-                    node = node[index]
-                elif isinstance(node, dict) and token in node:
-                    node = node[token]
-                else:
-                    raise Unsupported(f"$ref {ref!r} does not resolve")
-        return node, document, f"{document}#{fragment}"
-
-    def _schema(self, node: Any, base: str, seen: tuple[str, ...], root: bool = False) -> Any:
-        if isinstance(node, bool):
-            return node
-        if not isinstance(node, dict):
-            raise Unsupported(f"not a schema: {node!r:.40}")
-        unknown = set(node) - _KEYWORDS
-        if unknown:
-            raise Unsupported(f"keywords {sorted(unknown)} are left to the reference")
-        if "$id" in node and not root:
-            raise Unsupported("embedded $id")
-        if node.get("$schema", DRAFT202012) != DRAFT202012:
-            raise Unsupported(f"$schema {node['$schema']!r}")
-        out: dict[str, Any] = {}
-        for keyword, value in node.items():
-            if keyword in _ANNOTATIONS or keyword in ("$defs", "$schema", "$id", "$ref"):
-                continue
-            if keyword in _SCHEMA_MAPS:
-                if not isinstance(value, dict):
-                    raise Unsupported(f"{keyword} is not an object")
-                if keyword == "patternProperties" and not all(map(_pattern_is_portable, value)):
-                    raise Unsupported("patternProperties pattern")
-                out[keyword] = {k: self._schema(v, base, seen) for k, v in value.items()}
-            elif keyword in _SCHEMA_LISTS:
-                if not isinstance(value, list):
-                    raise Unsupported(f"{keyword} is not an array")
-                out[keyword] = [self._schema(v, base, seen) for v in value]
-            elif keyword in _SCHEMAS:
-                out[keyword] = self._schema(value, base, seen)
-            elif keyword == "pattern":
-                if not isinstance(value, str) or not _pattern_is_portable(value):
-                    raise Unsupported(f"pattern {value!r}")
-                out[keyword] = value
-            elif keyword == "format":
-                if isinstance(value, str):
-                    self._formats.add(value)
-                out[keyword] = value
-            elif keyword in ("enum", "const"):
-                if not _plain_data(value):
-                    raise Unsupported(f"{keyword} with floats or large integers")
-                out[keyword] = value
-            else:
-                out[keyword] = value
-        ref = node.get("$ref")
-        if ref is None:
-            return out
-        if not isinstance(ref, str):
-            raise Unsupported("$ref is not a string")
-        target, document, key = self._target(ref, base)
-        if key in seen:
-            raise Unsupported(f"recursive $ref {ref!r}")
-        inlined = self._inlined.get(key)
-        if inlined is None:
-            whole = target is self._documents[document]
-            inlined = self._schema(target, document, (*seen, key), root=whole)
-            self._inlined[key] = inlined
-        if not out:
-            return inlined
-        # $ref beside other keywords: both apply, so the target joins them in allOf.
-        out["allOf"] = [*out.get("allOf", []), inlined]
-        return out
+def _fast_keywords(node: dict[str, Any], formats: set[str]) -> None:
+    """Raise :class:`Unsupported` unless every keyword of ``node`` is one both engines
+    provably read alike (see the module docstring); add its ``format`` to ``formats``."""
+    if not _KEYWORDS.issuperset(node):
+        unknown = sorted(set(node) - _KEYWORDS)
+        raise Unsupported(f"keywords {unknown} are left to the reference")
+    for keyword in _CHECKED.intersection(node):
+        value = node[keyword]
+        if keyword in _SCHEMA_MAPS:
+            if not isinstance(value, dict):
+                raise Unsupported(f"{keyword} is not an object")
+            if keyword == "patternProperties" and not all(map(_pattern_is_portable, value)):
+                raise Unsupported("patternProperties pattern")
+        elif keyword in _SCHEMA_LISTS:
+            if not isinstance(value, list):
+                raise Unsupported(f"{keyword} is not an array")
+        elif keyword in _SCHEMAS:
+            if not isinstance(value, dict | bool):
+                raise Unsupported(f"not a schema: {value!r:.40}")
+        elif keyword == "pattern":
+            if not isinstance(value, str) or not _pattern_is_portable(value):
+                raise Unsupported(f"pattern {value!r}")
+        elif keyword == "format":
+            if isinstance(value, str):
+                formats.add(value)
+        elif keyword in ("enum", "const") and not _plain_data(value):
+            raise Unsupported(f"{keyword} with floats or large integers")
 
 
 def _plain_data(value: Any) -> bool:

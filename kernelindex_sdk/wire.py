@@ -1,6 +1,7 @@
 """Facts about JSON on the wire that several layers need, each defined once.
 
-The JSON Schema dialect the schemas are written in, the JSON type name of a Python
+The keys of a record that readers of plain dicts need, the JSON Schema dialect the
+schemas are written in, the JSON type name of a Python
 value (for messages), and RFC 3339 timestamps as the schemas allow them (parsed the
 same way by the semantic checks and by ``compare``).
 """
@@ -23,6 +24,19 @@ CURRENT_API_VERSION: Final = "kernelindex.dev/v1alpha1"
 UNKNOWN_OBSERVED_AT: Final = "1970-01-01T00:00:00.000Z"
 #: The quality flag of a run whose ``observedAt`` is :data:`UNKNOWN_OBSERVED_AT`.
 OBSERVED_AT_UNKNOWN: Final = "observed_at_unknown"
+
+#: Keys of a record read off plain dicts (parsed JSON) by code that does not build the
+#: models (``compare``, the adapters' assembly): the models name the same members
+#: (``wire_name`` of their attributes; ``tests/test_one_definition.py`` holds the two
+#: together), so a renamed member is one edit here and one in the model. A run's
+#: reference fields are per apiVersion: ``checks.for_version(v).REFERENCES``.
+API_VERSION_KEY: Final = "apiVersion"
+KIND_KEY: Final = "kind"
+METADATA_KEY: Final = "metadata"
+SPEC_KEY: Final = "spec"
+#: Run spec members.
+OBSERVED_AT_KEY: Final = "observedAt"
+QUALITY_FLAGS_KEY: Final = "qualityFlags"
 
 #: The dialect of every kernelindex schema.
 DRAFT_2020_12: Final = "https://json-schema.org/draft/2020-12/schema"

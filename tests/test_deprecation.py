@@ -15,13 +15,12 @@ import pytest
 from acceptance.support import make_invoke
 from conftest import seed_paths
 
-from kernelindex_sdk.deprecation import VersionWatch
 from kernelindex_sdk.errors import SchemaDirectoryError
 from kernelindex_sdk.models import API_VERSION
 from kernelindex_sdk.pipeline import Pipeline
 from kernelindex_sdk.registry import SchemaRegistry, default_registry, packaged_schema_root
 from kernelindex_sdk.validation import ValidationSession
-from kernelindex_sdk.versionstatus import VERSIONS_FILE, VersionStatus
+from kernelindex_sdk.versionstatus import VERSIONS_FILE, VersionStatus, VersionWatch
 
 V1ALPHA2 = "kernelindex.dev/v1alpha2"
 DEPRECATED = {

@@ -57,3 +57,16 @@ def test_results_and_units_are_the_schemas() -> None:
         assert summary_key in definition["required"], field
         assert field in spec["properties"]
     assert set(FACTS.UNITS) == set(get_args(get_type_hints(v1alpha1.Measurement)["unit"]))
+
+
+def test_the_wire_keys_are_the_models_members() -> None:
+    """``wire.*_KEY`` (read off plain dicts by ``compare`` and the adapters) name the
+    models' members: renaming one in the model without the other fails here."""
+    from kernelindex_sdk import wire
+
+    envelope = {wire_name(a.name) for a in attrs.fields(v1alpha1.BenchmarkRun)}
+    run_spec = {wire_name(a.name) for a in attrs.fields(v1alpha1.RunSpec)}
+    for key in (wire.API_VERSION_KEY, wire.KIND_KEY, wire.METADATA_KEY, wire.SPEC_KEY):
+        assert key in envelope, key
+    for key in (wire.OBSERVED_AT_KEY, wire.QUALITY_FLAGS_KEY):
+        assert key in run_spec, key

@@ -33,6 +33,7 @@ from bench_adapters.liger_bench.runner import Outcome
 from bench_adapters.recording.environment import GPU_FIELDS, SOFTWARE_FIELDS, Probed
 from bench_adapters.recording.environment import environment_record as build_environment
 from bench_adapters.recording.recorder import link, unfinished_run
+from kernelindex_sdk.wire import METADATA_KEY, SPEC_KEY
 
 #: sourceNative.source of every run this adapter measures (the importer's is liger-kernel-bench).
 SOURCE = "kernelindex-bench-liger"
@@ -155,8 +156,8 @@ def implementation_record(
     """The importer's implementation, plus the callable measured and its installed version."""
     version = software.get(info.package, "") if info.package else ""
     base = records.implementation_record(provider, info, version if info.versioned else "")
-    spec = dict(base["spec"])
-    metadata = dict(base["metadata"])
+    spec = dict(base[SPEC_KEY])
+    metadata = dict(base[METADATA_KEY])
     if info.package and version and "version" not in spec.get("package", {}):
         spec["package"] = {"name": info.package, "version": version}
         metadata["name"] = record_name(f"{metadata['name']}-{version}")

@@ -38,6 +38,7 @@ from kernelindex_sdk.compare import REFERENCE_PROVIDERS, ResolvedRun, load_recor
 from kernelindex_sdk.errors import Problem
 from kernelindex_sdk.metrics import METRIC_NAMES, PEAK_MEMORY
 from kernelindex_sdk.printable import one_line
+from kernelindex_sdk.wire import METADATA_KEY, SPEC_KEY
 
 #: Harness names for the table, by ``sourceNative.source``.
 HARNESSES = {
@@ -108,7 +109,7 @@ def identify(record: Mapping[str, Any], run: ResolvedRun) -> Identity | None:
     adapter both build as ``<kernel>/<pass>[/<metric>]/<provider>/<gpu>/<shape>/<time>``;
     the rest from the Workload and Implementation when given, else from the same id.
     """
-    native = record.get("spec", {}).get("sourceNative", {})
+    native = record.get(SPEC_KEY, {}).get("sourceNative", {})
     benchmark, external = native.get("benchmark"), native.get("externalId")
     if not isinstance(benchmark, str) or not isinstance(external, str):
         return None
@@ -132,7 +133,7 @@ def liger_version(record: Mapping[str, Any], run: ResolvedRun) -> str | None:
     """The Liger release: the implementation's package version, else the run's label."""
     if run.implementation is not None and run.implementation.version:
         return run.implementation.version
-    label = record.get("metadata", {}).get("labels", {}).get("liger_version")
+    label = record.get(METADATA_KEY, {}).get("labels", {}).get("liger_version")
     return label if isinstance(label, str) else None
 
 

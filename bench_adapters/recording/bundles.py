@@ -18,9 +18,11 @@ import attrs
 
 from bench_adapters.common.checking import MEMBERS, RecordChecker
 from bench_adapters.common.writer import bundle_file_name, write_records
+from kernelindex_sdk import checks
 from kernelindex_sdk.canonical import digest
 from kernelindex_sdk.errors import KernelIndexError, Problem
 from kernelindex_sdk.validation import ValidationSession
+from kernelindex_sdk.wire import API_VERSION_KEY, SPEC_KEY
 
 #: The stream name the shared writer asks for (the bundles layout never writes one).
 JSONL_NAME = "kernelindex.jsonl"
@@ -63,13 +65,12 @@ def write_bundle(out: str | os.PathLike[str], bundle: Mapping[str, Any]) -> Path
     if problems:
         raise InvalidBundle(problems)
     run = dict(bundle["run"])
-    spec = run["spec"]
-    refs = (
-        spec["protocolDigest"],
-        spec["workloadDigest"],
-        spec["environmentDigest"],
-        spec["implementationDigest"],
+    spec = run[SPEC_KEY]
+    fields = checks.for_version(run[API_VERSION_KEY]) or checks.newest()
+    protocol, workload, environment, implementation = (
+        spec[fields.REFERENCES[member][1]] for member in MEMBERS
     )
+    refs = (protocol, workload, environment, implementation)
     mapped = _Run(run=run, digest=digest(run), refs=refs)
     referenced = {ref: dict(bundle[member]) for member, ref in zip(MEMBERS, refs, strict=True)}
     write_records([mapped], referenced, out, "bundles", jsonl_name=JSONL_NAME)

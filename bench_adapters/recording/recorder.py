@@ -34,6 +34,7 @@ from bench_adapters.recording import environment as env
 from bench_adapters.recording.measure import Measured, Step, measure, stage, timing, utc_now
 from bench_adapters.recording.timing import DoBenchTimer, Timer, TimerSettings
 from kernelindex_sdk.canonical import digest
+from kernelindex_sdk.wire import OBSERVED_AT_KEY, SPEC_KEY
 
 #: ``sourceNative.source`` of every run the recorder makes.
 SOURCE = "kernelindex-record"
@@ -180,7 +181,7 @@ def unfinished_run(
     spec: dict[str, Any] = {
         "status": status,
         "reason": text,
-        "observedAt": observed,
+        OBSERVED_AT_KEY: observed,
         "sourceNative": native,
     }
     return run_envelope(spec, name=name, title=title, labels=labels, digests=refs)
@@ -261,9 +262,9 @@ def _run_record(
     measured: Measured,
     refs: Refs,
 ) -> dict[str, Any]:
-    kernel = str(workload.get("spec", {}).get("kernel", "kernel"))
-    provider = str(implementation.get("spec", {}).get("provider", "provider"))
-    pass_ = str(workload.get("spec", {}).get("pass", "forward"))
+    kernel = str(workload.get(SPEC_KEY, {}).get("kernel", "kernel"))
+    provider = str(implementation.get(SPEC_KEY, {}).get("provider", "provider"))
+    pass_ = str(workload.get(SPEC_KEY, {}).get("pass", "forward"))
     observed = measured.observed_at
     stamp = observed.replace(":", "-").replace(".", "-").rstrip("Z")
     external_id = f"{kernel}/{pass_}/{provider}/{stamp}"
@@ -288,7 +289,7 @@ def _run_record(
             refs=refs,
         )
     by_q = dict(zip(settings.quantiles, ms, strict=True))
-    spec: dict[str, Any] = {"status": "passed", "observedAt": observed}
+    spec: dict[str, Any] = {"status": "passed", OBSERVED_AT_KEY: observed}
     spec["timing"] = {
         "latencyNs": {"median": round(by_q[0.5] * 1_000_000)},
         "primaryStatistic": "median",

@@ -35,12 +35,12 @@ def run_validate(options: ValidateOptions) -> int:
     """Validate every document under ``options.paths``; return the exit status.
 
     Records of a deprecated apiVersion are valid; a line on stderr per such version
-    says what replaces it (see :mod:`kernelindex_sdk.deprecation`).
+    says what replaces it (see :mod:`kernelindex_sdk.versionstatus`).
     """
-    from kernelindex_sdk.deprecation import VersionWatch
     from kernelindex_sdk.parallel import WorkerFailed
     from kernelindex_sdk.pipeline import Pipeline
     from kernelindex_sdk.validation import ValidationSession
+    from kernelindex_sdk.versionstatus import VersionWatch
 
     reporter = REPORTERS[options.format](verbose=options.verbose)
     strict_refs = options.strict_refs or bool(options.refs_from)

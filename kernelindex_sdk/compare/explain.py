@@ -14,6 +14,7 @@ import attrs
 
 from kernelindex_sdk.compare.runs import ResolvedRun, short_digest, show_value
 from kernelindex_sdk.metrics import METRIC_NAMES
+from kernelindex_sdk.wire import SPEC_KEY
 
 #: How many field differences to spell out per part before "and N more".
 MAX_DETAILS: Final = 4
@@ -62,8 +63,8 @@ def differences(a: ResolvedRun, b: ResolvedRun, lookup: Lookup) -> list[Differen
             ea = lookup(a.environment_digest, "ExecutionEnvironment")
             eb = lookup(b.environment_digest, "ExecutionEnvironment")
             detail = _spec_detail(
-                {"spec": ea["spec"]["hardware"]} if ea else None,
-                {"spec": eb["spec"]["hardware"]} if eb else None,
+                {SPEC_KEY: ea[SPEC_KEY]["hardware"]} if ea else None,
+                {SPEC_KEY: eb[SPEC_KEY]["hardware"]} if eb else None,
                 a.environment_digest,
                 b.environment_digest,
             )
@@ -94,7 +95,7 @@ def _spec_detail(
 ) -> str:
     if a is None or b is None:
         return f"{short_digest(digest_a)} vs {short_digest(digest_b)}"
-    left, right = dict(_leaves(a["spec"])), dict(_leaves(b["spec"]))
+    left, right = dict(_leaves(a[SPEC_KEY])), dict(_leaves(b[SPEC_KEY]))
     changes = []
     for path in sorted(set(left) | set(right), key=_path_order):
         va, vb = left.get(path, _ABSENT), right.get(path, _ABSENT)

@@ -37,7 +37,7 @@ from kernelindex_sdk.compare.noise import noise_of
 from kernelindex_sdk.compare.records import RecordIndex
 from kernelindex_sdk.compare.runs import ResolvedRun
 from kernelindex_sdk.metrics import METRIC_NAMES
-from kernelindex_sdk.wire import OBSERVED_AT_UNKNOWN
+from kernelindex_sdk.wire import KIND_KEY, OBSERVED_AT_UNKNOWN, QUALITY_FLAGS_KEY, SPEC_KEY
 
 #: Run statuses in the order people read them (the schema's; any other after them).
 STATUS_ORDER: Final = ("passed", "failed", "oom", "skipped")
@@ -91,7 +91,7 @@ class Inventory:
 def take_inventory(index: RecordIndex, runs: Iterable[ResolvedRun]) -> Inventory:
     """The inventory of ``index`` (records) and ``runs`` (resolved from it, maybe filtered)."""
     kinds: Counter[str] = Counter({"BenchmarkRun": len(index.runs)} if index.runs else {})
-    kinds.update(str(record.get("kind")) for record in index.records.values())
+    kinds.update(str(record.get(KIND_KEY)) for record in index.records.values())
     statuses: Counter[str] = Counter()
     metrics: Counter[str] = Counter()
     passes: Counter[str] = Counter()
@@ -135,7 +135,7 @@ def take_inventory(index: RecordIndex, runs: Iterable[ResolvedRun]) -> Inventory
             if not found.known:
                 no_noise[found.why or "no spread recorded"] += 1
         stored = index.runs.get(run.digest)
-        run_flags = stored.record["spec"].get("qualityFlags", ()) if stored else ()
+        run_flags = stored.record[SPEC_KEY].get(QUALITY_FLAGS_KEY, ()) if stored else ()
         flags.update(run_flags)
         if OBSERVED_AT_UNKNOWN in run_flags:
             undated += 1

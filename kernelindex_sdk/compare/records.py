@@ -22,6 +22,7 @@ import attrs
 
 from kernelindex_sdk.errors import Problem
 from kernelindex_sdk.validation import ValidationSession, records_of
+from kernelindex_sdk.wire import KIND_KEY
 
 #: Called with each problem as soon as it is found (so a long load streams its errors).
 ProblemSink = Callable[[Problem], None]
@@ -58,7 +59,7 @@ class RecordIndex:
     def lookup(self, digest: str, kind: str) -> Mapping[str, Any] | None:
         """The record with this digest, if one of this kind was given."""
         record = self.records.get(digest)
-        if record is None or record.get("kind") != kind:
+        if record is None or record.get(KIND_KEY) != kind:
             return None
         return record
 
@@ -68,7 +69,7 @@ class RecordIndex:
         for (at, record), record_digest in zip(records_of(value, pointer), digests, strict=False):
             if record_digest is None:  # pragma: no cover - a valid record has a spec
                 continue
-            if record.get("kind") != "BenchmarkRun":
+            if record.get(KIND_KEY) != "BenchmarkRun":
                 self.records.setdefault(record_digest, record)
             elif record_digest in self.runs or record_digest in self.streamed:
                 self.duplicate_runs += 1

@@ -41,6 +41,13 @@ from kernelindex_sdk import checks, wire
 from kernelindex_sdk.canonical import canonicalize
 from kernelindex_sdk.compare.records import RecordIndex, StoredRun
 from kernelindex_sdk.metrics import LATENCY, PEAK_MEMORY, UNKNOWN
+from kernelindex_sdk.wire import (
+    API_VERSION_KEY,
+    METADATA_KEY,
+    OBSERVED_AT_KEY,
+    QUALITY_FLAGS_KEY,
+    SPEC_KEY,
+)
 
 #: Result field, summary field, metric.
 
@@ -218,7 +225,7 @@ def metric_of_protocol(protocol: Mapping[str, Any] | None) -> str | None:
     """What a protocol measures when it says so unambiguously (timer xor memory probe)."""
     if protocol is None:
         return None
-    measurement = protocol["spec"]["measurement"]
+    measurement = protocol[SPEC_KEY]["measurement"]
     timed, probed = "timer" in measurement, "memoryProbe" in measurement
     if timed and not probed:
         return LATENCY
@@ -241,13 +248,14 @@ class Resolver:
 
     def resolve(self, stored: StoredRun) -> ResolvedRun:
         run = stored.record
-        spec = run["spec"]
-        metadata = run.get("metadata", {})
-        workload = self._workload(spec["workloadDigest"])
-        implementation = self._implementation(spec["implementationDigest"])
-        hardware, gpu, _ = self._environment(spec["environmentDigest"])
-        protocol_name, protocol_title, protocol_metric = self._protocol(spec["protocolDigest"])
-        facts = checks.for_version(str(run.get("apiVersion"))) or checks.newest()
+        spec = run[SPEC_KEY]
+        metadata = run.get(METADATA_KEY, {})
+        facts = checks.for_version(str(run.get(API_VERSION_KEY))) or checks.newest()
+        refs = {member: spec[field] for member, (_, field) in facts.REFERENCES.items()}
+        workload = self._workload(refs["workload"])
+        implementation = self._implementation(refs["implementation"])
+        hardware, gpu, _ = self._environment(refs["environment"])
+        protocol_name, protocol_title, protocol_metric = self._protocol(refs["protocol"])
         result = _result(spec, facts)
         return ResolvedRun(
             digest=stored.digest,
@@ -256,8 +264,8 @@ class Resolver:
             pointer=sys.intern(stored.pointer),
             status=spec["status"],
             reason=spec.get("reason"),
-            observed_at=spec["observedAt"],
-            observed_key=parse_timestamp(spec["observedAt"]),
+            observed_at=spec[OBSERVED_AT_KEY],
+            observed_key=parse_timestamp(spec[OBSERVED_AT_KEY]),
             metric=result.metric or protocol_metric or UNKNOWN,
             statistic=result.statistic,
             value=result.value,
@@ -265,21 +273,21 @@ class Resolver:
             p80=result.spread.get("p80"),
             # Interned: many runs reference one record, and each parsed its own copy of
             # the digest (120 bytes a string; a resolved run outlives its record).
-            workload_digest=sys.intern(spec["workloadDigest"]),
-            protocol_digest=sys.intern(spec["protocolDigest"]),
-            environment_digest=sys.intern(spec["environmentDigest"]),
-            implementation_digest=sys.intern(spec["implementationDigest"]),
+            workload_digest=sys.intern(refs["workload"]),
+            protocol_digest=sys.intern(refs["protocol"]),
+            environment_digest=sys.intern(refs["environment"]),
+            implementation_digest=sys.intern(refs["implementation"]),
             hardware=hardware,
             gpu=gpu,
             workload=workload,
             implementation=implementation,
             protocol_name=protocol_name,
             protocol_title=protocol_title,
-            dated=wire.OBSERVED_AT_UNKNOWN not in spec.get("qualityFlags", ()),
+            dated=wire.OBSERVED_AT_UNKNOWN not in spec.get(QUALITY_FLAGS_KEY, ()),
             title=_interned(metadata.get("title")),
             stddev=result.spread.get("stddev"),
             samples=result.samples,
-            flags=tuple(spec.get("qualityFlags", ())),
+            flags=tuple(spec.get(QUALITY_FLAGS_KEY, ())),
         )
 
     def refresh(self, run: ResolvedRun) -> ResolvedRun:
@@ -334,8 +342,8 @@ class Resolver:
         for identity, _, record in self._environments.values():
             if record is None:
                 continue
-            hardware = record["spec"]["hardware"]
-            metadata = record.get("metadata", {})
+            hardware = record[SPEC_KEY]["hardware"]
+            metadata = record.get(METADATA_KEY, {})
             found = names.setdefault(identity, [])
             for name in (
                 metadata.get("name"),
@@ -355,14 +363,14 @@ class Resolver:
             record = self.index.lookup(digest, "Workload")
             info = None
             if record is not None:
-                spec = record["spec"]
+                spec = record[SPEC_KEY]
                 info = WorkloadInfo(
                     kernel=spec["kernel"],
                     pass_=spec["pass"],
                     dtype=spec["dtype"],
                     parameters=dict(spec["parameters"]),
                     settings=dict(spec.get("settings", {})),
-                    title=record.get("metadata", {}).get("title"),
+                    title=record.get(METADATA_KEY, {}).get("title"),
                 )
             self._workloads[digest] = info
         info = self._workloads[digest]
@@ -375,13 +383,13 @@ class Resolver:
             record = self.index.lookup(digest, "Implementation")
             info = None
             if record is not None:
-                spec = record["spec"]
+                spec = record[SPEC_KEY]
                 package = spec.get("package", {})
                 info = ImplementationInfo(
                     provider=spec["provider"],
                     package=package.get("name"),
                     version=package.get("version"),
-                    title=record.get("metadata", {}).get("title"),
+                    title=record.get(METADATA_KEY, {}).get("title"),
                     entry_point=spec.get("entryPoint"),
                     backend=spec.get("backend"),
                 )
@@ -398,7 +406,7 @@ class Resolver:
             if record is None:
                 entry = (f"environment {digest}", f"environment {short_digest(digest)}", None)
             else:
-                hardware = record["spec"]["hardware"]
+                hardware = record[SPEC_KEY]["hardware"]
                 # One copy per GPU, not per environment (one per software stack).
                 entry = (
                     sys.intern(hardware_identity(hardware)),
@@ -417,7 +425,7 @@ class Resolver:
             record = self.index.lookup(digest, "BenchmarkProtocol")
             found: tuple[str | None, str | None, str | None] = (None, None, None)
             if record is not None:
-                metadata = record.get("metadata", {})
+                metadata = record.get(METADATA_KEY, {})
                 found = (metadata.get("name"), metadata.get("title"), metric_of_protocol(record))
             self._protocols[digest] = found
         entry = self._protocols[digest]
