@@ -58,7 +58,7 @@ from typing import Any, Final
 import attrs
 
 from kernelindex_sdk.compare.explain import Difference, differences
-from kernelindex_sdk.compare.grouping import PASS_ORDER, scalar_order
+from kernelindex_sdk.compare.grouping import PASS_ORDER, parameter_order
 from kernelindex_sdk.compare.noise import Noise, noise_of
 from kernelindex_sdk.compare.runs import ResolvedRun
 
@@ -437,12 +437,7 @@ def _pair_order(pair: Pair) -> tuple[object, ...]:
 
 
 def _run_order(run: ResolvedRun) -> tuple[object, ...]:
-    workload = run.workload
-    params: tuple[object, ...] = ()
-    if workload is not None:
-        params = tuple(
-            (name, scalar_order(value)) for name, value in sorted(workload.parameters.items())
-        )
+    params = parameter_order(run)
     return (
         run.kernel or "~",
         PASS_ORDER.get(run.pass_ or "", len(PASS_ORDER)),

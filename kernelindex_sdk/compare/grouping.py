@@ -220,14 +220,18 @@ def scalar_order(value: object) -> tuple[int, float, str]:
     return (1, 0.0, str(value))
 
 
+def parameter_order(run: ResolvedRun) -> tuple[object, ...]:
+    """How a run's workload parameters sort: by name, each value by :func:`scalar_order`
+    (tables, plots and before/after reports list shapes in this one order)."""
+    workload = run.workload
+    if workload is None:
+        return ()
+    return tuple((name, scalar_order(value)) for name, value in sorted(workload.parameters.items()))
+
+
 def _group_order(group: Group) -> tuple[object, ...]:
     run = group.first
-    workload = run.workload
-    params: tuple[object, ...] = ()
-    if workload is not None:
-        params = tuple(
-            (name, scalar_order(value)) for name, value in sorted(workload.parameters.items())
-        )
+    params = parameter_order(run)
     return (
         run.kernel or "~",
         PASS_ORDER.get(run.pass_ or "", len(PASS_ORDER)),
@@ -235,7 +239,7 @@ def _group_order(group: Group) -> tuple[object, ...]:
         group.key.metric,
         run.gpu,
         run.protocol_name or "~",
-        workload.dtype if workload else "~",
+        run.workload.dtype if run.workload else "~",
         params,
         group.key.workload,
         group.key.hardware,

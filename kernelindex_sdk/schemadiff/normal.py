@@ -59,7 +59,7 @@ from urllib.parse import unquote, urldefrag, urljoin
 
 from kernelindex_sdk.dialects import DRAFT_2019_09, NAMES, dialect_of
 from kernelindex_sdk.errors import UnresolvableReference
-from kernelindex_sdk.pointers import pointer_of, unescape_token
+from kernelindex_sdk.pointers import pointed_at, pointer_of
 from kernelindex_sdk.schemadiff.upgrade import as_2020_12
 from kernelindex_sdk.wire import DRAFT_2020_12
 
@@ -542,15 +542,10 @@ class Normalizer:
             holder = self._holders.setdefault(key, [])
             name = self._names.setdefault(key, f"r{self._serial}_{len(self._names)}")
             return Recur(where, name, holder, uri)
-        node: Any = contents
-        for token in pointer.split("/")[1:]:
-            token = unescape_token(token)
-            if isinstance(node, list) and token.isdigit() and int(token) < len(node):
-                node = node[int(token)]
-            elif isinstance(node, dict) and token in node:
-                node = node[token]
-            else:
-                raise UnresolvableRef(where, uri)
+        try:
+            node: Any = pointed_at(contents, pointer)
+        except LookupError:
+            raise UnresolvableRef(where, uri) from None
         self._dialect(where, document, contents)
         self._active.add(key)
         try:
