@@ -64,6 +64,7 @@ LAYERS: dict[str, int] = {
     "schemadiff": 5,
     "deprecation": 5,
     "daskvalidate": 5,
+    "fingerprint": 5,
     "compare": 6,
     "store": 6,
     "cli": 7,

@@ -17,9 +17,10 @@ Two phases, so the store's lock is held only for the second:
    itself keeps for references.
 2. **Commit.** One DuckDB transaction inserts the staged records not refused and not
    already present (same digest: counted, not stored twice; the first occurrence in
-   input order wins), their facts, and a row in ``adds``. Killed at any moment, the
-   store has all of the add or none of it (DuckDB's write-ahead log); nothing already
-   stored is ever updated.
+   input order wins), their facts, a row in ``adds``, and the fingerprint of the
+   checks they passed (:mod:`kernelindex_sdk.fingerprint`) in ``kernelindex_store``.
+   Killed at any moment, the store has all of the add or none of it (DuckDB's
+   write-ahead log); nothing already stored is ever updated.
 """
 
 from __future__ import annotations
@@ -36,10 +37,11 @@ from kernelindex_sdk.canonical import canonicalize
 from kernelindex_sdk.compare.records import RecordIndex, StoredRun
 from kernelindex_sdk.compare.runs import Resolver
 from kernelindex_sdk.errors import Problem
+from kernelindex_sdk.fingerprint import checks_fingerprint
 from kernelindex_sdk.intake import loads
 from kernelindex_sdk.pipeline import Pipeline
 from kernelindex_sdk.store.facts import referenced_digests, run_facts
-from kernelindex_sdk.storefile import connect
+from kernelindex_sdk.storefile import checks_key, connect
 from kernelindex_sdk.validation import Item, ValidationSession, is_bundle, records_of
 
 __all__ = ["AddResult", "add"]
@@ -439,6 +441,12 @@ def _commit(
             con.execute(
                 "INSERT INTO adds VALUES (?, now(), ?, ?, ?)",
                 [add_id, stored, given - stored, result.refused],
+            )
+            # What checked this add's records: a reader running the same checks may
+            # trust them instead of checking them again (docs/store.md).
+            con.execute(
+                "INSERT INTO kernelindex_store VALUES (?, ?)",
+                [checks_key(add_id), checks_fingerprint()],
             )
             con.execute("COMMIT")
         except BaseException:
