@@ -400,3 +400,21 @@ def test_a_store_whose_fingerprint_differs_is_checked_again(filled: Path, tmp_pa
     problem, summary = over_altered.stderr.strip().splitlines()
     assert "/spec/status: 'bogus' is not one of" in problem
     assert summary == "kernelindex compare: 1 invalid item skipped (see above)"
+
+
+@pytest.mark.slow
+def test_records_added_from_ranges_of_a_large_jsonl_keep_their_lines(tmp_path: Path) -> None:
+    # Over 2 MiB, workers check a JSON Lines file in ranges, numbering lines from the
+    # start of their range: the stored place must be the line in the whole file.
+    corpus = write_corpus(tmp_path / "large.jsonl", 1000)
+    assert corpus.stat().st_size > 2 << 20
+    store = tmp_path / "s.kistore"
+    added = kernelindex("store", "add", corpus, "--store", store, "-j", "2")
+    assert added.returncode == 0, added.stderr
+    over_store = kernelindex("compare", "--format", "json", store)
+    over_file = kernelindex("compare", "--format", "json", corpus)
+    assert over_store.returncode == over_file.returncode == 0, over_store.stderr
+    assert over_store.stdout == over_file.stdout
+    with duckdb.connect(str(store), read_only=True) as connection:
+        row = connection.execute("SELECT max(origin_line) FROM records").fetchone()
+    assert row == (1000,)

@@ -231,7 +231,8 @@ class _Stager:
                 "standalone": not bundle,
                 "members": shape if run else None,
                 "origin": item.source,
-                "origin_line": item.line,
+                # No origin_line: a worker numbers the lines of its range from 1;
+                # the writer adds the item's line once the pipeline made it absolute.
                 "item_pointer": item.pointer,
             }
             rows.append(self._dumps(row))
@@ -275,10 +276,13 @@ class _Writer:
         self.index = RecordIndex()
         self.deferred: list[tuple[StoredRun, tuple[str, int | None, str]]] = []
 
-    def item(self, staged: _Staged) -> None:
+    def item(self, staged: _Staged, line: int | None) -> None:
+        """Write one staged item; ``line``: where the pipeline says it was read (in a
+        range of a JSON Lines file, staged by a worker, only the pipeline knows)."""
+        where = b"null" if line is None else b"%d" % line
         for row in staged.records:
             self.n += 1
-            self.records.write(b'{"n":%d,' % self.n + row[1:] + b"\n")
+            self.records.write(b'{"n":%d,"origin_line":%s,' % (self.n, where) + row[1:] + b"\n")
         for row in staged.facts:
             self.facts.write(row + b"\n")
         self.deferred.extend(staged.deferred)
@@ -337,7 +341,7 @@ def add(
                 elif item.problems:
                     result.refused += 1
                 else:
-                    writer.item(item.value)
+                    writer.item(item.value, item.line)
                     continue
                 for problem in item.problems:
                     result.problems.append(problem)
