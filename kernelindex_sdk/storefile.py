@@ -341,13 +341,14 @@ def read_store(
         parsed: dict[str, Any] = {}
         start = 0
         while start < last:
-            end = min(start + READ_CHUNK, last)
             with connect(path, read_only=True, on_wait=on_wait) as connection:
+                # READ_CHUNK documents per connection (not a span of seq: an add's
+                # seq has gaps where copies and bundle members were left out).
                 rows = connection.execute(
-                    "SELECT record, members, origin, origin_line, digest FROM records"
+                    "SELECT record, members, origin, origin_line, digest, seq FROM records"
                     " WHERE seq > ? AND seq <= ? AND (standalone OR kind = 'BenchmarkRun')"
-                    " ORDER BY seq",
-                    [start, end],
+                    " ORDER BY seq LIMIT ?",
+                    [start, last, READ_CHUNK],
                 ).fetchall()
                 wanted = _missing_members(rows, members)
                 if wanted:
@@ -362,12 +363,14 @@ def read_store(
                             [sorted(wanted)],
                         ).fetchall()
                     )
-            for record, shape, origin, line, digest in rows:
+            if not rows:
+                break
+            for record, shape, origin, line, digest, _ in rows:
                 if trusted:
                     yield _checked(record, shape, origin, line, digest, members, parsed, path)
                 else:
                     yield _document(record, shape, origin, line, members, path)
-            start = end
+            start = int(rows[-1][5])
     except StoreError as error:
         yield UnreadableFile(str(error).removeprefix(f"{path}: "), source=path)
     except IntakeError as error:  # pragma: no cover - stored text is canonical JSON
@@ -387,10 +390,8 @@ def _checked(
     """A trusted document: the value :func:`_document` gives, built from the run's
     text and the members parsed once each, with the stored digests."""
     if shape is None:
-        return CheckedDocument(
-            Document(origin, line, loads(record.encode(), source=origin)), {"": digest}
-        )
-    value: dict[str, Any] = {"run": loads(record.encode(), source=origin)}
+        return CheckedDocument(Document(origin, line, _stored_value(record, origin)), {"": digest})
+    value: dict[str, Any] = {"run": _stored_value(record, origin)}
     digests = {"run": digest}
     for member, member_digest in orjson_loads(shape):
         known = parsed.get(member_digest)
@@ -402,10 +403,22 @@ def _checked(
                     " which is missing",
                     source=path,
                 )
-            known = parsed[member_digest] = loads(text.encode(), source=origin)
+            known = parsed[member_digest] = _stored_value(text, origin)
         value[member] = known
         digests[member] = member_digest
     return CheckedDocument(Document(origin, line, value), digests)
+
+
+def _stored_value(text: str, origin: str) -> Any:
+    """A trusted record's value. Its text is what ``add`` wrote from a value strict
+    intake had parsed — orjson's, or the standard library's for an integer past 64
+    bits — so orjson reads back that very value, without intake's checks for
+    duplicate keys and odd numbers (there are none); what orjson cannot read (such an
+    integer) goes through intake as before."""
+    try:
+        return orjson_loads(text)
+    except ValueError:
+        return loads(text.encode(), source=origin)
 
 
 def checks_key(add_id: int) -> str:
@@ -427,7 +440,7 @@ def _checked_by(connection: Any, last: int) -> set[str | None]:
 
 def _missing_members(rows: list[tuple[Any, ...]], known: dict[str, str]) -> set[str]:
     wanted: set[str] = set()
-    for _, shape, _, _, _ in rows:
+    for _, shape, _, _, _, _ in rows:
         if shape is not None:
             for _, digest in orjson_loads(shape):
                 if digest not in known:
