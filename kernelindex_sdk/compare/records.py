@@ -10,7 +10,10 @@ protocol contributes none of its records), never half-used. What stays is indexe
 * every other record by its digest, which is what runs reference. Records may come
   embedded in bundles or as separate files: a run finds its workload either way.
 
-Digests come from the validation items themselves (computed once per record).
+Digests come from the validation items themselves (computed once per record). The
+one exception to checking: a store whose every add was checked under the checks this
+process runs is trusted, its records indexed with the digests it holds
+(:func:`load_records`; docs/store.md, "Trusting a store's checks").
 """
 
 from __future__ import annotations
