@@ -66,10 +66,20 @@ class RecordIndex:
             return None
         return record
 
-    def add(self, value: Any, pointer: str, digests: Iterable[str | None], where: Origin) -> None:
-        """Index every record of one valid item (digests in :func:`records_of` order)."""
+    def add(
+        self,
+        value: Any,
+        pointer: str,
+        digests: Iterable[str | None],
+        where: Origin,
+        members: list[tuple[str, Mapping[str, Any]]] | None = None,
+    ) -> None:
+        """Index every record of one valid item (digests in :func:`records_of` order;
+        ``members``: its :func:`records_of`, when the caller has it already)."""
         runs: list[StoredRun] = []
-        for (at, record), record_digest in zip(records_of(value, pointer), digests, strict=False):
+        if members is None:
+            members = records_of(value, pointer)
+        for (at, record), record_digest in zip(members, digests, strict=False):
             if record_digest is None:  # pragma: no cover - a valid record has a spec
                 continue
             if record.get("kind") != "BenchmarkRun":
@@ -201,8 +211,10 @@ def _load_store(
             value, digests = document.document.value, document.digests
             tock(document.document.source)
             result.documents += 1
-            named = (digests[at[1:] if at else ""] for at, _ in records_of(value))
-            index.add(value, "", named, Origin(document.document.source, document.document.line))
+            members = records_of(value)
+            named = [digests[at[1:] if at else ""] for at, _ in members]
+            where = Origin(document.document.source, document.document.line)
+            index.add(value, "", named, where, members)
             continue
         if isinstance(document, Document):
             items = session.check_document(
