@@ -45,7 +45,7 @@ import typing
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, replace
 from itertools import chain
-from typing import Final
+from typing import TYPE_CHECKING, Final
 
 from kernelindex_sdk.errors import (
     ByteOrderMark,
@@ -68,6 +68,9 @@ from kernelindex_sdk.intake import (
     size_text,
 )
 
+if TYPE_CHECKING:
+    from kernelindex_sdk.storefile import CheckedDocument
+
 __all__ = [
     "JSONL_SUFFIXES",
     "MAX_DOCUMENT_BYTES",
@@ -82,10 +85,12 @@ __all__ = [
     "iter_documents",
     "iter_jsonl",
     "load_file",
+    "names_store",
     "open_regular",
     "read",
     "read_bytes",
     "read_stdin",
+    "read_trusting_store",
     "walk",
 ]
 
@@ -171,7 +176,7 @@ def expand(paths: Iterable[str]) -> Iterator[Source | IntakeError]:
         if stat.S_ISDIR(mode):
             yield from walk(arg, info)
         elif stat.S_ISREG(mode):
-            if not arg.lower().endswith(SUFFIXES) and _is_store(arg):
+            if _is_store(arg):
                 yield StoreSource(arg)
             else:
                 yield FileSource(arg, is_jsonl_name(arg), info.st_size)
@@ -179,10 +184,17 @@ def expand(paths: Iterable[str]) -> Iterator[Source | IntakeError]:
             yield _not_regular(arg, mode, named=True)
 
 
+def names_store(arg: str) -> bool:
+    """Whether a PATH argument is read as a store (:func:`expand`'s rule): a regular
+    file, not named like JSON, that starts like a DuckDB database."""
+    return arg != STDIN and os.path.isfile(arg) and _is_store(arg)
+
+
 def _is_store(path: str) -> bool:
+    """A regular file's name and first bytes say it is a store."""
     from kernelindex_sdk.storefile import is_store_file
 
-    return is_store_file(path)
+    return not path.lower().endswith(SUFFIXES) and is_store_file(path)
 
 
 def walk(root: str, root_info: os.stat_result | None = None) -> Iterator[FileSource | IntakeError]:
@@ -349,6 +361,18 @@ def read(
             yield Document(source.path, None, value)
         except IntakeError as exc:
             yield exc
+
+
+def read_trusting_store(
+    path: str, fingerprint: str
+) -> Iterator[Document | CheckedDocument | IntakeError]:
+    """The documents of the store at ``path`` as :func:`read` gives them, except that,
+    when every add of the store wrote the checks ``fingerprint`` the caller runs, they
+    come as :class:`~kernelindex_sdk.storefile.CheckedDocument` (with their digests),
+    which the caller may take as checked (docs/store.md, "Trusting a store's checks")."""
+    from kernelindex_sdk.storefile import read_store
+
+    yield from read_store(path, on_wait=_say_waiting, trusted_by=fingerprint)
 
 
 def _say_waiting(message: str) -> None:

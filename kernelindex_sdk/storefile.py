@@ -28,7 +28,9 @@ import os
 import tempfile
 import time
 from collections.abc import Callable, Iterator
-from typing import Any, Final
+from typing import Any, Final, NamedTuple
+
+from orjson import loads as orjson_loads
 
 from kernelindex_sdk.errors import IntakeError, UnreadableFile
 from kernelindex_sdk.intake import Document, loads
@@ -41,11 +43,14 @@ __all__ = [
     "KIND_VIEWS",
     "STORE_ENV",
     "VERSION",
+    "CheckedDocument",
     "StoreError",
     "StoreLocked",
+    "checks_key",
     "connect",
     "default_store",
     "is_store_file",
+    "read_store",
     "require_duckdb",
     "store_documents",
 ]
@@ -301,25 +306,55 @@ def store_documents(
     waits at most one chunk). Problems are yielded (as
     :class:`~kernelindex_sdk.errors.UnreadableFile`), never raised.
     """
+    for document in read_store(path, on_wait=on_wait):
+        yield document.document if isinstance(document, CheckedDocument) else document
+
+
+class CheckedDocument(NamedTuple):
+    """A document of a store whose every add was checked under the fingerprint the
+    reader runs (:func:`read_store`), with the digests ``add`` computed for it."""
+
+    document: Document
+    #: Digest of each record: by member name in a bundle (``run``, ``workload``...),
+    #: under ``""`` for a record added on its own.
+    digests: dict[str, str]
+
+
+def read_store(
+    path: str, *, on_wait: Callable[[str], None] | None = None, trusted_by: str | None = None
+) -> Iterator[Document | CheckedDocument | IntakeError]:
+    """:func:`store_documents`, and for a reader that may trust the store's checks:
+    with ``trusted_by`` (the reader's own checks fingerprint,
+    :func:`kernelindex_sdk.fingerprint.checks_fingerprint`), when every add that
+    stored a record of the snapshot wrote that very fingerprint, each document comes
+    as a :class:`CheckedDocument` (docs/store.md, "Trusting a store's checks"); else,
+    and for a store made before adds wrote one, as a plain :class:`Document`.
+    """
     try:
         with connect(path, read_only=True, on_wait=on_wait) as connection:
             row = connection.execute("SELECT max(seq) FROM records").fetchone()
-        last = int(row[0]) if row and row[0] is not None else 0
+            last = int(row[0]) if row and row[0] is not None else 0
+            trusted = trusted_by is not None and _checked_by(connection, last) == {trusted_by}
         members: dict[str, str] = {}
+        #: Trusted: the bundles' members parsed once each (by digest), shared by the
+        #: bundles that embed them (readers never change a document).
+        parsed: dict[str, Any] = {}
         start = 0
         while start < last:
-            end = min(start + READ_CHUNK, last)
             with connect(path, read_only=True, on_wait=on_wait) as connection:
+                # READ_CHUNK documents per connection (not a span of seq: an add's
+                # seq has gaps where copies and bundle members were left out).
                 rows = connection.execute(
-                    "SELECT record, members, origin, origin_line FROM records"
+                    "SELECT record, members, origin, origin_line, digest, seq FROM records"
                     " WHERE seq > ? AND seq <= ? AND (standalone OR kind = 'BenchmarkRun')"
-                    " ORDER BY seq",
-                    [start, end],
+                    " ORDER BY seq LIMIT ?",
+                    [start, last, READ_CHUNK],
                 ).fetchall()
                 wanted = _missing_members(rows, members)
                 if wanted:
                     if len(members) > 100_000:
                         members.clear()
+                        parsed.clear()
                         wanted = _missing_members(rows, members)
                     members.update(
                         connection.execute(
@@ -328,20 +363,86 @@ def store_documents(
                             [sorted(wanted)],
                         ).fetchall()
                     )
-            for record, shape, origin, line in rows:
-                yield _document(record, shape, origin, line, members, path)
-            start = end
+            if not rows:
+                break
+            for record, shape, origin, line, digest, _ in rows:
+                if trusted:
+                    yield _checked(record, shape, origin, line, digest, members, parsed, path)
+                else:
+                    yield _document(record, shape, origin, line, members, path)
+            start = int(rows[-1][5])
     except StoreError as error:
         yield UnreadableFile(str(error).removeprefix(f"{path}: "), source=path)
     except IntakeError as error:  # pragma: no cover - stored text is canonical JSON
         yield error
 
 
+def _checked(
+    record: str,
+    shape: str | None,
+    origin: str,
+    line: int | None,
+    digest: str,
+    members: dict[str, str],
+    parsed: dict[str, Any],
+    path: str,
+) -> CheckedDocument | IntakeError:
+    """A trusted document: the value :func:`_document` gives, built from the run's
+    text and the members parsed once each, with the stored digests."""
+    if shape is None:
+        return CheckedDocument(Document(origin, line, _stored_value(record, origin)), {"": digest})
+    value: dict[str, Any] = {"run": _stored_value(record, origin)}
+    digests = {"run": digest}
+    for member, member_digest in orjson_loads(shape):
+        known = parsed.get(member_digest)
+        if known is None:
+            text = members.get(member_digest)
+            if text is None:  # pragma: no cover - the add stored it in the same transaction
+                return UnreadableFile(
+                    f"corrupt store: the bundle of {origin} embeds {member_digest},"
+                    " which is missing",
+                    source=path,
+                )
+            known = parsed[member_digest] = _stored_value(text, origin)
+        value[member] = known
+        digests[member] = member_digest
+    return CheckedDocument(Document(origin, line, value), digests)
+
+
+def _stored_value(text: str, origin: str) -> Any:
+    """A trusted record's value. Its text is what ``add`` wrote from a value strict
+    intake had parsed — orjson's, or the standard library's for an integer past 64
+    bits — so orjson reads back that very value, without intake's checks for
+    duplicate keys and odd numbers (there are none); what orjson cannot read (such an
+    integer) goes through intake as before."""
+    try:
+        return orjson_loads(text)
+    except ValueError:
+        return loads(text.encode(), source=origin)
+
+
+def checks_key(add_id: int) -> str:
+    """The key in ``kernelindex_store`` under which an add writes the fingerprint of
+    the checks its records passed."""
+    return f"checks:{add_id}"
+
+
+def _checked_by(connection: Any, last: int) -> set[str | None]:
+    """The checks fingerprints of the adds that stored the records up to ``seq`` ``last``
+    (None for an add that wrote none)."""
+    rows = connection.execute(
+        "SELECT DISTINCT m.value FROM (SELECT DISTINCT add_id FROM records WHERE seq <= ?) a"
+        " LEFT JOIN kernelindex_store m ON m.key = 'checks:' || a.add_id::VARCHAR",
+        [last],
+    ).fetchall()
+    return {row[0] for row in rows}
+
+
 def _missing_members(rows: list[tuple[Any, ...]], known: dict[str, str]) -> set[str]:
     wanted: set[str] = set()
-    for _, shape, _, _ in rows:
+    for _, shape, _, _, _, _ in rows:
         if shape is not None:
-            for _, digest in json.loads(shape):
+            for _, digest in orjson_loads(shape):
                 if digest not in known:
                     wanted.add(digest)
     return wanted

@@ -65,6 +65,7 @@ LAYERS: dict[str, int] = {
     "lifecycle": 5,
     "schemadiff": 5,
     "daskvalidate": 5,
+    "fingerprint": 5,
     "compare": 6,
     "store": 6,
     "cli": 7,

@@ -304,3 +304,117 @@ def test_an_add_commits_within_a_small_memory_limit(
     result = adding.add([str(corpus)], str(tmp_path / "s.kistore"), jobs=1)
     assert result.exit_status() == 0 and result.stored > 12000
     assert count_records(tmp_path / "s.kistore") == result.stored
+
+
+class _CountingSession:
+    """A compare session that counts the documents it is asked to check."""
+
+    def __init__(self) -> None:
+        from kernelindex_sdk.compare.records import default_session
+
+        self.inner = default_session()
+        self.checked = 0
+
+    def __getattr__(self, name: str) -> object:
+        return getattr(self.inner, name)
+
+    def __setattr__(self, name: str, value: object) -> None:
+        if name in ("inner", "checked"):
+            object.__setattr__(self, name, value)
+        else:
+            setattr(self.inner, name, value)
+
+    def check_document(self, value: object, **where: object) -> object:
+        self.checked += 1
+        return self.inner.check_document(value, **where)
+
+
+def _with_checks(store: Path, copy: Path, fingerprint: str | None, tamper: bool = False) -> Path:
+    """A copy of ``store`` whose adds say they were checked under ``fingerprint``
+    (None: no fingerprint, as a store made before adds wrote one); ``tamper``: its
+    first stored run made invalid."""
+    copy.write_bytes(store.read_bytes())
+    with duckdb.connect(str(copy)) as connection:
+        connection.execute("DELETE FROM kernelindex_store WHERE key LIKE 'checks:%'")
+        if fingerprint is not None:
+            connection.execute(
+                "INSERT INTO kernelindex_store SELECT 'checks:' || add_id::VARCHAR, ? FROM adds",
+                [fingerprint],
+            )
+        if tamper:
+            connection.execute(
+                'UPDATE records SET record = replace(record, \'"status":"passed"\','
+                ' \'"status":"bogus"\') WHERE seq = (SELECT min(seq) FROM records'
+                " WHERE kind = 'BenchmarkRun' AND record LIKE '%\"status\":\"passed\"%')"
+            )
+    return copy
+
+
+def test_every_add_says_what_checked_its_records(filled: Path) -> None:
+    from kernelindex_sdk.fingerprint import checks_fingerprint
+
+    with duckdb.connect(str(filled), read_only=True) as connection:
+        adds = connection.execute("SELECT add_id FROM adds ORDER BY 1").fetchall()
+        marks = dict(connection.execute("SELECT key, value FROM kernelindex_store").fetchall())
+    assert len(adds) == 2
+    assert [marks[f"checks:{add_id}"] for (add_id,) in adds] == [checks_fingerprint()] * 2
+
+
+def test_a_store_checked_by_the_same_checks_is_read_without_checking_again(
+    filled: Path, tmp_path: Path
+) -> None:
+    from kernelindex_sdk.compare.records import load_records
+    from kernelindex_sdk.fingerprint import checks_fingerprint
+
+    results = {}
+    for name, fingerprint in [
+        ("same", checks_fingerprint()),
+        ("other", "checks-sha256:" + "0" * 64),
+        ("none", None),
+    ]:
+        copy = _with_checks(filled, tmp_path / f"{name}.kistore", fingerprint)
+        session = _CountingSession()
+        loaded = load_records([str(copy)], session=session)  # type: ignore[arg-type]
+        results[name] = (session.checked, loaded)
+    checked = {name: count for name, (count, _) in results.items()}
+    documents = results["same"][1].documents
+    assert documents > 120
+    assert checked == {"same": 0, "other": documents, "none": documents}
+    same, other = results["same"][1], results["other"][1]
+    assert list(same.index.runs) == list(other.index.runs)
+    assert list(same.index.records) == list(other.index.records)
+    assert same.index.runs == other.index.runs and same.index.records == other.index.records
+
+
+def test_a_store_whose_fingerprint_differs_is_checked_again(filled: Path, tmp_path: Path) -> None:
+    from kernelindex_sdk.fingerprint import checks_fingerprint
+
+    trusted = _with_checks(filled, tmp_path / "t.kistore", checks_fingerprint(), tamper=True)
+    altered = _with_checks(filled, tmp_path / "a.kistore", "checks-sha256:x", tamper=True)
+    # The trust rule, both ways: a stored record is taken as checked only under the
+    # very checks that checked it; the altered mark has the tampered run refused.
+    over_trusted = kernelindex("compare", "--format", "json", trusted)
+    assert over_trusted.returncode == 0 and not over_trusted.stderr, over_trusted.stderr
+    over_altered = kernelindex("compare", "--format", "json", altered)
+    assert over_altered.returncode == 1, over_altered.stderr
+    problem, summary = over_altered.stderr.strip().splitlines()
+    assert "/spec/status: 'bogus' is not one of" in problem
+    assert summary == "kernelindex compare: 1 invalid item skipped (see above)"
+
+
+@pytest.mark.slow
+def test_records_added_from_ranges_of_a_large_jsonl_keep_their_lines(tmp_path: Path) -> None:
+    # Over 2 MiB, workers check a JSON Lines file in ranges, numbering lines from the
+    # start of their range: the stored place must be the line in the whole file.
+    corpus = write_corpus(tmp_path / "large.jsonl", 1000)
+    assert corpus.stat().st_size > 2 << 20
+    store = tmp_path / "s.kistore"
+    added = kernelindex("store", "add", corpus, "--store", store, "-j", "2")
+    assert added.returncode == 0, added.stderr
+    over_store = kernelindex("compare", "--format", "json", store)
+    over_file = kernelindex("compare", "--format", "json", corpus)
+    assert over_store.returncode == over_file.returncode == 0, over_store.stderr
+    assert over_store.stdout == over_file.stdout
+    with duckdb.connect(str(store), read_only=True) as connection:
+        row = connection.execute("SELECT max(origin_line) FROM records").fetchone()
+    assert row == (1000,)

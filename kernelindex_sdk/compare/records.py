@@ -10,18 +10,22 @@ protocol contributes none of its records), never half-used. What stays is indexe
 * every other record by its digest, which is what runs reference. Records may come
   embedded in bundles or as separate files: a run finds its workload either way.
 
-Digests come from the validation items themselves (computed once per record).
+Digests come from the validation items themselves (computed once per record). The
+one exception to checking: a store whose every add was checked under the checks this
+process runs is trusted, its records indexed with the digests it holds
+(:func:`load_records`; docs/store.md, "Trusting a store's checks").
 """
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 import attrs
 
 from kernelindex_sdk.errors import Problem
-from kernelindex_sdk.validation import ValidationSession, records_of
+from kernelindex_sdk.validation import Item, ValidationSession, records_of, unreadable_item
 from kernelindex_sdk.wire import KIND_KEY
 
 #: Called with each problem as soon as it is found (so a long load streams its errors).
@@ -63,10 +67,20 @@ class RecordIndex:
             return None
         return record
 
-    def add(self, value: Any, pointer: str, digests: Iterable[str | None], where: Origin) -> None:
-        """Index every record of one valid item (digests in :func:`records_of` order)."""
+    def add(
+        self,
+        value: Any,
+        pointer: str,
+        digests: Iterable[str | None],
+        where: Origin,
+        members: list[tuple[str, Mapping[str, Any]]] | None = None,
+    ) -> None:
+        """Index every record of one valid item (digests in :func:`records_of` order;
+        ``members``: its :func:`records_of`, when the caller has it already)."""
         runs: list[StoredRun] = []
-        for (at, record), record_digest in zip(records_of(value, pointer), digests, strict=False):
+        if members is None:
+            members = records_of(value, pointer)
+        for (at, record), record_digest in zip(members, digests, strict=False):
             if record_digest is None:  # pragma: no cover - a valid record has a spec
                 continue
             if record.get(KIND_KEY) != "BenchmarkRun":
@@ -124,32 +138,110 @@ def load_records(
     read as they are read (a long JSON Lines file moves a bar line by line). ``index``:
     the index to fill (e.g. one whose :attr:`RecordIndex.on_run` takes the runs as they
     are read).
+
+    A store named in ``paths`` whose every add was checked under the checks this
+    process runs (:mod:`kernelindex_sdk.fingerprint`) is trusted: its records are
+    indexed with the digests ``add`` stored, without checking them again — they passed
+    ``validate --strict-refs``'s checks, which are stricter than these, and a store is
+    never updated in place. Any other store is checked like files. (Not with a
+    ``strict_refs`` session, whose references span every path: that reads everything
+    through one pipeline.)
     """
-    from kernelindex_sdk.pipeline import Pipeline
+    from kernelindex_sdk.sources import names_store
 
     if session is None:
         session = default_session()
     session.keep_values = True
     result = LoadResult(index if index is not None else RecordIndex())
     report: ProblemSink = on_problem or (lambda problem: None)
-    last_source: str | None = None
-    for item in Pipeline(list(paths), checker=session, on_read=on_read):
-        result.documents += 1
-        if tick is not None and item.source != last_source:
+    paths = [os.fspath(path) if isinstance(path, os.PathLike) else path for path in paths]
+    last_source: list[str | None] = [None]
+
+    def tock(source: str) -> None:
+        if tick is not None and source != last_source[0]:
             tick()
-        last_source = item.source
-        if item.unreadable:
-            result.unreadable += 1
-            for problem in item.problems:
-                report(problem)
-        elif item.valid:
-            digests = (ref.digest for ref in item.records)
-            result.index.add(item.value, item.pointer, digests, Origin(item.source, item.line))
-        else:
-            result.invalid += 1
-            for problem in item.problems:
-                report(problem)
+        last_source[0] = source
+
+    group: list[str] = []
+    for path in paths:
+        if session.strict_refs or not isinstance(path, str) or not names_store(path):
+            group.append(path)
+            continue
+        if group:
+            _load_checked(group, session, result, report, tock, on_read)
+            group = []
+        _load_store(path, session, result, report, tock)
+    if group or not paths:
+        _load_checked(group, session, result, report, tock, on_read)
     return result
+
+
+def _load_checked(
+    paths: list[str],
+    session: ValidationSession,
+    result: LoadResult,
+    report: ProblemSink,
+    tock: Callable[[str], None],
+    on_read: Callable[[int], None] | None,
+) -> None:
+    """Every item under ``paths`` through the pipeline, checked (:func:`load_records`)."""
+    from kernelindex_sdk.pipeline import Pipeline
+
+    for item in Pipeline(paths, checker=session, on_read=on_read):
+        tock(item.source)
+        _take(item, result, report)
+
+
+def _load_store(
+    path: str,
+    session: ValidationSession,
+    result: LoadResult,
+    report: ProblemSink,
+    tock: Callable[[str], None],
+) -> None:
+    """The documents of one store: trusted ones indexed as they are (with the digests
+    the store holds), any other one checked as the pipeline checks it."""
+    from kernelindex_sdk.fingerprint import checks_fingerprint
+    from kernelindex_sdk.intake import Document
+    from kernelindex_sdk.sources import read_trusting_store
+    from kernelindex_sdk.storefile import CheckedDocument
+
+    index = result.index
+    for document in read_trusting_store(path, checks_fingerprint()):
+        if isinstance(document, CheckedDocument):
+            value, digests = document.document.value, document.digests
+            tock(document.document.source)
+            result.documents += 1
+            members = records_of(value)
+            named = [digests[at[1:] if at else ""] for at, _ in members]
+            where = Origin(document.document.source, document.document.line)
+            index.add(value, "", named, where, members)
+            continue
+        if isinstance(document, Document):
+            items = session.check_document(
+                document.value, source=document.source, line=document.line
+            )
+        else:
+            items = [unreadable_item(document)]
+        for item in items:
+            tock(item.source)
+            _take(item, result, report)
+
+
+def _take(item: Item, result: LoadResult, report: ProblemSink) -> None:
+    """Count one checked item, and index it if valid or report its problems."""
+    result.documents += 1
+    if item.unreadable:
+        result.unreadable += 1
+        for problem in item.problems:
+            report(problem)
+    elif item.valid:
+        digests = (ref.digest for ref in item.records)
+        result.index.add(item.value, item.pointer, digests, Origin(item.source, item.line))
+    else:
+        result.invalid += 1
+        for problem in item.problems:
+            report(problem)
 
 
 def default_session() -> ValidationSession:

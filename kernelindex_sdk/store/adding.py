@@ -17,9 +17,10 @@ Two phases, so the store's lock is held only for the second:
    itself keeps for references.
 2. **Commit.** One DuckDB transaction inserts the staged records not refused and not
    already present (same digest: counted, not stored twice; the first occurrence in
-   input order wins), their facts, and a row in ``adds``. Killed at any moment, the
-   store has all of the add or none of it (DuckDB's write-ahead log); nothing already
-   stored is ever updated.
+   input order wins), their facts, a row in ``adds``, and the fingerprint of the
+   checks they passed (:mod:`kernelindex_sdk.fingerprint`) in ``kernelindex_store``.
+   Killed at any moment, the store has all of the add or none of it (DuckDB's
+   write-ahead log); nothing already stored is ever updated.
 """
 
 from __future__ import annotations
@@ -36,10 +37,11 @@ from kernelindex_sdk.canonical import canonicalize
 from kernelindex_sdk.compare.records import RecordIndex, StoredRun
 from kernelindex_sdk.compare.runs import Resolver
 from kernelindex_sdk.errors import Problem
+from kernelindex_sdk.fingerprint import checks_fingerprint
 from kernelindex_sdk.intake import loads
 from kernelindex_sdk.pipeline import Pipeline
 from kernelindex_sdk.store.facts import referenced_digests, run_facts
-from kernelindex_sdk.storefile import connect
+from kernelindex_sdk.storefile import checks_key, connect
 from kernelindex_sdk.validation import Item, ValidationSession, is_bundle, records_of
 
 __all__ = ["AddResult", "add"]
@@ -229,7 +231,8 @@ class _Stager:
                 "standalone": not bundle,
                 "members": shape if run else None,
                 "origin": item.source,
-                "origin_line": item.line,
+                # No origin_line: a worker numbers the lines of its range from 1;
+                # the writer adds the item's line once the pipeline made it absolute.
                 "item_pointer": item.pointer,
             }
             rows.append(self._dumps(row))
@@ -273,10 +276,13 @@ class _Writer:
         self.index = RecordIndex()
         self.deferred: list[tuple[StoredRun, tuple[str, int | None, str]]] = []
 
-    def item(self, staged: _Staged) -> None:
+    def item(self, staged: _Staged, line: int | None) -> None:
+        """Write one staged item; ``line``: where the pipeline says it was read (in a
+        range of a JSON Lines file, staged by a worker, only the pipeline knows)."""
+        where = b"null" if line is None else b"%d" % line
         for row in staged.records:
             self.n += 1
-            self.records.write(b'{"n":%d,' % self.n + row[1:] + b"\n")
+            self.records.write(b'{"n":%d,"origin_line":%s,' % (self.n, where) + row[1:] + b"\n")
         for row in staged.facts:
             self.facts.write(row + b"\n")
         self.deferred.extend(staged.deferred)
@@ -335,7 +341,7 @@ def add(
                 elif item.problems:
                     result.refused += 1
                 else:
-                    writer.item(item.value)
+                    writer.item(item.value, item.line)
                     continue
                 for problem in item.problems:
                     result.problems.append(problem)
@@ -439,6 +445,12 @@ def _commit(
             con.execute(
                 "INSERT INTO adds VALUES (?, now(), ?, ?, ?)",
                 [add_id, stored, given - stored, result.refused],
+            )
+            # What checked this add's records: a reader running the same checks may
+            # trust them instead of checking them again (docs/store.md).
+            con.execute(
+                "INSERT INTO kernelindex_store VALUES (?, ?)",
+                [checks_key(add_id), checks_fingerprint()],
             )
             con.execute("COMMIT")
         except BaseException:
