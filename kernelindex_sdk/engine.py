@@ -174,12 +174,17 @@ class JsonschemaEngine:
     walks 2–3× faster than one whose references it resolves one by one through the
     registry, with the same errors; a schema that cannot be inlined exactly is resolved
     as written. ``inline=False`` resolves every schema as written (what the inlined
-    form is tested against).
+    form is tested against). ``keyed_enums=True`` checks ``enum`` by a set look-up
+    (:func:`_diff_validator_class`, same answers): the schema diff proves one witness
+    per value of an enum, which the member-by-member ``enum`` makes quadratic.
     """
 
-    def __init__(self, registry: SchemaRegistry, *, inline: bool = True) -> None:
+    def __init__(
+        self, registry: SchemaRegistry, *, inline: bool = True, keyed_enums: bool = False
+    ) -> None:
         self._registry = registry
         self._inline = inline
+        self._class = _diff_validator_class if keyed_enums else _ecma_validator_class
         self._validators: dict[str, Draft202012Validator] = {}
         self._resources: Any = None
 
@@ -214,10 +219,10 @@ class JsonschemaEngine:
                 # Without $schema, as in _ecma_resources: python-jsonschema picks the
                 # class of a schema it descends into by its $schema (not ours).
                 inlined.pop("$schema", None)
-                validator = _ecma_validator_class()(inlined, format_checker=_format_checker())
+                validator = self._class()(inlined, format_checker=_format_checker())
             else:
                 resources = self._ecma_resources()
-                validator = _ecma_validator_class()(
+                validator = self._class()(
                     resources.contents(schema_id),
                     registry=resources,
                     format_checker=_format_checker(),
@@ -235,16 +240,25 @@ class JsonschemaEngine:
             raise unresolvable from None
 
     def problems(self, schema_id: str, instance: Any, pointer: str = "") -> list[Problem]:
+        found = list(dict.fromkeys(_problem(e, pointer) for e in self._errors(schema_id, instance)))
+        found.sort(key=lambda p: p.pointer)
+        return found
+
+    def problem_pointers(self, schema_id: str, instance: Any) -> list[str]:
+        """Where :meth:`problems` would place each problem, in order, each once, without
+        the messages: the schema diff asks only where a record fails, and an ``enum``'s
+        message lists every member (its size, paid per witness)."""
+        errors = self._errors(schema_id, instance)
+        return sorted({pointer_of(_path(error), "") for error in errors})
+
+    def _errors(self, schema_id: str, instance: Any) -> list[ValidationError]:
         try:
-            errors = list(self._validator(schema_id).iter_errors(instance))
+            return list(self._validator(schema_id).iter_errors(instance))
         except Exception as error:
             unresolvable = _unresolvable(schema_id, error)
             if unresolvable is None:
                 raise
             raise unresolvable from None
-        found = list(dict.fromkeys(_problem(error, pointer) for error in errors))
-        found.sort(key=lambda p: p.pointer)
-        return found
 
 
 def _unresolvable(schema_id: str, error: Exception) -> UnresolvableReference | None:
@@ -262,12 +276,29 @@ def _unresolvable(schema_id: str, error: Exception) -> UnresolvableReference | N
 
 def _problem(error: ValidationError, base: str) -> Problem:
     """Turn a jsonschema error into a located one-line problem."""
+    return Problem(message=_message(error), code="schema", pointer=pointer_of(_path(error), base))
+
+
+def _path(error: ValidationError) -> list[str | int]:
+    """Where a problem is: the instance's place, or for unknown members the first of
+    them (that is what the user must delete)."""
     path: list[str | int] = list(error.absolute_path)
-    message = _message(error, path)
-    return Problem(message=message, code="schema", pointer=pointer_of(path, base))
+    extra = _unknown_members(error)
+    if extra:
+        path.append(extra[0])
+    return path
 
 
-def _message(error: ValidationError, path: list[str | int]) -> str:
+def _unknown_members(error: ValidationError) -> list[str]:
+    """The members an ``additionalProperties`` error is about, sorted (else none)."""
+    if error.validator != "additionalProperties" or not isinstance(error.instance, dict):
+        return []
+    schema = error.schema if isinstance(error.schema, Mapping) else {}
+    allowed = set(schema.get("properties", {}))
+    return sorted(k for k in error.instance if k not in allowed)
+
+
+def _message(error: ValidationError) -> str:
     """A short message per keyword; the schema's own description for combinators."""
     keyword = error.validator
     value: Any = error.validator_value
@@ -275,15 +306,11 @@ def _message(error: ValidationError, path: list[str | int]) -> str:
     if keyword == "required":
         missing = [name for name in value if isinstance(instance, dict) and name not in instance]
         return f"missing required field {', '.join(repr(m) for m in missing)}"
-    if keyword == "additionalProperties" and isinstance(instance, dict):
-        schema = error.schema if isinstance(error.schema, Mapping) else {}
-        allowed = set(schema.get("properties", {}))
-        extra = sorted(k for k in instance if k not in allowed)
-        if extra:
-            # Point at the first unknown key itself: that is what the user must delete.
-            path.append(extra[0])
-            more = f" (and {', '.join(repr(e) for e in extra[1:])})" if extra[1:] else ""
-            return f"unknown field {extra[0]!r}{more}"
+    extra = _unknown_members(error)
+    if extra:
+        # Located at the first unknown key itself (see _path).
+        more = f" (and {', '.join(repr(e) for e in extra[1:])})" if extra[1:] else ""
+        return f"unknown field {extra[0]!r}{more}"
     if keyword == "type":
         expected = value if isinstance(value, str) else " or ".join(value)
         return f"expected {expected}, got {json_type(instance)} {short_repr(instance)}"
@@ -302,7 +329,7 @@ def _message(error: ValidationError, path: list[str | int]) -> str:
             return str(description)
         best = _deepest(error.context or [])
         if best is not None:
-            return _message(best, list(best.absolute_path))
+            return _message(best)
     if keyword == "propertyNames":
         return f"invalid key: {error.message}"
     return _trim(error.message)
