@@ -84,9 +84,14 @@ def _ecma_validator_class() -> Any:
 
 
 #: Enum arrays already turned into sets of equality keys (see :func:`_enum_members`): a
-#: few at a time, each kept alive with its set so its id stays its own.
+#: few at a time, the least recently used dropped first, each kept alive with its set
+#: so its id stays its own.
 _MEMBERS: dict[int, tuple[list[Any], frozenset[Any] | None]] = {}
 _MEMBERS_KEPT = 64
+#: Shorter enums are keyed afresh at each check (as cheap as one check member by
+#: member) and not kept: a record with many small enums beside a large one would
+#: otherwise push the large one out at every record, and key it again each time.
+_KEPT_FROM = 32
 
 
 def equality_key(value: Any) -> Any:
@@ -121,15 +126,22 @@ def equality_key(value: Any) -> Any:
 
 
 def _enum_members(enums: list[Any]) -> frozenset[Any] | None:
-    """The equality keys of an ``enum`` array (None if one has none), made once."""
-    kept = _MEMBERS.get(id(enums))
+    """The equality keys of an ``enum`` array (None if one has none), made once for a
+    long one (see :data:`_KEPT_FROM`)."""
+    if len(enums) < _KEPT_FROM:
+        return _keys(enums)
+    kept = _MEMBERS.pop(id(enums), None)
     if kept is None or kept[0] is not enums:
-        keys = [equality_key(each) for each in enums]
-        kept = (enums, None if None in keys else frozenset(keys))
+        kept = (enums, _keys(enums))
         if len(_MEMBERS) >= _MEMBERS_KEPT:
             del _MEMBERS[next(iter(_MEMBERS))]
-        _MEMBERS[id(enums)] = kept
+    _MEMBERS[id(enums)] = kept  # the most recently used last
     return kept[1]
+
+
+def _keys(enums: list[Any]) -> frozenset[Any] | None:
+    keys = [equality_key(each) for each in enums]
+    return None if None in keys else frozenset(keys)
 
 
 @cache

@@ -20,7 +20,9 @@ the enum's size (10,000 values: 14 s; 30,000: 225 s). The diff's own validator
   pairs, disjoint ones included, give the report the member-by-member engine and
   ``problems()`` gave; ``problem_pointers`` places problems where ``problems`` does;
   and the work of a diff whose every value is replaced (one finding per value) grows
-  linearly: it counts function calls at two sizes, it does not time them.
+  linearly: it counts function calls at two sizes, it does not time them; so does
+  that of one whose records also hold more small enums than sets are kept (it counts
+  the values keyed).
 
 The figures before and after: ``benchmarks/bench_schema_diff.py``.
 """
@@ -303,4 +305,42 @@ def test_replacing_every_value_of_an_enum_costs_linear_work(tmp_path: Path) -> N
     times the calls, the square showing)."""
     _calls(tmp_path, 20)  # what happens once: the meta-schema, compiled validators
     small, large = _calls(tmp_path, 400), _calls(tmp_path, 800)
+    assert large < 2.5 * small, (small, large)
+
+
+def _keyings(where: Path, size: int, beside: int) -> int:
+    """Values keyed (:func:`engine.equality_key`) by a full diff of an enum of ``size``
+    values, every one replaced, in an object that also requires ``beside`` members of
+    two-value enums: each witness record holds them all."""
+    small = {f"p{j}": {"enum": ["a", "b"]} for j in range(beside)}
+    for name, prefix in (("old", "v"), ("new", "w")):
+        words = [f"{prefix}{i}" for i in range(size)]
+        schema = {
+            "$schema": DRAFT,
+            "type": "object",
+            "properties": {"e": {"enum": words}, **small},
+            "required": ["e", *small],
+        }
+        (where / f"{name}.schema.json").write_text(json.dumps(schema), encoding="utf-8")
+    sides = load(where / "old.schema.json"), load(where / "new.schema.json")
+    count = 0
+    key = engine.equality_key
+
+    def counted(value: Any) -> Any:
+        nonlocal count
+        count += 1
+        return key(value)
+
+    with mock.patch.object(engine, "equality_key", counted):
+        report = diff(*sides, mode="full")
+    assert [v.rule for v in report.violations] == ["ENUM_VALUE_REMOVED", "ENUM_VALUE_ADDED"]
+    return count
+
+
+def test_many_small_enums_do_not_push_a_large_one_out(tmp_path: Path) -> None:
+    """More small enums in each record than sets are kept (64): the large enum's set
+    must survive them, not be keyed again at every record (before, the oldest set was
+    dropped first, the large one among them: 2.9 times the keyings for twice the
+    values, the square showing)."""
+    small, large = _keyings(tmp_path, 120, 66), _keyings(tmp_path, 240, 66)
     assert large < 2.5 * small, (small, large)
