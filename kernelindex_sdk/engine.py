@@ -148,7 +148,9 @@ def _keys(enums: list[Any]) -> frozenset[Any] | None:
 def _diff_validator_class() -> Any:
     """:func:`_ecma_validator_class` with ``enum`` checked by a set of
     :func:`equality_key`\\ s: the schema diff tries every value of an enum against the
-    other side, which python-jsonschema's member-by-member ``enum`` makes quadratic."""
+    other side and proves a witness record per value it finds (``JsonschemaEngine(...,
+    keyed_enums=True)``), which python-jsonschema's member-by-member ``enum`` makes
+    quadratic."""
     from jsonschema import Draft202012Validator, ValidationError, validators
 
     by_comparison = Draft202012Validator.VALIDATORS["enum"]
