@@ -86,9 +86,14 @@ def _ecma_validator_class(dialect: str = DRAFT_2020_12) -> Any:
 
 
 #: Enum arrays already turned into sets of equality keys (see :func:`_enum_members`): a
-#: few at a time, each kept alive with its set so its id stays its own.
+#: few at a time, the least recently used dropped first, each kept alive with its set
+#: so its id stays its own.
 _MEMBERS: dict[int, tuple[list[Any], frozenset[Any] | None]] = {}
 _MEMBERS_KEPT = 64
+#: Shorter enums are keyed afresh at each check (as cheap as one check member by
+#: member) and not kept: a record with many small enums beside a large one would
+#: otherwise push the large one out at every record, and key it again each time.
+_KEPT_FROM = 32
 
 
 def equality_key(value: Any) -> Any:
@@ -123,25 +128,34 @@ def equality_key(value: Any) -> Any:
 
 
 def _enum_members(enums: list[Any]) -> frozenset[Any] | None:
-    """The equality keys of an ``enum`` array (None if one has none), made once."""
-    kept = _MEMBERS.get(id(enums))
+    """The equality keys of an ``enum`` array (None if one has none), made once for a
+    long one (see :data:`_KEPT_FROM`)."""
+    if len(enums) < _KEPT_FROM:
+        return _keys(enums)
+    kept = _MEMBERS.pop(id(enums), None)
     if kept is None or kept[0] is not enums:
-        keys = [equality_key(each) for each in enums]
-        kept = (enums, None if None in keys else frozenset(keys))
+        kept = (enums, _keys(enums))
         if len(_MEMBERS) >= _MEMBERS_KEPT:
             del _MEMBERS[next(iter(_MEMBERS))]
-        _MEMBERS[id(enums)] = kept
+    _MEMBERS[id(enums)] = kept  # the most recently used last
     return kept[1]
 
 
+def _keys(enums: list[Any]) -> frozenset[Any] | None:
+    keys = [equality_key(each) for each in enums]
+    return None if None in keys else frozenset(keys)
+
+
 @cache
-def _diff_validator_class() -> Any:
+def _diff_validator_class(dialect: str = DRAFT_2020_12) -> Any:
     """:func:`_ecma_validator_class` with ``enum`` checked by a set of
     :func:`equality_key`\\ s: the schema diff tries every value of an enum against the
-    other side, which python-jsonschema's member-by-member ``enum`` makes quadratic."""
-    from jsonschema import Draft202012Validator, ValidationError, validators
+    other side and proves a witness record per value it finds (``JsonschemaEngine(...,
+    keyed_enums=True)``), which python-jsonschema's member-by-member ``enum`` makes
+    quadratic."""
+    from jsonschema import ValidationError, validators
 
-    by_comparison = Draft202012Validator.VALIDATORS["enum"]
+    by_comparison = validator_class(dialect).VALIDATORS["enum"]
 
     def enum(validator: Any, enums: Any, instance: Any, schema: Any) -> Any:
         members = _enum_members(enums) if type(enums) is list else None
@@ -151,7 +165,7 @@ def _diff_validator_class() -> Any:
         elif key not in members:
             yield ValidationError(f"{short_repr(instance)} is not one of {short_repr(enums)}")
 
-    return validators.extend(_ecma_validator_class(), {"enum": enum})  # type: ignore[no-untyped-call]
+    return validators.extend(_ecma_validator_class(dialect), {"enum": enum})  # type: ignore[no-untyped-call]
 
 
 def _format_checker() -> Any:
@@ -178,11 +192,17 @@ class JsonschemaEngine:
     as written. ``inline=False`` resolves every schema as written (what the inlined
     form is tested against). A schema of another dialect (its ``$schema``: Draft 7, say,
     a side of a schema diff) is validated by that dialect's class and format checker.
+    ``keyed_enums=True`` checks ``enum`` by a set look-up (:func:`_diff_validator_class`,
+    same answers): the schema diff proves one witness per value of an enum, which the
+    member-by-member ``enum`` makes quadratic.
     """
 
-    def __init__(self, registry: SchemaRegistry, *, inline: bool = True) -> None:
+    def __init__(
+        self, registry: SchemaRegistry, *, inline: bool = True, keyed_enums: bool = False
+    ) -> None:
         self._registry = registry
         self._inline = inline
+        self._class = _diff_validator_class if keyed_enums else _ecma_validator_class
         self._validators: dict[str, Draft202012Validator] = {}
         self._resources: Any = None
 
@@ -221,12 +241,12 @@ class JsonschemaEngine:
                 # Without $schema, as in _ecma_resources: python-jsonschema picks the
                 # class of a schema it descends into by its $schema (not ours).
                 inlined.pop("$schema", None)
-                validator = _ecma_validator_class()(inlined, format_checker=_format_checker())
+                validator = self._class()(inlined, format_checker=_format_checker())
             else:
                 resources = self._ecma_resources()
                 contents = resources.contents(schema_id)
                 dialect = dialect_of(contents) or DRAFT_2020_12
-                validator = _ecma_validator_class(dialect)(
+                validator = self._class(dialect)(
                     contents,
                     registry=resources,
                     format_checker=validator_class(dialect).FORMAT_CHECKER,
@@ -244,16 +264,25 @@ class JsonschemaEngine:
             raise unresolvable from None
 
     def problems(self, schema_id: str, instance: Any, pointer: str = "") -> list[Problem]:
+        found = list(dict.fromkeys(_problem(e, pointer) for e in self._errors(schema_id, instance)))
+        found.sort(key=lambda p: p.pointer)
+        return found
+
+    def problem_pointers(self, schema_id: str, instance: Any) -> list[str]:
+        """Where :meth:`problems` would place each problem, in order, each once, without
+        the messages: the schema diff asks only where a record fails, and an ``enum``'s
+        message lists every member (its size, paid per witness)."""
+        errors = self._errors(schema_id, instance)
+        return sorted({pointer_of(_path(error), "") for error in errors})
+
+    def _errors(self, schema_id: str, instance: Any) -> list[ValidationError]:
         try:
-            errors = list(self._validator(schema_id).iter_errors(instance))
+            return list(self._validator(schema_id).iter_errors(instance))
         except Exception as error:
             unresolvable = _unresolvable(schema_id, error)
             if unresolvable is None:
                 raise
             raise unresolvable from None
-        found = list(dict.fromkeys(_problem(error, pointer) for error in errors))
-        found.sort(key=lambda p: p.pointer)
-        return found
 
 
 def _unresolvable(schema_id: str, error: Exception) -> UnresolvableReference | None:
@@ -271,12 +300,29 @@ def _unresolvable(schema_id: str, error: Exception) -> UnresolvableReference | N
 
 def _problem(error: ValidationError, base: str) -> Problem:
     """Turn a jsonschema error into a located one-line problem."""
+    return Problem(message=_message(error), code="schema", pointer=pointer_of(_path(error), base))
+
+
+def _path(error: ValidationError) -> list[str | int]:
+    """Where a problem is: the instance's place, or for unknown members the first of
+    them (that is what the user must delete)."""
     path: list[str | int] = list(error.absolute_path)
-    message = _message(error, path)
-    return Problem(message=message, code="schema", pointer=pointer_of(path, base))
+    extra = _unknown_members(error)
+    if extra:
+        path.append(extra[0])
+    return path
 
 
-def _message(error: ValidationError, path: list[str | int]) -> str:
+def _unknown_members(error: ValidationError) -> list[str]:
+    """The members an ``additionalProperties`` error is about, sorted (else none)."""
+    if error.validator != "additionalProperties" or not isinstance(error.instance, dict):
+        return []
+    schema = error.schema if isinstance(error.schema, Mapping) else {}
+    allowed = set(schema.get("properties", {}))
+    return sorted(k for k in error.instance if k not in allowed)
+
+
+def _message(error: ValidationError) -> str:
     """A short message per keyword; the schema's own description for combinators."""
     keyword = error.validator
     value: Any = error.validator_value
@@ -284,15 +330,11 @@ def _message(error: ValidationError, path: list[str | int]) -> str:
     if keyword == "required":
         missing = [name for name in value if isinstance(instance, dict) and name not in instance]
         return f"missing required field {', '.join(repr(m) for m in missing)}"
-    if keyword == "additionalProperties" and isinstance(instance, dict):
-        schema = error.schema if isinstance(error.schema, Mapping) else {}
-        allowed = set(schema.get("properties", {}))
-        extra = sorted(k for k in instance if k not in allowed)
-        if extra:
-            # Point at the first unknown key itself: that is what the user must delete.
-            path.append(extra[0])
-            more = f" (and {', '.join(repr(e) for e in extra[1:])})" if extra[1:] else ""
-            return f"unknown field {extra[0]!r}{more}"
+    extra = _unknown_members(error)
+    if extra:
+        # Located at the first unknown key itself (see _path).
+        more = f" (and {', '.join(repr(e) for e in extra[1:])})" if extra[1:] else ""
+        return f"unknown field {extra[0]!r}{more}"
     if keyword == "type":
         expected = value if isinstance(value, str) else " or ".join(value)
         return f"expected {expected}, got {json_type(instance)} {short_repr(instance)}"
@@ -311,7 +353,7 @@ def _message(error: ValidationError, path: list[str | int]) -> str:
             return str(description)
         best = _deepest(error.context or [])
         if best is not None:
-            return _message(best, list(best.absolute_path))
+            return _message(best)
     if keyword == "propertyNames":
         return f"invalid key: {error.message}"
     return _trim(error.message)

@@ -5,7 +5,10 @@ rejecting side refuses them, at this place". :class:`Verifier` builds candidates
 the claim from the accepting side's normal form (:class:`~.values.Builder`) and hands
 each, whole, to :class:`~kernelindex_sdk.engine.JsonschemaEngine` over each side's
 registry — the same engine ``kernelindex validate`` uses as its reference, with
-ECMA-262 patterns and format checking. The first candidate that
+ECMA-262 patterns and format checking, and with ``enum`` checked by a set look-up
+(``keyed_enums``, the same answers): a diff of an enum whose every value is replaced
+proves one witness per value, and the member-by-member check (and the message listing
+every member) made that the square of the enum's size. The first candidate that
 
 * the accepting side's engine accepts,
 * the rejecting side's engine rejects,
@@ -52,7 +55,10 @@ class Verifier:
         self.builder = builder
         #: The last search ran out of checks (what an undecided claim then says).
         self.exhausted = False
-        self._engines = {"old": JsonschemaEngine(old), "new": JsonschemaEngine(new)}
+        self._engines = {
+            "old": JsonschemaEngine(old, keyed_enums=True),
+            "new": JsonschemaEngine(new, keyed_enums=True),
+        }
 
     def accepts(self, side: str, entry: SchemaEntry, record: Any) -> bool:
         return self._engines[side].is_valid(entry.id, record)
@@ -100,6 +106,6 @@ class Verifier:
             engine = self._engines[other]
             if engine.is_valid(refusing.id, record):
                 continue
-            if any(located(p.pointer, claimed) for p in engine.problems(refusing.id, record)):
+            if any(located(p, claimed) for p in engine.problem_pointers(refusing.id, record)):
                 return record
         return None
