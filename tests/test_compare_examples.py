@@ -7,21 +7,11 @@ hand edit of a record (which would break its digests) cannot slip in.
 
 from __future__ import annotations
 
-import importlib.util
 from pathlib import Path
-from types import ModuleType
+
+from compare_corpus import EXAMPLES, generator
 
 from kernelindex_sdk.pipeline import Pipeline
-
-EXAMPLES = Path(__file__).resolve().parent / "examples" / "compare"
-
-
-def generator() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("make_examples", EXAMPLES / "make_examples.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 def test_stored_examples_match_the_generator() -> None:
