@@ -323,29 +323,25 @@ def _parse_float_strict(
     return value
 
 
-_DECODER = json.JSONDecoder(
-    object_pairs_hook=_pairs_hook,
-    parse_float=_parse_float,
-    parse_int=_parse_int,
-    parse_constant=_parse_constant,
-    strict=True,
-)
-_STRICT_NUMBERS_DECODER = json.JSONDecoder(
-    object_pairs_hook=_pairs_hook,
-    parse_float=_parse_float_strict,
-    parse_int=_parse_int,
-    parse_constant=_parse_constant,
-    strict=True,
-)
+def _decoder(
+    parse_float: Callable[[str], Any], parse_int: Callable[[str], Any]
+) -> json.JSONDecoder:
+    """A strict stdlib decoder: duplicate keys and NaN/Infinity refused, numbers read by
+    the given rules (the three intake modes differ only there)."""
+    return json.JSONDecoder(
+        object_pairs_hook=_pairs_hook,
+        parse_float=parse_float,
+        parse_int=parse_int,
+        parse_constant=_parse_constant,
+        strict=True,
+    )
+
+
+_DECODER = _decoder(_parse_float, _parse_int)
+_STRICT_NUMBERS_DECODER = _decoder(_parse_float_strict, _parse_int)
 #: Schema files (``big_integers``): integers of any size kept exactly, as JSON Schema
 #: reads them (a bound is compared, never hashed by JCS); everything else as strict.
-_BIG_INTEGERS_DECODER = json.JSONDecoder(
-    object_pairs_hook=_pairs_hook,
-    parse_float=_parse_float,
-    parse_int=_parse_big_int,
-    parse_constant=_parse_constant,
-    strict=True,
-)
+_BIG_INTEGERS_DECODER = _decoder(_parse_float, _parse_big_int)
 # The C scanners themselves: decode() would add a Python frame and two regex matches.
 _scan_once: Callable[[str, int], tuple[Any, int]] = _DECODER.scan_once  # type: ignore[attr-defined]
 _scan_once_strict: Callable[[str, int], tuple[Any, int]] = _STRICT_NUMBERS_DECODER.scan_once  # type: ignore[attr-defined]

@@ -92,15 +92,12 @@ def render(panels: Sequence[Panel], path: str, *, dpi: int = 100, ratios: bool =
     ``ratios``: under each panel, a smaller one with each implementation's ratio over
     the baseline against x (a 1.02× speed-up is invisible on a latency axis).
     """
-    check_path(path)
-    require_matplotlib()
-    if not panels:
-        raise PlotError("nothing to plot: no selected run has its Workload record")
-    if len(panels) > MAX_PANELS:
-        raise PlotError(
-            f"{len(panels)} panels is too many for one figure (at most {MAX_PANELS});"
-            " narrow the selection with --kernel, --pass, --gpu or --metric"
-        )
+    _check_figure(
+        path,
+        len(panels),
+        empty="no selected run has its Workload record",
+        narrow="--kernel, --pass, --gpu or --metric",
+    )
     from matplotlib.figure import Figure
 
     columns = 1 if len(panels) == 1 else 2 if len(panels) <= 4 else 3
@@ -132,6 +129,21 @@ def render(panels: Sequence[Panel], path: str, *, dpi: int = 100, ratios: bool =
     figure.savefig(path, dpi=dpi)
 
 
+def _check_figure(path: str, count: int, *, empty: str, narrow: str) -> None:
+    """Before drawing: a path the figure can be saved to, matplotlib, and between one and
+    :data:`MAX_PANELS` panels (``empty`` says why there are none, ``narrow`` which
+    options cut the selection down)."""
+    check_path(path)
+    require_matplotlib()
+    if not count:
+        raise PlotError(f"nothing to plot: {empty}")
+    if count > MAX_PANELS:
+        raise PlotError(
+            f"{count} panels is too many for one figure (at most {MAX_PANELS});"
+            f" narrow the selection with {narrow}"
+        )
+
+
 def render_speedups(panels: Sequence[SpeedupPanel], path: str, *, dpi: int = 100) -> None:
     """Draw each implementation's speed-up per problem, sorted, one panel per GPU (and
     metric, and implementation): the view for a suite of many one-shape problems.
@@ -141,15 +153,12 @@ def render_speedups(panels: Sequence[SpeedupPanel], path: str, *, dpi: int = 100
     mean. Up to :data:`NAMED_PROBLEMS` problems are named on the x axis; beyond, the
     :data:`NAMED_EXTREMES` worst and best are listed in the panel's corners.
     """
-    check_path(path)
-    require_matplotlib()
-    if not panels:
-        raise PlotError("nothing to plot: no problem has a ratio over a baseline")
-    if len(panels) > MAX_PANELS:
-        raise PlotError(
-            f"{len(panels)} panels is too many for one figure (at most {MAX_PANELS});"
-            " narrow the selection with --gpu or --metric"
-        )
+    _check_figure(
+        path,
+        len(panels),
+        empty="no problem has a ratio over a baseline",
+        narrow="--gpu or --metric",
+    )
     from matplotlib.figure import Figure
 
     widest = max(len(panel.entries) for panel in panels)
