@@ -39,10 +39,10 @@ from __future__ import annotations
 import copy
 from collections.abc import Mapping
 from typing import Any
-from urllib.parse import quote, urldefrag, urljoin
+from urllib.parse import quote, urldefrag
 
 from kernelindex_sdk.errors import UnresolvableReference
-from kernelindex_sdk.inlining import DATA, Declined, documents_of, inline, subschemas
+from kernelindex_sdk.inlining import DATA, Declined, documents_of, inline, resolved, subschemas
 from kernelindex_sdk.pointers import escape_token
 from kernelindex_sdk.registry import SchemaRegistry, default_registry
 from kernelindex_sdk.wire import DRAFT_2020_12
@@ -134,7 +134,7 @@ class _Bundler:
 
     def _local(self, ref: str, base: str) -> str:
         """The local pointer that stands for ``ref`` (written in document ``base``)."""
-        target, fragment = urldefrag(urljoin(base, ref))
+        _, target, fragment = resolved(base, ref)
         if fragment and not fragment.startswith("/"):
             raise ValueError(f"{base}: $ref {ref!r}: only JSON-pointer fragments are supported")
         if target == self._root_id:

@@ -265,7 +265,7 @@ def _split(registry: SchemaRegistry, schema_id: str, keep: frozenset[str]) -> Sp
     shell_properties: dict[str, Any] = {}
     for name, sub in properties.items():
         ref = sub.get("$ref") if isinstance(sub, dict) else None
-        target, fragment = resolved(base, ref) if isinstance(ref, str) else ("", "")
+        _, target, fragment = resolved(base, ref) if isinstance(ref, str) else ("", "", "")
         if (
             name not in keep
             and not fragment

@@ -45,13 +45,40 @@ engine refuses keywords jsonschema-rs might read differently — or collect what
 sees), and ``ref_beside`` (``"appended"``: the target joins an ``allOf`` beside it as its
 last member, and a ``$ref`` beside other keywords adds ``allOf`` last; the verdicts are
 the same, not the order of errors, which the fast engine never reports).
+
+**Resolving a** ``$ref`` is written here once, for the inliner and for the schema
+diff's normal form (:mod:`kernelindex_sdk.schemadiff.normal`), which resolves every
+``$ref`` too: :func:`resolved` joins it to the URI of the document it is written in
+(RFC 3986) and splits off the fragment; :attr:`Reference.key` names its target, the
+document and the percent-decoded JSON pointer (two spellings of one place are one
+target, and a target met again inside itself is a recursion); :func:`target` finds it
+among the documents given, or says why not (:class:`UnknownDocument`,
+:class:`NotAPointer`, :class:`PointsAtNothing`: nothing is ever fetched, a fragment
+must be a JSON pointer). Of the keywords declined, :data:`NAMING_KEYWORDS` name a
+schema other than by a JSON pointer and :data:`CONTEXT_KEYWORDS` mean what more than
+their own schema object decides; the diff reads both lists from here.
+
+What the diff does differently, and why it is not a parameter of :func:`inline`: it
+does not inline, it builds a normal form (a cyclic graph where a schema refers to
+itself), so
+
+* a recursive ``$ref`` is compared by co-induction, not declined (an engine needs a
+  finite schema, a comparison does not);
+* a document of another dialect (:func:`kernelindex_sdk.dialects.dialect_of`, any
+  spelling of its ``$schema``) is rewritten into Draft 2020-12
+  (:mod:`kernelindex_sdk.schemadiff.upgrade`), not declined; the engines decline any
+  ``$schema`` but the Draft 2020-12 URI as written, wherever it stands, since they
+  validate the inlined schema as Draft 2020-12;
+* :data:`NAMING_KEYWORDS` are ignored (a ``$ref`` by such a name is refused anyway),
+  ``unevaluated*`` is rewritten where its schema object alone decides it, and what it
+  cannot compare is "undecided" in its own located words, not :class:`Declined`.
 """
 
 from __future__ import annotations
 
 import functools
 from collections.abc import Callable, Mapping
-from typing import Any, Literal
+from typing import Any, Literal, NamedTuple
 from urllib.parse import unquote, urldefrag, urljoin
 
 from kernelindex_sdk.pointers import pointed_at
@@ -59,8 +86,9 @@ from kernelindex_sdk.registry import SchemaRegistry
 from kernelindex_sdk.wire import DRAFT_2020_12
 
 __all__ = [
-    "DECLINED_KEYWORDS", "SCHEMAS", "SCHEMA_LISTS", "SCHEMA_MAPS", "Declined", "documents_of",
-    "inline", "resolved", "subschemas",
+    "CONTEXT_KEYWORDS", "DECLINED_KEYWORDS", "NAMING_KEYWORDS", "SCHEMAS", "SCHEMA_LISTS",
+    "SCHEMA_MAPS", "Declined", "NotAPointer", "PointsAtNothing", "Reference", "UnknownDocument",
+    "documents_of", "inline", "resolved", "subschemas", "target",
 ]  # fmt: skip
 
 # Draft 2020-12 keywords whose values hold subschemas. Anything else (const, enum,
@@ -80,14 +108,14 @@ SCHEMAS = frozenset(
     }
 )  # fmt: skip
 
-#: Keywords that name or reach a schema by something other than a JSON pointer, or
-#: whose verdicts read the annotations of the schemas beside them: never inlined.
-DECLINED_KEYWORDS = frozenset(
-    {
-        "$anchor", "$dynamicAnchor", "$dynamicRef", "$recursiveAnchor", "$recursiveRef",
-        "unevaluatedProperties", "unevaluatedItems",
-    }
-)  # fmt: skip
+#: Keywords that name a schema by something other than a JSON pointer.
+NAMING_KEYWORDS = ("$anchor", "$dynamicAnchor", "$recursiveAnchor")
+#: Keywords whose meaning depends on more than the schema object they sit in: where
+#: evaluation began (``$dynamicRef``, ``$recursiveRef``), or what the schemas beside
+#: them evaluate (``unevaluated*``).
+CONTEXT_KEYWORDS = ("unevaluatedProperties", "unevaluatedItems", "$dynamicRef", "$recursiveRef")
+#: Never inlined: both of the above.
+DECLINED_KEYWORDS = frozenset(NAMING_KEYWORDS + CONTEXT_KEYWORDS)
 
 #: What :func:`subschemas` returns for a keyword whose value holds no subschema.
 DATA: Any = object()
@@ -96,6 +124,18 @@ DATA: Any = object()
 class Declined(ValueError):
     """The schema cannot be inlined exactly (the message says why); callers keep
     resolving references instead."""
+
+
+class UnknownDocument(Declined):
+    """A ``$ref`` into a document not among those given (nothing is ever fetched)."""
+
+
+class NotAPointer(Declined):
+    """A ``$ref`` whose fragment is not a JSON pointer (an ``$anchor``'s name, say)."""
+
+
+class PointsAtNothing(Declined):
+    """A ``$ref`` whose JSON pointer reaches nothing in its document."""
 
 
 def subschemas(key: str, value: Any, visit: Callable[[Any], Any]) -> Any:
@@ -111,12 +151,50 @@ def subschemas(key: str, value: Any, visit: Callable[[Any], Any]) -> Any:
     return DATA
 
 
+class Reference(NamedTuple):
+    """A ``$ref`` resolved against the URI of the document it is written in."""
+
+    #: The URI it names (what messages quote).
+    uri: str
+    #: That URI without its fragment: the ``$id`` of the document it points into.
+    document: str
+    #: The fragment, as written (percent-encoded).
+    fragment: str
+
+    @property
+    def key(self) -> tuple[str, str]:
+        """Its target: the document and the JSON pointer, percent-decoded whole and
+        then split, as ``referencing`` (the resolving engine) reads a fragment, so
+        both reach the same schema."""
+        return self.document, unquote(self.fragment)
+
+
 @functools.lru_cache(maxsize=1024)
-def resolved(base: str, ref: str) -> tuple[str, str]:
-    """``ref`` against ``base``, split into document and fragment: the same few pairs
-    recur in every schema that is inlined (``urljoin`` is slow)."""
-    document, fragment = urldefrag(urljoin(base, ref))
-    return document, fragment
+def resolved(base: str, ref: str) -> Reference:
+    """``ref`` joined to ``base`` (RFC 3986), split into document and fragment: the
+    same few pairs recur in every schema that is read (``urljoin`` is slow)."""
+    uri = urljoin(base, ref)
+    document, fragment = urldefrag(uri)
+    return Reference(uri, document, fragment)
+
+
+def target(documents: Mapping[str, Any], reference: Reference, ref: str) -> Any:
+    """What ``reference`` (the ``$ref`` ``ref``, resolved) points at among
+    ``documents`` (by URI without fragment): :class:`UnknownDocument` for a document
+    not given, :class:`NotAPointer` for a fragment that is no JSON pointer,
+    :class:`PointsAtNothing` for a pointer that reaches nothing, in that order."""
+    document, fragment = reference.document, reference.fragment
+    if document not in documents:
+        raise UnknownDocument(f"$ref {ref!r}: {document} is not among the schemas given")
+    node: Any = documents[document]
+    if fragment:
+        if not fragment.startswith("/"):
+            raise NotAPointer(f"$ref {ref!r}: only JSON-pointer fragments are inlined")
+        try:
+            node = pointed_at(node, reference.key[1])
+        except LookupError:
+            raise PointsAtNothing(f"$ref {ref!r} points at nothing") from None
+    return node
 
 
 def documents_of(registry: SchemaRegistry) -> dict[str, Any]:
@@ -163,29 +241,15 @@ class _Inliner:
         #: again (schemas reuse a few definitions many times). Sound although the
         #: recursion check depends on the path: a target that inlined without error
         #: reaches no schema on a cycle through itself, so no path can make it fail.
-        self._inlined: dict[str, Any] = {}
+        self._inlined: dict[tuple[str, str], Any] = {}
 
     def run(self, root_id: str) -> Any:
         self._root = self._documents[root_id]
-        return self._schema(self._root, root_id, (f"{root_id}#",), whole=True)
+        return self._schema(self._root, root_id, ((root_id, ""),), whole=True)
 
-    def _target(self, ref: str, document: str, fragment: str) -> Any:
-        """What ``ref`` (``document`` and ``fragment``, resolved) points at."""
-        if document not in self._documents:
-            raise Declined(f"$ref {ref!r}: {document} is not among the schemas given")
-        node: Any = self._documents[document]
-        if fragment:
-            if not fragment.startswith("/"):
-                raise Declined(f"$ref {ref!r}: only JSON-pointer fragments are inlined")
-            # Percent-decoded whole, then split: as ``referencing`` (the resolving
-            # engine) reads a fragment, so both reach the same schema.
-            try:
-                node = pointed_at(node, unquote(fragment))
-            except LookupError:
-                raise Declined(f"$ref {ref!r} points at nothing") from None
-        return node
-
-    def _schema(self, node: Any, base: str, seen: tuple[str, ...], whole: bool = False) -> Any:
+    def _schema(
+        self, node: Any, base: str, seen: tuple[tuple[str, str], ...], whole: bool = False
+    ) -> Any:
         if isinstance(node, bool):
             return node
         if not isinstance(node, dict):
@@ -229,16 +293,16 @@ class _Inliner:
             out["allOf"] = [*out.get("allOf", []), self._inlined_target(ref, base, seen)]
         return out
 
-    def _inlined_target(self, ref: str, base: str, seen: tuple[str, ...]) -> Any:
-        document, fragment = resolved(base, ref)
-        key = f"{document}#{fragment}"
+    def _inlined_target(self, ref: str, base: str, seen: tuple[tuple[str, str], ...]) -> Any:
+        reference = resolved(base, ref)
+        key = reference.key
         if key in seen:
             raise Declined(f"recursive $ref {ref!r}: not inlined")
         inlined = self._inlined.get(key)
         if inlined is None:
-            target = self._target(ref, document, fragment)
-            whole = target is self._documents[document]
-            inlined = self._inlined[key] = self._schema(target, document, (*seen, key), whole)
+            node = target(self._documents, reference, ref)
+            whole = not key[1]  # the document itself
+            inlined = self._inlined[key] = self._schema(node, key[0], (*seen, key), whole)
         return inlined
 
 

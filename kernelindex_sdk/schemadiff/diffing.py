@@ -66,7 +66,7 @@ class _Diff:
         self.policy = policy
         self.builder = Builder(Checks())
         self.verifier = Verifier(self.builder, sides["old"].registry, sides["new"].registry)
-        self.normalizers = {name: Normalizer(side.lookup) for name, side in sides.items()}
+        self.normalizers = {name: Normalizer(side.documents) for name, side in sides.items()}
         self.violations: list[Violation] = []
         self.undecided: list[Undecided] = []
         self.files = {

@@ -26,10 +26,11 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
-from urllib.parse import urldefrag, urljoin
+from urllib.parse import urldefrag
 
 from kernelindex_sdk.dialects import NAMES, dialect_of, id_keyword, validator_class
 from kernelindex_sdk.errors import IntakeError, KernelIndexError, NotARegularFile
+from kernelindex_sdk.inlining import Declined, resolved, target
 from kernelindex_sdk.registry import (
     BUNDLE_KIND,
     SchemaEntry,
@@ -63,12 +64,13 @@ class SchemaSet:
     single: bool = False
     _documents: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
 
-    def lookup(self, uri: str) -> Any:
-        """The contents of the document at ``uri`` (``LookupError`` if none)."""
+    @property
+    def documents(self) -> Mapping[str, Any]:
+        """The contents of every document a ``$ref`` may reach, by URI (no fragment)."""
         if not self._documents:
             for entry in self.registry.all_entries:
                 self._documents[urldefrag(entry.id)[0]] = entry.contents
-        return self._documents[uri]
+        return self._documents
 
 
 def load(side: str | os.PathLike[str] | SchemaRegistry) -> SchemaSet:
@@ -171,7 +173,7 @@ def _registry(files: list[Path], optional: Sequence[Path] = ()) -> SchemaRegistr
         own = path.resolve().as_uri()
         named = id_keyword(dialect_of(contents) or DRAFT_2020_12)  # checked by _read
         declared = contents.get(named)
-        uri = urldefrag(urljoin(own, declared))[0] if isinstance(declared, str) else own
+        uri = resolved(own, declared).document if isinstance(declared, str) else own
         if declared != uri:  # so that relative refs resolve where this file is
             contents = {**contents, named: uri}
         if uri in seen:
@@ -257,10 +259,12 @@ def _declared_version(
         ref = node.get("$ref")
         if not isinstance(ref, str):
             return None
-        target, fragment = urldefrag(urljoin(base, ref))
-        node, base = documents.get(target), target
-        for token in fragment.split("/")[1:]:
-            node = node.get(token) if isinstance(node, Mapping) else None
+        reference = resolved(base, ref)
+        try:
+            node = target(documents, reference, ref)
+        except Declined:
+            return None
+        base = reference.document
     return None
 
 
@@ -306,7 +310,7 @@ def normalized(side: SchemaSet) -> SchemaSet:
     """The same kinds, each schema replaced by its normal form, in Draft 2020-12:
     self-contained, no ``$ref`` (but, in a recursive schema, to its own ``$defs``),
     accepting exactly what it accepted (``diff(S, normalized(S))`` is empty)."""
-    normalizer = Normalizer(side.lookup)
+    normalizer = Normalizer(side.documents)
     entries = []
     for entry in side.kinds:
         schema = to_schema(normalizer.document(urldefrag(entry.id)[0]))

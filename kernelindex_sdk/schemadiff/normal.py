@@ -5,8 +5,9 @@ subschema inline, ``allOf`` or one object, ``type: [a, b]`` or ``anyOf``, with o
 titles. A diff that walked the text would report a refactor as a change; so both sides
 are first brought to this form, and only then walked in parallel:
 
-* every ``$ref`` resolved against the schemas given (offline: an unknown URI is
-  :class:`UnresolvableRef`) and inlined; ``allOf`` members and a ``$ref``'s siblings
+* every ``$ref`` resolved against the schemas given, as the inliner resolves it
+  (:func:`kernelindex_sdk.inlining.target`; offline: an unknown URI is
+  :class:`UnresolvableRef`), and inlined; ``allOf`` members and a ``$ref``'s siblings
   merged into one schema (a conjunction);
 * a schema split into **branches**, one per JSON type it admits (``null``, ``boolean``,
   ``string``, ``number``, ``integer``, ``array``, ``object``), each holding only the
@@ -34,11 +35,13 @@ keywords, inside a constraint kept whole — is :class:`Undecidable`.
 
 ``unevaluatedProperties``/``unevaluatedItems`` in a schema object that applies no
 subschema in place is the ``additionalProperties``/``items`` it amounts to there
-(:func:`_evaluated_here`); beside ``allOf``, ``$ref``, ``if``... it, ``$dynamicRef`` and
+(:func:`_evaluated_here`); beside ``allOf``, ``$ref``, ``if``... it, and the rest of
+the inliner's :data:`~kernelindex_sdk.inlining.CONTEXT_KEYWORDS` (``$dynamicRef``), and
 an ``$id`` below a document's root raise :class:`Undecidable`: their meaning depends on
 more than the schema object they sit in, and a diff that cannot be sure must say so rather than
 guess. Other dialects' keywords are first rewritten in Draft 2020-12
-(:mod:`.upgrade`).
+(:mod:`.upgrade`). Where these rules differ from the inliner's, and why:
+:mod:`kernelindex_sdk.inlining`.
 
 :func:`to_schema` writes a normal form back as a plain, self-contained JSON Schema that
 accepts exactly what the original accepts (its recursion targets under ``$defs``), so
@@ -51,15 +54,23 @@ from __future__ import annotations
 import itertools
 import json
 import math
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from functools import cache, cached_property
 from typing import Any
-from urllib.parse import unquote, urldefrag, urljoin
 
 from kernelindex_sdk.dialects import DRAFT_2019_09, NAMES, dialect_of
 from kernelindex_sdk.errors import UnresolvableReference
-from kernelindex_sdk.pointers import pointed_at, pointer_of
+from kernelindex_sdk.inlining import (
+    CONTEXT_KEYWORDS,
+    NAMING_KEYWORDS,
+    Declined,
+    NotAPointer,
+    Reference,
+    target,
+)
+from kernelindex_sdk.inlining import resolved as resolved_ref
+from kernelindex_sdk.pointers import pointer_of
 from kernelindex_sdk.schemadiff.upgrade import as_2020_12
 from kernelindex_sdk.wire import DRAFT_2020_12
 
@@ -102,14 +113,13 @@ _APPLIES = {
 }
 #: Keywords that count (characters, items, members): non-negative integers.
 _COUNTS = ("minLength", "maxLength", "minItems", "maxItems", "minProperties", "maxProperties")
-#: Annotations and identifiers: no effect on what a schema accepts.
+#: Annotations and identifiers: no effect on what a schema accepts. (A ``$ref`` by
+#: the name an anchor gives is refused: a fragment must be a JSON pointer.)
 _IGNORED = frozenset(
     {"title", "description", "examples", "default", "$comment", "deprecated", "readOnly",
-     "writeOnly", "contentEncoding", "contentMediaType", "contentSchema", "$schema", "$anchor",
-     "$dynamicAnchor", "$defs", "definitions", "$vocabulary", "$id", "$recursiveAnchor"}
+     "writeOnly", "contentEncoding", "contentMediaType", "contentSchema", "$schema", "$defs",
+     "definitions", "$vocabulary", "$id", *NAMING_KEYWORDS}
 )  # fmt: skip
-#: Keywords whose meaning depends on more than the schema object they sit in.
-_UNSUPPORTED = ("unevaluatedProperties", "unevaluatedItems", "$dynamicRef", "$recursiveRef")
 
 
 class Undecidable(Exception):
@@ -464,21 +474,20 @@ class _Writer:
 # --------------------------------------------------------------------------- normalizing
 
 
-Lookup = Callable[[str], Any]
 #: Numbers each normalizer (so the names of two sides' recursion targets differ).
 _NORMALIZERS = itertools.count()
 
 
 class Normalizer:
-    """Normalizes the schemas of one side, resolving ``$ref`` through ``lookup``.
+    """Normalizes the schemas of one side, resolving ``$ref`` in ``documents``.
 
-    ``lookup(uri)`` returns the contents of the document at ``uri`` (no fragment) or
-    raises ``LookupError``; nothing else is ever consulted. Targets of ``$ref`` are
-    normalized once each (a kind reaches ``common.schema.json#/$defs/slug`` many times).
+    ``documents``: the contents of every document a ``$ref`` may reach, by URI (no
+    fragment); nothing else is ever consulted. Targets of ``$ref`` are normalized once
+    each (a kind reaches ``common.schema.json#/$defs/slug`` many times).
     """
 
-    def __init__(self, lookup: Lookup) -> None:
-        self._lookup = lookup
+    def __init__(self, documents: Mapping[str, Any]) -> None:
+        self._documents = documents
         self._done: dict[tuple[str, str], Norm] = {}
         self._active: set[tuple[str, str]] = set()
         #: Targets being normalized that a $ref led back into: where their normal form
@@ -502,7 +511,7 @@ class Normalizer:
         self._entry = uri
         before = set(self._done)
         try:
-            return self._target(Where(uri), uri)
+            return self._target(Where(uri), Reference(uri, uri, ""))
         except Undecidable:
             # What was completed inside a failed attempt may hold a Recur whose target
             # never completed: forget it, so another kind does not reach it.
@@ -524,17 +533,18 @@ class Normalizer:
             dialect = self._dialects[document] = found
         return dialect
 
-    def _target(self, where: Where, uri: str) -> Norm:
-        """The schema at ``uri`` (a fragment a JSON pointer or an ``$anchor``)."""
-        document, fragment = urldefrag(uri)
+    def _target(self, where: Where, reference: Reference) -> Norm:
+        """The schema ``reference`` points at (found as the inliner finds it)."""
+        uri = reference.uri
         try:
-            contents = self._lookup(document)
-        except LookupError:
+            node = target(self._documents, reference, uri)
+        except NotAPointer:
+            raise Undecidable(
+                where, f"$ref {uri!r}: only JSON-pointer fragments are compared"
+            ) from None
+        except Declined:  # an unknown document, a pointer to nothing
             raise UnresolvableRef(where, uri) from None
-        if fragment and not fragment.startswith("/"):
-            raise Undecidable(where, f"$ref {uri!r}: only JSON-pointer fragments are compared")
-        pointer = unquote(fragment)
-        key = (document, pointer)
+        key = document, pointer = reference.key
         done = self._done.get(key)
         if done is not None:
             return done
@@ -542,11 +552,7 @@ class Normalizer:
             holder = self._holders.setdefault(key, [])
             name = self._names.setdefault(key, f"r{self._serial}_{len(self._names)}")
             return Recur(where, name, holder, uri)
-        try:
-            node: Any = pointed_at(contents, pointer)
-        except LookupError:
-            raise UnresolvableRef(where, uri) from None
-        self._dialect(where, document, contents)
+        self._dialect(where, document, self._documents[document])
         self._active.add(key)
         try:
             result = self.schema(node, Where(document, pointer), base=document)
@@ -583,7 +589,7 @@ class Normalizer:
             schema = _evaluated_here(schema, where, renamed)
         if renamed:
             where = _Respelled(where.uri, where.pointer, tuple(renamed.items()))
-        for keyword in _UNSUPPORTED:
+        for keyword in CONTEXT_KEYWORDS:
             if keyword in schema:
                 raise Undecidable(where.at(keyword), f"{keyword} is not compared")
         if "$id" in schema and where.pointer:
@@ -592,10 +598,10 @@ class Normalizer:
         if "$ref" in schema and not isinstance(schema["$ref"], str):
             raise Undecidable(where.at("$ref"), "$ref is not a string")
         if "$ref" in schema:
-            target = self._target(where.at("$ref"), urljoin(base, schema["$ref"]))
+            found = self._target(where.at("$ref"), resolved_ref(base, schema["$ref"]))
             if _only_ref(schema):
-                return target  # a plain $ref: the target, where it is written
-            parts.append(target)
+                return found  # a plain $ref: the target, where it is written
+            parts.append(found)
         for index, member in enumerate(_list(schema, "allOf", where)):
             parts.append(self.schema(member, where.at("allOf", index), base=base))
         opaque: list[tuple[frozenset[str] | None, Opaque]] = []
@@ -630,7 +636,7 @@ class Normalizer:
         at = where.at("$recursiveRef")
         if schema["$recursiveRef"] != "#" or "$ref" in schema:
             raise Undecidable(at, 'only a $recursiveRef "#" without a $ref beside it is compared')
-        anchored = self._lookup(base).get("$recursiveAnchor") is True
+        anchored = self._documents[base].get("$recursiveAnchor") is True
         if anchored and base != self._entry:
             raise Undecidable(
                 at,
@@ -865,7 +871,7 @@ _ASSERTING = frozenset(
     _STRING | _NUMBER | _ARRAY | _OBJECT
     | {"type", "enum", "const", "$ref", "allOf", "anyOf", "oneOf", "not", "if", "then", "else",
        "prefixItems", "contains", "minContains", "maxContains", "patternProperties",
-       "dependentRequired", "dependentSchemas", *_UNSUPPORTED}
+       "dependentRequired", "dependentSchemas", *CONTEXT_KEYWORDS}
 )  # fmt: skip
 
 
