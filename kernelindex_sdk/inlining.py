@@ -1,4 +1,4 @@
-"""The one ``$ref`` inliner: a schema with every ``$ref`` replaced by what it points to.
+"""The one ``$ref`` resolver, and the one inliner: every ``$ref`` replaced by its target.
 
 Two engines want a schema without references: the reference engine
 (:func:`kernelindex_sdk.bundled.inlined_schema`; python-jsonschema walks such a schema
@@ -21,10 +21,11 @@ schema or the schemas it reaches:
 
 * a recursive ``$ref`` (one that leads back into a schema it is inside): no finite
   inlining exists;
-* ``$anchor``, ``$dynamicAnchor``, ``$dynamicRef``, ``$recursiveAnchor`` and
-  ``$recursiveRef`` (:data:`DECLINED_KEYWORDS`): their targets depend on where they are
+* ``$anchor``, ``$dynamicAnchor``, ``$recursiveAnchor`` (:data:`NAMING_KEYWORDS`),
+  ``$dynamicRef`` and ``$recursiveRef``: their targets depend on where they are
   evaluated from, or on names rather than JSON pointers;
-* ``unevaluatedProperties`` and ``unevaluatedItems``: their verdicts read the
+* ``unevaluatedProperties`` and ``unevaluatedItems`` (with the two above,
+  :data:`CONTEXT_KEYWORDS`): their verdicts read the
   annotations of the schemas beside them, and python-jsonschema counts what a ``$ref``
   evaluates even where the target fails, what an ``allOf`` evaluates only where it
   passes — no rewrite of a ``$ref`` is exact there;
@@ -46,32 +47,23 @@ sees), and ``ref_beside`` (``"appended"``: the target joins an ``allOf`` beside 
 last member, and a ``$ref`` beside other keywords adds ``allOf`` last; the verdicts are
 the same, not the order of errors, which the fast engine never reports).
 
-**Resolving a** ``$ref`` is written here once, for the inliner and for the schema
-diff's normal form (:mod:`kernelindex_sdk.schemadiff.normal`), which resolves every
-``$ref`` too: :func:`resolved` joins it to the URI of the document it is written in
-(RFC 3986) and splits off the fragment; :attr:`Reference.key` names its target, the
-document and the percent-decoded JSON pointer (two spellings of one place are one
-target, and a target met again inside itself is a recursion); :func:`target` finds it
-among the documents given, or says why not (:class:`UnknownDocument`,
-:class:`NotAPointer`, :class:`PointsAtNothing`: nothing is ever fetched, a fragment
-must be a JSON pointer). Of the keywords declined, :data:`NAMING_KEYWORDS` name a
-schema other than by a JSON pointer and :data:`CONTEXT_KEYWORDS` mean what more than
-their own schema object decides; the diff reads both lists from here.
+**Resolving a** ``$ref``, for the inliner and for the schema diff's normal form
+(:mod:`kernelindex_sdk.schemadiff.normal`, which reads these rules from here):
+:func:`resolved` joins it to its document's URI (RFC 3986); :attr:`Reference.key`
+names its target by document and percent-decoded JSON pointer (two spellings of one
+place are one target, so a recursion is met either way); :func:`target` finds it
+among the documents given — nothing is ever fetched, a fragment must be a JSON pointer
+(:class:`NotAPointer`), anything else unfound is :class:`Unresolvable`.
 
-What the diff does differently, and why it is not a parameter of :func:`inline`: it
-does not inline, it builds a normal form (a cyclic graph where a schema refers to
-itself), so
-
-* a recursive ``$ref`` is compared by co-induction, not declined (an engine needs a
-  finite schema, a comparison does not);
-* a document of another dialect (:func:`kernelindex_sdk.dialects.dialect_of`, any
-  spelling of its ``$schema``) is rewritten into Draft 2020-12
-  (:mod:`kernelindex_sdk.schemadiff.upgrade`), not declined; the engines decline any
-  ``$schema`` but the Draft 2020-12 URI as written, wherever it stands, since they
-  validate the inlined schema as Draft 2020-12;
-* :data:`NAMING_KEYWORDS` are ignored (a ``$ref`` by such a name is refused anyway),
-  ``unevaluated*`` is rewritten where its schema object alone decides it, and what it
-  cannot compare is "undecided" in its own located words, not :class:`Declined`.
+Why the diff's other rules are not parameters of :func:`inline`: it builds a normal
+form, not an inlined schema. A recursive ``$ref`` is compared by co-induction (a
+normal form may be a cyclic graph; an engine needs a finite schema); another dialect
+is rewritten into Draft 2020-12 (:mod:`kernelindex_sdk.schemadiff.upgrade`, any
+spelling of its ``$schema``), where the engines, which validate the result as Draft
+2020-12, decline any ``$schema`` but that URI as written; :data:`NAMING_KEYWORDS` are
+ignored (a ``$ref`` by such a name is refused anyway), ``unevaluated*`` is rewritten
+where its own schema object decides it; and what it cannot compare it reports,
+located, in its own words ("undecided"), not as :class:`Declined`.
 """
 
 from __future__ import annotations
@@ -87,8 +79,8 @@ from kernelindex_sdk.wire import DRAFT_2020_12
 
 __all__ = [
     "CONTEXT_KEYWORDS", "DECLINED_KEYWORDS", "NAMING_KEYWORDS", "SCHEMAS", "SCHEMA_LISTS",
-    "SCHEMA_MAPS", "Declined", "NotAPointer", "PointsAtNothing", "Reference", "UnknownDocument",
-    "documents_of", "inline", "resolved", "subschemas", "target",
+    "SCHEMA_MAPS", "Declined", "NotAPointer", "Reference", "Unresolvable", "documents_of",
+    "inline", "resolved", "subschemas", "target",
 ]  # fmt: skip
 
 # Draft 2020-12 keywords whose values hold subschemas. Anything else (const, enum,
@@ -126,16 +118,12 @@ class Declined(ValueError):
     resolving references instead."""
 
 
-class UnknownDocument(Declined):
-    """A ``$ref`` into a document not among those given (nothing is ever fetched)."""
+class Unresolvable(Declined):
+    """A ``$ref`` into a document not among those given, or to nothing in one."""
 
 
 class NotAPointer(Declined):
     """A ``$ref`` whose fragment is not a JSON pointer (an ``$anchor``'s name, say)."""
-
-
-class PointsAtNothing(Declined):
-    """A ``$ref`` whose JSON pointer reaches nothing in its document."""
 
 
 def subschemas(key: str, value: Any, visit: Callable[[Any], Any]) -> Any:
@@ -180,12 +168,12 @@ def resolved(base: str, ref: str) -> Reference:
 
 def target(documents: Mapping[str, Any], reference: Reference, ref: str) -> Any:
     """What ``reference`` (the ``$ref`` ``ref``, resolved) points at among
-    ``documents`` (by URI without fragment): :class:`UnknownDocument` for a document
-    not given, :class:`NotAPointer` for a fragment that is no JSON pointer,
-    :class:`PointsAtNothing` for a pointer that reaches nothing, in that order."""
+    ``documents`` (by URI without fragment). Raises, in this order,
+    :class:`Unresolvable` for a document not given, :class:`NotAPointer` for a
+    fragment that is no JSON pointer, :class:`Unresolvable` for one that reaches nothing."""
     document, fragment = reference.document, reference.fragment
     if document not in documents:
-        raise UnknownDocument(f"$ref {ref!r}: {document} is not among the schemas given")
+        raise Unresolvable(f"$ref {ref!r}: {document} is not among the schemas given")
     node: Any = documents[document]
     if fragment:
         if not fragment.startswith("/"):
@@ -193,7 +181,7 @@ def target(documents: Mapping[str, Any], reference: Reference, ref: str) -> Any:
         try:
             node = pointed_at(node, reference.key[1])
         except LookupError:
-            raise PointsAtNothing(f"$ref {ref!r} points at nothing") from None
+            raise Unresolvable(f"$ref {ref!r} points at nothing") from None
     return node
 
 

@@ -30,7 +30,7 @@ from urllib.parse import urldefrag
 
 from kernelindex_sdk.dialects import NAMES, dialect_of, id_keyword, validator_class
 from kernelindex_sdk.errors import IntakeError, KernelIndexError, NotARegularFile
-from kernelindex_sdk.inlining import Declined, resolved, target
+from kernelindex_sdk.inlining import Unresolvable, resolved, target
 from kernelindex_sdk.registry import (
     BUNDLE_KIND,
     SchemaEntry,
@@ -261,10 +261,9 @@ def _declared_version(
             return None
         reference = resolved(base, ref)
         try:
-            node = target(documents, reference, ref)
-        except Declined:
+            node, base = target(documents, reference, ref), reference.document
+        except Unresolvable:
             return None
-        base = reference.document
     return None
 
 

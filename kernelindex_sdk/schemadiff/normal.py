@@ -59,17 +59,9 @@ from dataclasses import dataclass, field
 from functools import cache, cached_property
 from typing import Any
 
+from kernelindex_sdk import inlining
 from kernelindex_sdk.dialects import DRAFT_2019_09, NAMES, dialect_of
 from kernelindex_sdk.errors import UnresolvableReference
-from kernelindex_sdk.inlining import (
-    CONTEXT_KEYWORDS,
-    NAMING_KEYWORDS,
-    Declined,
-    NotAPointer,
-    Reference,
-    target,
-)
-from kernelindex_sdk.inlining import resolved as resolved_ref
 from kernelindex_sdk.pointers import pointer_of
 from kernelindex_sdk.schemadiff.upgrade import as_2020_12
 from kernelindex_sdk.wire import DRAFT_2020_12
@@ -118,7 +110,7 @@ _COUNTS = ("minLength", "maxLength", "minItems", "maxItems", "minProperties", "m
 _IGNORED = frozenset(
     {"title", "description", "examples", "default", "$comment", "deprecated", "readOnly",
      "writeOnly", "contentEncoding", "contentMediaType", "contentSchema", "$schema", "$defs",
-     "definitions", "$vocabulary", "$id", *NAMING_KEYWORDS}
+     "definitions", "$vocabulary", "$id", *inlining.NAMING_KEYWORDS}
 )  # fmt: skip
 
 
@@ -511,7 +503,7 @@ class Normalizer:
         self._entry = uri
         before = set(self._done)
         try:
-            return self._target(Where(uri), Reference(uri, uri, ""))
+            return self._target(Where(uri), inlining.Reference(uri, uri, ""))
         except Undecidable:
             # What was completed inside a failed attempt may hold a Recur whose target
             # never completed: forget it, so another kind does not reach it.
@@ -533,16 +525,16 @@ class Normalizer:
             dialect = self._dialects[document] = found
         return dialect
 
-    def _target(self, where: Where, reference: Reference) -> Norm:
+    def _target(self, where: Where, reference: inlining.Reference) -> Norm:
         """The schema ``reference`` points at (found as the inliner finds it)."""
         uri = reference.uri
         try:
-            node = target(self._documents, reference, uri)
-        except NotAPointer:
+            node = inlining.target(self._documents, reference, uri)
+        except inlining.NotAPointer:
             raise Undecidable(
                 where, f"$ref {uri!r}: only JSON-pointer fragments are compared"
             ) from None
-        except Declined:  # an unknown document, a pointer to nothing
+        except inlining.Unresolvable:
             raise UnresolvableRef(where, uri) from None
         key = document, pointer = reference.key
         done = self._done.get(key)
@@ -589,7 +581,7 @@ class Normalizer:
             schema = _evaluated_here(schema, where, renamed)
         if renamed:
             where = _Respelled(where.uri, where.pointer, tuple(renamed.items()))
-        for keyword in CONTEXT_KEYWORDS:
+        for keyword in inlining.CONTEXT_KEYWORDS:
             if keyword in schema:
                 raise Undecidable(where.at(keyword), f"{keyword} is not compared")
         if "$id" in schema and where.pointer:
@@ -598,7 +590,7 @@ class Normalizer:
         if "$ref" in schema and not isinstance(schema["$ref"], str):
             raise Undecidable(where.at("$ref"), "$ref is not a string")
         if "$ref" in schema:
-            found = self._target(where.at("$ref"), resolved_ref(base, schema["$ref"]))
+            found = self._target(where.at("$ref"), inlining.resolved(base, schema["$ref"]))
             if _only_ref(schema):
                 return found  # a plain $ref: the target, where it is written
             parts.append(found)
@@ -871,7 +863,7 @@ _ASSERTING = frozenset(
     _STRING | _NUMBER | _ARRAY | _OBJECT
     | {"type", "enum", "const", "$ref", "allOf", "anyOf", "oneOf", "not", "if", "then", "else",
        "prefixItems", "contains", "minContains", "maxContains", "patternProperties",
-       "dependentRequired", "dependentSchemas", *CONTEXT_KEYWORDS}
+       "dependentRequired", "dependentSchemas", *inlining.CONTEXT_KEYWORDS}
 )  # fmt: skip
 
 
