@@ -134,7 +134,7 @@ class _Bundler:
 
     def _local(self, ref: str, base: str) -> str:
         """The local pointer that stands for ``ref`` (written in document ``base``)."""
-        _, target, fragment = resolved(base, ref)
+        _, target, fragment, _ = resolved(base, ref)
         if fragment and not fragment.startswith("/"):
             raise ValueError(f"{base}: $ref {ref!r}: only JSON-pointer fragments are supported")
         if target == self._root_id:

@@ -265,14 +265,15 @@ def _split(registry: SchemaRegistry, schema_id: str, keep: frozenset[str]) -> Sp
     shell_properties: dict[str, Any] = {}
     for name, sub in properties.items():
         ref = sub.get("$ref") if isinstance(sub, dict) else None
-        _, target, fragment = resolved(base, ref) if isinstance(ref, str) else ("", "", "")
+        target = resolved(base, ref) if isinstance(ref, str) else None
         if (
             name not in keep
-            and not fragment
-            and target in documents
+            and target is not None
+            and not target.fragment
+            and target.document in documents
             and set(sub) <= _ANNOTATIONS | {"$ref"}
         ):
-            members.append((name, target))
+            members.append((name, target.document))
             shell_properties[name] = True
         else:
             shell_properties[name] = sub

@@ -148,13 +148,10 @@ class Reference(NamedTuple):
     document: str
     #: The fragment, as written (percent-encoded).
     fragment: str
-
-    @property
-    def key(self) -> tuple[str, str]:
-        """Its target: the document and the JSON pointer, percent-decoded whole and
-        then split, as ``referencing`` (the resolving engine) reads a fragment, so
-        both reach the same schema."""
-        return self.document, unquote(self.fragment)
+    #: Its target: the document and the fragment percent-decoded whole (to be split
+    #: as a JSON pointer), as ``referencing`` (the resolving engine) reads a
+    #: fragment, so both reach the same schema.
+    key: tuple[str, str]
 
 
 @functools.lru_cache(maxsize=1024)
@@ -163,7 +160,7 @@ def resolved(base: str, ref: str) -> Reference:
     same few pairs recur in every schema that is read (``urljoin`` is slow)."""
     uri = urljoin(base, ref)
     document, fragment = urldefrag(uri)
-    return Reference(uri, document, fragment)
+    return Reference(uri, document, fragment, (document, unquote(fragment)))
 
 
 def target(documents: Mapping[str, Any], reference: Reference, ref: str) -> Any:

@@ -126,6 +126,7 @@ def test_a_ref_joins_to_its_document_and_names_its_target_by_pointer() -> None:
         "https://example.dev/v1/common.schema.json#/$defs/a%20b",
         "https://example.dev/v1/common.schema.json",
         "/$defs/a%20b",
+        ("https://example.dev/v1/common.schema.json", "/$defs/a b"),
     )
     # Two spellings of one place are one target (a recursion is met whichever is used).
     assert (

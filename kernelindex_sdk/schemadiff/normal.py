@@ -503,7 +503,7 @@ class Normalizer:
         self._entry = uri
         before = set(self._done)
         try:
-            return self._target(Where(uri), inlining.Reference(uri, uri, ""))
+            return self._target(Where(uri), inlining.resolved(uri, ""))
         except Undecidable:
             # What was completed inside a failed attempt may hold a Recur whose target
             # never completed: forget it, so another kind does not reach it.
