@@ -35,8 +35,8 @@ keywords, inside a constraint kept whole — is :class:`Undecidable`.
 
 ``unevaluatedProperties``/``unevaluatedItems`` in a schema object that applies no
 subschema in place is the ``additionalProperties``/``items`` it amounts to there
-(:func:`_evaluated_here`); beside ``allOf``, ``$ref``, ``if``... it, and the rest of
-the inliner's :data:`~kernelindex_sdk.inlining.CONTEXT_KEYWORDS` (``$dynamicRef``), and
+(:func:`_evaluated_here`); beside ``allOf``, ``$ref``, ``if``... it, ``$dynamicRef``
+(the inliner's :data:`~kernelindex_sdk.inlining.CONTEXT_KEYWORDS`, read from there) and
 an ``$id`` below a document's root raise :class:`Undecidable`: their meaning depends on
 more than the schema object they sit in, and a diff that cannot be sure must say so rather than
 guess. Other dialects' keywords are first rewritten in Draft 2020-12
