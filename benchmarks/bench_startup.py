@@ -112,8 +112,8 @@ def main(argv: list[str] | None = None) -> int:
     print("|---|---:|---:|---:|---:|")
     for label in commands:
         wall, cpu = statistics.median(walls[label]), statistics.median(cpus[label])
-        paired_wall = statistics.median(w / b for w, b in zip(walls[label], base_wall))
-        paired_cpu = statistics.median(c / b for c, b in zip(cpus[label], base_cpu))
+        paired_wall = statistics.median(w / b for w, b in zip(walls[label], base_wall, strict=True))
+        paired_cpu = statistics.median(c / b for c, b in zip(cpus[label], base_cpu, strict=True))
         print(
             f"| {label} | {wall * 1000:.1f} ms | {cpu * 1000:.1f} ms "
             f"| {wall / statistics.median(base_wall):.2f}×; {paired_wall:.2f}× "
