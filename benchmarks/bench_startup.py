@@ -45,9 +45,9 @@ def _default_file() -> Path:
 
 
 def _extract(rev: str, into: Path) -> Path:
-    """The ``kernelindex_sdk`` package of ``rev``, from ``git archive`` (no worktree)."""
+    """``kernelindex_sdk`` and ``schemas`` of ``rev``, from ``git archive`` (no worktree)."""
     archive = subprocess.run(
-        ["git", "-C", str(ROOT), "archive", rev, "kernelindex_sdk"],
+        ["git", "-C", str(ROOT), "archive", rev, "kernelindex_sdk", "schemas"],
         check=True,
         capture_output=True,
     ).stdout
