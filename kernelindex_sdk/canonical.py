@@ -131,50 +131,21 @@ def _scan_values(
     _float: type = float,
     _bool: type = bool,
     _type: type = type,
+    _abs: Callable[[float], float] = abs,
 ) -> bool:
     """:func:`_scan_container` less two checks that orjson makes itself (with
     ``OPT_STRICT_INTEGER``, raising): that keys are exact ``str`` and that ints are
-    within ±(2**53 - 1). Used only if orjson refuses all of ``_KEYS_AND_INTS``.
+    within ±(2**53 - 1); and appending only the floats JCS does not write as ``repr``
+    (integral, ``|x| < 1e-4``, ``|x| >= 1e16``, NaN, infinities), the floats in range
+    judged where they are met rather than gathered and judged again.
 
-    The hot loop of every digest: names bound as defaults (no global lookups) and
-    the commonest type, ``str``, tested first (~12% faster than the plain loop).
-    """
-    if _type(obj) is _dict:
-        obj = obj.values()
-    for val in obj:
-        t = _type(val)
-        if t is _str:
-            continue
-        if t is _dict or t is _list:
-            if not _scan_values(val, floats):
-                return False
-        elif t is _float:
-            floats.append(val)
-        elif t is not _int and t is not _bool and val is not None:
-            return False
-    return True
+    Used only if orjson refuses all of ``_KEYS_AND_INTS``, and only once the broad
+    probe (:func:`_orjson_floats_are_repr`) has found that this orjson writes the
+    floats in that range as ``repr`` does (until then :func:`_scan_container`
+    gathers every float, and the first one runs the probe).
 
-
-def _scan_values_checked(
-    obj: Any,
-    floats: list[float],
-    _str: type = str,
-    _int: type = int,
-    _dict: type = dict,
-    _list: type = list,
-    _float: type = float,
-    _bool: type = bool,
-    _type: type = type,
-    _abs: Callable[[float], float] = abs,
-) -> bool:
-    """:func:`_scan_values`, but appending only the floats JCS does not write as
-    ``repr`` (integral, ``|x| < 1e-4``, ``|x| >= 1e16``, NaN, infinities): the
-    floats in range are judged where they are met, not gathered and judged again.
-
-    Used once the broad probe (:func:`_orjson_floats_are_repr`) has found that this
-    orjson writes floats in that range as ``repr`` does, so that a value whose
-    floats are all in range needs no other check of them (~6 % of a run record's
-    digest). ``str`` and ``int`` are tested first: together most values of a record.
+    The hot loop of every digest: names bound as defaults (no global lookups), the
+    commonest types, ``str`` and ``int``, tested first.
     """
     if _type(obj) is _dict:
         obj = obj.values()
@@ -190,7 +161,7 @@ def _scan_values_checked(
                 if u is _str or u is _int:
                     continue
                 if u is _dict or u is _list:
-                    if not _scan_values_checked(item, floats):
+                    if not _scan_values(item, floats):
                         return False
                 elif u is _float:
                     if item.is_integer() or not 1e-4 <= _abs(item) < 1e16:
@@ -363,7 +334,7 @@ def _canonicalize_orjson(value: Any) -> bytes | None:
 
     The hot path of every digest: :func:`_scan` is inlined for containers, and the
     float rule is checked in one loop — over every float until the broad probe has
-    run, then (:func:`_scan_values_checked`) over only those outside the rule.
+    run, then (:func:`_scan_values`) over only those outside the rule.
     """
     if _orjson_dumps is None:
         return None
@@ -429,8 +400,8 @@ def _orjson_floats_are_repr() -> bool:
             and _orjson_dumps(probe) == ("[" + ",".join(map(float.__repr__, probe)) + "]").encode()
         )
         _FLOATS_ARE_REPR.append(ok)
-        if ok and _orjson_scan is _scan_values:
-            _orjson_scan = _scan_values_checked
+        if ok and _orjson_scan is _scan_container and _ORJSON_REFUSES_KEYS_AND_INTS:
+            _orjson_scan = _scan_values
     return _FLOATS_ARE_REPR[0]
 
 
@@ -511,6 +482,9 @@ _KEYS_AND_INTS: Final[list[Any]] = [
 
 
 _orjson_scan: Callable[[Any, list[float]], bool] = _scan_container
+#: Whether orjson refuses every one of ``_KEYS_AND_INTS``, so that the orjson path
+#: may take :func:`_scan_values` (set below, at import).
+_ORJSON_REFUSES_KEYS_AND_INTS = False
 
 
 def _never(value: Any) -> bytes | None:  # pragma: no cover - only if both probes fail
@@ -543,8 +517,7 @@ if _c_encode is not None:
     if not _passes_probe(_canonicalize_json):  # pragma: no cover
         _json_encode = _json_encoder.encode
 if _orjson_dumps is not None:
-    if _orjson_refuses(_KEYS_AND_INTS):
-        _orjson_scan = _scan_values
+    _ORJSON_REFUSES_KEYS_AND_INTS = _orjson_refuses(_KEYS_AND_INTS)
     # The probe's own floats are compared one by one here (as when orjson's floats are
     # not known to be repr's), so that import does not run the broad float probe.
     _FLOATS_ARE_REPR.append(False)

@@ -54,8 +54,8 @@ def _orjson_with_full_scan(value: Any) -> bytes | None:
 
 def _orjson_with_scan(scan: Callable[[Any, list[float]], bool]) -> FastFn:
     """The orjson path with ``scan`` as its walk, whichever the process has chosen by
-    now (the short scan gathers every float until the broad float probe has run; the
-    checked one, after it, only the floats outside the rule)."""
+    now (the full scan, gathering every float, until the broad float probe has run;
+    the short one, gathering only the floats outside the rule, after it)."""
 
     def fast(value: Any) -> bytes | None:
         saved = canonical._orjson_scan
@@ -71,14 +71,9 @@ def _orjson_with_scan(scan: Callable[[Any, list[float]], bool]) -> FastFn:
 if canonical._orjson_dumps is not None:
     FAST_PATHS.append(pytest.param(canonical._canonicalize_orjson, id="orjson"))
     FAST_PATHS.append(pytest.param(_orjson_with_full_scan, id="orjson-full-scan"))
-    FAST_PATHS.append(
-        pytest.param(_orjson_with_scan(canonical._scan_values), id="orjson-gathering-scan")
-    )
-    if canonical._orjson_floats_are_repr():  # the checked scan is used only then
+    if canonical._orjson_floats_are_repr():  # the short scan is used only then
         FAST_PATHS.append(
-            pytest.param(
-                _orjson_with_scan(canonical._scan_values_checked), id="orjson-checked-scan"
-            )
+            pytest.param(_orjson_with_scan(canonical._scan_values), id="orjson-short-scan")
         )
 
 
@@ -280,7 +275,8 @@ def test_each_fast_path_declines_non_json_or_equals_reference(fast: FastFn, valu
 def test_orjson_refuses_what_the_short_scan_leaves_to_it() -> None:
     assert canonical._orjson_refuses(canonical._KEYS_AND_INTS)
     assert canonical._orjson_refuses(canonical._SURROGATES)
-    assert canonical._orjson_scan in (canonical._scan_values, canonical._scan_values_checked)
+    assert canonical._ORJSON_REFUSES_KEYS_AND_INTS
+    assert canonical._orjson_scan in (canonical._scan_container, canonical._scan_values)
     for value in ({LoudStr("k"): 1}, {Color.RED: 1}, {1: 1}, [2**53], {"a": [-(2**53)]}):
         assert canonical._canonicalize_orjson(value) is None
         assert _outcome(canonicalize, value) == _outcome(rfc8785.dumps, value)
@@ -532,7 +528,7 @@ def test_the_broad_float_probe_waits_for_a_float_and_its_fallback_is_exact() -> 
         "c.canonicalize({'a': 70.51395416259766})\n"
         "ran = [True] if c.BACKEND == 'orjson' else []\n"
         "assert c._FLOATS_ARE_REPR == ran, c._FLOATS_ARE_REPR\n"
-        "assert c.BACKEND != 'orjson' or c._orjson_scan is c._scan_values_checked\n"
+        "assert c.BACKEND != 'orjson' or c._orjson_scan is c._scan_values\n"
     )
     subprocess.run([sys.executable, "-c", code], check=True)
     (_, _), (eligible, expected) = _float_cases()
@@ -540,8 +536,7 @@ def test_the_broad_float_probe_waits_for_a_float_and_its_fallback_is_exact() -> 
     saved_scan = canonical._orjson_scan
     try:
         canonical._FLOATS_ARE_REPR[:] = [False]  # as if orjson's floats were not repr's
-        if saved_scan is canonical._scan_values_checked:  # it gathers only floats out of rule
-            canonical._orjson_scan = canonical._scan_values
+        canonical._orjson_scan = canonical._scan_container  # it gathers every float
         assert canonicalize(eligible) == expected
         assert canonicalize({"k": eligible[:50], "m": 0.1}) == rfc8785.dumps(
             {"k": eligible[:50], "m": 0.1}
