@@ -8,7 +8,6 @@ first, at most :data:`SUGGESTIONS` of them.
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Callable, Iterable
 from typing import Final
 
@@ -22,6 +21,8 @@ def closest(
     value: str, candidates: Iterable[str], normalize: Callable[[str], str] = str.casefold
 ) -> tuple[str, ...]:
     """The candidates closest to ``value`` as ``normalize`` compares them, closest first."""
+    import difflib  # only when a name matched nothing: not at every start-up
+
     by_key: dict[str, str] = {}
     for candidate in candidates:
         by_key.setdefault(normalize(candidate), candidate)

@@ -52,9 +52,29 @@ def _orjson_with_full_scan(value: Any) -> bytes | None:
         canonical._orjson_scan = saved
 
 
+def _orjson_with_scan(scan: Callable[[Any, list[float]], bool]) -> FastFn:
+    """The orjson path with ``scan`` as its walk, whichever the process has chosen by
+    now (the full scan, gathering every float, until the broad float probe has run;
+    the short one, gathering only the floats outside the rule, after it)."""
+
+    def fast(value: Any) -> bytes | None:
+        saved = canonical._orjson_scan
+        canonical._orjson_scan = scan
+        try:
+            return canonical._canonicalize_orjson(value)
+        finally:
+            canonical._orjson_scan = saved
+
+    return fast
+
+
 if canonical._orjson_dumps is not None:
     FAST_PATHS.append(pytest.param(canonical._canonicalize_orjson, id="orjson"))
     FAST_PATHS.append(pytest.param(_orjson_with_full_scan, id="orjson-full-scan"))
+    if canonical._orjson_floats_are_repr():  # the short scan is used only then
+        FAST_PATHS.append(
+            pytest.param(_orjson_with_scan(canonical._scan_values), id="orjson-short-scan")
+        )
 
 
 def _outcome(fn: Callable[[Any], bytes], value: Any) -> tuple[str, Any]:
@@ -255,7 +275,8 @@ def test_each_fast_path_declines_non_json_or_equals_reference(fast: FastFn, valu
 def test_orjson_refuses_what_the_short_scan_leaves_to_it() -> None:
     assert canonical._orjson_refuses(canonical._KEYS_AND_INTS)
     assert canonical._orjson_refuses(canonical._SURROGATES)
-    assert canonical._orjson_scan is canonical._scan_values
+    assert canonical._ORJSON_REFUSES_KEYS_AND_INTS
+    assert canonical._orjson_scan in (canonical._scan_container, canonical._scan_values)
     for value in ({LoudStr("k"): 1}, {Color.RED: 1}, {1: 1}, [2**53], {"a": [-(2**53)]}):
         assert canonical._canonicalize_orjson(value) is None
         assert _outcome(canonicalize, value) == _outcome(rfc8785.dumps, value)
@@ -507,18 +528,37 @@ def test_the_broad_float_probe_waits_for_a_float_and_its_fallback_is_exact() -> 
         "c.canonicalize({'a': 70.51395416259766})\n"
         "ran = [True] if c.BACKEND == 'orjson' else []\n"
         "assert c._FLOATS_ARE_REPR == ran, c._FLOATS_ARE_REPR\n"
+        "assert c.BACKEND != 'orjson' or c._orjson_scan is c._scan_values\n"
     )
     subprocess.run([sys.executable, "-c", code], check=True)
     (_, _), (eligible, expected) = _float_cases()
     saved = list(canonical._FLOATS_ARE_REPR)
+    saved_scan = canonical._orjson_scan
     try:
         canonical._FLOATS_ARE_REPR[:] = [False]  # as if orjson's floats were not repr's
+        canonical._orjson_scan = canonical._scan_container  # it gathers every float
         assert canonicalize(eligible) == expected
         assert canonicalize({"k": eligible[:50], "m": 0.1}) == rfc8785.dumps(
             {"k": eligible[:50], "m": 0.1}
         )
     finally:
         canonical._FLOATS_ARE_REPR[:] = saved
+        canonical._orjson_scan = saved_scan
+
+
+@pytest.mark.parametrize(
+    "floats",
+    [
+        [-0.0, 0.0, 1e-06, 1e-06, 56.0, 5e-324, 1e21, -1e-07],
+        [0.0, -0.0, -1e-07, 1e21, 5e-324, 56.0, 1e-06],
+    ],
+)
+def test_floats_the_fragments_remember_print_as_reference(floats: list[float]) -> None:
+    # The fragment of each float is kept (0.0 and -0.0 share one: JCS writes both 0);
+    # in either order, alone and among others, the bytes stay the reference's.
+    for value in ([*floats], {"a": floats, "b": {"c": floats[::-1]}}, *floats):
+        assert canonicalize(value) == rfc8785.dumps(value)
+        assert canonicalize(value) == rfc8785.dumps(value)
 
 
 def test_stdlib_path_is_used_without_orjson() -> None:
