@@ -38,12 +38,15 @@ BUNDLE_KIND = "Bundle"
 
 
 def packaged_schema_root() -> Path:
-    """Where the schema tree lives: inside the installed package, else the checkout."""
+    """Where the schema tree lives: inside the installed package, else the checkout.
+
+    Missing, it is :class:`SchemaDirectoryError` (not a bare ``FileNotFoundError``, which
+    the CLI would report as a failed write to standard output)."""
     here = Path(__file__).resolve().parent
     for candidate in (here / "schemas", here.parent / "schemas"):
         if candidate.is_dir():
             return candidate
-    raise FileNotFoundError(f"kernelindex schemas not found next to {here}")
+    raise SchemaDirectoryError(f"kernelindex schemas not found next to {here}")
 
 
 @dataclass(frozen=True, slots=True)

@@ -354,3 +354,27 @@ def test_a_broken_packaged_schema_is_one_line(tmp_path: Path) -> None:
             f"kernelindex: error: the installed schemas cannot be loaded: {broken}:"
             " schema has no $id"
         ]
+
+
+def test_missing_packaged_schemas_are_one_line(tmp_path: Path) -> None:
+    """An installed package without its schema folder is named as such, not reported as
+    a failed write to standard output (a FileNotFoundError once fell into that handler)."""
+    package = tmp_path / "site" / "kernelindex_sdk"
+    shutil.copytree(ROOT / "kernelindex_sdk", package)
+    shutil.rmtree(package / "schemas", ignore_errors=True)
+    env = {**os.environ, "PYTHONPATH": str(tmp_path / "site")}
+    for args in (["schema", "list"], ["validate", str(SEED_FILES[0])]):
+        done = subprocess.run(
+            [sys.executable, "-m", "kernelindex_sdk.cli.main", *args],
+            capture_output=True,
+            text=True,
+            env=env,
+            cwd=tmp_path,
+            timeout=120,
+            check=False,
+        )
+        assert done.returncode == 2, done.stderr
+        assert done.stderr.splitlines() == [
+            "kernelindex: error: the installed schemas cannot be loaded:"
+            f" kernelindex schemas not found next to {package}"
+        ]
