@@ -56,8 +56,17 @@ VALUE_KEY: Final = "value"
 #: Protocol spec members.
 HARNESS_KEY: Final = "harness"
 MEASUREMENT_KEY: Final = "measurement"
+COMPARABILITY_KEY: Final = "comparability"
+#: Members of a protocol's measurement settings (written in the adapters' own order,
+#: timer or probe first, which is not the model's).
 TIMER_KEY: Final = "timer"
 MEMORY_PROBE_KEY: Final = "memoryProbe"
+QUANTILES_KEY: Final = "quantiles"
+WARMUP_MS_KEY: Final = "warmupMs"
+REPETITION_MS_KEY: Final = "repetitionMs"
+REPETITIONS_KEY: Final = "repetitions"
+FLUSH_L2_CACHE_KEY: Final = "flushL2Cache"
+GRAD_TO_NONE_KEY: Final = "gradToNone"
 #: Workload spec members.
 KERNEL_KEY: Final = "kernel"
 PASS_KEY: Final = "pass"

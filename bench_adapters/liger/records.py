@@ -20,10 +20,20 @@ from bench_adapters.common.provenance import (
     software_spec,
 )
 from bench_adapters.common.records import API_VERSION, envelope, run_envelope
+from bench_adapters.common.records import protocol_record as protocol_envelope
 from bench_adapters.liger.catalog import Catalog, MetricInfo, ModeInfo, ProviderInfo
 from bench_adapters.liger.hardware import Hardware
 from bench_adapters.liger.names import gpu_slug, record_name, slug
 from bench_adapters.liger.workload import WorkloadShape
+from kernelindex_sdk import models as m
+from kernelindex_sdk.wire import (
+    MEASUREMENTS_KEY,
+    OBSERVED_AT_KEY,
+    PRIMARY_STATISTIC_KEY,
+    QUALITY_FLAGS_KEY,
+    SOURCE_NATIVE_KEY,
+    STATUS_KEY,
+)
 
 __all__ = [
     "API_VERSION",
@@ -51,17 +61,14 @@ def protocol_record(
     """The protocol of one (metric, operation mode): what exactly was timed or measured."""
     template = metric.protocol
     notes = template.notes.replace("{mode}", mode).replace("{timed}", mode_info.timed)
-    return envelope(
-        "BenchmarkProtocol",
-        {
-            "name": record_name(template.name.replace("{mode}", mode)),
-            "title": template.title.replace("{mode}", mode),
-        },
-        {
-            "harness": dict(catalog.harness),
-            "measurement": dict(template.measurement),
-            "comparability": {"notes": notes, "family": catalog.protocol_family},
-        },
+    return protocol_envelope(
+        m.Metadata(
+            name=record_name(template.name.replace("{mode}", mode)),
+            title=template.title.replace("{mode}", mode),
+        ),
+        m.structure(dict(catalog.harness), m.Harness),
+        template.measurement,
+        m.Comparability(notes=notes, family=catalog.protocol_family),
     )
 
 
@@ -103,19 +110,19 @@ def environment_record(
 
 def implementation_record(provider: str, info: ProviderInfo, version: str) -> dict[str, Any]:
     """Who computed it: the provider, its package (versioned for Liger's own), its source."""
-    spec: dict[str, Any] = {"provider": slug(provider)}
-    if info.backend:
-        spec["backend"] = info.backend
     release = version if info.versioned and version else None
-    if info.package:
-        spec["package"] = {"name": info.package, **({"version": release} if release else {})}
-    if info.repository:
-        spec["source"] = {"repository": info.repository}
+    spec = m.ImplementationSpec(
+        provider=slug(provider),
+        backend=info.backend or None,
+        package=m.Package(info.package, release) if info.package else None,
+        source=m.SourceLocation(info.repository) if info.repository else None,
+    )
     name, title = f"liger-impl-{provider}", info.title
     if release:
         name += f"-{release}"
         title += f" · {info.package} {release}"
-    return envelope("Implementation", {"name": record_name(name), "title": title}, spec)
+    metadata = m.Metadata(name=record_name(name), title=title)
+    return dict(m.unstructure(m.Implementation(metadata=metadata, spec=spec)))
 
 
 def workload_record(
@@ -129,21 +136,19 @@ def workload_record(
 
     ``labels`` (metadata, outside the digest): how the source spelled it, if given.
     """
-    spec: dict[str, Any] = {
-        "kernel": slug(kernel),
-        "pass": pass_,
-        "parameters": shape.parameters,
-        "dtype": shape.dtype,
-    }
-    if shape.settings:
-        spec["settings"] = shape.settings
-    metadata: dict[str, Any] = {
-        "name": record_name(f"liger-{kernel}-{pass_}-{shape.slug}"),
-        "title": f"{kernel_title} · {pass_} · {shape.slug}",
-    }
-    if labels:
-        metadata["labels"] = labels
-    return envelope("Workload", metadata, spec)
+    spec = m.WorkloadSpec(
+        kernel=slug(kernel),
+        pass_=pass_,  # type: ignore[arg-type]  # one of the catalog's modes
+        parameters=shape.parameters,
+        dtype=shape.dtype,
+        settings=shape.settings or None,
+    )
+    metadata = m.Metadata(
+        name=record_name(f"liger-{kernel}-{pass_}-{shape.slug}"),
+        title=f"{kernel_title} · {pass_} · {shape.slug}",
+        labels=labels or None,
+    )
+    return dict(m.unstructure(m.Workload(metadata=metadata, spec=spec)))
 
 
 def run_record(
@@ -167,21 +172,19 @@ def run_record(
     protocol, workload, environment and implementation digests, in that order.
     """
     p20, median, p80 = values
+    spread = [
+        m.Measurement(metric.metric, metric.unit, statistic, value)  # type: ignore[arg-type]
+        for statistic, value in (("p20", p20), ("p80", p80))
+    ]
     spec: dict[str, Any] = {
-        "status": "passed",
-        "observedAt": observed_at,
-        metric.result: {metric.summary: {"median": median}, "primaryStatistic": "median"},
-        "measurements": [
-            {"metric": metric.metric, "unit": metric.unit, "statistic": "p20", "value": p20},
-            {"metric": metric.metric, "unit": metric.unit, "statistic": "p80", "value": p80},
-        ],
+        STATUS_KEY: "passed",
+        OBSERVED_AT_KEY: observed_at,
+        metric.result: {metric.summary: {"median": median}, PRIMARY_STATISTIC_KEY: "median"},
+        MEASUREMENTS_KEY: [m.unstructure(measurement) for measurement in spread],
     }
     if quality_flags:
-        spec["qualityFlags"] = quality_flags
-    spec["sourceNative"] = {
-        "source": source,
-        "benchmark": benchmark,
-        "externalId": external_id,
-        "metrics": native_metrics,
-    }
+        spec[QUALITY_FLAGS_KEY] = quality_flags
+    spec[SOURCE_NATIVE_KEY] = m.unstructure(
+        m.SourceNative(source, benchmark, external_id, native_metrics)
+    )
     return run_envelope(spec, name=name, title=title, labels=labels, digests=digests)
