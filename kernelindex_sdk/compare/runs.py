@@ -41,12 +41,24 @@ from kernelindex_sdk import checks, wire
 from kernelindex_sdk.canonical import canonicalize
 from kernelindex_sdk.compare.records import RecordIndex, StoredRun
 from kernelindex_sdk.metrics import LATENCY, PEAK_MEMORY, UNKNOWN
+
+# Names, not ``wire.`` lookups: resolving reads them for every run.
 from kernelindex_sdk.wire import (
     API_VERSION_KEY,
+    MEASUREMENTS_KEY,
     METADATA_KEY,
+    METRIC_KEY,
     OBSERVED_AT_KEY,
+    PRIMARY_STATISTIC_KEY,
     QUALITY_FLAGS_KEY,
+    REASON_KEY,
+    SAMPLES_KEY,
     SPEC_KEY,
+    STATISTIC_KEY,
+    STATUS_KEY,
+    TITLE_KEY,
+    UNIT_KEY,
+    VALUE_KEY,
 )
 
 #: Result field, summary field, metric.
@@ -262,8 +274,8 @@ class Resolver:
             source=stored.source,
             line=stored.line,
             pointer=sys.intern(stored.pointer),
-            status=spec[wire.STATUS_KEY],
-            reason=spec.get(wire.REASON_KEY),
+            status=spec[STATUS_KEY],
+            reason=spec.get(REASON_KEY),
             observed_at=spec[OBSERVED_AT_KEY],
             observed_key=parse_timestamp(spec[OBSERVED_AT_KEY]),
             metric=result.metric or protocol_metric or UNKNOWN,
@@ -284,7 +296,7 @@ class Resolver:
             protocol_name=protocol_name,
             protocol_title=protocol_title,
             dated=wire.OBSERVED_AT_UNKNOWN not in spec.get(QUALITY_FLAGS_KEY, ()),
-            title=_interned(metadata.get(wire.TITLE_KEY)),
+            title=_interned(metadata.get(TITLE_KEY)),
             stddev=result.spread.get("stddev"),
             samples=result.samples,
             flags=tuple(spec.get(QUALITY_FLAGS_KEY, ())),
@@ -347,7 +359,7 @@ class Resolver:
             found = names.setdefault(identity, [])
             for name in (
                 metadata.get(wire.NAME_KEY),
-                metadata.get(wire.TITLE_KEY),
+                metadata.get(TITLE_KEY),
                 hardware.get(wire.ARCHITECTURE_KEY),
                 hardware.get(wire.DEVICE_NAME_KEY),
             ):
@@ -370,7 +382,7 @@ class Resolver:
                     dtype=spec[wire.DTYPE_KEY],
                     parameters=dict(spec[wire.PARAMETERS_KEY]),
                     settings=dict(spec.get(wire.SETTINGS_KEY, {})),
-                    title=record.get(METADATA_KEY, {}).get(wire.TITLE_KEY),
+                    title=record.get(METADATA_KEY, {}).get(TITLE_KEY),
                 )
             self._workloads[digest] = info
         info = self._workloads[digest]
@@ -389,7 +401,7 @@ class Resolver:
                     provider=spec[wire.PROVIDER_KEY],
                     package=package.get(wire.NAME_KEY),
                     version=package.get(wire.VERSION_KEY),
-                    title=record.get(METADATA_KEY, {}).get(wire.TITLE_KEY),
+                    title=record.get(METADATA_KEY, {}).get(TITLE_KEY),
                     entry_point=spec.get(wire.ENTRY_POINT_KEY),
                     backend=spec.get(wire.BACKEND_KEY),
                 )
@@ -428,7 +440,7 @@ class Resolver:
                 metadata = record.get(METADATA_KEY, {})
                 found = (
                     metadata.get(wire.NAME_KEY),
-                    metadata.get(wire.TITLE_KEY),
+                    metadata.get(TITLE_KEY),
                     metric_of_protocol(record),
                 )
             self._protocols[digest] = found
@@ -510,23 +522,21 @@ def _result(spec: Mapping[str, Any], facts: Any) -> _Result:
         if result is None:
             continue
         summary = result[summary_key]
-        statistic = result[wire.PRIMARY_STATISTIC_KEY]
+        statistic = result[PRIMARY_STATISTIC_KEY]
         spread: dict[str, float] = {
             stat: float(summary[stat]) for stat in _SPREAD if stat in summary
         }
-        for measurement in spec.get(wire.MEASUREMENTS_KEY, ()):
-            stat = measurement[wire.STATISTIC_KEY]
-            if measurement[wire.METRIC_KEY] == metric and stat in _SPREAD and stat not in spread:
-                spread[stat] = (
-                    float(measurement[wire.VALUE_KEY]) * units[measurement[wire.UNIT_KEY]][1]
-                )
+        for measurement in spec.get(MEASUREMENTS_KEY, ()):
+            stat = measurement[STATISTIC_KEY]
+            if measurement[METRIC_KEY] == metric and stat in _SPREAD and stat not in spread:
+                spread[stat] = float(measurement[VALUE_KEY]) * units[measurement[UNIT_KEY]][1]
         value = summary.get(statistic)
         return _Result(
             metric,
             statistic,
             float(value) if value is not None else None,
             spread,
-            result.get(wire.SAMPLES_KEY),
+            result.get(SAMPLES_KEY),
         )
     return _Result()
 
