@@ -57,6 +57,8 @@ VALUE_KEY: Final = "value"
 HARNESS_KEY: Final = "harness"
 MEASUREMENT_KEY: Final = "measurement"
 COMPARABILITY_KEY: Final = "comparability"
+#: Where each field of a protocol's or an environment's spec came from.
+PROVENANCE_KEY: Final = "provenance"
 #: Members of a protocol's measurement settings (written in the adapters' own order,
 #: timer or probe first, which is not the model's).
 TIMER_KEY: Final = "timer"
@@ -65,6 +67,8 @@ QUANTILES_KEY: Final = "quantiles"
 WARMUP_MS_KEY: Final = "warmupMs"
 REPETITION_MS_KEY: Final = "repetitionMs"
 REPETITIONS_KEY: Final = "repetitions"
+WARMUP_ITERATIONS_KEY: Final = "warmupIterations"
+HARNESS_SETTINGS_KEY: Final = "harnessSettings"
 FLUSH_L2_CACHE_KEY: Final = "flushL2Cache"
 GRAD_TO_NONE_KEY: Final = "gradToNone"
 #: Workload spec members.
@@ -79,13 +83,16 @@ BACKEND_KEY: Final = "backend"
 PACKAGE_KEY: Final = "package"
 VERSION_KEY: Final = "version"
 ENTRY_POINT_KEY: Final = "entryPoint"
-#: Environment spec members, and the hardware members ``compare`` names GPUs by.
+#: Environment spec members, and the hardware members read or written by hand.
 HARDWARE_KEY: Final = "hardware"
+SOFTWARE_KEY: Final = "software"
 VENDOR_KEY: Final = "vendor"
 PRODUCT_KEY: Final = "product"
 FORM_FACTOR_KEY: Final = "formFactor"
 ARCHITECTURE_KEY: Final = "architecture"
 DEVICE_NAME_KEY: Final = "deviceName"
+COMPUTE_CAPABILITY_KEY: Final = "computeCapability"
+ECC_ENABLED_KEY: Final = "eccEnabled"
 COUNT_KEY: Final = "count"
 
 #: The dialect of every kernelindex schema.

@@ -16,10 +16,13 @@ from kernelindex_sdk.wire import (
     API_VERSION_KEY,
     COMPARABILITY_KEY,
     CURRENT_API_VERSION,
+    HARDWARE_KEY,
     HARNESS_KEY,
     KIND_KEY,
     MEASUREMENT_KEY,
     METADATA_KEY,
+    PROVENANCE_KEY,
+    SOFTWARE_KEY,
     SPEC_KEY,
 )
 
@@ -46,8 +49,10 @@ def protocol_record(
     harness: Harness,
     measurement: Mapping[str, Any],
     comparability: Comparability,
+    provenance: Mapping[str, Any] | None = None,
 ) -> dict[str, Any]:
-    """A BenchmarkProtocol of harness, measurement settings and comparability.
+    """A BenchmarkProtocol of harness, measurement settings and comparability (and the
+    provenance of its fields, where given).
 
     ``measurement`` stays a mapping: the adapters write its timer (or memory probe)
     first, which is not the model's member order, and the bytes written keep that.
@@ -57,7 +62,24 @@ def protocol_record(
         MEASUREMENT_KEY: dict(measurement),
         COMPARABILITY_KEY: unstructure(comparability),
     }
+    if provenance is not None:
+        spec[PROVENANCE_KEY] = dict(provenance)
     return envelope("BenchmarkProtocol", unstructure(metadata), spec)
+
+
+def environment_record(
+    metadata: Metadata,
+    hardware: Mapping[str, Any],
+    software: Mapping[str, str],
+    provenance: Mapping[str, Any] | None = None,
+) -> dict[str, Any]:
+    """An ExecutionEnvironment of hardware and software (and the provenance of its
+    fields, where given). ``hardware`` stays a mapping: each adapter writes its fields in
+    an order of its own (the GPU catalog's, the probe's), kept in the bytes written."""
+    spec: dict[str, Any] = {HARDWARE_KEY: dict(hardware), SOFTWARE_KEY: dict(software)}
+    if provenance is not None:
+        spec[PROVENANCE_KEY] = dict(provenance)
+    return envelope("ExecutionEnvironment", unstructure(metadata), spec)
 
 
 def run_envelope(

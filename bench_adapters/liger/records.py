@@ -20,6 +20,7 @@ from bench_adapters.common.provenance import (
     software_spec,
 )
 from bench_adapters.common.records import API_VERSION, envelope, run_envelope
+from bench_adapters.common.records import environment_record as environment_envelope
 from bench_adapters.common.records import protocol_record as protocol_envelope
 from bench_adapters.liger.catalog import Catalog, MetricInfo, ModeInfo, ProviderInfo
 from bench_adapters.liger.hardware import Hardware
@@ -86,7 +87,8 @@ def environment_record(
     the spec also says where each field came from: the row's ``gpu_name``, the GPU
     catalog, the caller, and which software versions are unknown.
     """
-    spec: dict[str, Any] = {"hardware": dict(hardware.spec), "software": {}}
+    software: Mapping[str, str] = {}
+    provenance_json = None
     if provenance or declared:
         origins = ProvenanceMap()
         hardware_provenance(origins, hardware.spec, RECORD, "gpu_name")
@@ -96,16 +98,13 @@ def environment_record(
             origins.add(("hardware", "vendor"), CATALOG, "the GPU catalog, by product")
         elif hardware.vendor_from is None:
             origins.add(("hardware", "vendor"), UNKNOWN, "gpu_name states no vendor")
-        spec["software"] = software_spec({}, declared or {}, EXPECTED_SOFTWARE, origins)
-        spec["provenance"] = origins.as_json()
-    return envelope(
-        "ExecutionEnvironment",
-        {
-            "name": record_name(f"liger-bench-{gpu_slug(gpu_name)}"),
-            "title": f"Liger benchmark host · {hardware.short_name}",
-        },
-        spec,
+        software = software_spec({}, declared or {}, EXPECTED_SOFTWARE, origins)
+        provenance_json = origins.as_json()
+    metadata = m.Metadata(
+        name=record_name(f"liger-bench-{gpu_slug(gpu_name)}"),
+        title=f"Liger benchmark host · {hardware.short_name}",
     )
+    return environment_envelope(metadata, hardware.spec, software, provenance_json)
 
 
 def implementation_record(provider: str, info: ProviderInfo, version: str) -> dict[str, Any]:
