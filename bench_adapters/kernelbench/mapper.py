@@ -54,29 +54,12 @@ from bench_adapters.kernelbench.files import (
 )
 from bench_adapters.kernelbench.mapping import KernelBenchMapping
 from kernelindex_sdk import models as m
+from kernelindex_sdk import wire
 from kernelindex_sdk.canonical import digest
 from kernelindex_sdk.errors import Problem
 from kernelindex_sdk.models.v1alpha1 import Statistic
 from kernelindex_sdk.sources import load_file
-from kernelindex_sdk.wire import (
-    ARCHITECTURE_KEY,
-    DEVICE_NAME_KEY,
-    HARDWARE_KEY,
-    MEASUREMENT_KEY,
-    MEASUREMENTS_KEY,
-    OBSERVED_AT_KEY,
-    PRIMARY_STATISTIC_KEY,
-    PRODUCT_KEY,
-    QUALITY_FLAGS_KEY,
-    REASON_KEY,
-    SOURCE_NATIVE_KEY,
-    STATUS_KEY,
-    TIMER_KEY,
-    TIMING_KEY,
-    VENDOR_KEY,
-    WARMUP_ITERATIONS_KEY,
-    json_type,
-)
+from kernelindex_sdk.wire import json_type
 
 _LEVEL = re.compile(r"level[ _-]?([0-9]{1,6})", re.IGNORECASE)
 _PROBLEM = re.compile(r"([0-9]{1,9})_(.*?)(?:\.py)?")
@@ -244,10 +227,10 @@ class KernelBenchMapper:
             elif origin == UNKNOWN:
                 flags.append(HARDWARE_UNKNOWN)
             spec: dict[str, Any] = {
-                STATUS_KEY: "failed",
-                REASON_KEY: "KernelBench recorded null for this problem: it did not run, "
+                wire.STATUS_KEY: "failed",
+                wire.REASON_KEY: "KernelBench recorded null for this problem: it did not run, "
                 "so there is no timing",
-                OBSERVED_AT_KEY: observed,
+                wire.OBSERVED_AT_KEY: observed,
             }
         else:
             entry = fields.obj(value, pointer, "a timing object or null")
@@ -264,13 +247,17 @@ class KernelBenchMapper:
                 gpu, origin = fields.text(hardware, f"{pointer}/{keys['hardware']}"), RECORD
                 if folder is not None and not agrees(folder, gpu):
                     flags.append(DIFFERS_FROM_FOLDER)
-            spec = {STATUS_KEY: "passed", OBSERVED_AT_KEY: observed, **self._result(entry, pointer)}
+            spec = {
+                wire.STATUS_KEY: "passed",
+                wire.OBSERVED_AT_KEY: observed,
+                **self._result(entry, pointer),
+            }
             metrics = self._metrics(path, entry, pointer)
             device = entry.get(keys["device"])
             if isinstance(device, str) and device:
                 labels["kernelbench/device"] = device[:1024]
         if flags:
-            spec[QUALITY_FLAGS_KEY] = sorted(set(flags))
+            spec[wire.QUALITY_FLAGS_KEY] = sorted(set(flags))
         folder_text = folder_name(path)
         stem = os.path.basename(path).rpartition(".")[0] or os.path.basename(path)
         benchmark = f"{level}/{problem}"
@@ -280,7 +267,7 @@ class KernelBenchMapper:
             external_id=f"{folder_text}/{stem}/{benchmark}"[:_TEXT_LIMIT],
             metrics=metrics or None,
         )
-        spec[SOURCE_NATIVE_KEY] = m.unstructure(native)
+        spec[wire.SOURCE_NATIVE_KEY] = m.unstructure(native)
         environment = self._environment(gpu, origin)
         workload, kernel, level_value = self._workload(level, problem, pointer)
         refs = (
@@ -347,9 +334,9 @@ class KernelBenchMapper:
             for role, statistic in spread
             if (value := ns(role)) is not None
         ]
-        result: dict[str, Any] = {TIMING_KEY: m.unstructure(timing)}
+        result: dict[str, Any] = {wire.TIMING_KEY: m.unstructure(timing)}
         if measurements:
-            result[MEASUREMENTS_KEY] = measurements
+            result[wire.MEASUREMENTS_KEY] = measurements
         return result
 
     def _metrics(self, path: str, entry: Mapping[str, Any], pointer: str) -> dict[str, Any]:
@@ -375,23 +362,31 @@ class KernelBenchMapper:
             mapping = self.mapping
             provenance = ProvenanceMap()
             measurement: dict[str, Any] = {
-                TIMER_KEY: self.timer or "unknown",
-                PRIMARY_STATISTIC_KEY: "mean",
+                wire.TIMER_KEY: self.timer or "unknown",
+                wire.PRIMARY_STATISTIC_KEY: "mean",
             }
             if self.timer:
-                provenance.add((MEASUREMENT_KEY, TIMER_KEY), CALLER, f"--set timer={self.timer}")
+                provenance.add(
+                    (wire.MEASUREMENT_KEY, wire.TIMER_KEY), CALLER, f"--set timer={self.timer}"
+                )
             else:
                 provenance.add(
-                    (MEASUREMENT_KEY, TIMER_KEY), UNKNOWN, "the files do not say; timer is unknown"
+                    (wire.MEASUREMENT_KEY, wire.TIMER_KEY),
+                    UNKNOWN,
+                    "the files do not say; timer is unknown",
                 )
             if self.warmup is not None:
-                measurement[WARMUP_ITERATIONS_KEY] = self.warmup
+                measurement[wire.WARMUP_ITERATIONS_KEY] = self.warmup
                 provenance.add(
-                    (MEASUREMENT_KEY, WARMUP_ITERATIONS_KEY), CALLER, f"--set warmup={self.warmup}"
+                    (wire.MEASUREMENT_KEY, wire.WARMUP_ITERATIONS_KEY),
+                    CALLER,
+                    f"--set warmup={self.warmup}",
                 )
             else:
                 provenance.add(
-                    (MEASUREMENT_KEY, WARMUP_ITERATIONS_KEY), UNKNOWN, "the files do not say"
+                    (wire.MEASUREMENT_KEY, wire.WARMUP_ITERATIONS_KEY),
+                    UNKNOWN,
+                    "the files do not say",
                 )
             timer = f"{self.timer} (declared by the importer's caller)" if self.timer else "unknown"
             warmup = (
@@ -424,9 +419,9 @@ class KernelBenchMapper:
             return cached
         provenance = ProvenanceMap()
         if origin == UNKNOWN:
-            hardware: dict[str, Any] = {VENDOR_KEY: "unknown", PRODUCT_KEY: "unknown"}
+            hardware: dict[str, Any] = {wire.VENDOR_KEY: "unknown", wire.PRODUCT_KEY: "unknown"}
             provenance.add_all(
-                ((HARDWARE_KEY, VENDOR_KEY), (HARDWARE_KEY, PRODUCT_KEY)),
+                ((wire.HARDWARE_KEY, wire.VENDOR_KEY), (wire.HARDWARE_KEY, wire.PRODUCT_KEY)),
                 UNKNOWN,
                 "a null entry in a file whose entries name more than one GPU, or none",
             )
@@ -441,19 +436,25 @@ class KernelBenchMapper:
                 )
             detail = "--set gpu=" + gpu if origin == CALLER else "the entry's hardware"
             hardware = dict(resolved.spec)
-            hardware[DEVICE_NAME_KEY] = gpu
+            hardware[wire.DEVICE_NAME_KEY] = gpu
             for field in hardware:
                 provenance.add(
-                    (HARDWARE_KEY, field), CALLER if origin == CALLER else RECORD, detail
+                    (wire.HARDWARE_KEY, field), CALLER if origin == CALLER else RECORD, detail
                 )
-            if ARCHITECTURE_KEY in hardware:
+            if wire.ARCHITECTURE_KEY in hardware:
                 provenance.add(
-                    (HARDWARE_KEY, ARCHITECTURE_KEY), CATALOG, "the GPU catalog, by product"
+                    (wire.HARDWARE_KEY, wire.ARCHITECTURE_KEY),
+                    CATALOG,
+                    "the GPU catalog, by product",
                 )
             if resolved.vendor_from in ("family", "catalog"):
-                provenance.add((HARDWARE_KEY, VENDOR_KEY), CATALOG, "the GPU catalog, by product")
+                provenance.add(
+                    (wire.HARDWARE_KEY, wire.VENDOR_KEY), CATALOG, "the GPU catalog, by product"
+                )
             elif resolved.vendor_from is None:
-                provenance.add((HARDWARE_KEY, VENDOR_KEY), UNKNOWN, "the name states no vendor")
+                provenance.add(
+                    (wire.HARDWARE_KEY, wire.VENDOR_KEY), UNKNOWN, "the name states no vendor"
+                )
             name, title = f"kernelbench-{gpu_slug(gpu)}", f"KernelBench host · {gpu}"
         software = software_spec(
             {}, self.declarations.software, self.mapping.expected_software, provenance

@@ -27,14 +27,7 @@ from bench_adapters.liger.hardware import Hardware
 from bench_adapters.liger.names import gpu_slug, record_name, slug
 from bench_adapters.liger.workload import WorkloadShape
 from kernelindex_sdk import models as m
-from kernelindex_sdk.wire import (
-    MEASUREMENTS_KEY,
-    OBSERVED_AT_KEY,
-    PRIMARY_STATISTIC_KEY,
-    QUALITY_FLAGS_KEY,
-    SOURCE_NATIVE_KEY,
-    STATUS_KEY,
-)
+from kernelindex_sdk import wire
 
 __all__ = [
     "API_VERSION",
@@ -176,14 +169,14 @@ def run_record(
         for statistic, value in (("p20", p20), ("p80", p80))
     ]
     spec: dict[str, Any] = {
-        STATUS_KEY: "passed",
-        OBSERVED_AT_KEY: observed_at,
-        metric.result: {metric.summary: {"median": median}, PRIMARY_STATISTIC_KEY: "median"},
-        MEASUREMENTS_KEY: [m.unstructure(measurement) for measurement in spread],
+        wire.STATUS_KEY: "passed",
+        wire.OBSERVED_AT_KEY: observed_at,
+        metric.result: {metric.summary: {"median": median}, wire.PRIMARY_STATISTIC_KEY: "median"},
+        wire.MEASUREMENTS_KEY: [m.unstructure(measurement) for measurement in spread],
     }
     if quality_flags:
-        spec[QUALITY_FLAGS_KEY] = quality_flags
-    spec[SOURCE_NATIVE_KEY] = m.unstructure(
+        spec[wire.QUALITY_FLAGS_KEY] = quality_flags
+    spec[wire.SOURCE_NATIVE_KEY] = m.unstructure(
         m.SourceNative(source, benchmark, external_id, native_metrics)
     )
     return run_envelope(spec, name=name, title=title, labels=labels, digests=digests)

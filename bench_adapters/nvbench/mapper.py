@@ -49,31 +49,10 @@ from bench_adapters.common.records import (
 from bench_adapters.nvbench.mapping import Method, NvbenchMapping
 from bench_adapters.nvbench.reader import NvbenchFile, argv_text, flags_in
 from kernelindex_sdk import models as m
+from kernelindex_sdk import wire
 from kernelindex_sdk.canonical import digest
 from kernelindex_sdk.intake import MAX_SAFE_INTEGER
 from kernelindex_sdk.models.v1alpha1 import Statistic
-from kernelindex_sdk.wire import (
-    ARCHITECTURE_KEY,
-    COMPUTE_CAPABILITY_KEY,
-    DEVICE_NAME_KEY,
-    ECC_ENABLED_KEY,
-    FLUSH_L2_CACHE_KEY,
-    FORM_FACTOR_KEY,
-    HARDWARE_KEY,
-    HARNESS_SETTINGS_KEY,
-    MEASUREMENT_KEY,
-    MEASUREMENTS_KEY,
-    OBSERVED_AT_KEY,
-    PRIMARY_STATISTIC_KEY,
-    PRODUCT_KEY,
-    QUALITY_FLAGS_KEY,
-    REASON_KEY,
-    SOURCE_NATIVE_KEY,
-    STATUS_KEY,
-    TIMER_KEY,
-    TIMING_KEY,
-    VENDOR_KEY,
-)
 
 NS_PER_S = 1_000_000_000
 _TEXT_LIMIT = 4096
@@ -169,27 +148,31 @@ class NvbenchMapper:
             )
         provenance = ProvenanceMap()
         hardware: dict[str, Any] = {
-            VENDOR_KEY: mapping.vendor,
-            PRODUCT_KEY: resolved.spec[PRODUCT_KEY],
+            wire.VENDOR_KEY: mapping.vendor,
+            wire.PRODUCT_KEY: resolved.spec[wire.PRODUCT_KEY],
         }
-        provenance.add((HARDWARE_KEY, VENDOR_KEY), CATALOG, "nvbench measures CUDA devices")
+        provenance.add(
+            (wire.HARDWARE_KEY, wire.VENDOR_KEY), CATALOG, "nvbench measures CUDA devices"
+        )
         read_by = "device name, read by the GPU catalog" if resolved.known else "device name"
-        provenance.add((HARDWARE_KEY, PRODUCT_KEY), RECORD, read_by)
-        if FORM_FACTOR_KEY in resolved.spec:
-            hardware[FORM_FACTOR_KEY] = resolved.spec[FORM_FACTOR_KEY]
-            provenance.add((HARDWARE_KEY, FORM_FACTOR_KEY), RECORD, read_by)
-        hardware[ARCHITECTURE_KEY] = f"sm_{sm_version // 10}"
-        provenance.add((HARDWARE_KEY, ARCHITECTURE_KEY), RECORD, "device sm_version")
-        hardware[DEVICE_NAME_KEY] = name
-        provenance.add((HARDWARE_KEY, DEVICE_NAME_KEY), RECORD, "device name")
-        hardware[COMPUTE_CAPABILITY_KEY] = f"{sm_version // 100}.{sm_version % 100 // 10}"
-        provenance.add((HARDWARE_KEY, COMPUTE_CAPABILITY_KEY), RECORD, "device sm_version")
+        provenance.add((wire.HARDWARE_KEY, wire.PRODUCT_KEY), RECORD, read_by)
+        if wire.FORM_FACTOR_KEY in resolved.spec:
+            hardware[wire.FORM_FACTOR_KEY] = resolved.spec[wire.FORM_FACTOR_KEY]
+            provenance.add((wire.HARDWARE_KEY, wire.FORM_FACTOR_KEY), RECORD, read_by)
+        hardware[wire.ARCHITECTURE_KEY] = f"sm_{sm_version // 10}"
+        provenance.add((wire.HARDWARE_KEY, wire.ARCHITECTURE_KEY), RECORD, "device sm_version")
+        hardware[wire.DEVICE_NAME_KEY] = name
+        provenance.add((wire.HARDWARE_KEY, wire.DEVICE_NAME_KEY), RECORD, "device name")
+        hardware[wire.COMPUTE_CAPABILITY_KEY] = f"{sm_version // 100}.{sm_version % 100 // 10}"
+        provenance.add(
+            (wire.HARDWARE_KEY, wire.COMPUTE_CAPABILITY_KEY), RECORD, "device sm_version"
+        )
         for key, field in mapping.device_fields.items():
             value = device.get(key)
             if value is None:
-                provenance.add((HARDWARE_KEY, field), UNKNOWN, f"no device {key}")
+                provenance.add((wire.HARDWARE_KEY, field), UNKNOWN, f"no device {key}")
                 continue
-            if field == ECC_ENABLED_KEY:
+            if field == wire.ECC_ENABLED_KEY:
                 if not isinstance(value, bool):
                     raise EntryError(
                         f"expected a boolean, got {fields.shown(value)}", f"{pointer}/{key}"
@@ -197,7 +180,7 @@ class NvbenchMapper:
                 hardware[field] = value
             else:
                 hardware[field] = fields.integer(value, f"{pointer}/{key}", minimum=1)
-            provenance.add((HARDWARE_KEY, field), RECORD, f"device {key}")
+            provenance.add((wire.HARDWARE_KEY, field), RECORD, f"device {key}")
         recorded: dict[str, tuple[str, str, str]] = {}
         if nv.nvbench_version:
             recorded["nvbench"] = (nv.nvbench_version, FILE, "meta.version.nvbench.string")
@@ -251,12 +234,12 @@ class NvbenchMapper:
         state_name = state.get("name") if isinstance(state.get("name"), str) else None
         shown_axes = _DEVICE_TOKEN.sub("", state_name or "").strip() or workload_slug
         flags: list[str] = [] if self.observed_at else [OBSERVED_AT_UNKNOWN]
-        spec: dict[str, Any] = {OBSERVED_AT_KEY: self.observed_at or UNKNOWN_OBSERVED_AT}
+        spec: dict[str, Any] = {wire.OBSERVED_AT_KEY: self.observed_at or UNKNOWN_OBSERVED_AT}
         if skipped:
             reason = state.get("skip_reason")
             spec = {
-                STATUS_KEY: "skipped",
-                REASON_KEY: (
+                wire.STATUS_KEY: "skipped",
+                wire.REASON_KEY: (
                     reason
                     if isinstance(reason, str) and reason.strip()
                     else "nvbench skipped this state (no reason given)"
@@ -266,17 +249,17 @@ class NvbenchMapper:
         elif method is None:
             tags = ", ".join(m.mean for m in self.mapping.methods)
             spec = {
-                STATUS_KEY: "failed",
-                REASON_KEY: f"nvbench recorded no time for this state (no summary {tags})",
+                wire.STATUS_KEY: "failed",
+                wire.REASON_KEY: f"nvbench recorded no time for this state (no summary {tags})",
                 **spec,
             }
         else:
-            spec = {STATUS_KEY: "passed", **spec}
+            spec = {wire.STATUS_KEY: "passed", **spec}
             flags += self._result(method, values, settings, spec, pointer)
         if dropped:
             flags.append(METRICS_DROPPED)
         if flags:
-            spec[QUALITY_FLAGS_KEY] = sorted(set(flags))
+            spec[wire.QUALITY_FLAGS_KEY] = sorted(set(flags))
         metrics = {
             key: number
             for key, number in values.items()
@@ -290,7 +273,7 @@ class NvbenchMapper:
             ],
             metrics=metrics or None,
         )
-        spec[SOURCE_NATIVE_KEY] = m.unstructure(native)
+        spec[wire.SOURCE_NATIVE_KEY] = m.unstructure(native)
         labels = {}
         if nv.argv:
             labels["nvbench/argv"] = argv_text(nv.argv)[:_LABEL_LIMIT]
@@ -351,9 +334,9 @@ class NvbenchMapper:
             found = values.get(tag) if tag else None
             if isinstance(found, (int, float)) and fields.finite(found) and found >= 0:
                 measurements.append(_latency(statistic, _ns(found, str(tag), pointer)))
-        spec[TIMING_KEY] = m.unstructure(timing)
+        spec[wire.TIMING_KEY] = m.unstructure(timing)
         if measurements:
-            spec[MEASUREMENTS_KEY] = measurements
+            spec[wire.MEASUREMENTS_KEY] = measurements
         return flags
 
     def _summaries(
@@ -428,22 +411,27 @@ class NvbenchMapper:
         cached = self._protocols.get(key)
         if cached is None:
             mapping = self.mapping
-            measurement: dict[str, Any] = {TIMER_KEY: method.timer, PRIMARY_STATISTIC_KEY: "mean"}
+            measurement: dict[str, Any] = {
+                wire.TIMER_KEY: method.timer,
+                wire.PRIMARY_STATISTIC_KEY: "mean",
+            }
             provenance = ProvenanceMap()
             provenance.add(
-                (MEASUREMENT_KEY, TIMER_KEY), CATALOG, f"nvbench's {method.name} measurement"
+                (wire.MEASUREMENT_KEY, wire.TIMER_KEY),
+                CATALOG,
+                f"nvbench's {method.name} measurement",
             )
             if method.flush_l2_cache is not None:
-                measurement[FLUSH_L2_CACHE_KEY] = method.flush_l2_cache
+                measurement[wire.FLUSH_L2_CACHE_KEY] = method.flush_l2_cache
                 provenance.add(
-                    (MEASUREMENT_KEY, FLUSH_L2_CACHE_KEY),
+                    (wire.MEASUREMENT_KEY, wire.FLUSH_L2_CACHE_KEY),
                     CATALOG,
                     f"nvbench's {method.name} measurement",
                 )
             if settings:
-                measurement[HARNESS_SETTINGS_KEY] = dict(settings)
+                measurement[wire.HARNESS_SETTINGS_KEY] = dict(settings)
                 provenance.add(
-                    (MEASUREMENT_KEY, HARNESS_SETTINGS_KEY),
+                    (wire.MEASUREMENT_KEY, wire.HARNESS_SETTINGS_KEY),
                     RECORD,
                     "the state's settings and argv flags",
                 )
