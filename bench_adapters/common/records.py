@@ -11,7 +11,14 @@ from collections.abc import Mapping
 from typing import Any
 
 from kernelindex_sdk import checks, wire
-from kernelindex_sdk.models import Comparability, Harness, Metadata, unstructure
+from kernelindex_sdk.models import (
+    Comparability,
+    Harness,
+    Metadata,
+    Workload,
+    WorkloadSpec,
+    unstructure,
+)
 from kernelindex_sdk.wire import (
     API_VERSION_KEY,
     COMPARABILITY_KEY,
@@ -65,6 +72,14 @@ def protocol_record(
     if provenance is not None:
         spec[PROVENANCE_KEY] = dict(provenance)
     return envelope("BenchmarkProtocol", unstructure(metadata), spec)
+
+
+def workload_record(
+    name: str, title: str, spec: WorkloadSpec, labels: Mapping[str, str] | None = None
+) -> dict[str, Any]:
+    """A Workload of ``spec``, named ``name`` and titled ``title`` (labels where given)."""
+    metadata = Metadata(name=name, title=title, labels=labels or None)
+    return dict(unstructure(Workload(metadata=metadata, spec=spec)))
 
 
 def environment_record(

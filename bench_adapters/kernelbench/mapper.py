@@ -42,6 +42,7 @@ from bench_adapters.common.records import (
     environment_record,
     protocol_record,
     run_envelope,
+    workload_record,
 )
 from bench_adapters.kernelbench.files import (
     FileNameError,
@@ -485,16 +486,10 @@ class KernelBenchMapper:
         cached = self._workloads.get(key)
         if cached is None:
             number = f"-{parameters['problem']}" if "problem" in parameters else ""
-            record = m.unstructure(
-                m.Workload(
-                    metadata=m.Metadata(
-                        name=record_name(f"kernelbench-level{level_value}{number}-{kernel}"),
-                        title=f"{_display(name) or kernel} · {level} · {problem}"[:_TEXT_LIMIT],
-                    ),
-                    spec=m.WorkloadSpec(
-                        kernel=kernel, pass_="forward", parameters=parameters, dtype=dtype
-                    ),
-                )
+            record = workload_record(
+                record_name(f"kernelbench-level{level_value}{number}-{kernel}"),
+                f"{_display(name) or kernel} · {level} · {problem}"[:_TEXT_LIMIT],
+                m.WorkloadSpec(kernel=kernel, pass_="forward", parameters=parameters, dtype=dtype),
             )
             cached = self._workloads[key] = self.collector.keep(record)
         return cached, kernel, str(level_value)

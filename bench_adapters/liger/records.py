@@ -22,6 +22,7 @@ from bench_adapters.common.provenance import (
 from bench_adapters.common.records import API_VERSION, envelope, run_envelope
 from bench_adapters.common.records import environment_record as environment_envelope
 from bench_adapters.common.records import protocol_record as protocol_envelope
+from bench_adapters.common.records import workload_record as workload_envelope
 from bench_adapters.liger.catalog import Catalog, MetricInfo, ModeInfo, ProviderInfo
 from bench_adapters.liger.hardware import Hardware
 from bench_adapters.liger.names import gpu_slug, record_name, slug
@@ -135,12 +136,8 @@ def workload_record(
         dtype=shape.dtype,
         settings=shape.settings or None,
     )
-    metadata = m.Metadata(
-        name=record_name(f"liger-{kernel}-{pass_}-{shape.slug}"),
-        title=f"{kernel_title} · {pass_} · {shape.slug}",
-        labels=labels or None,
-    )
-    return dict(m.unstructure(m.Workload(metadata=metadata, spec=spec)))
+    name = record_name(f"liger-{kernel}-{pass_}-{shape.slug}")
+    return workload_envelope(name, f"{kernel_title} · {pass_} · {shape.slug}", spec, labels)
 
 
 def run_record(

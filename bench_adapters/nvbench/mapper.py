@@ -45,6 +45,7 @@ from bench_adapters.common.records import (
     environment_record,
     protocol_record,
     run_envelope,
+    workload_record,
 )
 from bench_adapters.nvbench.mapping import Method, NvbenchMapping
 from bench_adapters.nvbench.reader import NvbenchFile, argv_text, flags_in
@@ -459,16 +460,12 @@ class NvbenchMapper:
             kernel = snake_slug(bench)
             shape = "-".join(_slug_part(name, value) for name, value in parameters.items())
             slug = f"{shape}-{dtype}" if shape else dtype
-            record = m.unstructure(
-                m.Workload(
-                    metadata=m.Metadata(
-                        name=record_name(f"nvbench-{kernel}-{slug}"),
-                        title=f"{bench} · {slug}"[:_TEXT_LIMIT],
-                    ),
-                    spec=m.WorkloadSpec(
-                        kernel=kernel, pass_="forward", parameters=dict(parameters), dtype=dtype
-                    ),
-                )
+            record = workload_record(
+                record_name(f"nvbench-{kernel}-{slug}"),
+                f"{bench} · {slug}"[:_TEXT_LIMIT],
+                m.WorkloadSpec(
+                    kernel=kernel, pass_="forward", parameters=dict(parameters), dtype=dtype
+                ),
             )
             cached = self._workloads[key] = (self.collector.keep(record), slug)
         return cached

@@ -15,6 +15,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from bench_adapters.common.names import record_name, slug
+from bench_adapters.common.records import workload_record
 from bench_adapters.liger.catalog import load_catalog
 from kernelindex_sdk import models as m
 
@@ -67,11 +68,11 @@ def workload_for(
         settings=dict(settings) if settings else None,
     )
     shape = "-".join(f"{k}{v}" for k, v in spec.parameters.items())
-    metadata = m.Metadata(
-        name=record_name(f"{kernel}-{pass_}-{shape}-{spec.dtype}"),
-        title=f"{kernel} · {pass_} · {shape or 'no parameters'} · {spec.dtype}",
+    return workload_record(
+        record_name(f"{kernel}-{pass_}-{shape}-{spec.dtype}"),
+        f"{kernel} · {pass_} · {shape or 'no parameters'} · {spec.dtype}",
+        spec,
     )
-    return dict(m.unstructure(m.Workload(metadata=metadata, spec=spec)))
 
 
 def entry_point_of(fn: Callable[..., Any]) -> str:
