@@ -59,14 +59,78 @@ def test_results_and_units_are_the_schemas() -> None:
     assert set(FACTS.UNITS) == set(get_args(get_type_hints(v1alpha1.Measurement)["unit"]))
 
 
+#: Each ``wire.*_KEY`` → the model attribute it names (class, attribute).
+_WIRE_KEYS = {
+    "API_VERSION_KEY": (v1alpha1.BenchmarkRun, "api_version"),
+    "KIND_KEY": (v1alpha1.BenchmarkRun, "kind"),
+    "METADATA_KEY": (v1alpha1.BenchmarkRun, "metadata"),
+    "SPEC_KEY": (v1alpha1.BenchmarkRun, "spec"),
+    "NAME_KEY": (v1alpha1.Metadata, "name"),
+    "TITLE_KEY": (v1alpha1.Metadata, "title"),
+    "LABELS_KEY": (v1alpha1.Metadata, "labels"),
+    "STATUS_KEY": (v1alpha1.RunSpec, "status"),
+    "REASON_KEY": (v1alpha1.RunSpec, "reason"),
+    "OBSERVED_AT_KEY": (v1alpha1.RunSpec, "observed_at"),
+    "QUALITY_FLAGS_KEY": (v1alpha1.RunSpec, "quality_flags"),
+    "MEASUREMENTS_KEY": (v1alpha1.RunSpec, "measurements"),
+    "SOURCE_NATIVE_KEY": (v1alpha1.RunSpec, "source_native"),
+    "TIMING_KEY": (v1alpha1.RunSpec, "timing"),
+    "SOURCE_KEY": (v1alpha1.SourceNative, "source"),
+    "BENCHMARK_KEY": (v1alpha1.SourceNative, "benchmark"),
+    "EXTERNAL_ID_KEY": (v1alpha1.SourceNative, "external_id"),
+    "METRICS_KEY": (v1alpha1.SourceNative, "metrics"),
+    "LATENCY_NS_KEY": (v1alpha1.Timing, "latency_ns"),
+    "PRIMARY_STATISTIC_KEY": (v1alpha1.Timing, "primary_statistic"),
+    "SAMPLES_KEY": (v1alpha1.Timing, "samples"),
+    "METRIC_KEY": (v1alpha1.Measurement, "metric"),
+    "UNIT_KEY": (v1alpha1.Measurement, "unit"),
+    "STATISTIC_KEY": (v1alpha1.Measurement, "statistic"),
+    "VALUE_KEY": (v1alpha1.Measurement, "value"),
+    "HARNESS_KEY": (v1alpha1.ProtocolSpec, "harness"),
+    "MEASUREMENT_KEY": (v1alpha1.ProtocolSpec, "measurement"),
+    "COMPARABILITY_KEY": (v1alpha1.ProtocolSpec, "comparability"),
+    "PROVENANCE_KEY": (v1alpha1.ProtocolSpec, "provenance"),
+    "WARMUP_ITERATIONS_KEY": (v1alpha1.MeasurementSettings, "warmup_iterations"),
+    "HARNESS_SETTINGS_KEY": (v1alpha1.MeasurementSettings, "harness_settings"),
+    "SOFTWARE_KEY": (v1alpha1.EnvironmentSpec, "software"),
+    "COMPUTE_CAPABILITY_KEY": (v1alpha1.Hardware, "compute_capability"),
+    "ECC_ENABLED_KEY": (v1alpha1.Hardware, "ecc_enabled"),
+    "TIMER_KEY": (v1alpha1.MeasurementSettings, "timer"),
+    "MEMORY_PROBE_KEY": (v1alpha1.MeasurementSettings, "memory_probe"),
+    "QUANTILES_KEY": (v1alpha1.MeasurementSettings, "quantiles"),
+    "WARMUP_MS_KEY": (v1alpha1.MeasurementSettings, "warmup_ms"),
+    "REPETITION_MS_KEY": (v1alpha1.MeasurementSettings, "repetition_ms"),
+    "REPETITIONS_KEY": (v1alpha1.MeasurementSettings, "repetitions"),
+    "FLUSH_L2_CACHE_KEY": (v1alpha1.MeasurementSettings, "flush_l2_cache"),
+    "GRAD_TO_NONE_KEY": (v1alpha1.MeasurementSettings, "grad_to_none"),
+    "KERNEL_KEY": (v1alpha1.WorkloadSpec, "kernel"),
+    "PASS_KEY": (v1alpha1.WorkloadSpec, "pass_"),
+    "DTYPE_KEY": (v1alpha1.WorkloadSpec, "dtype"),
+    "PARAMETERS_KEY": (v1alpha1.WorkloadSpec, "parameters"),
+    "SETTINGS_KEY": (v1alpha1.WorkloadSpec, "settings"),
+    "PROVIDER_KEY": (v1alpha1.ImplementationSpec, "provider"),
+    "BACKEND_KEY": (v1alpha1.ImplementationSpec, "backend"),
+    "PACKAGE_KEY": (v1alpha1.ImplementationSpec, "package"),
+    "VERSION_KEY": (v1alpha1.Package, "version"),
+    "ENTRY_POINT_KEY": (v1alpha1.ImplementationSpec, "entry_point"),
+    "HARDWARE_KEY": (v1alpha1.EnvironmentSpec, "hardware"),
+    "VENDOR_KEY": (v1alpha1.Hardware, "vendor"),
+    "PRODUCT_KEY": (v1alpha1.Hardware, "product"),
+    "FORM_FACTOR_KEY": (v1alpha1.Hardware, "form_factor"),
+    "ARCHITECTURE_KEY": (v1alpha1.Hardware, "architecture"),
+    "DEVICE_NAME_KEY": (v1alpha1.Hardware, "device_name"),
+    "COUNT_KEY": (v1alpha1.Hardware, "count"),
+}
+
+
 def test_the_wire_keys_are_the_models_members() -> None:
     """``wire.*_KEY`` (read off plain dicts by ``compare`` and the adapters) name the
-    models' members: renaming one in the model without the other fails here."""
+    models' members: renaming one in the model without the other fails here, and so
+    does a key added to ``wire`` without saying which member it names."""
     from kernelindex_sdk import wire
 
-    envelope = {wire_name(a.name) for a in attrs.fields(v1alpha1.BenchmarkRun)}
-    run_spec = {wire_name(a.name) for a in attrs.fields(v1alpha1.RunSpec)}
-    for key in (wire.API_VERSION_KEY, wire.KIND_KEY, wire.METADATA_KEY, wire.SPEC_KEY):
-        assert key in envelope, key
-    for key in (wire.OBSERVED_AT_KEY, wire.QUALITY_FLAGS_KEY):
-        assert key in run_spec, key
+    keys = {name for name in vars(wire) if name.endswith("_KEY")}
+    assert keys == set(_WIRE_KEYS)
+    for name, (model, attribute) in _WIRE_KEYS.items():
+        assert attribute in attrs.fields_dict(model), (name, model, attribute)
+        assert getattr(wire, name) == wire_name(attribute), name

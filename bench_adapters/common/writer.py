@@ -41,6 +41,7 @@ from typing import Any, Literal, Protocol
 
 import attrs
 
+from kernelindex_sdk import wire
 from kernelindex_sdk.checks import bundle_members
 from kernelindex_sdk.errors import KernelIndexError, Problem
 from kernelindex_sdk.fileio import ExistingFiles, atomic_write_many, directory_lock
@@ -295,9 +296,9 @@ def _stream(
     for value, record in every:
         # Name, then digest, then the line itself: two copies of one digest (other
         # metadata) still have one order, so the same records give the same bytes.
-        line = (record["metadata"]["name"], value, _compact(record))
-        by_kind.setdefault(record["kind"], []).append(line)
-        if record["kind"] == "BenchmarkRun":
+        line = (record[wire.METADATA_KEY][wire.NAME_KEY], value, _compact(record))
+        by_kind.setdefault(record[wire.KIND_KEY], []).append(line)
+        if record[wire.KIND_KEY] == "BenchmarkRun":
             tick(1)  # a run rendered (the bar's count is capped at its total)
     runs_last = [kind for kind in by_kind if kind != "BenchmarkRun"] + ["BenchmarkRun"]
     lines = [line for kind in runs_last for *_, line in sorted(by_kind[kind])]

@@ -39,8 +39,10 @@ from bench_adapters.common.provenance import (
 from bench_adapters.common.records import (
     OBSERVED_AT_UNKNOWN,
     UNKNOWN_OBSERVED_AT,
-    envelope,
+    environment_record,
+    protocol_record,
     run_envelope,
+    workload_record,
 )
 from bench_adapters.kernelbench.files import (
     FileNameError,
@@ -52,8 +54,11 @@ from bench_adapters.kernelbench.files import (
     implementation_of_file,
 )
 from bench_adapters.kernelbench.mapping import KernelBenchMapping
+from kernelindex_sdk import models as m
+from kernelindex_sdk import wire
 from kernelindex_sdk.canonical import digest
 from kernelindex_sdk.errors import Problem
+from kernelindex_sdk.models.v1alpha1 import Statistic
 from kernelindex_sdk.sources import load_file
 from kernelindex_sdk.wire import json_type
 
@@ -223,10 +228,10 @@ class KernelBenchMapper:
             elif origin == UNKNOWN:
                 flags.append(HARDWARE_UNKNOWN)
             spec: dict[str, Any] = {
-                "status": "failed",
-                "reason": "KernelBench recorded null for this problem: it did not run, "
+                wire.STATUS_KEY: "failed",
+                wire.REASON_KEY: "KernelBench recorded null for this problem: it did not run, "
                 "so there is no timing",
-                "observedAt": observed,
+                wire.OBSERVED_AT_KEY: observed,
             }
         else:
             entry = fields.obj(value, pointer, "a timing object or null")
@@ -243,24 +248,27 @@ class KernelBenchMapper:
                 gpu, origin = fields.text(hardware, f"{pointer}/{keys['hardware']}"), RECORD
                 if folder is not None and not agrees(folder, gpu):
                     flags.append(DIFFERS_FROM_FOLDER)
-            spec = {"status": "passed", "observedAt": observed, **self._result(entry, pointer)}
+            spec = {
+                wire.STATUS_KEY: "passed",
+                wire.OBSERVED_AT_KEY: observed,
+                **self._result(entry, pointer),
+            }
             metrics = self._metrics(path, entry, pointer)
             device = entry.get(keys["device"])
             if isinstance(device, str) and device:
                 labels["kernelbench/device"] = device[:1024]
         if flags:
-            spec["qualityFlags"] = sorted(set(flags))
+            spec[wire.QUALITY_FLAGS_KEY] = sorted(set(flags))
         folder_text = folder_name(path)
         stem = os.path.basename(path).rpartition(".")[0] or os.path.basename(path)
         benchmark = f"{level}/{problem}"
-        native: dict[str, Any] = {
-            "source": mapping.source,
-            "benchmark": benchmark[:_TEXT_LIMIT],
-            "externalId": f"{folder_text}/{stem}/{benchmark}"[:_TEXT_LIMIT],
-        }
-        if metrics:
-            native["metrics"] = metrics
-        spec["sourceNative"] = native
+        native = m.SourceNative(
+            source=mapping.source,
+            benchmark=benchmark[:_TEXT_LIMIT],
+            external_id=f"{folder_text}/{stem}/{benchmark}"[:_TEXT_LIMIT],
+            metrics=metrics or None,
+        )
+        spec[wire.SOURCE_NATIVE_KEY] = m.unstructure(native)
         environment = self._environment(gpu, origin)
         workload, kernel, level_value = self._workload(level, problem, pointer)
         refs = (
@@ -309,20 +317,27 @@ class KernelBenchMapper:
                 raise EntryError(f"{key} = {value!r} ms is too large to record", f"{pointer}/{key}")
             return whole
 
-        timing: dict[str, Any] = {"latencyNs": {"mean": ns("mean")}, "primaryStatistic": "mean"}
         trials = entry.get(keys["trials"])
-        if trials is not None:
-            timing["samples"] = fields.integer(trials, f"{pointer}/{keys['trials']}", minimum=1)
-        measurements = []
-        for role, statistic in (("std", "stddev"), ("min", "min"), ("max", "max")):
-            value = ns(role)
-            if value is not None:
-                measurements.append(
-                    {"metric": "latency", "unit": "ns", "statistic": statistic, "value": value}
-                )
-        result: dict[str, Any] = {"timing": timing}
+        timing = m.Timing(
+            latency_ns={"mean": ns("mean")},  # type: ignore[dict-item]  # a number: checked above
+            primary_statistic="mean",
+            samples=None
+            if trials is None
+            else fields.integer(trials, f"{pointer}/{keys['trials']}", minimum=1),
+        )
+        spread: tuple[tuple[str, Statistic], ...] = (
+            ("std", "stddev"),
+            ("min", "min"),
+            ("max", "max"),
+        )
+        measurements = [
+            m.unstructure(m.Measurement("latency", "ns", statistic, value))
+            for role, statistic in spread
+            if (value := ns(role)) is not None
+        ]
+        result: dict[str, Any] = {wire.TIMING_KEY: m.unstructure(timing)}
         if measurements:
-            result["measurements"] = measurements
+            result[wire.MEASUREMENTS_KEY] = measurements
         return result
 
     def _metrics(self, path: str, entry: Mapping[str, Any], pointer: str) -> dict[str, Any]:
@@ -348,22 +363,32 @@ class KernelBenchMapper:
             mapping = self.mapping
             provenance = ProvenanceMap()
             measurement: dict[str, Any] = {
-                "timer": self.timer or "unknown",
-                "primaryStatistic": "mean",
+                wire.TIMER_KEY: self.timer or "unknown",
+                wire.PRIMARY_STATISTIC_KEY: "mean",
             }
             if self.timer:
-                provenance.add(("measurement", "timer"), CALLER, f"--set timer={self.timer}")
+                provenance.add(
+                    (wire.MEASUREMENT_KEY, wire.TIMER_KEY), CALLER, f"--set timer={self.timer}"
+                )
             else:
                 provenance.add(
-                    ("measurement", "timer"), UNKNOWN, "the files do not say; timer is unknown"
+                    (wire.MEASUREMENT_KEY, wire.TIMER_KEY),
+                    UNKNOWN,
+                    "the files do not say; timer is unknown",
                 )
             if self.warmup is not None:
-                measurement["warmupIterations"] = self.warmup
+                measurement[wire.WARMUP_ITERATIONS_KEY] = self.warmup
                 provenance.add(
-                    ("measurement", "warmupIterations"), CALLER, f"--set warmup={self.warmup}"
+                    (wire.MEASUREMENT_KEY, wire.WARMUP_ITERATIONS_KEY),
+                    CALLER,
+                    f"--set warmup={self.warmup}",
                 )
             else:
-                provenance.add(("measurement", "warmupIterations"), UNKNOWN, "the files do not say")
+                provenance.add(
+                    (wire.MEASUREMENT_KEY, wire.WARMUP_ITERATIONS_KEY),
+                    UNKNOWN,
+                    "the files do not say",
+                )
             timer = f"{self.timer} (declared by the importer's caller)" if self.timer else "unknown"
             warmup = (
                 f"{self.warmup} (declared by the importer's caller)"
@@ -376,15 +401,14 @@ class KernelBenchMapper:
             if self.warmup is not None:
                 name += f"-warmup{self.warmup}"
                 title += f" · {self.warmup} warm-ups"
-            record = envelope(
-                "BenchmarkProtocol",
-                {"name": record_name(f"{name}-{self.timer or 'unknown-timer'}"), "title": title},
-                {
-                    "harness": dict(mapping.harness),
-                    "measurement": measurement,
-                    "comparability": {"notes": notes, "family": mapping.family},
-                    "provenance": provenance.as_json(),
-                },
+            record = protocol_record(
+                m.Metadata(
+                    name=record_name(f"{name}-{self.timer or 'unknown-timer'}"), title=title
+                ),
+                m.structure(dict(mapping.harness), m.Harness),
+                measurement,
+                m.Comparability(notes=notes, family=mapping.family),
+                provenance.as_json(),
             )
             self._protocol_digest = self.collector.keep(record)
         return self._protocol_digest
@@ -396,9 +420,9 @@ class KernelBenchMapper:
             return cached
         provenance = ProvenanceMap()
         if origin == UNKNOWN:
-            hardware: dict[str, Any] = {"vendor": "unknown", "product": "unknown"}
+            hardware: dict[str, Any] = {wire.VENDOR_KEY: "unknown", wire.PRODUCT_KEY: "unknown"}
             provenance.add_all(
-                (("hardware", "vendor"), ("hardware", "product")),
+                ((wire.HARDWARE_KEY, wire.VENDOR_KEY), (wire.HARDWARE_KEY, wire.PRODUCT_KEY)),
                 UNKNOWN,
                 "a null entry in a file whose entries name more than one GPU, or none",
             )
@@ -413,23 +437,34 @@ class KernelBenchMapper:
                 )
             detail = "--set gpu=" + gpu if origin == CALLER else "the entry's hardware"
             hardware = dict(resolved.spec)
-            hardware["deviceName"] = gpu
+            hardware[wire.DEVICE_NAME_KEY] = gpu
             for field in hardware:
-                provenance.add(("hardware", field), CALLER if origin == CALLER else RECORD, detail)
-            if "architecture" in hardware:
-                provenance.add(("hardware", "architecture"), CATALOG, "the GPU catalog, by product")
+                provenance.add(
+                    (wire.HARDWARE_KEY, field), CALLER if origin == CALLER else RECORD, detail
+                )
+            if wire.ARCHITECTURE_KEY in hardware:
+                provenance.add(
+                    (wire.HARDWARE_KEY, wire.ARCHITECTURE_KEY),
+                    CATALOG,
+                    "the GPU catalog, by product",
+                )
             if resolved.vendor_from in ("family", "catalog"):
-                provenance.add(("hardware", "vendor"), CATALOG, "the GPU catalog, by product")
+                provenance.add(
+                    (wire.HARDWARE_KEY, wire.VENDOR_KEY), CATALOG, "the GPU catalog, by product"
+                )
             elif resolved.vendor_from is None:
-                provenance.add(("hardware", "vendor"), UNKNOWN, "the name states no vendor")
+                provenance.add(
+                    (wire.HARDWARE_KEY, wire.VENDOR_KEY), UNKNOWN, "the name states no vendor"
+                )
             name, title = f"kernelbench-{gpu_slug(gpu)}", f"KernelBench host · {gpu}"
         software = software_spec(
             {}, self.declarations.software, self.mapping.expected_software, provenance
         )
-        record = envelope(
-            "ExecutionEnvironment",
-            {"name": record_name(name), "title": title[:_TEXT_LIMIT]},
-            {"hardware": hardware, "software": software, "provenance": provenance.as_json()},
+        record = environment_record(
+            m.Metadata(name=record_name(name), title=title[:_TEXT_LIMIT]),
+            hardware,
+            software,
+            provenance.as_json(),
         )
         cached = self._environments[key] = self.collector.keep(record)
         return cached
@@ -451,13 +486,10 @@ class KernelBenchMapper:
         cached = self._workloads.get(key)
         if cached is None:
             number = f"-{parameters['problem']}" if "problem" in parameters else ""
-            record = envelope(
-                "Workload",
-                {
-                    "name": record_name(f"kernelbench-level{level_value}{number}-{kernel}"),
-                    "title": f"{_display(name) or kernel} · {level} · {problem}"[:_TEXT_LIMIT],
-                },
-                {"kernel": kernel, "pass": "forward", "parameters": parameters, "dtype": dtype},
+            record = workload_record(
+                record_name(f"kernelbench-level{level_value}{number}-{kernel}"),
+                f"{_display(name) or kernel} · {level} · {problem}"[:_TEXT_LIMIT],
+                m.WorkloadSpec(kernel=kernel, pass_="forward", parameters=parameters, dtype=dtype),
             )
             cached = self._workloads[key] = self.collector.keep(record)
         return cached, kernel, str(level_value)
@@ -469,7 +501,8 @@ class KernelBenchMapper:
         mapping = self.mapping
         if not implementation.compiled:
             info = mapping.eager
-            spec: dict[str, Any] = {"provider": info["provider"], "backend": info["backend"]}
+            backend: str | None = info["backend"]
+            provider = info["provider"]
             title = info["title"]
         else:
             info = mapping.compile
@@ -485,21 +518,23 @@ class KernelBenchMapper:
                     f"{implementation.name!r}): imported as named",
                     ("mode", implementation.mode),
                 )
-            spec = {"provider": slug(implementation.name)}
-            if implementation.backend:
-                spec["backend"] = slug(implementation.backend)
+            provider = slug(implementation.name)
+            backend = slug(implementation.backend) if implementation.backend else None
             said = [
                 f"backend {implementation.backend}" if implementation.backend else "",
                 f"mode {implementation.mode}" if implementation.mode else "",
             ]
             title = info["title"] + (f" ({', '.join(s for s in said if s)})" if any(said) else "")
-        spec["package"] = {"name": mapping.package}
-        spec["source"] = {"repository": mapping.repository}
-        record = envelope(
-            "Implementation",
-            {"name": record_name(f"kernelbench-impl-{implementation.name}"), "title": title},
-            spec,
+        spec = m.ImplementationSpec(
+            provider=provider,
+            backend=backend,
+            package=m.Package(mapping.package),
+            source=m.SourceLocation(mapping.repository),
         )
+        metadata = m.Metadata(
+            name=record_name(f"kernelbench-impl-{implementation.name}"), title=title
+        )
+        record = m.unstructure(m.Implementation(metadata=metadata, spec=spec))
         cached = self._implementations[implementation.name] = self.collector.keep(record)
         return cached
 

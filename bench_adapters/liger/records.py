@@ -20,10 +20,15 @@ from bench_adapters.common.provenance import (
     software_spec,
 )
 from bench_adapters.common.records import API_VERSION, envelope, run_envelope
+from bench_adapters.common.records import environment_record as environment_envelope
+from bench_adapters.common.records import protocol_record as protocol_envelope
+from bench_adapters.common.records import workload_record as workload_envelope
 from bench_adapters.liger.catalog import Catalog, MetricInfo, ModeInfo, ProviderInfo
 from bench_adapters.liger.hardware import Hardware
 from bench_adapters.liger.names import gpu_slug, record_name, slug
 from bench_adapters.liger.workload import WorkloadShape
+from kernelindex_sdk import models as m
+from kernelindex_sdk import wire
 
 __all__ = [
     "API_VERSION",
@@ -51,17 +56,14 @@ def protocol_record(
     """The protocol of one (metric, operation mode): what exactly was timed or measured."""
     template = metric.protocol
     notes = template.notes.replace("{mode}", mode).replace("{timed}", mode_info.timed)
-    return envelope(
-        "BenchmarkProtocol",
-        {
-            "name": record_name(template.name.replace("{mode}", mode)),
-            "title": template.title.replace("{mode}", mode),
-        },
-        {
-            "harness": dict(catalog.harness),
-            "measurement": dict(template.measurement),
-            "comparability": {"notes": notes, "family": catalog.protocol_family},
-        },
+    return protocol_envelope(
+        m.Metadata(
+            name=record_name(template.name.replace("{mode}", mode)),
+            title=template.title.replace("{mode}", mode),
+        ),
+        m.structure(dict(catalog.harness), m.Harness),
+        template.measurement,
+        m.Comparability(notes=notes, family=catalog.protocol_family),
     )
 
 
@@ -79,7 +81,8 @@ def environment_record(
     the spec also says where each field came from: the row's ``gpu_name``, the GPU
     catalog, the caller, and which software versions are unknown.
     """
-    spec: dict[str, Any] = {"hardware": dict(hardware.spec), "software": {}}
+    software: Mapping[str, str] = {}
+    provenance_json = None
     if provenance or declared:
         origins = ProvenanceMap()
         hardware_provenance(origins, hardware.spec, RECORD, "gpu_name")
@@ -89,33 +92,30 @@ def environment_record(
             origins.add(("hardware", "vendor"), CATALOG, "the GPU catalog, by product")
         elif hardware.vendor_from is None:
             origins.add(("hardware", "vendor"), UNKNOWN, "gpu_name states no vendor")
-        spec["software"] = software_spec({}, declared or {}, EXPECTED_SOFTWARE, origins)
-        spec["provenance"] = origins.as_json()
-    return envelope(
-        "ExecutionEnvironment",
-        {
-            "name": record_name(f"liger-bench-{gpu_slug(gpu_name)}"),
-            "title": f"Liger benchmark host · {hardware.short_name}",
-        },
-        spec,
+        software = software_spec({}, declared or {}, EXPECTED_SOFTWARE, origins)
+        provenance_json = origins.as_json()
+    metadata = m.Metadata(
+        name=record_name(f"liger-bench-{gpu_slug(gpu_name)}"),
+        title=f"Liger benchmark host · {hardware.short_name}",
     )
+    return environment_envelope(metadata, hardware.spec, software, provenance_json)
 
 
 def implementation_record(provider: str, info: ProviderInfo, version: str) -> dict[str, Any]:
     """Who computed it: the provider, its package (versioned for Liger's own), its source."""
-    spec: dict[str, Any] = {"provider": slug(provider)}
-    if info.backend:
-        spec["backend"] = info.backend
     release = version if info.versioned and version else None
-    if info.package:
-        spec["package"] = {"name": info.package, **({"version": release} if release else {})}
-    if info.repository:
-        spec["source"] = {"repository": info.repository}
+    spec = m.ImplementationSpec(
+        provider=slug(provider),
+        backend=info.backend or None,
+        package=m.Package(info.package, release) if info.package else None,
+        source=m.SourceLocation(info.repository) if info.repository else None,
+    )
     name, title = f"liger-impl-{provider}", info.title
     if release:
         name += f"-{release}"
         title += f" · {info.package} {release}"
-    return envelope("Implementation", {"name": record_name(name), "title": title}, spec)
+    metadata = m.Metadata(name=record_name(name), title=title)
+    return dict(m.unstructure(m.Implementation(metadata=metadata, spec=spec)))
 
 
 def workload_record(
@@ -129,21 +129,15 @@ def workload_record(
 
     ``labels`` (metadata, outside the digest): how the source spelled it, if given.
     """
-    spec: dict[str, Any] = {
-        "kernel": slug(kernel),
-        "pass": pass_,
-        "parameters": shape.parameters,
-        "dtype": shape.dtype,
-    }
-    if shape.settings:
-        spec["settings"] = shape.settings
-    metadata: dict[str, Any] = {
-        "name": record_name(f"liger-{kernel}-{pass_}-{shape.slug}"),
-        "title": f"{kernel_title} · {pass_} · {shape.slug}",
-    }
-    if labels:
-        metadata["labels"] = labels
-    return envelope("Workload", metadata, spec)
+    spec = m.WorkloadSpec(
+        kernel=slug(kernel),
+        pass_=pass_,  # type: ignore[arg-type]  # one of the catalog's modes
+        parameters=shape.parameters,
+        dtype=shape.dtype,
+        settings=shape.settings or None,
+    )
+    name = record_name(f"liger-{kernel}-{pass_}-{shape.slug}")
+    return workload_envelope(name, f"{kernel_title} · {pass_} · {shape.slug}", spec, labels)
 
 
 def run_record(
@@ -167,21 +161,19 @@ def run_record(
     protocol, workload, environment and implementation digests, in that order.
     """
     p20, median, p80 = values
+    spread = [
+        m.Measurement(metric.metric, metric.unit, statistic, value)  # type: ignore[arg-type]
+        for statistic, value in (("p20", p20), ("p80", p80))
+    ]
     spec: dict[str, Any] = {
-        "status": "passed",
-        "observedAt": observed_at,
-        metric.result: {metric.summary: {"median": median}, "primaryStatistic": "median"},
-        "measurements": [
-            {"metric": metric.metric, "unit": metric.unit, "statistic": "p20", "value": p20},
-            {"metric": metric.metric, "unit": metric.unit, "statistic": "p80", "value": p80},
-        ],
+        wire.STATUS_KEY: "passed",
+        wire.OBSERVED_AT_KEY: observed_at,
+        metric.result: {metric.summary: {"median": median}, wire.PRIMARY_STATISTIC_KEY: "median"},
+        wire.MEASUREMENTS_KEY: [m.unstructure(measurement) for measurement in spread],
     }
     if quality_flags:
-        spec["qualityFlags"] = quality_flags
-    spec["sourceNative"] = {
-        "source": source,
-        "benchmark": benchmark,
-        "externalId": external_id,
-        "metrics": native_metrics,
-    }
+        spec[wire.QUALITY_FLAGS_KEY] = quality_flags
+    spec[wire.SOURCE_NATIVE_KEY] = m.unstructure(
+        m.SourceNative(source, benchmark, external_id, native_metrics)
+    )
     return run_envelope(spec, name=name, title=title, labels=labels, digests=digests)

@@ -23,6 +23,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+import attrs
+
+from bench_adapters.common.records import protocol_record as protocol_envelope
 from bench_adapters.liger import records
 from bench_adapters.liger.catalog import Catalog, ProviderInfo
 from bench_adapters.liger.names import gpu_slug, record_name
@@ -33,7 +36,8 @@ from bench_adapters.liger_bench.runner import Outcome
 from bench_adapters.recording.environment import GPU_FIELDS, SOFTWARE_FIELDS, Probed
 from bench_adapters.recording.environment import environment_record as build_environment
 from bench_adapters.recording.recorder import link, unfinished_run
-from kernelindex_sdk.wire import METADATA_KEY, SPEC_KEY
+from kernelindex_sdk import models as m
+from kernelindex_sdk import wire
 
 #: sourceNative.source of every run this adapter measures (the importer's is liger-kernel-bench).
 SOURCE = "kernelindex-bench-liger"
@@ -70,7 +74,7 @@ def protocol_record(
     if metric == "speed":
         grads = pass_ != "forward"
         # The recorder's statement of the timer's settings (one definition), plus ours.
-        measurement: dict[str, Any] = {**timer.measurement(), "gradToNone": grads}
+        measurement: dict[str, Any] = {**timer.measurement(), wire.GRAD_TO_NONE_KEY: grads}
         notes = (
             f"Timed: {timed}, by {timer.described()}"
             + (
@@ -88,10 +92,10 @@ def protocol_record(
         name, title = f"kernelindex-bench-liger-do-bench-{pass_}", f"do_bench · {pass_} pass"
     else:
         measurement = {
-            "memoryProbe": "torch_cuda_max_memory_allocated",
-            "primaryStatistic": "median",
-            "quantiles": list(timer.quantiles),
-            "repetitions": memory_repetitions,
+            wire.MEMORY_PROBE_KEY: "torch_cuda_max_memory_allocated",
+            wire.PRIMARY_STATISTIC_KEY: "median",
+            wire.QUANTILES_KEY: list(timer.quantiles),
+            wire.REPETITIONS_KEY: memory_repetitions,
         }
         notes = (
             f"Measured: peak device memory allocated by PyTorch during {timed}, read with "
@@ -104,14 +108,11 @@ def protocol_record(
             + " Comparable within one kernel, workload, measured pass and environment."
         )
         name, title = f"kernelindex-bench-liger-memory-{pass_}", f"peak memory · {pass_} pass"
-    return records.envelope(
-        "BenchmarkProtocol",
-        {"name": record_name(name), "title": f"kernelindex bench liger · {title}"},
-        {
-            "harness": {"name": HARNESS_NAME, "version": version},
-            "measurement": measurement,
-            "comparability": {"notes": notes, "family": FAMILY},
-        },
+    return protocol_envelope(
+        m.Metadata(name=record_name(name), title=f"kernelindex bench liger · {title}"),
+        m.Harness(name=HARNESS_NAME, version=version),
+        measurement,
+        m.Comparability(notes=notes, family=FAMILY),
     )
 
 
@@ -156,22 +157,18 @@ def implementation_record(
     """The importer's implementation, plus the callable measured and its installed version."""
     version = software.get(info.package, "") if info.package else ""
     base = records.implementation_record(provider, info, version if info.versioned else "")
-    spec = dict(base[SPEC_KEY])
-    metadata = dict(base[METADATA_KEY])
-    if info.package and version and "version" not in spec.get("package", {}):
-        spec["package"] = {"name": info.package, "version": version}
-        metadata["name"] = record_name(f"{metadata['name']}-{version}")
-        metadata["title"] = f"{metadata['title']} · {info.package} {version}"
-    entry_point = kernel.providers[provider].entry_point
-    ordered: dict[str, Any] = {}
-    for key in ("provider", "backend", "package"):
-        if key in spec:
-            ordered[key] = spec[key]
-    ordered["entryPoint"] = entry_point
-    if "source" in spec:
-        ordered["source"] = spec["source"]
-    metadata["name"] = record_name(f"bench-{metadata['name']}-{kernel.name}")
-    return records.envelope("Implementation", metadata, ordered)
+    record = m.structure(base, m.Implementation)
+    spec, metadata = record.spec, record.metadata
+    if info.package and version and (spec.package is None or spec.package.version is None):
+        spec = attrs.evolve(spec, package=m.Package(info.package, version))
+        metadata = attrs.evolve(
+            metadata,
+            name=record_name(f"{metadata.name}-{version}"),
+            title=f"{metadata.title} · {info.package} {version}",
+        )
+    spec = attrs.evolve(spec, entry_point=kernel.providers[provider].entry_point)
+    metadata = attrs.evolve(metadata, name=record_name(f"bench-{metadata.name}-{kernel.name}"))
+    return dict(m.unstructure(attrs.evolve(record, metadata=metadata, spec=spec)))
 
 
 def workload_record(workload: Workload) -> dict[str, Any]:
@@ -272,7 +269,7 @@ class Assembler:
             outcome.status,
             outcome.reason,
             outcome.observed_at,
-            {"source": SOURCE, "benchmark": benchmark, "externalId": external_id},
+            m.SourceNative(SOURCE, benchmark, external_id),
             outcome.native,  # first_call_ms of a run that failed after its first call
             name=name,
             title=title,

@@ -34,6 +34,7 @@ from typing import Any, TextIO
 import attrs
 
 from bench_adapters.liger_bench.bench import UsageParser, format_table
+from kernelindex_sdk import wire
 from kernelindex_sdk.compare import REFERENCE_PROVIDERS, ResolvedRun, load_records, resolve_runs
 from kernelindex_sdk.errors import Problem
 from kernelindex_sdk.metrics import METRIC_NAMES, PEAK_MEMORY
@@ -109,8 +110,8 @@ def identify(record: Mapping[str, Any], run: ResolvedRun) -> Identity | None:
     adapter both build as ``<kernel>/<pass>[/<metric>]/<provider>/<gpu>/<shape>/<time>``;
     the rest from the Workload and Implementation when given, else from the same id.
     """
-    native = record.get(SPEC_KEY, {}).get("sourceNative", {})
-    benchmark, external = native.get("benchmark"), native.get("externalId")
+    native = record.get(SPEC_KEY, {}).get(wire.SOURCE_NATIVE_KEY, {})
+    benchmark, external = native.get(wire.BENCHMARK_KEY), native.get(wire.EXTERNAL_ID_KEY)
     if not isinstance(benchmark, str) or not isinstance(external, str):
         return None
     if not external.startswith(benchmark + "/"):
@@ -125,7 +126,7 @@ def identify(record: Mapping[str, Any], run: ResolvedRun) -> Identity | None:
         kernel, pass_ = run.workload.kernel, run.workload.pass_
     if run.implementation is not None:
         provider = run.implementation.provider
-    source = str(native.get("source", ""))
+    source = str(native.get(wire.SOURCE_KEY, ""))
     return Identity(kernel, pass_, shape, provider, HARNESSES.get(source, source))
 
 
@@ -133,7 +134,7 @@ def liger_version(record: Mapping[str, Any], run: ResolvedRun) -> str | None:
     """The Liger release: the implementation's package version, else the run's label."""
     if run.implementation is not None and run.implementation.version:
         return run.implementation.version
-    label = record.get(METADATA_KEY, {}).get("labels", {}).get("liger_version")
+    label = record.get(METADATA_KEY, {}).get(wire.LABELS_KEY, {}).get("liger_version")
     return label if isinstance(label, str) else None
 
 

@@ -42,13 +42,18 @@ from bench_adapters.common.provenance import (
 from bench_adapters.common.records import (
     OBSERVED_AT_UNKNOWN,
     UNKNOWN_OBSERVED_AT,
-    envelope,
+    environment_record,
+    protocol_record,
     run_envelope,
+    workload_record,
 )
 from bench_adapters.nvbench.mapping import Method, NvbenchMapping
 from bench_adapters.nvbench.reader import NvbenchFile, argv_text, flags_in
+from kernelindex_sdk import models as m
+from kernelindex_sdk import wire
 from kernelindex_sdk.canonical import digest
 from kernelindex_sdk.intake import MAX_SAFE_INTEGER
+from kernelindex_sdk.models.v1alpha1 import Statistic
 
 NS_PER_S = 1_000_000_000
 _TEXT_LIMIT = 4096
@@ -143,25 +148,32 @@ class NvbenchMapper:
                 ("gpu", name),
             )
         provenance = ProvenanceMap()
-        hardware: dict[str, Any] = {"vendor": mapping.vendor, "product": resolved.spec["product"]}
-        provenance.add(("hardware", "vendor"), CATALOG, "nvbench measures CUDA devices")
+        hardware: dict[str, Any] = {
+            wire.VENDOR_KEY: mapping.vendor,
+            wire.PRODUCT_KEY: resolved.spec[wire.PRODUCT_KEY],
+        }
+        provenance.add(
+            (wire.HARDWARE_KEY, wire.VENDOR_KEY), CATALOG, "nvbench measures CUDA devices"
+        )
         read_by = "device name, read by the GPU catalog" if resolved.known else "device name"
-        provenance.add(("hardware", "product"), RECORD, read_by)
-        if "formFactor" in resolved.spec:
-            hardware["formFactor"] = resolved.spec["formFactor"]
-            provenance.add(("hardware", "formFactor"), RECORD, read_by)
-        hardware["architecture"] = f"sm_{sm_version // 10}"
-        provenance.add(("hardware", "architecture"), RECORD, "device sm_version")
-        hardware["deviceName"] = name
-        provenance.add(("hardware", "deviceName"), RECORD, "device name")
-        hardware["computeCapability"] = f"{sm_version // 100}.{sm_version % 100 // 10}"
-        provenance.add(("hardware", "computeCapability"), RECORD, "device sm_version")
+        provenance.add((wire.HARDWARE_KEY, wire.PRODUCT_KEY), RECORD, read_by)
+        if wire.FORM_FACTOR_KEY in resolved.spec:
+            hardware[wire.FORM_FACTOR_KEY] = resolved.spec[wire.FORM_FACTOR_KEY]
+            provenance.add((wire.HARDWARE_KEY, wire.FORM_FACTOR_KEY), RECORD, read_by)
+        hardware[wire.ARCHITECTURE_KEY] = f"sm_{sm_version // 10}"
+        provenance.add((wire.HARDWARE_KEY, wire.ARCHITECTURE_KEY), RECORD, "device sm_version")
+        hardware[wire.DEVICE_NAME_KEY] = name
+        provenance.add((wire.HARDWARE_KEY, wire.DEVICE_NAME_KEY), RECORD, "device name")
+        hardware[wire.COMPUTE_CAPABILITY_KEY] = f"{sm_version // 100}.{sm_version % 100 // 10}"
+        provenance.add(
+            (wire.HARDWARE_KEY, wire.COMPUTE_CAPABILITY_KEY), RECORD, "device sm_version"
+        )
         for key, field in mapping.device_fields.items():
             value = device.get(key)
             if value is None:
-                provenance.add(("hardware", field), UNKNOWN, f"no device {key}")
+                provenance.add((wire.HARDWARE_KEY, field), UNKNOWN, f"no device {key}")
                 continue
-            if field == "eccEnabled":
+            if field == wire.ECC_ENABLED_KEY:
                 if not isinstance(value, bool):
                     raise EntryError(
                         f"expected a boolean, got {fields.shown(value)}", f"{pointer}/{key}"
@@ -169,7 +181,7 @@ class NvbenchMapper:
                 hardware[field] = value
             else:
                 hardware[field] = fields.integer(value, f"{pointer}/{key}", minimum=1)
-            provenance.add(("hardware", field), RECORD, f"device {key}")
+            provenance.add((wire.HARDWARE_KEY, field), RECORD, f"device {key}")
         recorded: dict[str, tuple[str, str, str]] = {}
         if nv.nvbench_version:
             recorded["nvbench"] = (nv.nvbench_version, FILE, "meta.version.nvbench.string")
@@ -179,10 +191,11 @@ class NvbenchMapper:
             recorded, self.declarations.software, mapping.expected_software, provenance
         )
         slug = gpu_slug(name)
-        record = envelope(
-            "ExecutionEnvironment",
-            {"name": record_name(f"nvbench-{slug}"), "title": f"nvbench host · {name}"},
-            {"hardware": hardware, "software": software, "provenance": provenance.as_json()},
+        record = environment_record(
+            m.Metadata(name=record_name(f"nvbench-{slug}"), title=f"nvbench host · {name}"),
+            hardware,
+            software,
+            provenance.as_json(),
         )
         return _Device(digest=self.collector.keep(record), name=name, slug=slug)
 
@@ -222,12 +235,12 @@ class NvbenchMapper:
         state_name = state.get("name") if isinstance(state.get("name"), str) else None
         shown_axes = _DEVICE_TOKEN.sub("", state_name or "").strip() or workload_slug
         flags: list[str] = [] if self.observed_at else [OBSERVED_AT_UNKNOWN]
-        spec: dict[str, Any] = {"observedAt": self.observed_at or UNKNOWN_OBSERVED_AT}
+        spec: dict[str, Any] = {wire.OBSERVED_AT_KEY: self.observed_at or UNKNOWN_OBSERVED_AT}
         if skipped:
             reason = state.get("skip_reason")
             spec = {
-                "status": "skipped",
-                "reason": (
+                wire.STATUS_KEY: "skipped",
+                wire.REASON_KEY: (
                     reason
                     if isinstance(reason, str) and reason.strip()
                     else "nvbench skipped this state (no reason given)"
@@ -237,32 +250,31 @@ class NvbenchMapper:
         elif method is None:
             tags = ", ".join(m.mean for m in self.mapping.methods)
             spec = {
-                "status": "failed",
-                "reason": f"nvbench recorded no time for this state (no summary {tags})",
+                wire.STATUS_KEY: "failed",
+                wire.REASON_KEY: f"nvbench recorded no time for this state (no summary {tags})",
                 **spec,
             }
         else:
-            spec = {"status": "passed", **spec}
+            spec = {wire.STATUS_KEY: "passed", **spec}
             flags += self._result(method, values, settings, spec, pointer)
         if dropped:
             flags.append(METRICS_DROPPED)
         if flags:
-            spec["qualityFlags"] = sorted(set(flags))
-        native: dict[str, Any] = {
-            "source": self.mapping.source,
-            "benchmark": bench[:_TEXT_LIMIT],
-            "externalId": f"{nv.program or 'unknown-program'}/{bench}/{state_name or shown_axes}"[
-                :_TEXT_LIMIT
-            ],
-        }
+            spec[wire.QUALITY_FLAGS_KEY] = sorted(set(flags))
         metrics = {
             key: number
             for key, number in values.items()
             if not isinstance(number, str) and fields.holdable(number)
         }
-        if metrics:
-            native["metrics"] = metrics
-        spec["sourceNative"] = native
+        native = m.SourceNative(
+            source=self.mapping.source,
+            benchmark=bench[:_TEXT_LIMIT],
+            external_id=f"{nv.program or 'unknown-program'}/{bench}/{state_name or shown_axes}"[
+                :_TEXT_LIMIT
+            ],
+            metrics=metrics or None,
+        )
+        spec[wire.SOURCE_NATIVE_KEY] = m.unstructure(native)
         labels = {}
         if nv.argv:
             labels["nvbench/argv"] = argv_text(nv.argv)[:_LABEL_LIMIT]
@@ -291,10 +303,10 @@ class NvbenchMapper:
             raise EntryError(f"{method.mean} is {mean!r}: not a time", f"{pointer}/summaries")
         flags: list[str] = []
         mean_ns = _ns(mean, method.mean, pointer)
-        timing: dict[str, Any] = {"latencyNs": {"mean": mean_ns}, "primaryStatistic": "mean"}
-        samples = values.get(method.samples) if method.samples else None
-        if isinstance(samples, int) and samples >= 1:
-            timing["samples"] = samples
+        found = values.get(method.samples) if method.samples else None
+        samples = found if isinstance(found, int) and found >= 1 else None
+        timing = m.Timing(latency_ns={"mean": mean_ns}, primary_statistic="mean", samples=samples)
+        if samples is not None:
             minimum = settings.get("min_samples")
             if isinstance(minimum, (int, float)) and samples < minimum:
                 flags.append(FEWER_SAMPLES)
@@ -315,13 +327,17 @@ class NvbenchMapper:
                 flags.append(NOISE_ABOVE_MAX)
         if deviation is not None:
             measurements.append(_latency("stddev", _ns(deviation, "stddev", pointer)))
-        for statistic, tag in (("min", method.min), ("max", method.max)):
+        extremes: tuple[tuple[Statistic, str | None], ...] = (
+            ("min", method.min),
+            ("max", method.max),
+        )
+        for statistic, tag in extremes:
             found = values.get(tag) if tag else None
             if isinstance(found, (int, float)) and fields.finite(found) and found >= 0:
                 measurements.append(_latency(statistic, _ns(found, str(tag), pointer)))
-        spec["timing"] = timing
+        spec[wire.TIMING_KEY] = m.unstructure(timing)
         if measurements:
-            spec["measurements"] = measurements
+            spec[wire.MEASUREMENTS_KEY] = measurements
         return flags
 
     def _summaries(
@@ -396,36 +412,40 @@ class NvbenchMapper:
         cached = self._protocols.get(key)
         if cached is None:
             mapping = self.mapping
-            measurement: dict[str, Any] = {"timer": method.timer, "primaryStatistic": "mean"}
+            measurement: dict[str, Any] = {
+                wire.TIMER_KEY: method.timer,
+                wire.PRIMARY_STATISTIC_KEY: "mean",
+            }
             provenance = ProvenanceMap()
             provenance.add(
-                ("measurement", "timer"), CATALOG, f"nvbench's {method.name} measurement"
+                (wire.MEASUREMENT_KEY, wire.TIMER_KEY),
+                CATALOG,
+                f"nvbench's {method.name} measurement",
             )
             if method.flush_l2_cache is not None:
-                measurement["flushL2Cache"] = method.flush_l2_cache
+                measurement[wire.FLUSH_L2_CACHE_KEY] = method.flush_l2_cache
                 provenance.add(
-                    ("measurement", "flushL2Cache"), CATALOG, f"nvbench's {method.name} measurement"
+                    (wire.MEASUREMENT_KEY, wire.FLUSH_L2_CACHE_KEY),
+                    CATALOG,
+                    f"nvbench's {method.name} measurement",
                 )
             if settings:
-                measurement["harnessSettings"] = dict(settings)
+                measurement[wire.HARNESS_SETTINGS_KEY] = dict(settings)
                 provenance.add(
-                    ("measurement", "harnessSettings"),
+                    (wire.MEASUREMENT_KEY, wire.HARNESS_SETTINGS_KEY),
                     RECORD,
                     "the state's settings and argv flags",
                 )
             shown = ", ".join(f"{k}={v}" for k, v in settings.items())
-            record = envelope(
-                "BenchmarkProtocol",
-                {
-                    "name": record_name(f"nvbench-{method.name}"),
-                    "title": (f"{method.title} · {shown}" if shown else method.title)[:_TEXT_LIMIT],
-                },
-                {
-                    "harness": dict(mapping.harness),
-                    "measurement": measurement,
-                    "comparability": {"notes": method.notes, "family": mapping.family},
-                    "provenance": provenance.as_json(),
-                },
+            record = protocol_record(
+                m.Metadata(
+                    name=record_name(f"nvbench-{method.name}"),
+                    title=(f"{method.title} · {shown}" if shown else method.title)[:_TEXT_LIMIT],
+                ),
+                m.structure(dict(mapping.harness), m.Harness),
+                measurement,
+                m.Comparability(notes=method.notes, family=mapping.family),
+                provenance.as_json(),
             )
             cached = self._protocols[key] = self.collector.keep(record)
         return cached
@@ -440,18 +460,12 @@ class NvbenchMapper:
             kernel = snake_slug(bench)
             shape = "-".join(_slug_part(name, value) for name, value in parameters.items())
             slug = f"{shape}-{dtype}" if shape else dtype
-            record = envelope(
-                "Workload",
-                {
-                    "name": record_name(f"nvbench-{kernel}-{slug}"),
-                    "title": f"{bench} · {slug}"[:_TEXT_LIMIT],
-                },
-                {
-                    "kernel": kernel,
-                    "pass": "forward",
-                    "parameters": dict(parameters),
-                    "dtype": dtype,
-                },
+            record = workload_record(
+                record_name(f"nvbench-{kernel}-{slug}"),
+                f"{bench} · {slug}"[:_TEXT_LIMIT],
+                m.WorkloadSpec(
+                    kernel=kernel, pass_="forward", parameters=dict(parameters), dtype=dtype
+                ),
             )
             cached = self._workloads[key] = (self.collector.keep(record), slug)
         return cached
@@ -476,13 +490,14 @@ class NvbenchMapper:
                     ("program",),
                 )
             name = program or "unknown_program"
-            record = envelope(
-                "Implementation",
-                {
-                    "name": record_name(f"nvbench-impl-{name}"),
-                    "title": f"nvbench benchmark program {name}"[:_TEXT_LIMIT],
-                },
-                {"provider": slug(name), "backend": "cuda"},
+            record = m.unstructure(
+                m.Implementation(
+                    metadata=m.Metadata(
+                        name=record_name(f"nvbench-impl-{name}"),
+                        title=f"nvbench benchmark program {name}"[:_TEXT_LIMIT],
+                    ),
+                    spec=m.ImplementationSpec(provider=slug(name), backend="cuda"),
+                )
             )
             cached = self._implementations[program] = self.collector.keep(record)
         return cached
@@ -609,8 +624,8 @@ def _ns(seconds: float, what: str, pointer: str) -> int:
     return value
 
 
-def _latency(statistic: str, value: int) -> dict[str, Any]:
-    return {"metric": "latency", "unit": "ns", "statistic": statistic, "value": value}
+def _latency(statistic: Statistic, value: int) -> dict[str, Any]:
+    return dict(m.unstructure(m.Measurement("latency", "ns", statistic, value)))
 
 
 def _slug_part(name: str, value: Any) -> str:

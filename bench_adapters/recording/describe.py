@@ -15,8 +15,9 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from bench_adapters.common.names import record_name, slug
-from bench_adapters.common.records import envelope
+from bench_adapters.common.records import workload_record
 from bench_adapters.liger.catalog import load_catalog
+from kernelindex_sdk import models as m
 
 #: The workload dtype of a call with no tensor in it.
 NO_TENSOR_DTYPE = "none"
@@ -59,21 +60,17 @@ def workload_for(
             isinstance(value, int | float) and abs(value) <= 2**53 - 1
         ):
             parameters[key] = value
-    spec: dict[str, Any] = {
-        "kernel": slug(kernel),
-        "pass": pass_,
-        "parameters": dict(sorted(parameters.items())),
-        "dtype": dtype or NO_TENSOR_DTYPE,
-    }
-    if settings:
-        spec["settings"] = dict(settings)
-    shape = "-".join(f"{k}{v}" for k, v in spec["parameters"].items())
-    return envelope(
-        "Workload",
-        {
-            "name": record_name(f"{kernel}-{pass_}-{shape}-{spec['dtype']}"),
-            "title": f"{kernel} · {pass_} · {shape or 'no parameters'} · {spec['dtype']}",
-        },
+    spec = m.WorkloadSpec(
+        kernel=slug(kernel),
+        pass_=pass_,  # type: ignore[arg-type]  # checked by validate, as every field
+        parameters=dict(sorted(parameters.items())),
+        dtype=dtype or NO_TENSOR_DTYPE,
+        settings=dict(settings) if settings else None,
+    )
+    shape = "-".join(f"{k}{v}" for k, v in spec.parameters.items())
+    return workload_record(
+        record_name(f"{kernel}-{pass_}-{shape}-{spec.dtype}"),
+        f"{kernel} · {pass_} · {shape or 'no parameters'} · {spec.dtype}",
         spec,
     )
 
@@ -106,17 +103,16 @@ def implementation_for(
             version = importlib.metadata.version(package)
         except importlib.metadata.PackageNotFoundError:
             version = None
-    spec: dict[str, Any] = {"provider": slug(provider or package or "unknown")}
-    if backend:
-        spec["backend"] = slug(backend)
-    if package:
-        spec["package"] = {"name": package, **({"version": version} if version else {})}
-    if fn is not None:
-        spec["entryPoint"] = entry_point_of(fn)[:4096]
-    if repository:
-        spec["source"] = {"repository": repository}
-    title = spec["provider"] + (f" · {package} {version}" if package and version else "")
-    name = f"impl-{spec['provider']}" + (f"-{version}" if version else "")
+    spec = m.ImplementationSpec(
+        provider=slug(provider or package or "unknown"),
+        backend=slug(backend) if backend else None,
+        package=m.Package(package, version or None) if package else None,
+        entry_point=entry_point_of(fn)[:4096] if fn is not None else None,
+        source=m.SourceLocation(repository) if repository else None,
+    )
+    title = spec.provider + (f" · {package} {version}" if package and version else "")
+    name = f"impl-{spec.provider}" + (f"-{version}" if version else "")
     if fn is not None:
         name += f"-{getattr(fn, '__name__', 'fn')}"
-    return envelope("Implementation", {"name": record_name(name), "title": title}, spec)
+    metadata = m.Metadata(name=record_name(name), title=title)
+    return dict(m.unstructure(m.Implementation(metadata=metadata, spec=spec)))

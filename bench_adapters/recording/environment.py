@@ -49,7 +49,9 @@ from bench_adapters.common.provenance import (
     DeclarationError,
     ProvenanceMap,
 )
-from bench_adapters.common.records import envelope
+from bench_adapters.common.records import environment_record as environment_envelope
+from kernelindex_sdk.models import Metadata
+from kernelindex_sdk.wire import DEVICE_NAME_KEY, HARDWARE_KEY, PRODUCT_KEY, VENDOR_KEY
 
 #: The origin of a probed field (v1alpha1 has no ``probed`` origin: see the module doc).
 PROBED = RECORD
@@ -628,7 +630,7 @@ def environment_record(
                 provenance.add(("hardware", key), CALLER, "--set, through the GPU catalog")
     capability = found.value(("hardware", "computeCapability"))
     for (section, key), fact in found.facts.items():
-        target = hardware if section == "hardware" else software
+        target = hardware if section == HARDWARE_KEY else software
         target[key] = fact.value
         provenance.add((section, key), PROBED, fact.detail)
     if isinstance(capability, str):
@@ -641,35 +643,29 @@ def environment_record(
             provenance.add(("software", component), PROBED, detail)
     for key, value in declared.items():
         section, field = KNOWN_KEYS[key].path
-        target = hardware if section == "hardware" else software
+        target = hardware if section == HARDWARE_KEY else software
         if (section, field) in found.facts:
             continue  # a probed value stands (ignored_declarations says so)
         target[field] = value
         provenance.add((section, field), CALLER, f"--set {key}={value}"[:4096])
     for (section, field), why in found.missing.items():
-        target = hardware if section == "hardware" else software
+        target = hardware if section == HARDWARE_KEY else software
         if field not in target:
             provenance.add((section, field), UNKNOWN, why)
     ordered_hardware = {key: hardware[key] for key in HARDWARE_ORDER if key in hardware}
     ordered_hardware.update({k: v for k, v in hardware.items() if k not in ordered_hardware})
-    spec: dict[str, Any] = {
-        "hardware": ordered_hardware,
-        "software": dict(sorted(software.items())),
-        "provenance": provenance.as_json(),
-    }
     label = str(
-        hardware.get("deviceName")
-        or ("no-gpu" if hardware["vendor"] == "none" else hardware["product"])
+        hardware.get(DEVICE_NAME_KEY)
+        or ("no-gpu" if hardware[VENDOR_KEY] == "none" else hardware[PRODUCT_KEY])
     )
     torch_version = software.get("torch", "unknown")
-    return envelope(
-        "ExecutionEnvironment",
-        {
-            "name": record_name(f"{name_prefix}-{gpu_slug(label)}"),
-            "title": f"{label} · torch {torch_version} · CUDA {software.get('cuda', 'unknown')}"
-            f" · driver {software.get('driver', 'unknown')}",
-        },
-        spec,
+    metadata = Metadata(
+        name=record_name(f"{name_prefix}-{gpu_slug(label)}"),
+        title=f"{label} · torch {torch_version} · CUDA {software.get('cuda', 'unknown')}"
+        f" · driver {software.get('driver', 'unknown')}",
+    )
+    return environment_envelope(
+        metadata, ordered_hardware, dict(sorted(software.items())), provenance.as_json()
     )
 
 

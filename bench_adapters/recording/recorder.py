@@ -29,12 +29,15 @@ from typing import Any
 import attrs
 
 from bench_adapters.common.names import record_name
-from bench_adapters.common.records import envelope, run_envelope
+from bench_adapters.common.records import protocol_record as protocol_envelope
+from bench_adapters.common.records import run_envelope
 from bench_adapters.recording import environment as env
 from bench_adapters.recording.measure import Measured, Step, measure, stage, timing, utc_now
 from bench_adapters.recording.timing import DoBenchTimer, Timer, TimerSettings
+from kernelindex_sdk import models as m
+from kernelindex_sdk import wire
 from kernelindex_sdk.canonical import digest
-from kernelindex_sdk.wire import OBSERVED_AT_KEY, SPEC_KEY
+from kernelindex_sdk.models.v1alpha1 import Statistic
 
 #: ``sourceNative.source`` of every run the recorder makes.
 SOURCE = "kernelindex-record"
@@ -43,7 +46,7 @@ HARNESS = "kernelindex record"
 #: The longest reason a run carries (the schema's text limit).
 REASON_LIMIT = 4096
 #: Quantile statistics the format names (common.schema.json#/$defs/statistic).
-_STATISTICS = {
+_STATISTICS: dict[float, Statistic] = {
     0.5: "median",
     0.05: "p5",
     0.1: "p10",
@@ -120,14 +123,11 @@ def protocol_record(
     )
     if notes:
         text += " " + notes
-    return envelope(
-        "BenchmarkProtocol",
-        {"name": record_name(name), "title": f"kernelindex record · {settings.timer}"},
-        {
-            "harness": {"name": HARNESS, "version": version},
-            "measurement": settings.measurement(),
-            "comparability": {"notes": text[:4096], "family": "kernelindex_record"},
-        },
+    return protocol_envelope(
+        m.Metadata(name=record_name(name), title=f"kernelindex record · {settings.timer}"),
+        m.Harness(name=HARNESS, version=version),
+        settings.measurement(),
+        m.Comparability(notes=text[:4096], family="kernelindex_record"),
     )
 
 
@@ -162,7 +162,7 @@ def unfinished_run(
     status: str,
     reason: str | None,
     observed: str,
-    source_native: Mapping[str, Any],
+    source_native: m.SourceNative,
     metrics: Mapping[str, float],
     *,
     name: str,
@@ -175,14 +175,12 @@ def unfinished_run(
     text = reason or status
     if len(text) > REASON_LIMIT:
         text = text[: REASON_LIMIT - 1] + "…"
-    native = dict(source_native)
-    if metrics:
-        native["metrics"] = dict(metrics)
+    native = attrs.evolve(source_native, metrics=dict(metrics) if metrics else None)
     spec: dict[str, Any] = {
-        "status": status,
-        "reason": text,
-        OBSERVED_AT_KEY: observed,
-        "sourceNative": native,
+        wire.STATUS_KEY: status,
+        wire.REASON_KEY: text,
+        wire.OBSERVED_AT_KEY: observed,
+        wire.SOURCE_NATIVE_KEY: m.unstructure(native),
     }
     return run_envelope(spec, name=name, title=title, labels=labels, digests=refs)
 
@@ -262,19 +260,15 @@ def _run_record(
     measured: Measured,
     refs: Refs,
 ) -> dict[str, Any]:
-    kernel = str(workload.get(SPEC_KEY, {}).get("kernel", "kernel"))
-    provider = str(implementation.get(SPEC_KEY, {}).get("provider", "provider"))
-    pass_ = str(workload.get(SPEC_KEY, {}).get("pass", "forward"))
+    kernel = str(workload.get(wire.SPEC_KEY, {}).get(wire.KERNEL_KEY, "kernel"))
+    provider = str(implementation.get(wire.SPEC_KEY, {}).get(wire.PROVIDER_KEY, "provider"))
+    pass_ = str(workload.get(wire.SPEC_KEY, {}).get(wire.PASS_KEY, "forward"))
     observed = measured.observed_at
     stamp = observed.replace(":", "-").replace(".", "-").rstrip("Z")
     external_id = f"{kernel}/{pass_}/{provider}/{stamp}"
     name = record_name(f"record-{kernel}-{pass_}-{provider}-{stamp}")
     title = f"{kernel} · {pass_} · {provider}"
-    source_native: dict[str, Any] = {
-        "source": SOURCE,
-        "benchmark": f"{kernel}/{pass_}",
-        "externalId": external_id,
-    }
+    source_native = m.SourceNative(SOURCE, f"{kernel}/{pass_}", external_id)
     ms = measured.values
     if measured.status != "passed" or ms is None:
         return unfinished_run(
@@ -289,28 +283,19 @@ def _run_record(
             refs=refs,
         )
     by_q = dict(zip(settings.quantiles, ms, strict=True))
-    spec: dict[str, Any] = {"status": "passed", OBSERVED_AT_KEY: observed}
-    spec["timing"] = {
-        "latencyNs": {"median": round(by_q[0.5] * 1_000_000)},
-        "primaryStatistic": "median",
-    }
-    measurements = []
-    for q in sorted(settings.quantiles):
-        statistic = _STATISTICS.get(q)
-        if q == 0.5 or statistic is None:
-            continue
-        measurements.append(
-            {
-                "metric": "latency",
-                "unit": "ns",
-                "statistic": statistic,
-                "value": round(by_q[q] * 1_000_000),
-            }
-        )
+    timing = m.Timing(
+        latency_ns={"median": round(by_q[0.5] * 1_000_000)}, primary_statistic="median"
+    )
+    spec: dict[str, Any] = {wire.STATUS_KEY: "passed", wire.OBSERVED_AT_KEY: observed}
+    spec[wire.TIMING_KEY] = m.unstructure(timing)
+    measurements = [
+        m.unstructure(m.Measurement("latency", "ns", statistic, round(by_q[q] * 1_000_000)))
+        for q in sorted(settings.quantiles)
+        if q != 0.5 and (statistic := _STATISTICS.get(q)) is not None
+    ]
     if measurements:
-        spec["measurements"] = measurements
+        spec[wire.MEASUREMENTS_KEY] = measurements
     metrics = {f"ms_q{q:g}": float(v) for q, v in by_q.items()}
     metrics.update(measured.native)
-    source_native["metrics"] = metrics
-    spec["sourceNative"] = source_native
+    spec[wire.SOURCE_NATIVE_KEY] = m.unstructure(attrs.evolve(source_native, metrics=metrics))
     return run_envelope(spec, name=name, title=title, labels={}, digests=refs)

@@ -14,7 +14,17 @@ import attrs
 
 from kernelindex_sdk.compare.runs import ResolvedRun, short_digest, show_value
 from kernelindex_sdk.metrics import METRIC_NAMES
-from kernelindex_sdk.wire import SPEC_KEY
+from kernelindex_sdk.wire import (
+    DTYPE_KEY,
+    HARDWARE_KEY,
+    HARNESS_KEY,
+    KERNEL_KEY,
+    NAME_KEY,
+    PARAMETERS_KEY,
+    PASS_KEY,
+    PROVIDER_KEY,
+    SPEC_KEY,
+)
 
 #: How many field differences to spell out per part before "and N more".
 MAX_DETAILS: Final = 4
@@ -46,7 +56,7 @@ def differences(a: ResolvedRun, b: ResolvedRun, lookup: Lookup) -> list[Differen
             lookup(b.workload_digest, "Workload"),
             a.workload_digest,
             b.workload_digest,
-            strip=("parameters.",),
+            strip=(f"{PARAMETERS_KEY}.",),
         )
         found.append(Difference("workload", detail))
     if a.protocol_digest != b.protocol_digest:
@@ -63,8 +73,8 @@ def differences(a: ResolvedRun, b: ResolvedRun, lookup: Lookup) -> list[Differen
             ea = lookup(a.environment_digest, "ExecutionEnvironment")
             eb = lookup(b.environment_digest, "ExecutionEnvironment")
             detail = _spec_detail(
-                {SPEC_KEY: ea[SPEC_KEY]["hardware"]} if ea else None,
-                {SPEC_KEY: eb[SPEC_KEY]["hardware"]} if eb else None,
+                {SPEC_KEY: ea[SPEC_KEY][HARDWARE_KEY]} if ea else None,
+                {SPEC_KEY: eb[SPEC_KEY][HARDWARE_KEY]} if eb else None,
                 a.environment_digest,
                 b.environment_digest,
             )
@@ -120,7 +130,7 @@ class _Absent:
 _ABSENT: Final = _Absent()
 
 #: Fields shown first: what a person recognises a record by.
-_FIRST: Final = ("kernel", "pass", "dtype", "provider", "harness.name")
+_FIRST: Final = (KERNEL_KEY, PASS_KEY, DTYPE_KEY, PROVIDER_KEY, f"{HARNESS_KEY}.{NAME_KEY}")
 
 
 def _path_order(path: str) -> tuple[int, str]:

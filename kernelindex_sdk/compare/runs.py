@@ -41,12 +41,24 @@ from kernelindex_sdk import checks, wire
 from kernelindex_sdk.canonical import canonicalize
 from kernelindex_sdk.compare.records import RecordIndex, StoredRun
 from kernelindex_sdk.metrics import LATENCY, PEAK_MEMORY, UNKNOWN
+
+# Names, not ``wire.`` lookups: resolving reads them for every run.
 from kernelindex_sdk.wire import (
     API_VERSION_KEY,
+    MEASUREMENTS_KEY,
     METADATA_KEY,
+    METRIC_KEY,
     OBSERVED_AT_KEY,
+    PRIMARY_STATISTIC_KEY,
     QUALITY_FLAGS_KEY,
+    REASON_KEY,
+    SAMPLES_KEY,
     SPEC_KEY,
+    STATISTIC_KEY,
+    STATUS_KEY,
+    TITLE_KEY,
+    UNIT_KEY,
+    VALUE_KEY,
 )
 
 #: Result field, summary field, metric.
@@ -215,9 +227,9 @@ def hardware_identity(hardware: Mapping[str, Any]) -> str:
 
 def gpu_label(hardware: Mapping[str, Any]) -> str:
     """``NVIDIA H100 80GB HBM3`` (product and form factor), ``2× ...`` for a count."""
-    words = [str(hardware.get("product", "")), str(hardware.get("formFactor", ""))]
-    label = " ".join(w for w in words if w) or str(hardware.get("vendor", "unknown GPU"))
-    count = hardware.get("count")
+    words = [str(hardware.get(wire.PRODUCT_KEY, "")), str(hardware.get(wire.FORM_FACTOR_KEY, ""))]
+    label = " ".join(w for w in words if w) or str(hardware.get(wire.VENDOR_KEY, "unknown GPU"))
+    count = hardware.get(wire.COUNT_KEY)
     return f"{count}× {label}" if isinstance(count, int) and count > 1 else label
 
 
@@ -225,8 +237,8 @@ def metric_of_protocol(protocol: Mapping[str, Any] | None) -> str | None:
     """What a protocol measures when it says so unambiguously (timer xor memory probe)."""
     if protocol is None:
         return None
-    measurement = protocol[SPEC_KEY]["measurement"]
-    timed, probed = "timer" in measurement, "memoryProbe" in measurement
+    measurement = protocol[SPEC_KEY][wire.MEASUREMENT_KEY]
+    timed, probed = wire.TIMER_KEY in measurement, wire.MEMORY_PROBE_KEY in measurement
     if timed and not probed:
         return LATENCY
     if probed and not timed:
@@ -262,8 +274,8 @@ class Resolver:
             source=stored.source,
             line=stored.line,
             pointer=sys.intern(stored.pointer),
-            status=spec["status"],
-            reason=spec.get("reason"),
+            status=spec[STATUS_KEY],
+            reason=spec.get(REASON_KEY),
             observed_at=spec[OBSERVED_AT_KEY],
             observed_key=parse_timestamp(spec[OBSERVED_AT_KEY]),
             metric=result.metric or protocol_metric or UNKNOWN,
@@ -284,7 +296,7 @@ class Resolver:
             protocol_name=protocol_name,
             protocol_title=protocol_title,
             dated=wire.OBSERVED_AT_UNKNOWN not in spec.get(QUALITY_FLAGS_KEY, ()),
-            title=_interned(metadata.get("title")),
+            title=_interned(metadata.get(TITLE_KEY)),
             stddev=result.spread.get("stddev"),
             samples=result.samples,
             flags=tuple(spec.get(QUALITY_FLAGS_KEY, ())),
@@ -342,14 +354,14 @@ class Resolver:
         for identity, _, record in self._environments.values():
             if record is None:
                 continue
-            hardware = record[SPEC_KEY]["hardware"]
+            hardware = record[SPEC_KEY][wire.HARDWARE_KEY]
             metadata = record.get(METADATA_KEY, {})
             found = names.setdefault(identity, [])
             for name in (
-                metadata.get("name"),
-                metadata.get("title"),
-                hardware.get("architecture"),
-                hardware.get("deviceName"),
+                metadata.get(wire.NAME_KEY),
+                metadata.get(TITLE_KEY),
+                hardware.get(wire.ARCHITECTURE_KEY),
+                hardware.get(wire.DEVICE_NAME_KEY),
             ):
                 if isinstance(name, str) and name not in found:
                     found.append(name)
@@ -365,12 +377,12 @@ class Resolver:
             if record is not None:
                 spec = record[SPEC_KEY]
                 info = WorkloadInfo(
-                    kernel=spec["kernel"],
-                    pass_=spec["pass"],
-                    dtype=spec["dtype"],
-                    parameters=dict(spec["parameters"]),
-                    settings=dict(spec.get("settings", {})),
-                    title=record.get(METADATA_KEY, {}).get("title"),
+                    kernel=spec[wire.KERNEL_KEY],
+                    pass_=spec[wire.PASS_KEY],
+                    dtype=spec[wire.DTYPE_KEY],
+                    parameters=dict(spec[wire.PARAMETERS_KEY]),
+                    settings=dict(spec.get(wire.SETTINGS_KEY, {})),
+                    title=record.get(METADATA_KEY, {}).get(TITLE_KEY),
                 )
             self._workloads[digest] = info
         info = self._workloads[digest]
@@ -384,14 +396,14 @@ class Resolver:
             info = None
             if record is not None:
                 spec = record[SPEC_KEY]
-                package = spec.get("package", {})
+                package = spec.get(wire.PACKAGE_KEY, {})
                 info = ImplementationInfo(
-                    provider=spec["provider"],
-                    package=package.get("name"),
-                    version=package.get("version"),
-                    title=record.get(METADATA_KEY, {}).get("title"),
-                    entry_point=spec.get("entryPoint"),
-                    backend=spec.get("backend"),
+                    provider=spec[wire.PROVIDER_KEY],
+                    package=package.get(wire.NAME_KEY),
+                    version=package.get(wire.VERSION_KEY),
+                    title=record.get(METADATA_KEY, {}).get(TITLE_KEY),
+                    entry_point=spec.get(wire.ENTRY_POINT_KEY),
+                    backend=spec.get(wire.BACKEND_KEY),
                 )
             self._implementations[digest] = info
         info = self._implementations[digest]
@@ -406,7 +418,7 @@ class Resolver:
             if record is None:
                 entry = (f"environment {digest}", f"environment {short_digest(digest)}", None)
             else:
-                hardware = record[SPEC_KEY]["hardware"]
+                hardware = record[SPEC_KEY][wire.HARDWARE_KEY]
                 # One copy per GPU, not per environment (one per software stack).
                 entry = (
                     sys.intern(hardware_identity(hardware)),
@@ -426,7 +438,11 @@ class Resolver:
             found: tuple[str | None, str | None, str | None] = (None, None, None)
             if record is not None:
                 metadata = record.get(METADATA_KEY, {})
-                found = (metadata.get("name"), metadata.get("title"), metric_of_protocol(record))
+                found = (
+                    metadata.get(wire.NAME_KEY),
+                    metadata.get(TITLE_KEY),
+                    metric_of_protocol(record),
+                )
             self._protocols[digest] = found
         entry = self._protocols[digest]
         if entry[0] is None:  # metadata.name is required: None means not given
@@ -506,21 +522,21 @@ def _result(spec: Mapping[str, Any], facts: Any) -> _Result:
         if result is None:
             continue
         summary = result[summary_key]
-        statistic = result["primaryStatistic"]
+        statistic = result[PRIMARY_STATISTIC_KEY]
         spread: dict[str, float] = {
             stat: float(summary[stat]) for stat in _SPREAD if stat in summary
         }
-        for measurement in spec.get("measurements", ()):
-            stat = measurement["statistic"]
-            if measurement["metric"] == metric and stat in _SPREAD and stat not in spread:
-                spread[stat] = float(measurement["value"]) * units[measurement["unit"]][1]
+        for measurement in spec.get(MEASUREMENTS_KEY, ()):
+            stat = measurement[STATISTIC_KEY]
+            if measurement[METRIC_KEY] == metric and stat in _SPREAD and stat not in spread:
+                spread[stat] = float(measurement[VALUE_KEY]) * units[measurement[UNIT_KEY]][1]
         value = summary.get(statistic)
         return _Result(
             metric,
             statistic,
             float(value) if value is not None else None,
             spread,
-            result.get("samples"),
+            result.get(SAMPLES_KEY),
         )
     return _Result()
 
