@@ -33,7 +33,7 @@ import json
 import sys
 from collections.abc import Iterable, Mapping
 from datetime import datetime, timezone
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
 import attrs
 
@@ -48,6 +48,9 @@ from kernelindex_sdk.wire import (
     QUALITY_FLAGS_KEY,
     SPEC_KEY,
 )
+
+if TYPE_CHECKING:
+    from kernelindex_sdk.storefile import RunFacts, RunShape
 
 #: Result field, summary field, metric.
 
@@ -234,6 +237,34 @@ def metric_of_protocol(protocol: Mapping[str, Any] | None) -> str | None:
     return None
 
 
+@attrs.frozen
+class _Shaped:
+    """A :class:`~kernelindex_sdk.storefile.RunShape` resolved: the fields of a
+    :class:`ResolvedRun` that every run of that shape shares."""
+
+    source: str
+    pointer: str
+    status: str
+    reason: str | None
+    metric: str
+    statistic: str | None
+    workload_digest: str
+    protocol_digest: str
+    environment_digest: str
+    implementation_digest: str
+    hardware: str
+    gpu: str
+    workload: WorkloadInfo | None
+    implementation: ImplementationInfo | None
+    protocol_name: str | None
+    protocol_title: str | None
+    title: str | None
+    flags: tuple[str, ...]
+    dated: bool
+    #: The kinds of referenced records not given (each counted once per run).
+    missing: tuple[str, ...]
+
+
 class Resolver:
     """Resolves runs against an index, caching what each referenced digest yields."""
 
@@ -245,8 +276,14 @@ class Resolver:
         self._protocols: dict[str, tuple[str | None, str | None, str | None]] = {}
         #: Kind → how many runs referenced a record of it that was not given.
         self.missing: dict[str, int] = {}
+        #: What runs given by their stored facts share, resolved once per shape.
+        self._shapes: dict[RunShape, _Shaped] = {}
 
-    def resolve(self, stored: StoredRun) -> ResolvedRun:
+    def resolve(self, stored: StoredRun | RunFacts) -> ResolvedRun:
+        """A run resolved: from its record, or from its stored facts (a trusted store,
+        :meth:`~kernelindex_sdk.compare.records.RecordIndex.add_facts`)."""
+        if not isinstance(stored, StoredRun):
+            return self._from_facts(stored)
         run = stored.record
         spec = run[SPEC_KEY]
         metadata = run.get(METADATA_KEY, {})
@@ -288,6 +325,86 @@ class Resolver:
             stddev=result.spread.get("stddev"),
             samples=result.samples,
             flags=tuple(spec.get(QUALITY_FLAGS_KEY, ())),
+        )
+
+    def _from_facts(self, run: RunFacts) -> ResolvedRun:
+        """What :meth:`resolve` gives for the run whose stored facts these are.
+
+        The facts are what ``store add`` read off this very resolution of the run's
+        record (:func:`kernelindex_sdk.store.facts.run_facts`); only what the records
+        it references say is resolved here, against this resolver's index, as for a
+        record — once per shape the runs share (:class:`_Shaped`). The metric of a run
+        without a result is its protocol's, as in :meth:`refresh`.
+        """
+        shaped = self._shapes.get(run.shape)
+        if shaped is None:
+            shaped = self._shapes[run.shape] = self._shaped(run.shape)
+        for kind in shaped.missing:
+            self._missing(kind)
+        return ResolvedRun(
+            run.digest,
+            shaped.source,
+            run.line,
+            shaped.pointer,
+            shaped.status,
+            shaped.reason,
+            run.observed_at,
+            parse_timestamp(run.observed_at),
+            shaped.metric,
+            shaped.statistic,
+            run.value,
+            run.p20,
+            run.p80,
+            shaped.workload_digest,
+            shaped.protocol_digest,
+            shaped.environment_digest,
+            shaped.implementation_digest,
+            shaped.hardware,
+            shaped.gpu,
+            shaped.workload,
+            shaped.implementation,
+            shaped.protocol_name,
+            shaped.protocol_title,
+            shaped.title,
+            run.stddev,
+            run.samples,
+            shaped.flags,
+            shaped.dated,
+        )
+
+    def _shaped(self, shape: RunShape) -> _Shaped:
+        missing = dict(self.missing)
+        workload = self._workload(shape.workload_digest)
+        implementation = self._implementation(shape.implementation_digest)
+        hardware, gpu, _ = self._environment(shape.environment_digest)
+        protocol_name, protocol_title, protocol_metric = self._protocol(shape.protocol_digest)
+        # What a run of this shape finds missing, counted per run (by the caller).
+        kinds = tuple(kind for kind, n in self.missing.items() if n != missing.get(kind, 0))
+        self.missing = missing
+        intern = sys.intern
+        return _Shaped(
+            source=intern(shape.source),
+            pointer=intern(shape.pointer),
+            status=intern(shape.status),
+            reason=_interned(shape.reason),
+            metric=intern(shape.metric)
+            if shape.statistic is not None
+            else (protocol_metric or UNKNOWN),
+            statistic=_interned(shape.statistic),
+            workload_digest=intern(shape.workload_digest),
+            protocol_digest=intern(shape.protocol_digest),
+            environment_digest=intern(shape.environment_digest),
+            implementation_digest=intern(shape.implementation_digest),
+            hardware=hardware,
+            gpu=gpu,
+            workload=workload,
+            implementation=implementation,
+            protocol_name=protocol_name,
+            protocol_title=protocol_title,
+            title=_interned(shape.title),
+            flags=shape.flags,
+            dated=wire.OBSERVED_AT_UNKNOWN not in shape.flags,
+            missing=kinds,
         )
 
     def refresh(self, run: ResolvedRun) -> ResolvedRun:
@@ -520,9 +637,16 @@ def _result(spec: Mapping[str, Any], facts: Any) -> _Result:
             statistic,
             float(value) if value is not None else None,
             spread,
-            result.get("samples"),
+            _count(result.get("samples")),
         )
     return _Result()
+
+
+def _count(value: Any) -> int | None:
+    """A sample count as the integer it is: JSON Schema takes ``100.0`` as an integer
+    (the schema's ``samples``), and a count read as 100 wherever it was written so
+    (a store holds it in an integer column) prints as 100 in every report."""
+    return int(value) if isinstance(value, float) else value
 
 
 _EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
