@@ -18,8 +18,10 @@ process runs is trusted, its records indexed with the digests it holds
 
 from __future__ import annotations
 
+import contextlib
+import gc
 import os
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import TYPE_CHECKING, Any
 
 import attrs
@@ -241,15 +243,32 @@ def _load_facts(
     for digest, record in stored.records:
         index.records.setdefault(digest, record)
     result.documents += stored.standalone
-    for chunk in stored.runs:
-        if isinstance(chunk, IntakeError):
-            _take(unreadable_item(chunk), result, report)
-            continue
-        for run in chunk:
-            tock(run.shape.source)
-        result.documents += len(chunk)
-        index.add_facts(chunk)
+    with gc_paused():
+        for chunk in stored.runs:
+            if isinstance(chunk, IntakeError):
+                _take(unreadable_item(chunk), result, report)
+                continue
+            for run in chunk:
+                tock(run.shape.source)
+            result.documents += len(chunk)
+            index.add_facts(chunk)
     return True
+
+
+@contextlib.contextmanager
+def gc_paused() -> Iterator[None]:
+    """Python's cyclic garbage collector off while runs are made in bulk: they are
+    long-lived and none is garbage, yet each of its full passes walks every object made
+    so far (about a tenth of ``compare``'s time over 100,000 runs of a store). Only
+    around code that makes objects, not around checking (whose exceptions may leave
+    cycles to collect)."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
 
 
 def _load_store(

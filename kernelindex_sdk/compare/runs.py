@@ -39,7 +39,7 @@ import attrs
 
 from kernelindex_sdk import checks, wire
 from kernelindex_sdk.canonical import canonicalize
-from kernelindex_sdk.compare.records import RecordIndex, StoredRun
+from kernelindex_sdk.compare.records import RecordIndex, StoredRun, gc_paused
 from kernelindex_sdk.metrics import LATENCY, PEAK_MEMORY, UNKNOWN
 from kernelindex_sdk.wire import (
     API_VERSION_KEY,
@@ -559,7 +559,8 @@ def resolve_runs(index: RecordIndex) -> tuple[list[ResolvedRun], Resolver]:
     protocol and hardware (when they all measure one metric).
     """
     resolver = Resolver(index)
-    runs = [resolver.resolve(stored) for stored in index.runs.values()]
+    with gc_paused():
+        runs = [resolver.resolve(stored) for stored in index.runs.values()]
     return _infer_metrics(runs), resolver
 
 
@@ -575,7 +576,9 @@ def refresh_runs(
     the same as :func:`resolve_runs` on their records with ``index``'s records, but
     their parsed records may have been let go."""
     resolver = Resolver(index)
-    return _infer_metrics([resolver.refresh(run) for run in runs]), resolver
+    with gc_paused():
+        refreshed = [resolver.refresh(run) for run in runs]
+    return _infer_metrics(refreshed), resolver
 
 
 def _infer_metrics(runs: list[ResolvedRun]) -> list[ResolvedRun]:
