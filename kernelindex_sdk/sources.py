@@ -69,7 +69,7 @@ from kernelindex_sdk.intake import (
 )
 
 if TYPE_CHECKING:
-    from kernelindex_sdk.storefile import CheckedDocument
+    from kernelindex_sdk.storefile import CheckedDocument, StoreFacts
 
 __all__ = [
     "JSONL_SUFFIXES",
@@ -90,6 +90,7 @@ __all__ = [
     "read",
     "read_bytes",
     "read_stdin",
+    "read_store_facts",
     "read_trusting_store",
     "walk",
 ]
@@ -377,6 +378,15 @@ def read_trusting_store(
     from kernelindex_sdk.storefile import read_store
 
     yield from read_store(path, on_wait=_say_waiting, trusted_by=fingerprint)
+
+
+def read_store_facts(path: str, fingerprint: str) -> StoreFacts | None:
+    """The store at ``path`` through its facts, for a reader that trusts it
+    (:func:`~kernelindex_sdk.storefile.read_facts`); None where it must be read through
+    :func:`read_trusting_store` instead."""
+    from kernelindex_sdk.storefile import read_facts
+
+    return read_facts(path, trusted_by=fingerprint, on_wait=_say_waiting)
 
 
 def _say_waiting(message: str) -> None:

@@ -38,18 +38,24 @@ from kernelindex_sdk.printable import one_line
 
 __all__ = [
     "DEFAULT_STORE",
+    "FACTS_CHUNK",
     "FORMAT",
     "INSTALL_HINT",
     "KIND_VIEWS",
+    "READABLE_VERSIONS",
     "STORE_ENV",
     "VERSION",
     "CheckedDocument",
+    "RunFacts",
+    "RunShape",
     "StoreError",
+    "StoreFacts",
     "StoreLocked",
     "checks_key",
     "connect",
     "default_store",
     "is_store_file",
+    "read_facts",
     "read_store",
     "require_duckdb",
     "store_documents",
@@ -61,7 +67,11 @@ DEFAULT_STORE: Final = "kernelindex.kistore"
 STORE_ENV: Final = "KERNELINDEX_STORE"
 #: What the marker table says a kernelindex store is, and the format's version.
 FORMAT: Final = "kernelindex-store"
-VERSION: Final = "1"
+VERSION: Final = "2"
+#: Every format version this code reads. A store of an older version is read through
+#: its records (checked or trusted, as any store), never through its facts (version 1
+#: lacks ``stddev`` and ``title``); adding to one is refused (:func:`connect`).
+READABLE_VERSIONS: Final = ("1", VERSION)
 #: What to run when DuckDB is missing.
 INSTALL_HINT: Final = "pip install 'kernelindex-sdk[store]'"
 #: DuckDB's file magic: bytes 8-11 of every database file.
@@ -80,7 +90,7 @@ READ_CHUNK: Final = 20_000
 #: Seconds of waiting for another process's lock before saying so.
 WAIT_NOTICE_S: Final = 1.0
 
-#: The schema of a new store, version 1 (docs/store.md describes every column).
+#: The schema of a new store, version 2 (docs/store.md describes every column).
 SCHEMA: Final = (
     "CREATE TABLE kernelindex_store (key VARCHAR NOT NULL, value VARCHAR NOT NULL)",
     f"INSERT INTO kernelindex_store VALUES ('format', '{FORMAT}'), ('version', '{VERSION}')",
@@ -101,12 +111,13 @@ SCHEMA: Final = (
         samples BIGINT, observed_at VARCHAR NOT NULL, quality_flags VARCHAR[],
         source VARCHAR, workload_digest VARCHAR NOT NULL, protocol_digest VARCHAR NOT NULL,
         environment_digest VARCHAR NOT NULL, implementation_digest VARCHAR NOT NULL,
+        stddev DOUBLE, title VARCHAR,
         origin VARCHAR NOT NULL, origin_line BIGINT, add_id BIGINT NOT NULL)""",
     """CREATE VIEW runs AS SELECT
         digest, kernel, pass, dtype, parameters::JSON AS parameters, gpu, hardware,
         provider, implementation, version, status, reason, metric, statistic, value,
-        p20, p80, samples, observed_at::TIMESTAMPTZ AS observed_at, quality_flags,
-        source, workload_digest, protocol_digest, environment_digest,
+        p20, p80, stddev, samples, observed_at::TIMESTAMPTZ AS observed_at, quality_flags,
+        source, title, workload_digest, protocol_digest, environment_digest,
         implementation_digest, origin, origin_line, add_id
         FROM run_facts""",
     *(
@@ -180,6 +191,7 @@ def connect(
     wait_s: float = 600.0,
     on_wait: Callable[[str], None] | None = None,
     config: dict[str, Any] | None = None,
+    appending: bool = False,
 ) -> Iterator[Any]:
     """A DuckDB connection to the kernelindex store at ``path``, closed on leaving.
 
@@ -188,7 +200,9 @@ def connect(
     is a :class:`StoreLocked`. ``config``: DuckDB settings for the connection.
     ``create``: a missing file becomes a new, empty store (in one transaction, so a
     killed creation leaves no half-made store). A file that is not a kernelindex
-    store, or that DuckDB cannot read, is a :class:`StoreError`.
+    store, or that DuckDB cannot read, is a :class:`StoreError`; so is, with
+    ``appending`` (a connection for ``store add``), a store of an older format
+    version, which this code reads but does not add to.
     """
     duckdb = require_duckdb()
     exists = os.path.exists(path)
@@ -225,7 +239,9 @@ def connect(
                 told = True
             time.sleep(0.05)
     try:
-        _check_format(connection, path, duckdb, create=create and not read_only)
+        _check_format(
+            connection, path, duckdb, create=create and not read_only, appending=appending
+        )
         yield connection
     finally:
         connection.close()
@@ -257,9 +273,12 @@ def _create(path: str, duckdb: Any) -> None:
                 os.unlink(leftover)
 
 
-def _check_format(connection: Any, path: str, duckdb: Any, *, create: bool) -> None:
+def _check_format(
+    connection: Any, path: str, duckdb: Any, *, create: bool, appending: bool = False
+) -> None:
     """Raise :class:`StoreError` unless the database is a kernelindex store of a
-    version this code reads; ``create`` makes an empty database one."""
+    version this code reads (``appending``: of the version it writes); ``create``
+    makes an empty database one."""
     try:
         tables = {
             row[0]
@@ -280,11 +299,20 @@ def _check_format(connection: Any, path: str, duckdb: Any, *, create: bool) -> N
         raise StoreError(f"{path}: not a readable kernelindex store: {_first(error)}") from None
     if marker.get("format") != FORMAT:
         raise StoreError(f"{path}: not a kernelindex store (a DuckDB database of other data)")
-    if marker.get("version") != VERSION:
+    version = marker.get("version")
+    if version not in READABLE_VERSIONS:
         raise StoreError(
             one_line(
-                f"{path}: a kernelindex store of format version {marker.get('version')!r};"
-                f" this kernelindex reads version {VERSION}"
+                f"{path}: a kernelindex store of format version {version!r};"
+                f" this kernelindex reads versions {', '.join(READABLE_VERSIONS)}"
+            )
+        )
+    if appending and version != VERSION:
+        raise StoreError(
+            one_line(
+                f"{path}: a kernelindex store of format version {version!r}, which this"
+                f" kernelindex reads but adds only to version {VERSION}: export it"
+                " (kernelindex store export --format jsonl) and add that to a new store"
             )
         )
 
@@ -375,6 +403,192 @@ def read_store(
         yield UnreadableFile(str(error).removeprefix(f"{path}: "), source=path)
     except IntakeError as error:  # pragma: no cover - stored text is canonical JSON
         yield error
+
+
+class RunShape(NamedTuple):
+    """What a run of a store shares with many others: where it was added from, its
+    outcome and the records it references (``run_facts`` columns; the facts
+    ``compare`` reads without the record, :class:`RunFacts`)."""
+
+    source: str
+    #: ``/run`` for a run added in a bundle, ``""`` for one added on its own: where
+    #: it is in the document the store gives back.
+    pointer: str
+    status: str
+    reason: str | None
+    #: The result's metric, or at ``add`` the protocol's (or ``unknown``).
+    metric: str
+    statistic: str | None
+    flags: tuple[str, ...]
+    title: str | None
+    workload_digest: str
+    protocol_digest: str
+    environment_digest: str
+    implementation_digest: str
+
+
+class RunFacts(NamedTuple):
+    """A run of a store as ``compare`` reads it without its record: its own
+    ``run_facts`` columns and place (what the records it references say is resolved
+    by the reader). Shapes are fetched once each, not once per run."""
+
+    digest: str
+    line: int | None
+    observed_at: str
+    value: float | None
+    p20: float | None
+    p80: float | None
+    stddev: float | None
+    samples: int | None
+    shape: RunShape
+
+
+#: SQL of the fields of :class:`RunShape` and of :class:`RunFacts` but its shape,
+#: over a run's stored copy ``r`` and its facts ``f``.
+_SHAPE: Final = {
+    "source": "r.origin",
+    "pointer": "CASE WHEN r.members IS NULL THEN '' ELSE '/run' END",
+    "status": "f.status",
+    "reason": "f.reason",
+    "metric": "f.metric",
+    "statistic": "f.statistic",
+    "flags": "f.quality_flags",
+    "title": "f.title",
+    "workload_digest": "f.workload_digest",
+    "protocol_digest": "f.protocol_digest",
+    "environment_digest": "f.environment_digest",
+    "implementation_digest": "f.implementation_digest",
+}
+_OWN: Final = {
+    "digest": "r.digest",
+    "line": "r.origin_line",
+    "observed_at": "f.observed_at",
+    "value": "f.value",
+    "p20": "f.p20",
+    "p80": "f.p80",
+    "stddev": "f.stddev",
+    "samples": "f.samples",
+}
+_FLAGS: Final = list(_SHAPE).index("flags")
+#: What a shape is keyed by while fetching: a 64-bit hash of its columns (two shapes
+#: of one hash are noticed, and that span fetched whole).
+_SHAPE_KEY = f"hash({', '.join(_SHAPE.values())})"
+#: Facts rows fetched per connection (a row is a tenth of a record's text).
+FACTS_CHUNK: Final = 100_000
+
+
+class StoreFacts(NamedTuple):
+    """A trusted store read through its facts (:func:`read_facts`)."""
+
+    #: Every record that is not a run, parsed, in the order added: (digest, value).
+    records: list[tuple[str, Any]]
+    #: How many of them were added on their own (documents of their own).
+    standalone: int
+    #: The runs in the order added, in chunks; an :class:`IntakeError` (the store
+    #: became unreadable between chunks) ends them.
+    runs: Iterator[list[RunFacts] | IntakeError]
+
+
+def read_facts(
+    path: str, *, trusted_by: str, on_wait: Callable[[str], None] | None = None
+) -> StoreFacts | None:
+    """The records of a store as ``compare`` needs them, in bulk: its runs as their
+    stored facts (:class:`RunFacts`, a few columns fetched per run instead of a record
+    parsed), every other record parsed — or None where that cannot give what
+    :func:`read_store` gives, and the caller must read the store that way.
+
+    Only a store of this :data:`VERSION` (an older one lacks facts compare reads)
+    whose every add in the snapshot wrote ``trusted_by`` (:func:`read_store`: its
+    records passed the reader's own checks, and its facts were written by this very
+    code), and in which every run has exactly one row of facts. A store that cannot be
+    opened at all is None too: :func:`read_store` says why.
+    """
+    try:
+        with connect(path, read_only=True, on_wait=on_wait) as connection:
+            marker = dict(connection.execute("SELECT key, value FROM kernelindex_store").fetchall())
+            row = connection.execute("SELECT max(seq) FROM records").fetchone()
+            last = int(row[0]) if row and row[0] is not None else 0
+            if marker.get("version") != VERSION or _checked_by(connection, last) != {trusted_by}:
+                return None
+            # Every run of the snapshot has one row of facts, no run two (copies of a
+            # run share them: add keeps one; anything else reads through records).
+            counts = connection.execute(
+                "SELECT count(*), count(f.digest), count(DISTINCT f.digest)"
+                " FROM records r LEFT JOIN run_facts f ON f.digest = r.digest"
+                " WHERE r.kind = 'BenchmarkRun' AND r.seq <= ?",
+                [last],
+            ).fetchone()
+            if counts is None or len(set(counts)) != 1:
+                return None
+            # The records runs reference are few: all of them at once. Bounds of the
+            # chunks of runs: the seq of every FACTS_CHUNK-th run.
+            stored = connection.execute(
+                "SELECT digest, record, standalone FROM records"
+                " WHERE kind <> 'BenchmarkRun' AND seq <= ? ORDER BY seq",
+                [last],
+            ).fetchall()
+            bounds = [
+                int(bound)
+                for (bound,) in connection.execute(
+                    "SELECT seq FROM (SELECT seq, row_number() OVER (ORDER BY seq) AS i"
+                    " FROM records WHERE kind = 'BenchmarkRun' AND seq <= ?)"
+                    " WHERE i % ? = 0 ORDER BY seq",
+                    [last, FACTS_CHUNK],
+                ).fetchall()
+            ]
+        records = [(digest, _stored_value(text, path)) for digest, text, _ in stored]
+    except (StoreError, IntakeError):
+        return None
+    standalone = sum(1 for _, _, alone in stored if alone)
+    del stored
+    return StoreFacts(records, standalone, _fact_chunks(path, [*bounds, last], on_wait))
+
+
+def _fact_chunks(
+    path: str, bounds: list[int], on_wait: Callable[[str], None] | None
+) -> Iterator[list[RunFacts] | IntakeError]:
+    """The runs with seq in each span of ``bounds``, one connection per span (the lock
+    is released in between, as :func:`read_store` does)."""
+    joined = (
+        " FROM records r JOIN run_facts f ON f.digest = r.digest"
+        " WHERE r.kind = 'BenchmarkRun' AND r.seq > ? AND r.seq <= ?"
+    )
+    key = _SHAPE_KEY
+    shape_sql = f"SELECT DISTINCT {key}, {', '.join(_SHAPE.values())}{joined}"
+    own_sql = f"SELECT {key}, {', '.join(_OWN.values())}{joined} ORDER BY r.seq"
+    whole_sql = f"SELECT {', '.join(_SHAPE.values())}, {', '.join(_OWN.values())}{joined}"
+    start = 0
+    for end in bounds:
+        if end <= start:
+            continue
+        try:
+            with connect(path, read_only=True, on_wait=on_wait) as connection:
+                # Each distinct shape once (keyed by its hash), then each run's own
+                # columns and its shape's hash: a few Python objects per run, not twenty.
+                shapes: dict[int, RunShape] = {}
+                for key_value, *shape in connection.execute(shape_sql, [start, end]).fetchall():
+                    shape[_FLAGS] = tuple(shape[_FLAGS] or ())
+                    if shapes.setdefault(key_value, RunShape._make(shape)) != tuple(shape):
+                        break  # two shapes of one hash: every column of every run instead
+                else:
+                    rows = connection.execute(own_sql, [start, end]).fetchall()
+                    make = RunFacts._make
+                    yield [make((*row[1:], shapes[row[0]])) for row in rows]
+                    start = end
+                    continue
+                rows = connection.execute(whole_sql + " ORDER BY r.seq", [start, end]).fetchall()
+        except StoreError as error:
+            yield UnreadableFile(str(error).removeprefix(f"{path}: "), source=path)
+            return
+        width = len(_SHAPE)
+        yield [_whole(row, width) for row in rows]
+        start = end
+
+
+def _whole(row: tuple[Any, ...], width: int) -> RunFacts:
+    shape = list(row[:width])
+    shape[_FLAGS] = tuple(shape[_FLAGS] or ())
+    return RunFacts._make((*row[width:], RunShape._make(shape)))
 
 
 def _checked(

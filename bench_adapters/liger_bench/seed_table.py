@@ -157,7 +157,8 @@ def collect(paths: Iterable[str], on_problem: Any = None) -> Loaded:
     versions: dict[str, str | None] = {}
     unplaced = 0
     for run in runs:
-        record = loaded.index.runs[run.digest].record
+        record = loaded.index.run_record(run.digest)
+        assert record is not None  # loaded without facts: every run is its record
         who = identify(record, run)
         if who is None:
             unplaced += 1

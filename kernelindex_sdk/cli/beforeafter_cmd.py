@@ -195,6 +195,7 @@ def _load(
             on_problem=lambda problem: bar.note(format_problem(problem)),
             tick=bar.advance,
             index=index,
+            facts=True,
         )
     index.on_run, index.streamed = None, set()  # repeats are counted: let go of the digests
     return loaded, resolved

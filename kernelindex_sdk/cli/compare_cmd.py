@@ -156,7 +156,9 @@ def run_compare(
         def report_problem(problem: Problem) -> None:
             bar.note(format_problem(problem))
 
-        loaded = records.load_records(options.paths, on_problem=report_problem, on_read=bar.advance)
+        loaded = records.load_records(
+            options.paths, on_problem=report_problem, on_read=bar.advance, facts=True
+        )
     status = 2 if loaded.unreadable else 1 if loaded.invalid else 0
     if loaded.invalid:
         say(f"{loaded.invalid} invalid item{_s(loaded.invalid)} skipped (see above)")

@@ -18,6 +18,7 @@ baseline run, or statistics that differ, the ratio is n/a rather than a guess.
 
 from __future__ import annotations
 
+import operator
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Final
@@ -126,12 +127,18 @@ def group_runs(
     reference_providers: Sequence[str] = REFERENCE_PROVIDERS,
 ) -> Comparison:
     """Group runs by comparability key; pick newest runs, baselines and ratios."""
-    by_key: dict[ComparabilityKey, dict[str, list[ResolvedRun]]] = {}
+    # By the fields of the key (ResolvedRun.key), one ComparabilityKey made per group
+    # rather than per run.
+    by_place: dict[tuple[str, str, str, str], dict[str, list[ResolvedRun]]] = {}
     for run in runs:
-        by_key.setdefault(run.key, {}).setdefault(run.implementation_digest, []).append(run)
+        place = (run.workload_digest, run.protocol_digest, run.hardware, run.metric)
+        implementations = by_place.get(place)
+        if implementations is None:
+            implementations = by_place[place] = {}
+        implementations.setdefault(run.implementation_digest, []).append(run)
     groups = [
-        _group(key, implementations, baseline, reference_providers)
-        for key, implementations in by_key.items()
+        _group(ComparabilityKey(*place), implementations, baseline, reference_providers)
+        for place, implementations in by_place.items()
     ]
     groups.sort(key=_group_order)
     return Comparison(tuple(groups), baseline)
@@ -144,8 +151,7 @@ def _group(
     reference_providers: Sequence[str],
 ) -> Group:
     newest_first = {
-        digest: sorted(runs, key=lambda r: r.recency, reverse=True)
-        for digest, runs in implementations.items()
+        digest: sorted(runs, key=_RECENCY, reverse=True) for digest, runs in implementations.items()
     }
     chosen = _baseline_provider(newest_first, baseline, reference_providers)
     base_run = _baseline_run(newest_first, chosen)
@@ -168,6 +174,10 @@ def _group(
     rows.sort(key=lambda r: (not r.is_baseline, r.provider or "~", natural_order(r.label)))
     environments = tuple(sorted({r.environment_digest for rs in newest_first.values() for r in rs}))
     return Group(key, tuple(rows), chosen, environments)
+
+
+#: A run's :attr:`~ResolvedRun.recency`, as a sort key (no Python frame per run).
+_RECENCY: Final = operator.attrgetter("recency")
 
 
 def _baseline_provider(

@@ -37,7 +37,7 @@ from kernelindex_sdk.compare.noise import noise_of
 from kernelindex_sdk.compare.records import RecordIndex
 from kernelindex_sdk.compare.runs import ResolvedRun
 from kernelindex_sdk.metrics import METRIC_NAMES
-from kernelindex_sdk.wire import KIND_KEY, OBSERVED_AT_UNKNOWN, QUALITY_FLAGS_KEY, SPEC_KEY
+from kernelindex_sdk.wire import KIND_KEY
 
 #: Run statuses in the order people read them (the schema's; any other after them).
 STATUS_ORDER: Final = ("passed", "failed", "oom", "skipped")
@@ -134,10 +134,8 @@ def take_inventory(index: RecordIndex, runs: Iterable[ResolvedRun]) -> Inventory
             noise[found.kind] += 1
             if not found.known:
                 no_noise[found.why or "no spread recorded"] += 1
-        stored = index.runs.get(run.digest)
-        run_flags = stored.record[SPEC_KEY].get(QUALITY_FLAGS_KEY, ()) if stored else ()
-        flags.update(run_flags)
-        if OBSERVED_AT_UNKNOWN in run_flags:
+        flags.update(run.flags)
+        if not run.dated:
             undated += 1
         else:
             when = run.observed_key.astimezone(timezone.utc)

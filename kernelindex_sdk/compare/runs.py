@@ -33,13 +33,13 @@ import json
 import sys
 from collections.abc import Iterable, Mapping
 from datetime import datetime, timezone
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
 import attrs
 
 from kernelindex_sdk import checks, wire
 from kernelindex_sdk.canonical import canonicalize
-from kernelindex_sdk.compare.records import RecordIndex, StoredRun
+from kernelindex_sdk.compare.records import RecordIndex, StoredRun, gc_paused
 from kernelindex_sdk.metrics import LATENCY, PEAK_MEMORY, UNKNOWN
 
 # Names, not ``wire.`` lookups: resolving reads them for every run.
@@ -60,6 +60,9 @@ from kernelindex_sdk.wire import (
     UNIT_KEY,
     VALUE_KEY,
 )
+
+if TYPE_CHECKING:
+    from kernelindex_sdk.storefile import RunFacts, RunShape
 
 #: Result field, summary field, metric.
 
@@ -246,6 +249,35 @@ def metric_of_protocol(protocol: Mapping[str, Any] | None) -> str | None:
     return None
 
 
+#: A shape of stored runs resolved (:meth:`Resolver._shaped`): the fields of
+#: :class:`ResolvedRun` every run of it shares, in the class's order (``source``,
+#: ``pointer`` to ``reason``, ``metric`` and ``statistic``, ``workload_digest`` to
+#: ``title``, ``flags`` and ``dated``), and the kinds of referenced records it lacks
+#: (each counted once per run).
+_Shaped = tuple[
+    str,
+    str,
+    str,
+    "str | None",
+    str,
+    "str | None",
+    str,
+    str,
+    str,
+    str,
+    str,
+    str,
+    "WorkloadInfo | None",
+    "ImplementationInfo | None",
+    "str | None",
+    "str | None",
+    "str | None",
+    tuple[str, ...],
+    bool,
+    tuple[str, ...],
+]
+
+
 class Resolver:
     """Resolves runs against an index, caching what each referenced digest yields."""
 
@@ -257,8 +289,14 @@ class Resolver:
         self._protocols: dict[str, tuple[str | None, str | None, str | None]] = {}
         #: Kind → how many runs referenced a record of it that was not given.
         self.missing: dict[str, int] = {}
+        #: What runs given by their stored facts share, resolved once per shape.
+        self._shapes: dict[RunShape, _Shaped] = {}
 
-    def resolve(self, stored: StoredRun) -> ResolvedRun:
+    def resolve(self, stored: StoredRun | RunFacts) -> ResolvedRun:
+        """A run resolved: from its record, or from its stored facts (a trusted store,
+        :meth:`~kernelindex_sdk.compare.records.RecordIndex.add_facts`)."""
+        if not isinstance(stored, StoredRun):
+            return self._from_facts(stored)
         run = stored.record
         spec = run[SPEC_KEY]
         metadata = run.get(METADATA_KEY, {})
@@ -300,6 +338,86 @@ class Resolver:
             stddev=result.spread.get("stddev"),
             samples=result.samples,
             flags=tuple(spec.get(QUALITY_FLAGS_KEY, ())),
+        )
+
+    def _from_facts(self, run: RunFacts) -> ResolvedRun:
+        """What :meth:`resolve` gives for the run whose stored facts these are.
+
+        The facts are what ``store add`` read off this very resolution of the run's
+        record (:func:`kernelindex_sdk.store.facts.run_facts`); only what the records
+        it references say is resolved here, against this resolver's index, as for a
+        record — once per shape the runs share (:data:`_Shaped`). The metric of a run
+        without a result is its protocol's, as in :meth:`refresh`.
+        """
+        shaped = self._shapes.get(run.shape)
+        if shaped is None:
+            shaped = self._shapes[run.shape] = self._shaped(run.shape)
+        for kind in shaped[-1]:
+            self._missing(kind)
+        # Positional, in the class's field order (_Shaped's): a third of the cost of
+        # keywords.
+        return ResolvedRun(
+            run.digest,
+            shaped[0],
+            run.line,
+            shaped[1],
+            shaped[2],
+            shaped[3],
+            run.observed_at,
+            parse_timestamp(run.observed_at),
+            shaped[4],
+            shaped[5],
+            run.value,
+            run.p20,
+            run.p80,
+            shaped[6],
+            shaped[7],
+            shaped[8],
+            shaped[9],
+            shaped[10],
+            shaped[11],
+            shaped[12],
+            shaped[13],
+            shaped[14],
+            shaped[15],
+            shaped[16],
+            run.stddev,
+            run.samples,
+            shaped[17],
+            shaped[18],
+        )
+
+    def _shaped(self, shape: RunShape) -> _Shaped:
+        before = dict(self.missing)
+        workload = self._workload(shape.workload_digest)
+        implementation = self._implementation(shape.implementation_digest)
+        hardware, gpu, _ = self._environment(shape.environment_digest)
+        protocol_name, protocol_title, protocol_metric = self._protocol(shape.protocol_digest)
+        missing = tuple(kind for kind, n in self.missing.items() if n != before.get(kind, 0))
+        self.missing = before  # counted per run, by the caller
+        intern = sys.intern
+        metric = shape.metric if shape.statistic is not None else (protocol_metric or UNKNOWN)
+        return (
+            intern(shape.source),
+            intern(shape.pointer),
+            intern(shape.status),
+            _interned(shape.reason),
+            intern(metric),
+            _interned(shape.statistic),
+            intern(shape.workload_digest),
+            intern(shape.protocol_digest),
+            intern(shape.environment_digest),
+            intern(shape.implementation_digest),
+            hardware,
+            gpu,
+            workload,
+            implementation,
+            protocol_name,
+            protocol_title,
+            _interned(shape.title),
+            shape.flags,
+            wire.OBSERVED_AT_UNKNOWN not in shape.flags,
+            missing,
         )
 
     def refresh(self, run: ResolvedRun) -> ResolvedRun:
@@ -458,7 +576,8 @@ def resolve_runs(index: RecordIndex) -> tuple[list[ResolvedRun], Resolver]:
     protocol and hardware (when they all measure one metric).
     """
     resolver = Resolver(index)
-    runs = [resolver.resolve(stored) for stored in index.runs.values()]
+    with gc_paused():
+        runs = [resolver.resolve(stored) for stored in index.runs.values()]
     return _infer_metrics(runs), resolver
 
 
@@ -474,7 +593,9 @@ def refresh_runs(
     the same as :func:`resolve_runs` on their records with ``index``'s records, but
     their parsed records may have been let go."""
     resolver = Resolver(index)
-    return _infer_metrics([resolver.refresh(run) for run in runs]), resolver
+    with gc_paused():
+        refreshed = [resolver.refresh(run) for run in runs]
+    return _infer_metrics(refreshed), resolver
 
 
 def _infer_metrics(runs: list[ResolvedRun]) -> list[ResolvedRun]:
@@ -536,9 +657,16 @@ def _result(spec: Mapping[str, Any], facts: Any) -> _Result:
             statistic,
             float(value) if value is not None else None,
             spread,
-            result.get(SAMPLES_KEY),
+            _count(result.get(SAMPLES_KEY)),
         )
     return _Result()
+
+
+def _count(value: Any) -> int | None:
+    """A sample count as the integer it is: JSON Schema takes ``100.0`` as an integer
+    (the schema's ``samples``), and a count read as 100 wherever it was written so
+    (a store holds it in an integer column) prints as 100 in every report."""
+    return int(value) if isinstance(value, float) else value
 
 
 _EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)

@@ -323,7 +323,7 @@ def add(
     report = on_problem or (lambda problem: None)
     waited = on_wait or (lambda message: None)
     if os.path.exists(store):  # a foreign or corrupt store is said at once, not after checks
-        with connect(store, read_only=True, on_wait=waited, wait_s=wait_s):
+        with connect(store, read_only=True, on_wait=waited, wait_s=wait_s, appending=True):
             pass
     result = AddResult()
     session = ValidationSession(strict_refs=True, strict_json=True, keep_values=True)
@@ -392,7 +392,7 @@ def _commit(
     wait_s: float,
 ) -> None:
     """The one transaction of an add (module docstring)."""
-    from kernelindex_sdk.store.facts import FACT_COLUMNS
+    from kernelindex_sdk.store.facts import FACT_COLUMNS, FROM_STORED_COPY
 
     staged = _json_reader(records_path, _RECORD_COLUMNS)
     refused = _json_reader(
@@ -404,8 +404,10 @@ def _commit(
         " AND s.origin_line IS NOT DISTINCT FROM f.origin_line"
         " AND s.item_pointer = f.item_pointer"
     )
-    fact_names = [name for name in FACT_COLUMNS if name not in ("origin", "origin_line")]
-    with connect(store, read_only=False, create=True, on_wait=on_wait, wait_s=wait_s) as con:
+    fact_names = [name for name in FACT_COLUMNS if name not in FROM_STORED_COPY]
+    with connect(
+        store, read_only=False, create=True, on_wait=on_wait, wait_s=wait_s, appending=True
+    ) as con:
         # The commit reads the staging files with bounded memory (spilling beside the
         # store when it must): an add's peak stays flat however large the add is.
         con.execute(f"SET memory_limit = '{COMMIT_MEMORY}'")
@@ -433,12 +435,13 @@ def _commit(
             )
             row = con.execute("SELECT count(*) FROM records WHERE add_id = ?", [add_id]).fetchone()
             stored = int(row[0]) if row else 0
-            names = ", ".join(f"x.{name}" for name in fact_names)
+            names = ", ".join([*(f"x.{name}" for name in fact_names), *FROM_STORED_COPY.values()])
+            columns = ", ".join([*fact_names, *FROM_STORED_COPY])
             con.execute(
-                # Copies of one run have equal facts: DISTINCT keeps one (their
-                # place is the stored copy's).
-                f"""INSERT INTO run_facts
-                SELECT DISTINCT {names}, r.origin, r.origin_line, {add_id}
+                # Copies of one run have equal staged facts: DISTINCT keeps one (their
+                # place and title are the stored copy's).
+                f"""INSERT INTO run_facts ({columns}, add_id)
+                SELECT DISTINCT {names}, {add_id}
                 FROM {facts} x
                 JOIN records r ON r.digest = x.digest AND r.add_id = {add_id}"""
             )
