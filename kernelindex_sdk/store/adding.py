@@ -31,8 +31,8 @@ import os
 import pickle
 import tempfile
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field, replace
-from typing import IO, Any, NamedTuple
+from dataclasses import dataclass, field
+from typing import IO, Any
 
 from kernelindex_sdk.canonical import DIGEST_PREFIX, canonicalize
 from kernelindex_sdk.compare.records import RecordIndex, StoredRun
@@ -58,9 +58,15 @@ _RUN = "BenchmarkRun"
 #: limit; each thread of its JSON reader holds buffers of its own).
 COMMIT_MEMORY = "768MB"
 COMMIT_THREADS = 4
-#: Staged columns, in the order of the staging file's objects.
+#: Columns of a row of the staging file of records. A worker numbers its rows
+#: (``t``, from 1) and their lines (``line``) within its task; the parent, taking the
+#: tasks in order, fills in where the task's rows and lines start (``b``, ``o``), so
+#: that a record's number is ``b + t`` and its line ``line + o``.
 _RECORD_COLUMNS = {
-    "n": "BIGINT",
+    "b": "BIGINT",
+    "o": "BIGINT",
+    "t": "BIGINT",
+    "line": "BIGINT",
     "digest": "VARCHAR",
     "kind": "VARCHAR",
     "api_version": "VARCHAR",
@@ -70,17 +76,23 @@ _RECORD_COLUMNS = {
     "standalone": "BOOLEAN",
     "members": "VARCHAR",
     "origin": "VARCHAR",
-    "origin_line": "BIGINT",
     "item_pointer": "VARCHAR",
 }
 #: Columns of the staging file of keys: each staged record's number, digest and item.
 _KEY_COLUMNS = {
-    "n": "BIGINT",
-    "origin_line": "BIGINT",
+    "b": "BIGINT",
+    "o": "BIGINT",
+    "t": "BIGINT",
+    "line": "BIGINT",
     "digest": "VARCHAR",
     "origin": "VARCHAR",
     "item_pointer": "VARCHAR",
 }
+#: How every staged row starts in a worker; the parent puts ``b`` and ``o`` in its
+#: place (one ``bytes.replace`` per task: ``{"b":`` cannot occur inside a JSON string).
+_UNPLACED = b'{"b":__________,"o":__________,'
+#: In process, staged rows go to the staging files in batches of this many bytes.
+_BATCH_BYTES = 4 << 20
 #: References still open held in memory; beyond, in the staging folder (_Held).
 HELD_IN_MEMORY = 65_536
 #: Bytes of a raw SHA-256 digest.
@@ -119,21 +131,37 @@ class AddResult:
         return 1 if self.refused else 0
 
 
-class _Staged(NamedTuple):
-    """What staging one valid item made, sent back in place of its value (from a
-    worker, where the item was checked: the parent only writes bytes)."""
+class _Batch:
+    """What staging a task's valid items made, in the process that checked them:
+    rows of the staging files, numbered within the task (:data:`_UNPLACED`), handed
+    to the parent in one piece (:meth:`_StoreAwareChecker.take_payload`)."""
 
-    #: One per record, in order: (digest, is a run, its row of the staging file of
-    #: records: a JSON object without ``n`` and ``origin_line``).
-    records: tuple[tuple[str, bool, bytes], ...]
-    #: The item's place for the staging file of keys: ``"origin":...,"item_pointer":...``.
-    place: bytes
-    #: Rows of the staging file of facts.
-    facts: tuple[bytes, ...]
-    #: Runs whose referenced records the stager had not all seen: resolved at the end.
-    deferred: tuple[tuple[StoredRun, tuple[str, int | None, str]], ...]
-    #: Records runs reference, the first time this stager saw each: (digest, record).
-    references: tuple[tuple[str, Mapping[str, Any]], ...]
+    __slots__ = ("deferred", "facts", "keys", "records", "references", "rows", "skipped")
+
+    def __init__(self) -> None:
+        self.records = bytearray()
+        self.keys = bytearray()
+        self.facts = bytearray()
+        #: Rows staged (records and keys alike).
+        self.rows = 0
+        #: Copies of records counted, not staged (see :meth:`_Stager.stage`).
+        self.skipped = 0
+        #: Runs whose referenced records the stager had not all seen: their facts are
+        #: made at the end.
+        self.deferred: list[tuple[StoredRun, tuple[str, int | None, str]]] = []
+        #: Records runs reference, the first time this process saw each.
+        self.references: list[tuple[str, Mapping[str, Any]]] = []
+
+    def payload(self) -> tuple[Any, ...]:
+        return (
+            bytes(self.records),
+            bytes(self.keys),
+            bytes(self.facts),
+            self.rows,
+            self.skipped,
+            self.deferred,
+            self.references,
+        )
 
 
 class _Held:
@@ -169,7 +197,8 @@ class _Held:
 class _StoreAwareChecker:
     """A pipeline checker: the session's checks, with references the records given do
     not resolve looked up in the store before they are reported; each valid item is
-    staged where it is checked, its value replaced by its :class:`_Staged`.
+    staged where it is checked (:class:`_Batch`; from a worker, one payload a task:
+    the parent only writes bytes).
 
     ``--strict-refs`` as a :class:`ValidationSession` does it keeps every run's
     references until the end (~2 KB a run). Here each is resolved as soon as the
@@ -187,19 +216,18 @@ class _StoreAwareChecker:
         store: str,
         on_wait: Callable[[str], None],
         staging: str,
+        writer: _Writer,
     ) -> None:
         self.inner = inner
         self.store = store
         self.on_wait = on_wait
+        self.writer = writer
         self.invalidated = 0
         self.stager = _Stager()
         #: Records of the store that resolved a reference: digest → record.
         self.from_store: dict[str, Mapping[str, Any]] = {}
         #: The items (source, line, pointer) refused only at the end.
         self.refused_late: set[tuple[str, int | None, str]] = set()
-        #: Items of the batch merged last that may yet be refused (a reference of
-        #: theirs is still open): the writer stages their copies of records in full.
-        self.at_risk: set[tuple[str, int | None, str]] = set()
         #: The process that made this checker (the parent); workers are forks.
         self._home = os.getpid()
         #: Digest → kind of every record seen that is not a run (in a worker: by it).
@@ -211,6 +239,7 @@ class _StoreAwareChecker:
         self._known_out: list[tuple[str, str]] = []
         self._runs_out: list[str] = []
         self._pending_out: list[Any] = []
+        self._batch = _Batch()
 
     def prepare(self) -> None:
         self.inner.prepare()
@@ -219,20 +248,33 @@ class _StoreAwareChecker:
         self, value: Any, *, source: str = "<input>", line: int | None = None
     ) -> list[Item]:
         items = self.inner.check_document(value, source=source, line=line)
-        self._gather(*self.inner.take_references())
-        return [
-            item
-            if item.problems
-            # The parent needs none of the records' refs: the staged rows say it all.
-            else replace(item, value=self.stager.stage(item), records=())
-            for item in items
-        ]
+        at_risk = self._gather(*self.inner.take_references())
+        batch = self._batch
+        for item in items:
+            if not item.problems:
+                key = (item.source, item.line, item.pointer)
+                self.stager.stage(item, key in at_risk, batch)
+        if self._home == os.getpid() and len(batch.records) >= _BATCH_BYTES:
+            self.writer.batch(self.take_payload(), 0)  # in process: lines are whole-file
+        return items
 
     def passes(self, value: Any) -> bool:
-        return False  # every item is kept whole (its records are stored)
+        return False  # every item is staged
 
-    def _gather(self, known: Iterable[tuple[str, str]], pending: Iterable[Any]) -> None:
-        """One document's references, resolved where they can be already."""
+    def take_payload(self) -> tuple[Any, ...]:
+        """What this process staged since the last call (:meth:`_Writer.batch`)."""
+        payload = self._batch.payload()
+        self._batch = _Batch()
+        return payload
+
+    def add_payload(self, payload: tuple[Any, ...], offset: int) -> None:
+        self.writer.batch(payload, offset)
+
+    def _gather(
+        self, known: Iterable[tuple[str, str]], pending: Iterable[Any]
+    ) -> set[tuple[str, int | None, str]]:
+        """One document's references, resolved where they can be already; the items
+        with one still open."""
         kinds = self._kinds
         runs: list[str] = []
         for digest, kind in known:
@@ -249,6 +291,7 @@ class _StoreAwareChecker:
         else:
             self._runs_out.extend(runs)
             self._pending_out.extend(open_)
+        return {entry.item for entry in open_}
 
     def take_references(self) -> tuple[list[tuple[str, str]], list[Any]]:
         """A worker's batch for the parent: the records not runs it saw first, its run
@@ -275,14 +318,13 @@ class _StoreAwareChecker:
 
     def _hold(self, pending: Iterable[Any]) -> None:
         kinds, held = self._kinds, self._held
-        at_risk = set()
         for entry in pending:
             if kinds.get(entry.digest) != entry.kind:
                 held.add(entry)
-                at_risk.add(entry.item)
-        self.at_risk = at_risk
 
     def finish(self) -> list[Problem]:
+        if self._home == os.getpid():
+            self.writer.batch(self.take_payload(), 0)  # in process: the last rows
         kinds = self._kinds
         missing = {digest for digest in self._held.digests if digest not in kinds}
         for digest in self._runs_among(missing):
@@ -335,8 +377,20 @@ class _Stager:
         #: The (few, repeated) records runs reference, by digest: the record and its
         #: static part of a staging row (texts, kind, name), for a copy equal to it.
         self._rows: dict[str, tuple[Mapping[str, Any], bytes]] = {}
+        #: Digests of records (not runs) this process staged from an item that cannot
+        #: be refused any more (no reference of its is open).
+        self._safe: set[str] = set()
 
-    def stage(self, item: Item) -> _Staged:
+    def stage(self, item: Item, at_risk: bool, batch: _Batch) -> None:
+        """Stage one valid item; ``at_risk``: a reference of its is still open, so it
+        may yet be refused.
+
+        A copy of a record that is not a run, of which this process has staged a copy
+        from an earlier item that cannot be refused, is only counted
+        (:attr:`_Batch.skipped`): that copy, or one before it, is stored (or the store
+        holds it), and this one would be "already present" either way. (Runs are
+        rarely repeated; their copies are left to the commit.)
+        """
         value = item.value
         bundle = is_bundle(value)
         members = records_of(value, item.pointer)
@@ -351,47 +405,50 @@ class _Stager:
                 ]
             ).decode()
         key = (item.source, item.line, item.pointer)
-        # No origin_line: a worker numbers the lines of its range from 1; the writer
-        # adds the item's line once the pipeline made it absolute.
         place = self._dumps({"origin": item.source, "item_pointer": item.pointer})[1:-1]
         standalone = b"false" if bundle else b"true"
-        tail = b',"standalone":%s,"members":null,%s}' % (standalone, place)
+        line = b"null" if item.line is None else b"%d" % item.line
+        records, keys, safe = batch.records, batch.keys, self._safe
         runs: list[StoredRun] = []
-        rows: list[tuple[str, bool, bytes]] = []
-        new: list[tuple[str, Mapping[str, Any]]] = []
         for (at, record), ref in zip(members, item.records, strict=True):
             digest = ref.digest
             assert digest is not None  # a valid record has one
             if ref.kind == _RUN:
                 runs.append(StoredRun(digest, record, item.source, item.line, at))
                 head = self._head(digest, ref.kind, ref.name, record)
-                shaped = b',"standalone":%s,"members":%s,%s}' % (
-                    standalone,
-                    self._dumps(shape),
-                    place,
-                )
-                rows.append((digest, True, head[:-1] + shaped))
-                continue
-            cached = self._rows.get(digest)
-            if cached is None or (cached[0] is not record and cached[0] != record):
-                if len(self._rows) >= 65_536:
-                    self._rows.clear()
-                cached = self._rows[digest] = (
-                    record,
-                    self._head(digest, ref.kind, ref.name, record),
-                )
-            if digest not in self.index.records:
-                self.index.records[digest] = record
-                new.append((digest, record))
-            rows.append((digest, False, cached[1][:-1] + tail))
-        facts: list[bytes] = []
-        deferred: list[tuple[StoredRun, tuple[str, int | None, str]]] = []
+                members_json = self._dumps(shape)
+            else:
+                if digest in safe and not at_risk:
+                    batch.skipped += 1
+                    continue
+                if not at_risk:
+                    safe.add(digest)
+                cached = self._rows.get(digest)
+                if cached is None or (cached[0] is not record and cached[0] != record):
+                    if len(self._rows) >= 65_536:
+                        self._rows.clear()
+                    head = self._head(digest, ref.kind, ref.name, record)
+                    cached = self._rows[digest] = (record, head)
+                head = cached[1]
+                members_json = b"null"
+                if digest not in self.index.records:
+                    self.index.records[digest] = record
+                    batch.references.append((digest, record))
+            batch.rows += 1
+            start = _UNPLACED + b'"t":%d,"line":%s,' % (batch.rows, line)
+            records += b'%s%s,"standalone":%s,"members":%s,%s}\n' % (
+                start,
+                head[1:-1],
+                standalone,
+                members_json,
+                place,
+            )
+            keys += b'%s"digest":"%s",%s}\n' % (start, digest.encode(), place)
         for stored in runs:
             if all(d in self.index.records for d in referenced_digests(stored.record)):
-                facts.append(self.facts(stored, key))
+                batch.facts += self.facts(stored, key) + b"\n"
             else:
-                deferred.append((stored, key))
-        return _Staged(tuple(rows), place, tuple(facts), tuple(deferred), tuple(new))
+                batch.deferred.append((stored, key))
 
     def _head(self, digest: str, kind: str, name: str | None, record: Mapping[str, Any]) -> bytes:
         """The static part of a record's row: a JSON object of its digest, kind, name,
@@ -419,12 +476,7 @@ class _Stager:
 
 
 class _Writer:
-    """Writes staged items to the staging files, numbering records in input order.
-
-    A copy of a record that is not a run, already staged from an item that cannot be
-    refused any more, is only counted (:attr:`skipped`): the first copy is stored, or
-    the store holds it, and this one would be "already present" either way. (Runs are
-    rarely repeated; their copies are left to the commit.)"""
+    """Writes the staged payloads to the staging files, in input order."""
 
     def __init__(
         self, records: IO[bytes], keys: IO[bytes], facts: IO[bytes], deferred: IO[bytes]
@@ -434,35 +486,26 @@ class _Writer:
         self.facts = facts
         self.deferred_file = deferred
         self.deferred = 0
+        #: Rows staged so far (the next task's rows are numbered after them).
         self.n = 0
         self.skipped = 0
         self.index = RecordIndex()
-        #: Digests of records (not runs) staged from an item that cannot be refused.
-        self._safe: set[str] = set()
 
-    def item(self, staged: _Staged, line: int | None, at_risk: bool) -> None:
-        """Write one staged item; ``line``: where the pipeline says it was read (in a
-        range of a JSON Lines file, staged by a worker, only the pipeline knows);
-        ``at_risk``: the item may yet be refused (a reference of its is still open)."""
-        where = b"null" if line is None else b"%d" % line
-        safe = self._safe
-        for digest, run, row in staged.records:
-            if not run:
-                if digest in safe and not at_risk:
-                    self.skipped += 1
-                    continue
-                if not at_risk:
-                    safe.add(digest)
-            self.n += 1
-            head = b'{"n":%d,"origin_line":%s,' % (self.n, where)
-            self.records.write(head + row[1:] + b"\n")
-            self.keys.write(head + b'"digest":"%s",%s}\n' % (digest.encode(), staged.place))
-        for row in staged.facts:
-            self.facts.write(row + b"\n")
-        for entry in staged.deferred:
+    def batch(self, payload: tuple[Any, ...], offset: int) -> None:
+        """Write one task's payload (:meth:`_Batch.payload`); ``offset``: the lines of
+        its file before its range (a worker numbers its lines from its range's start)."""
+        records, keys, facts, rows, skipped, deferred, references = payload
+        if rows:
+            placed = b'{"b":%d,"o":%d,' % (self.n, offset)
+            self.records.write(records.replace(_UNPLACED, placed))
+            self.keys.write(keys.replace(_UNPLACED, placed))
+            self.n += rows
+        self.skipped += skipped
+        self.facts.write(facts)
+        for entry in deferred:
             pickle.dump(entry, self.deferred_file, protocol=pickle.HIGHEST_PROTOCOL)
             self.deferred += 1
-        for digest, record in staged.references:
+        for digest, record in references:
             self.index.records.setdefault(digest, record)
 
     def finish(self, from_store: Mapping[str, Mapping[str, Any]], deferred_path: str) -> None:
@@ -512,7 +555,6 @@ def add(
             for name in ("records", "keys", "facts", "refused")
         }
         deferred_path = os.path.join(staging, "deferred.pickle")
-        checker = _StoreAwareChecker(session, store, waited, staging)
         with (
             _named(staging),
             open(paths_of["records"], "wb") as records,
@@ -521,16 +563,15 @@ def add(
             open(deferred_path, "wb") as deferred,
         ):
             writer = _Writer(records, keys, facts, deferred)
-            pipeline = Pipeline(paths, checker=checker, jobs=jobs, report="all")
+            checker = _StoreAwareChecker(session, store, waited, staging, writer)
+            # Only items with problems come back: the valid ones are staged where
+            # they are checked, and arrive as their tasks' payloads.
+            pipeline = Pipeline(paths, checker=checker, jobs=jobs, report="problems")
             for item in pipeline:
                 if item.unreadable:
                     result.unreadable += 1
-                elif item.problems:
-                    result.refused += 1
                 else:
-                    key = (item.source, item.line, item.pointer)
-                    writer.item(item.value, item.line, key in checker.at_risk)
-                    continue
+                    result.refused += 1
                 for problem in item.problems:
                     result.problems.append(problem)
                     report(problem)
@@ -549,7 +590,13 @@ def add(
                 )
         if writer.n:
             _commit(
-                store, paths_of, writer.skipped, bool(checker.refused_late), result, waited, wait_s
+                store,
+                paths_of,
+                writer.skipped,
+                bool(checker.refused_late),
+                result,
+                waited,
+                wait_s,
             )
     return result
 
@@ -598,7 +645,7 @@ def _commit(
         )
         keys = (
             f"(SELECT k.* FROM {keys} k ANTI JOIN {refused} f ON k.origin = f.origin"
-            " AND k.origin_line IS NOT DISTINCT FROM f.origin_line"
+            " AND k.line + k.o IS NOT DISTINCT FROM f.origin_line"
             " AND k.item_pointer = f.item_pointer)"
         )
     facts = _json_reader(paths["facts"], {**FACT_COLUMNS, "item_pointer": "VARCHAR"})
@@ -616,7 +663,7 @@ def _commit(
             row = con.execute("SELECT coalesce(max(seq), 0) FROM records").fetchone()
             base = int(row[0]) if row else 0
             con.execute(
-                f"CREATE TEMP TABLE first_copies AS SELECT min(n) AS n, count(*) AS copies"
+                f"CREATE TEMP TABLE first_copies AS SELECT min(b + t) AS n, count(*) AS copies"
                 f" FROM {keys} GROUP BY digest"
             )
             row = con.execute("SELECT coalesce(sum(copies), 0) FROM first_copies").fetchone()
@@ -627,10 +674,11 @@ def _commit(
                 # dropped; only the order matters), and the first copy of a digest in
                 # this add is found by a hash aggregate over the keys.
                 f"""INSERT INTO records
-                SELECT {base} + k.n, k.digest, k.kind, k.api_version, k.name, k.record,
-                       k.canonical, k.standalone, k.members, k.origin, k.origin_line, {add_id}
+                SELECT {base} + k.b + k.t, k.digest, k.kind, k.api_version, k.name,
+                       k.record, k.canonical, k.standalone, k.members, k.origin,
+                       k.line + k.o, {add_id}
                 FROM {staged} k
-                SEMI JOIN first_copies f ON f.n = k.n
+                SEMI JOIN first_copies f ON f.n = k.b + k.t
                 WHERE NOT EXISTS (SELECT 1 FROM records r WHERE r.digest = k.digest)"""
             )
             con.execute("DROP TABLE first_copies")
