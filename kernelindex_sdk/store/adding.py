@@ -7,17 +7,21 @@ Two phases, so the store's lock is held only for the second:
    :class:`~kernelindex_sdk.validation.ValidationSession` in ``strict_refs`` mode —
    the checks of ``validate --strict-refs``, reported the same way. References not
    resolved by the records given are looked up in the store (a short read) before the
-   session decides, so a run may reference a workload added last week. Each record of
-   each valid item is written to a staging file (JSON Lines, in the temporary
-   directory): its text as given (compact, key order kept: what reading the store
-   gives back, so reports are byte for byte those over the files) and its canonical
-   text (RFC 8785), digest, kind, the shape it came in and
-   where it was read; each run also gets its row of facts
-   (:mod:`kernelindex_sdk.store.facts`). Memory stays bounded by what the session
-   itself keeps for references.
+   session decides, so a run may reference a workload added last week. Each valid
+   item is staged in the process that checked it (a worker, usually) as rows of
+   staging files (JSON Lines, in the temporary directory): each record's text as
+   given (compact, key order kept: what reading the store gives back, so reports are
+   byte for byte those over the files) and its canonical text (RFC 8785), digest,
+   kind, the shape it came in and where it was read; a small row of keys (number,
+   digest, item) per record; each run's row of facts
+   (:mod:`kernelindex_sdk.store.facts`). A worker hands over one payload per task
+   (bytes the parent writes as they are); only items with problems travel as items.
+   Memory stays bounded: references are resolved as soon as what they name has been
+   seen, and only those still open are kept (:class:`_StoreAwareChecker`).
 2. **Commit.** One DuckDB transaction inserts the staged records not refused and not
    already present (same digest: counted, not stored twice; the first occurrence in
-   input order wins), their facts, a row in ``adds``, and the fingerprint of the
+   input order wins, chosen over the keys, so the large staging file is read once),
+   their facts, a row in ``adds``, and the fingerprint of the
    checks they passed (:mod:`kernelindex_sdk.fingerprint`) in ``kernelindex_store``.
    Killed at any moment, the store has all of the add or none of it (DuckDB's
    write-ahead log); nothing already stored is ever updated.
@@ -55,8 +59,10 @@ __all__ = ["AddResult", "add"]
 
 _RUN = "BenchmarkRun"
 #: DuckDB's memory limit and threads while an add commits (it spills to disk past the
-#: limit; each thread of its JSON reader holds buffers of its own).
-COMMIT_MEMORY = "768MB"
+#: limit; each thread of its JSON reader holds buffers of its own: 128 MB is too
+#: little for 4 threads). With the checking's own few hundred MB, an add's peak stays
+#: under 1 GiB however large it is (docs/store.md, "Scale").
+COMMIT_MEMORY = "512MB"
 COMMIT_THREADS = 4
 #: Columns of a row of the staging file of records. A worker numbers its rows
 #: (``t``, from 1) and their lines (``line``) within its task; the parent, taking the
@@ -685,10 +691,12 @@ def _commit(
             row = con.execute("SELECT count(*) FROM records WHERE add_id = ?", [add_id]).fetchone()
             stored = int(row[0]) if row else 0
             names = ", ".join(f"x.{name}" for name in fact_names)
+            columns = ", ".join([*fact_names, "origin", "origin_line", "add_id"])
             con.execute(
                 # Copies of one run have equal facts: DISTINCT keeps one (their
-                # place is the stored copy's).
-                f"""INSERT INTO run_facts
+                # place is the stored copy's). The columns are named: whatever
+                # facts.FACT_COLUMNS holds goes where the table has it.
+                f"""INSERT INTO run_facts ({columns})
                 SELECT DISTINCT {names}, r.origin, r.origin_line, {add_id}
                 FROM {facts} x
                 JOIN records r ON r.digest = x.digest AND r.add_id = {add_id}"""
