@@ -111,6 +111,12 @@ class Checker(Protocol):
         """Problems found only once every document was seen."""
         ...
 
+    # Optional at run time, like ``passes``: a checker that makes something of every
+    # document beside its items (``kernelindex store add`` stages the records) has
+    # ``take_payload()``, called in a worker at the end of each task, and
+    # ``add_payload(payload, offset)``, given it in the parent in input order with
+    # the lines of the ranges before (``offset``: add it to the worker's line numbers).
+
 
 @dataclass(slots=True)
 class Tally:
@@ -188,6 +194,8 @@ class TaskResult(NamedTuple):
     read_failed: bool = False
     known: tuple[tuple[str, str], ...] = ()
     pending: tuple[Any, ...] = ()
+    #: What the checker's ``take_payload`` made of the task (None: it has none).
+    payload: Any = None
 
 
 def describe(task: Task) -> str:
@@ -393,6 +401,8 @@ class Pipeline:
         if offset:
             pending = tuple(shifted_pending(p, offset) for p in pending)
         self.checker.add_references(result.known, pending)
+        if result.payload is not None:
+            getattr(self.checker, "add_payload")(result.payload, offset)  # noqa: B009
         for item in result.items:
             yield _shifted(item, offset) if offset else item
 
@@ -436,6 +446,7 @@ class Pipeline:
             )
         kept = list(_reported(checker, documents, tally, every))
         known, pending = checker.take_references()
+        take_payload = getattr(checker, "take_payload", None)
         return TaskResult(
             task,
             tuple(kept),
@@ -445,6 +456,7 @@ class Pipeline:
             progress.read_failed,
             tuple(known),
             tuple(pending),
+            take_payload() if take_payload is not None else None,
         )
 
 

@@ -653,25 +653,40 @@ class ValidationSession:
 
         :attr:`invalidated` then counts the items that had passed until now.
         """
-        problems = []
-        newly_invalid: set[tuple[str, int | None, str]] = set()
-        for pending in self._pending:
-            found = self._known.get(pending.digest)
-            if found is None:
-                message = f"{pending.field} {pending.digest} refers to no {pending.kind} given"
-            elif found != pending.kind:
-                message = (
-                    f"{pending.field} {pending.digest} refers to {_article(found)} {found},"
-                    f" not {_article(pending.kind)} {pending.kind}"
-                )
-            else:
-                continue
-            problems.append(replace(pending.problem_at, message=message))
-            if pending.item_valid:
-                newly_invalid.add(pending.item)
+        problems, newly_invalid = resolve_references(self._pending, self._known.get)
         self._pending.clear()
         self.invalidated = len(newly_invalid)
         return problems
+
+
+def resolve_references(
+    pending: Iterable[_Pending], kind_of: Callable[[str], str | None]
+) -> tuple[list[Problem], set[tuple[str, int | None, str]]]:
+    """The problems of remembered references (``strict_refs``), in their order, once
+    every record has been seen (``kind_of``: the kind of the record with a digest, or
+    None when none was given), and the items (source, line, pointer) they make
+    invalid that were valid until then.
+
+    One definition for :meth:`ValidationSession.finish` and for callers that keep
+    the references more compactly than a session does (``kernelindex store add``).
+    """
+    problems = []
+    newly_invalid: set[tuple[str, int | None, str]] = set()
+    for entry in pending:
+        found = kind_of(entry.digest)
+        if found is None:
+            message = f"{entry.field} {entry.digest} refers to no {entry.kind} given"
+        elif found != entry.kind:
+            message = (
+                f"{entry.field} {entry.digest} refers to {_article(found)} {found},"
+                f" not {_article(entry.kind)} {entry.kind}"
+            )
+        else:
+            continue
+        problems.append(replace(entry.problem_at, message=message))
+        if entry.item_valid:
+            newly_invalid.add(entry.item)
+    return problems, newly_invalid
 
 
 def validate(value: Any, *, source: str = "<input>", strict_refs: bool = False) -> list[Problem]:

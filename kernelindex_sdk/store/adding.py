@@ -7,17 +7,21 @@ Two phases, so the store's lock is held only for the second:
    :class:`~kernelindex_sdk.validation.ValidationSession` in ``strict_refs`` mode —
    the checks of ``validate --strict-refs``, reported the same way. References not
    resolved by the records given are looked up in the store (a short read) before the
-   session decides, so a run may reference a workload added last week. Each record of
-   each valid item is written to a staging file (JSON Lines, in the temporary
-   directory): its text as given (compact, key order kept: what reading the store
-   gives back, so reports are byte for byte those over the files) and its canonical
-   text (RFC 8785), digest, kind, the shape it came in and
-   where it was read; each run also gets its row of facts
-   (:mod:`kernelindex_sdk.store.facts`). Memory stays bounded by what the session
-   itself keeps for references.
+   session decides, so a run may reference a workload added last week. Each valid
+   item is staged in the process that checked it (a worker, usually) as rows of
+   staging files (JSON Lines, in the temporary directory): each record's text as
+   given (compact, key order kept: what reading the store gives back, so reports are
+   byte for byte those over the files) and its canonical text (RFC 8785), digest,
+   kind, the shape it came in and where it was read; a small row of keys (number,
+   digest, item) per record; each run's row of facts
+   (:mod:`kernelindex_sdk.store.facts`). A worker hands over one payload per task
+   (bytes the parent writes as they are); only items with problems travel as items.
+   Memory stays bounded: references are resolved as soon as what they name has been
+   seen, and only those still open are kept (:class:`_StoreAwareChecker`).
 2. **Commit.** One DuckDB transaction inserts the staged records not refused and not
    already present (same digest: counted, not stored twice; the first occurrence in
-   input order wins), their facts, a row in ``adds``, and the fingerprint of the
+   input order wins, chosen over the keys, so the large staging file is read once),
+   their facts, a row in ``adds``, and the fingerprint of the
    checks they passed (:mod:`kernelindex_sdk.fingerprint`) in ``kernelindex_store``.
    Killed at any moment, the store has all of the add or none of it (DuckDB's
    write-ahead log); nothing already stored is ever updated.
@@ -28,12 +32,13 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import pickle
 import tempfile
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field, replace
-from typing import IO, Any, NamedTuple
+from dataclasses import dataclass, field
+from typing import IO, Any
 
-from kernelindex_sdk.canonical import canonicalize
+from kernelindex_sdk.canonical import DIGEST_PREFIX, canonicalize
 from kernelindex_sdk.compare.records import RecordIndex, StoredRun
 from kernelindex_sdk.compare.runs import Resolver
 from kernelindex_sdk.errors import Problem
@@ -42,18 +47,34 @@ from kernelindex_sdk.intake import loads
 from kernelindex_sdk.pipeline import Pipeline
 from kernelindex_sdk.store.facts import referenced_digests, run_facts
 from kernelindex_sdk.storefile import checks_key, connect
-from kernelindex_sdk.validation import Item, ValidationSession, is_bundle, records_of
+from kernelindex_sdk.validation import (
+    Item,
+    ValidationSession,
+    is_bundle,
+    records_of,
+    resolve_references,
+)
 
 __all__ = ["AddResult", "add"]
 
 _RUN = "BenchmarkRun"
-#: DuckDB's memory limit and threads while an add commits (it spills to disk past the
-#: limit; each thread of its JSON reader holds buffers of its own).
-COMMIT_MEMORY = "768MB"
-COMMIT_THREADS = 4
-#: Staged columns, in the order of the staging file's objects.
+#: DuckDB's memory limit and threads while an add commits. It spills to disk past the
+#: limit, except for what an uncommitted insert holds: each inserting thread fills a
+#: row group (122,880 rows: ~300 MB of a run's texts) before writing it out, so with
+#: 4 threads an insert of 300,000 runs runs out of 512 MB, and with 2 one of 10^6
+#: does not (peak ~600 MiB). An add's peak stays under 1 GiB however large it is
+#: (docs/store.md, "Scale").
+COMMIT_MEMORY = "512MB"
+COMMIT_THREADS = 2
+#: Columns of a row of the staging file of records. A worker numbers its rows
+#: (``t``, from 1) and their lines (``line``) within its task; the parent, taking the
+#: tasks in order, fills in where the task's rows and lines start (``b``, ``o``), so
+#: that a record's number is ``b + t`` and its line ``line + o``.
 _RECORD_COLUMNS = {
-    "n": "BIGINT",
+    "b": "BIGINT",
+    "o": "BIGINT",
+    "t": "BIGINT",
+    "line": "BIGINT",
     "digest": "VARCHAR",
     "kind": "VARCHAR",
     "api_version": "VARCHAR",
@@ -63,9 +84,27 @@ _RECORD_COLUMNS = {
     "standalone": "BOOLEAN",
     "members": "VARCHAR",
     "origin": "VARCHAR",
-    "origin_line": "BIGINT",
     "item_pointer": "VARCHAR",
 }
+#: Columns of the staging file of keys: each staged record's number, digest and item.
+_KEY_COLUMNS = {
+    "b": "BIGINT",
+    "o": "BIGINT",
+    "t": "BIGINT",
+    "line": "BIGINT",
+    "digest": "VARCHAR",
+    "origin": "VARCHAR",
+    "item_pointer": "VARCHAR",
+}
+#: How every staged row starts in a worker; the parent puts ``b`` and ``o`` in its
+#: place (one ``bytes.replace`` per task: ``{"b":`` cannot occur inside a JSON string).
+_UNPLACED = b'{"b":__________,"o":__________,'
+#: In process, staged rows go to the staging files in batches of this many bytes.
+_BATCH_BYTES = 4 << 20
+#: References still open held in memory; beyond, in the staging folder (_Held).
+HELD_IN_MEMORY = 65_536
+#: Bytes of a raw SHA-256 digest.
+_RAW = 32
 
 
 @dataclass(slots=True)
@@ -100,35 +139,115 @@ class AddResult:
         return 1 if self.refused else 0
 
 
-class _Staged(NamedTuple):
-    """What staging one valid item made, sent back in place of its value (from a
-    worker, where the item was checked: the parent only writes bytes)."""
+class _Batch:
+    """What staging a task's valid items made, in the process that checked them:
+    rows of the staging files, numbered within the task (:data:`_UNPLACED`), handed
+    to the parent in one piece (:meth:`_StoreAwareChecker.take_payload`)."""
 
-    #: Rows of the staging file of records, each a JSON object without its ``n``.
-    records: tuple[bytes, ...]
-    #: Rows of the staging file of facts.
-    facts: tuple[bytes, ...]
-    #: Runs whose referenced records the stager had not all seen: resolved at the end.
-    deferred: tuple[tuple[StoredRun, tuple[str, int | None, str]], ...]
-    #: Records runs reference, the first time this stager saw each: (digest, record).
-    references: tuple[tuple[str, Mapping[str, Any]], ...]
+    __slots__ = ("deferred", "facts", "keys", "records", "references", "rows", "skipped")
+
+    def __init__(self) -> None:
+        self.records = bytearray()
+        self.keys = bytearray()
+        self.facts = bytearray()
+        #: Rows staged (records and keys alike).
+        self.rows = 0
+        #: Copies of records counted, not staged (see :meth:`_Stager.stage`).
+        self.skipped = 0
+        #: Runs whose referenced records the stager had not all seen: their facts are
+        #: made at the end.
+        self.deferred: list[tuple[StoredRun, tuple[str, int | None, str]]] = []
+        #: Records runs reference, the first time this process saw each.
+        self.references: list[tuple[str, Mapping[str, Any]]] = []
+
+    def payload(self) -> tuple[Any, ...]:
+        return (
+            bytes(self.records),
+            bytes(self.keys),
+            bytes(self.facts),
+            self.rows,
+            self.skipped,
+            self.deferred,
+            self.references,
+        )
+
+
+class _Held:
+    """References not resolved when they were merged, in order: kept until every
+    record has been seen, in memory up to :data:`HELD_IN_MEMORY` of them and in a
+    file of the staging folder beyond (an add of runs that all reference stored
+    records holds one per reference; its memory must not grow with them)."""
+
+    def __init__(self, folder: str) -> None:
+        self.path = os.path.join(folder, "held.pickle")
+        self.entries: list[Any] = []
+        self.spilled = 0
+        #: The digests they reference, once each.
+        self.digests: set[str] = set()
+
+    def add(self, entry: Any) -> None:
+        self.entries.append(entry)
+        self.digests.add(entry.digest)
+        if len(self.entries) >= HELD_IN_MEMORY:
+            with open(self.path, "ab") as spill:
+                pickle.dump(self.entries, spill, protocol=pickle.HIGHEST_PROTOCOL)
+            self.entries = []
+            self.spilled += 1
+
+    def __iter__(self) -> Iterator[Any]:
+        if self.spilled:
+            with open(self.path, "rb") as spill:
+                for _ in range(self.spilled):
+                    yield from pickle.load(spill)  # our own file, written above
+        yield from self.entries
 
 
 class _StoreAwareChecker:
     """A pipeline checker: the session's checks, with references the records given do
-    not resolve looked up in the store before the session reports them; each valid
-    item is staged where it is checked, its value replaced by its :class:`_Staged`."""
+    not resolve looked up in the store before they are reported; each valid item is
+    staged where it is checked (:class:`_Batch`; from a worker, one payload a task:
+    the parent only writes bytes).
 
-    def __init__(self, inner: ValidationSession, store: str, on_wait: Callable[[str], None]):
+    ``--strict-refs`` as a :class:`ValidationSession` does it keeps every run's
+    references until the end (~2 KB a run). Here each is resolved as soon as the
+    record it names has been seen — in a bundle, at once, in the process that checked
+    it — and only those still open are kept (:class:`_Held`); of the records seen, the
+    kinds of those that are not runs are kept by digest (runs reference them, a few
+    distinct ones), and the runs' digests as 32 raw bytes each (a run can only be
+    named by mistake: they serve the message saying so). The problems are those of
+    the session (:func:`~kernelindex_sdk.validation.resolve_references`), in its order.
+    """
+
+    def __init__(
+        self,
+        inner: ValidationSession,
+        store: str,
+        on_wait: Callable[[str], None],
+        staging: str,
+        writer: _Writer,
+    ) -> None:
         self.inner = inner
         self.store = store
         self.on_wait = on_wait
+        self.writer = writer
         self.invalidated = 0
         self.stager = _Stager()
         #: Records of the store that resolved a reference: digest → record.
         self.from_store: dict[str, Mapping[str, Any]] = {}
         #: The items (source, line, pointer) refused only at the end.
         self.refused_late: set[tuple[str, int | None, str]] = set()
+        #: The process that made this checker (the parent); workers are forks.
+        self._home = os.getpid()
+        #: Digest → kind of every record seen that is not a run (in a worker: by it).
+        self._kinds: dict[str, str] = {}
+        #: Every run digest seen, 32 raw bytes each (the parent's).
+        self._runs = bytearray()
+        self._held = _Held(staging)
+        #: A worker's, until :meth:`take_references` hands them over.
+        self._known_out: list[tuple[str, str]] = []
+        self._runs_out: list[str] = []
+        self._pending_out: list[Any] = []
+        self._batch = _Batch()
 
     def prepare(self) -> None:
         self.inner.prepare()
@@ -137,45 +256,120 @@ class _StoreAwareChecker:
         self, value: Any, *, source: str = "<input>", line: int | None = None
     ) -> list[Item]:
         items = self.inner.check_document(value, source=source, line=line)
-        return [
-            item if item.problems else replace(item, value=self.stager.stage(item))
-            for item in items
-        ]
+        at_risk = self._gather(*self.inner.take_references())
+        batch = self._batch
+        for item in items:
+            if not item.problems:
+                key = (item.source, item.line, item.pointer)
+                self.stager.stage(item, key in at_risk, batch)
+        if self._home == os.getpid() and len(batch.records) >= _BATCH_BYTES:
+            self.writer.batch(self.take_payload(), 0)  # in process: lines are whole-file
+        return items
 
     def passes(self, value: Any) -> bool:
-        return False  # every item is kept whole (its records are stored)
+        return False  # every item is staged
+
+    def take_payload(self) -> tuple[Any, ...]:
+        """What this process staged since the last call (:meth:`_Writer.batch`)."""
+        payload = self._batch.payload()
+        self._batch = _Batch()
+        return payload
+
+    def add_payload(self, payload: tuple[Any, ...], offset: int) -> None:
+        self.writer.batch(payload, offset)
+
+    def _gather(
+        self, known: Iterable[tuple[str, str]], pending: Iterable[Any]
+    ) -> set[tuple[str, int | None, str]]:
+        """One document's references, resolved where they can be already; the items
+        with one still open."""
+        kinds = self._kinds
+        runs: list[str] = []
+        for digest, kind in known:
+            if kind == _RUN:
+                runs.append(digest)
+            elif digest not in kinds:
+                kinds[digest] = kind
+                self._known_out.append((digest, kind))
+        open_ = [entry for entry in pending if kinds.get(entry.digest) != entry.kind]
+        if os.getpid() == self._home:  # in process: this is the parent
+            self._known_out.clear()
+            self._add_runs(runs)
+            self._hold(open_)
+        else:
+            self._runs_out.extend(runs)
+            self._pending_out.extend(open_)
+        return {entry.item for entry in open_}
 
     def take_references(self) -> tuple[list[tuple[str, str]], list[Any]]:
-        return self.inner.take_references()
+        """A worker's batch for the parent: the records not runs it saw first, its run
+        digests in one string (under the kind ``BenchmarkRun``), its open references."""
+        known, pending = self._known_out, self._pending_out
+        if self._runs_out:
+            known.append(("".join(self._runs_out), _RUN))
+        self._known_out, self._runs_out, self._pending_out = [], [], []
+        return known, pending
 
     def add_references(self, known: Iterable[tuple[str, str]], pending: Iterable[Any]) -> None:
-        self.inner.add_references(known, pending)
+        kinds = self._kinds
+        for digest, kind in known:
+            if kind == _RUN:
+                self._add_runs([digest])
+            else:
+                kinds.setdefault(digest, kind)
+        self._hold(pending)
+
+    def _add_runs(self, digests: list[str]) -> None:
+        """Run digests (``sha256:`` and 64 hex digits each, as computed), joined or not."""
+        if digests:
+            self._runs += bytes.fromhex("".join(digests).replace(DIGEST_PREFIX, ""))
+
+    def _hold(self, pending: Iterable[Any]) -> None:
+        kinds, held = self._kinds, self._held
+        for entry in pending:
+            if kinds.get(entry.digest) != entry.kind:
+                held.add(entry)
 
     def finish(self) -> list[Problem]:
-        known, pending = self.inner.take_references()
-        seen = {digest for digest, _ in known}
-        missing = sorted({p.digest for p in pending if p.digest not in seen})
-        found: list[tuple[str, str]] = []
+        if self._home == os.getpid():
+            self.writer.batch(self.take_payload(), 0)  # in process: the last rows
+        kinds = self._kinds
+        missing = {digest for digest in self._held.digests if digest not in kinds}
+        for digest in self._runs_among(missing):
+            kinds[digest] = _RUN
+            missing.discard(digest)
         if missing and os.path.exists(self.store):
             with connect(self.store, read_only=True, on_wait=self.on_wait) as connection:
                 rows = connection.execute(
                     "SELECT digest, kind, any_value(record) FROM records"
                     " WHERE digest IN (SELECT unnest(?)) GROUP BY digest, kind",
-                    [missing],
+                    [sorted(missing)],
                 ).fetchall()
             for digest, kind, text in rows:
-                found.append((digest, kind))
+                kinds.setdefault(digest, kind)
                 self.from_store[digest] = loads(text.encode())
-        pending = list(pending)
-        self.inner.add_references([*known, *found], pending)
-        late = self.inner.finish()
-        self.invalidated = self.inner.invalidated
-        at = {(p.source, p.line, p.pointer) for p in late}
-        for entry in pending:
-            where = entry.problem_at
-            if (where.source, where.line, where.pointer) in at:
-                self.refused_late.add(entry.item)
+        late, self.refused_late = resolve_references(self._held, kinds.get)
+        self.invalidated = len(self.refused_late)
         return late
+
+    def _runs_among(self, digests: set[str]) -> list[str]:
+        """Those of ``digests`` that are digests of runs seen."""
+        raw: dict[bytes, str] = {}
+        for digest in digests:
+            if digest.startswith(DIGEST_PREFIX):
+                with contextlib.suppress(ValueError):
+                    key = bytes.fromhex(digest[len(DIGEST_PREFIX) :])
+                    if len(key) == _RAW:
+                        raw[key] = digest
+        if not raw or not self._runs:
+            return []
+        found = []
+        runs = memoryview(self._runs)
+        for at in range(0, len(runs), _RAW):
+            named = raw.get(runs[at : at + _RAW].tobytes())
+            if named is not None:
+                found.append(named)
+        return found
 
 
 class _Stager:
@@ -188,10 +382,23 @@ class _Stager:
         self._dumps = dumps
         self.index = RecordIndex()
         self.resolver = Resolver(self.index)
-        #: Texts of the (few, repeated) records runs reference, by digest.
-        self._texts: dict[str, tuple[str, str]] = {}
+        #: The (few, repeated) records runs reference, by digest: the record and its
+        #: static part of a staging row (texts, kind, name), for a copy equal to it.
+        self._rows: dict[str, tuple[Mapping[str, Any], bytes]] = {}
+        #: Digests of records (not runs) this process staged from an item that cannot
+        #: be refused any more (no reference of its is open).
+        self._safe: set[str] = set()
 
-    def stage(self, item: Item) -> _Staged:
+    def stage(self, item: Item, at_risk: bool, batch: _Batch) -> None:
+        """Stage one valid item; ``at_risk``: a reference of its is still open, so it
+        may yet be refused.
+
+        A copy of a record that is not a run, of which this process has staged a copy
+        from an earlier item that cannot be refused, is only counted
+        (:attr:`_Batch.skipped`): that copy, or one before it, is stored (or the store
+        holds it), and this one would be "already present" either way. (Runs are
+        rarely repeated; their copies are left to the commit.)
+        """
         value = item.value
         bundle = is_bundle(value)
         members = records_of(value, item.pointer)
@@ -206,59 +413,69 @@ class _Stager:
                 ]
             ).decode()
         key = (item.source, item.line, item.pointer)
+        place = self._dumps({"origin": item.source, "item_pointer": item.pointer})[1:-1]
+        standalone = b"false" if bundle else b"true"
+        line = b"null" if item.line is None else b"%d" % item.line
+        records, keys, safe = batch.records, batch.keys, self._safe
         runs: list[StoredRun] = []
-        rows: list[bytes] = []
-        new: list[tuple[str, Mapping[str, Any]]] = []
         for (at, record), ref in zip(members, item.records, strict=True):
             digest = ref.digest
             assert digest is not None  # a valid record has one
-            run = ref.kind == _RUN
-            if run:
-                texts = self._texts_of(record)
+            if ref.kind == _RUN:
                 runs.append(StoredRun(digest, record, item.source, item.line, at))
+                head = self._head(digest, ref.kind, ref.name, record)
+                members_json = self._dumps(shape)
             else:
-                texts = self._texts.get(digest) or self._remember(digest, record)
+                if digest in safe and not at_risk:
+                    batch.skipped += 1
+                    continue
+                if not at_risk:
+                    safe.add(digest)
+                cached = self._rows.get(digest)
+                if cached is None or (cached[0] is not record and cached[0] != record):
+                    if len(self._rows) >= 65_536:
+                        self._rows.clear()
+                    head = self._head(digest, ref.kind, ref.name, record)
+                    cached = self._rows[digest] = (record, head)
+                head = cached[1]
+                members_json = b"null"
                 if digest not in self.index.records:
                     self.index.records[digest] = record
-                    new.append((digest, record))
-            row = {
-                "digest": digest,
-                "kind": ref.kind,
-                "api_version": record["apiVersion"],
-                "name": ref.name,
-                "record": texts[0],
-                "canonical": texts[1],
-                "standalone": not bundle,
-                "members": shape if run else None,
-                "origin": item.source,
-                # No origin_line: a worker numbers the lines of its range from 1;
-                # the writer adds the item's line once the pipeline made it absolute.
-                "item_pointer": item.pointer,
-            }
-            rows.append(self._dumps(row))
-        facts: list[bytes] = []
-        deferred: list[tuple[StoredRun, tuple[str, int | None, str]]] = []
+                    batch.references.append((digest, record))
+            batch.rows += 1
+            start = _UNPLACED + b'"t":%d,"line":%s,' % (batch.rows, line)
+            records += b'%s%s,"standalone":%s,"members":%s,%s}\n' % (
+                start,
+                head[1:-1],
+                standalone,
+                members_json,
+                place,
+            )
+            keys += b'%s"digest":"%s",%s}\n' % (start, digest.encode(), place)
         for stored in runs:
             if all(d in self.index.records for d in referenced_digests(stored.record)):
-                facts.append(self.facts(stored, key))
+                batch.facts += self.facts(stored, key) + b"\n"
             else:
-                deferred.append((stored, key))
-        return _Staged(tuple(rows), tuple(facts), tuple(deferred), tuple(new))
+                batch.deferred.append((stored, key))
 
-    def _texts_of(self, record: Mapping[str, Any]) -> tuple[str, str]:
-        """The record as given (compact, its key order kept: what is read back) and its
+    def _head(self, digest: str, kind: str, name: str | None, record: Mapping[str, Any]) -> bytes:
+        """The static part of a record's row: a JSON object of its digest, kind, name,
+        its text as given (compact, its key order kept: what is read back) and its
         canonical form (RFC 8785, what any tool can hash or compare byte for byte)."""
         try:
             given = self._dumps(record).decode()
         except TypeError:  # an integer past 64 bits: the standard library writes it
             given = json.dumps(record, ensure_ascii=False, separators=(",", ":"))
-        return given, canonicalize(record).decode()
-
-    def _remember(self, digest: str, record: Mapping[str, Any]) -> tuple[str, str]:
-        if len(self._texts) >= 65_536:
-            self._texts.clear()
-        texts = self._texts[digest] = self._texts_of(record)
-        return texts
+        return self._dumps(
+            {
+                "digest": digest,
+                "kind": kind,
+                "api_version": record["apiVersion"],
+                "name": name,
+                "record": given,
+                "canonical": canonicalize(record).decode(),
+            }
+        )
 
     def facts(self, stored: StoredRun, key: tuple[str, int | None, str]) -> bytes:
         row = run_facts(self.resolver.resolve(stored), stored.record)
@@ -267,29 +484,39 @@ class _Stager:
 
 
 class _Writer:
-    """Writes staged items to the staging files, numbering records in input order."""
+    """Writes the staged payloads to the staging files, in input order."""
 
-    def __init__(self, records: IO[bytes], facts: IO[bytes]) -> None:
+    def __init__(
+        self, records: IO[bytes], keys: IO[bytes], facts: IO[bytes], deferred: IO[bytes]
+    ) -> None:
         self.records = records
+        self.keys = keys
         self.facts = facts
+        self.deferred_file = deferred
+        self.deferred = 0
+        #: Rows staged so far (the next task's rows are numbered after them).
         self.n = 0
+        self.skipped = 0
         self.index = RecordIndex()
-        self.deferred: list[tuple[StoredRun, tuple[str, int | None, str]]] = []
 
-    def item(self, staged: _Staged, line: int | None) -> None:
-        """Write one staged item; ``line``: where the pipeline says it was read (in a
-        range of a JSON Lines file, staged by a worker, only the pipeline knows)."""
-        where = b"null" if line is None else b"%d" % line
-        for row in staged.records:
-            self.n += 1
-            self.records.write(b'{"n":%d,"origin_line":%s,' % (self.n, where) + row[1:] + b"\n")
-        for row in staged.facts:
-            self.facts.write(row + b"\n")
-        self.deferred.extend(staged.deferred)
-        for digest, record in staged.references:
+    def batch(self, payload: tuple[Any, ...], offset: int) -> None:
+        """Write one task's payload (:meth:`_Batch.payload`); ``offset``: the lines of
+        its file before its range (a worker numbers its lines from its range's start)."""
+        records, keys, facts, rows, skipped, deferred, references = payload
+        if rows:
+            placed = b'{"b":%d,"o":%d,' % (self.n, offset)
+            self.records.write(records.replace(_UNPLACED, placed))
+            self.keys.write(keys.replace(_UNPLACED, placed))
+            self.n += rows
+        self.skipped += skipped
+        self.facts.write(facts)
+        for entry in deferred:
+            pickle.dump(entry, self.deferred_file, protocol=pickle.HIGHEST_PROTOCOL)
+            self.deferred += 1
+        for digest, record in references:
             self.index.records.setdefault(digest, record)
 
-    def finish(self, from_store: Mapping[str, Mapping[str, Any]]) -> None:
+    def finish(self, from_store: Mapping[str, Mapping[str, Any]], deferred_path: str) -> None:
         """Facts of the runs whose references were resolved late (or by the store)."""
         if not self.deferred:
             return
@@ -298,9 +525,12 @@ class _Writer:
         stager = _Stager()
         stager.index = self.index
         stager.resolver = Resolver(self.index)
-        for stored, key in self.deferred:
-            self.facts.write(stager.facts(stored, key) + b"\n")
-        self.deferred.clear()
+        self.deferred_file.flush()
+        with open(deferred_path, "rb") as deferred:
+            for _ in range(self.deferred):
+                stored, key = pickle.load(deferred)  # our own file, written above
+                self.facts.write(stager.facts(stored, key) + b"\n")
+        self.deferred = 0
 
 
 def add(
@@ -327,22 +557,29 @@ def add(
             pass
     result = AddResult()
     session = ValidationSession(strict_refs=True, strict_json=True, keep_values=True)
-    checker = _StoreAwareChecker(session, store, waited)
     with tempfile.TemporaryDirectory(prefix="kernelindex-add-") as staging:
-        records_path = os.path.join(staging, "records.jsonl")
-        facts_path = os.path.join(staging, "facts.jsonl")
-        refused_path = os.path.join(staging, "refused.jsonl")
-        with _named(staging), open(records_path, "wb") as records, open(facts_path, "wb") as facts:
-            writer = _Writer(records, facts)
-            pipeline = Pipeline(paths, checker=checker, jobs=jobs, report="all")
+        paths_of = {
+            name: os.path.join(staging, f"{name}.jsonl")
+            for name in ("records", "keys", "facts", "refused")
+        }
+        deferred_path = os.path.join(staging, "deferred.pickle")
+        with (
+            _named(staging),
+            open(paths_of["records"], "wb") as records,
+            open(paths_of["keys"], "wb") as keys,
+            open(paths_of["facts"], "wb") as facts,
+            open(deferred_path, "wb") as deferred,
+        ):
+            writer = _Writer(records, keys, facts, deferred)
+            checker = _StoreAwareChecker(session, store, waited, staging, writer)
+            # Only items with problems come back: the valid ones are staged where
+            # they are checked, and arrive as their tasks' payloads.
+            pipeline = Pipeline(paths, checker=checker, jobs=jobs, report="problems")
             for item in pipeline:
                 if item.unreadable:
                     result.unreadable += 1
-                elif item.problems:
-                    result.refused += 1
                 else:
-                    writer.item(item.value, item.line)
-                    continue
+                    result.refused += 1
                 for problem in item.problems:
                     result.problems.append(problem)
                     report(problem)
@@ -351,8 +588,8 @@ def add(
                 report(problem)
             result.refused += pipeline.checker.invalidated
             result.files = pipeline.tally.files
-            writer.finish(checker.from_store)
-        with open(refused_path, "wb") as refused:
+            writer.finish(checker.from_store, deferred_path)
+        with _named(staging), open(paths_of["refused"], "wb") as refused:
             from orjson import dumps
 
             for source, line, pointer in sorted(checker.refused_late, key=str):
@@ -360,7 +597,15 @@ def add(
                     dumps({"origin": source, "origin_line": line, "item_pointer": pointer}) + b"\n"
                 )
         if writer.n:
-            _commit(store, records_path, facts_path, refused_path, result, waited, wait_s)
+            _commit(
+                store,
+                paths_of,
+                writer.skipped,
+                bool(checker.refused_late),
+                result,
+                waited,
+                wait_s,
+            )
     return result
 
 
@@ -384,26 +629,34 @@ def _json_reader(path: str, columns: Mapping[str, str]) -> str:
 
 def _commit(
     store: str,
-    records_path: str,
-    facts_path: str,
-    refused_path: str,
+    paths: Mapping[str, str],
+    skipped: int,
+    any_refused: bool,
     result: AddResult,
     on_wait: Callable[[str], None],
     wait_s: float,
 ) -> None:
-    """The one transaction of an add (module docstring)."""
+    """The one transaction of an add (module docstring).
+
+    The staging file of records (the large one) is read once; which of its rows are
+    stored — the first copy of each digest not refused and not already in the store —
+    is decided over the small staging file of keys.
+    """
     from kernelindex_sdk.store.facts import FACT_COLUMNS, FROM_STORED_COPY
 
-    staged = _json_reader(records_path, _RECORD_COLUMNS)
-    refused = _json_reader(
-        refused_path, {"origin": "VARCHAR", "origin_line": "BIGINT", "item_pointer": "VARCHAR"}
-    )
-    facts = _json_reader(facts_path, {**FACT_COLUMNS, "item_pointer": "VARCHAR"})
-    kept = (
-        f"SELECT s.* FROM {staged} s ANTI JOIN {refused} f ON s.origin = f.origin"
-        " AND s.origin_line IS NOT DISTINCT FROM f.origin_line"
-        " AND s.item_pointer = f.item_pointer"
-    )
+    staged = _json_reader(paths["records"], _RECORD_COLUMNS)
+    keys = _json_reader(paths["keys"], _KEY_COLUMNS)
+    if any_refused:
+        refused = _json_reader(
+            paths["refused"],
+            {"origin": "VARCHAR", "origin_line": "BIGINT", "item_pointer": "VARCHAR"},
+        )
+        keys = (
+            f"(SELECT k.* FROM {keys} k ANTI JOIN {refused} f ON k.origin = f.origin"
+            " AND k.line + k.o IS NOT DISTINCT FROM f.origin_line"
+            " AND k.item_pointer = f.item_pointer)"
+        )
+    facts = _json_reader(paths["facts"], {**FACT_COLUMNS, "item_pointer": "VARCHAR"})
     fact_names = [name for name in FACT_COLUMNS if name not in FROM_STORED_COPY]
     with connect(
         store, read_only=False, create=True, on_wait=on_wait, wait_s=wait_s, appending=True
@@ -419,20 +672,26 @@ def _commit(
             add_id = int(row[0]) if row else 1
             row = con.execute("SELECT coalesce(max(seq), 0) FROM records").fetchone()
             base = int(row[0]) if row else 0
-            row = con.execute(f"SELECT count(*) FROM ({kept})").fetchone()
-            given = int(row[0]) if row else 0
+            con.execute(
+                f"CREATE TEMP TABLE first_copies AS SELECT min(b + t) AS n, count(*) AS copies"
+                f" FROM {keys} GROUP BY digest"
+            )
+            row = con.execute("SELECT coalesce(sum(copies), 0) FROM first_copies").fetchone()
+            given = (int(row[0]) if row else 0) + skipped
             con.execute(
                 # Out-of-core throughout (no window function): a record's seq is its
                 # staging number after the store's last (gaps where copies were
                 # dropped; only the order matters), and the first copy of a digest in
-                # this add is found by a hash aggregate.
+                # this add is found by a hash aggregate over the keys.
                 f"""INSERT INTO records
-                SELECT {base} + k.n, k.digest, k.kind, k.api_version, k.name, k.record,
-                       k.canonical, k.standalone, k.members, k.origin, k.origin_line, {add_id}
-                FROM ({kept}) k
-                SEMI JOIN (SELECT min(n) AS n FROM ({kept}) GROUP BY digest) f ON f.n = k.n
+                SELECT {base} + k.b + k.t, k.digest, k.kind, k.api_version, k.name,
+                       k.record, k.canonical, k.standalone, k.members, k.origin,
+                       k.line + k.o, {add_id}
+                FROM {staged} k
+                SEMI JOIN first_copies f ON f.n = k.b + k.t
                 WHERE NOT EXISTS (SELECT 1 FROM records r WHERE r.digest = k.digest)"""
             )
+            con.execute("DROP TABLE first_copies")
             row = con.execute("SELECT count(*) FROM records WHERE add_id = ?", [add_id]).fetchone()
             stored = int(row[0]) if row else 0
             names = ", ".join([*(f"x.{name}" for name in fact_names), *FROM_STORED_COPY.values()])
