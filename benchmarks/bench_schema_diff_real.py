@@ -1,7 +1,7 @@
 """``schema diff`` held against real schema histories: decided, never wrong, how fast.
 
     python benchmarks/bench_schema_diff_real.py [--set dev|held-out|both] [--only NAME,...]
-        [--examples N] [--timeout S] [--reasons] [--source DIR]
+        [--skip NAME,...] [--examples N] [--draw-seconds S] [--timeout S] [--reasons] [--source DIR]
 
 The pairs are consecutive versions of the SchemaStore schemas in
 ``tests/fixtures/schemastore/`` (see its README: where each came from, and how they are
@@ -19,8 +19,9 @@ reported too. For each set it prints:
   (``benchmarks/setup_peers.sh``) — does not judge as claimed: accepted by the side
   the violation names, rejected by the other;
 * **false compatible**: for a run called compatible, ``--examples`` instances of OLD
-  drawn by hypothesis-jsonschema (those OLD's validator accepts) that NEW rejects;
-  runs whose OLD hypothesis-jsonschema cannot draw from are counted as unchecked;
+  drawn by hypothesis-jsonschema in at most ``--draw-seconds`` (those OLD's validator
+  accepts) that NEW rejects; runs whose OLD hypothesis-jsonschema cannot draw from (or
+  not in time) are counted as unchecked;
 * **time**: CPU seconds (user+sys) of each ``diff`` call alone, median and max per
   run, and the largest schema's against its size (nothing quadratic).
 
@@ -33,10 +34,12 @@ from __future__ import annotations
 import argparse
 import gzip
 import hashlib
+import itertools
 import json
 import os
 import re
 import shutil
+import signal
 import statistics
 import subprocess
 import sys
@@ -68,7 +71,7 @@ def pairs(which: str) -> list[tuple[str, dict[str, Any], dict[str, Any]]]:
     out = []
     for name, history in histories().items():
         if which == "both" or (which == "held-out") == held_out(name):
-            out += [(name, a, b) for a, b in zip(history, history[1:])]
+            out += [(name, a, b) for a, b in itertools.pairwise(history)]
     return out
 
 
@@ -107,7 +110,7 @@ def run_pair(source: Path, old: Path, new: Path, timeout: float) -> list[dict[st
         cwd=old.parent,
     ) as child:
         try:
-            out, err = child.communicate(timeout=timeout)
+            out, err = child.communicate(timeout=4 * timeout)  # four runs
         except subprocess.TimeoutExpired:
             child.kill()
             out, err = child.communicate()
@@ -135,7 +138,8 @@ const Ajv = dialect.includes("2020-12") ? require("ajv/dist/2020")
   : dialect.includes("2019-09") ? require("ajv/dist/2019") : require("ajv");
 const ajv = new (Ajv.default || Ajv)({strict: false, validateSchema: false});
 require("ajv-formats")(ajv);
-if (dialect.includes("draft-06")) ajv.addMetaSchema(require("ajv/dist/refs/json-schema-draft-06.json"));
+const draft6 = "ajv/dist/refs/json-schema-draft-06.json";
+if (dialect.includes("draft-06")) ajv.addMetaSchema(require(draft6));
 let verdicts = null;
 try { const v = ajv.compile(input.schema); verdicts = input.witnesses.map((w) => !!v(w)); }
 catch (e) {}
@@ -160,8 +164,18 @@ def _ajv_judges(schema: Any, witnesses: list[Any]) -> list[bool] | None:
     return verdicts
 
 
-def false_compatible(old: Any, new: Any, examples: int) -> tuple[int, int] | str:
-    """(instances of OLD tried, of them NEW rejects), or why none could be drawn."""
+class _OutOfTime(BaseException):
+    """Raised by SIGALRM through hypothesis (which catches Exceptions, not this)."""
+
+
+def _out_of_time(signum: int, frame: Any) -> None:
+    raise _OutOfTime
+
+
+def false_compatible(old: Any, new: Any, examples: int, seconds: int) -> tuple[int, int] | str:
+    """(instances of OLD tried, of them NEW rejects), or why none could be drawn.
+    Drawing stops after ``seconds`` (hypothesis-jsonschema is slow on large schemas);
+    what was drawn by then counts."""
     from hypothesis import HealthCheck, given, settings
     from hypothesis_jsonschema import from_schema
 
@@ -182,11 +196,19 @@ def false_compatible(old: Any, new: Any, examples: int) -> tuple[int, int] | str
             if not judge_new.is_valid(value):
                 bad.append(value)
 
+    previous = signal.signal(signal.SIGALRM, _out_of_time)
+    # Again every second after: an alarm raised inside a gc callback is swallowed there.
+    signal.setitimer(signal.ITIMER_REAL, seconds, 1.0)
     try:
         probe()
+    except _OutOfTime:
+        pass
     except Exception as error:  # a schema hypothesis-jsonschema cannot draw from
         return f"{type(error).__name__}"
-    return len(tried), len(bad)
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+    return (len(tried), len(bad)) if tried else "nothing drawn in time"
 
 
 _NOISE = re.compile(r"'[^']*'|\"[^\"]*\"|/[^\s,:;)]*|-?\d+(\.\d+)?")
@@ -197,7 +219,11 @@ def reason_group(reason: str) -> str:
 
 
 def evaluate(which: str, args: argparse.Namespace, tmp: Path) -> None:
-    chosen = [p for p in pairs(which) if not args.only or p[0] in args.only.split(",")]
+    chosen = [
+        p
+        for p in pairs(which)
+        if (not args.only or p[0] in args.only.split(",")) and p[0] not in args.skip.split(",")
+    ]
     runs: list[dict[str, Any]] = []
     fulls: list[str] = []
     wrong: list[str] = []
@@ -245,12 +271,16 @@ def evaluate(which: str, args: argparse.Namespace, tmp: Path) -> None:
                     (accepting if acc == "old" else rejecting) == side for _, acc, _ in witnessed
                 ]
                 verdicts = _ajv_judges(schemas[side], [w for _, _, w in witnessed])
-                ajv_checked += len(verdicts or ())
-                for (rule, _, _), claim, got in zip(witnessed, claims, verdicts or ()):
+                if verdicts is None:
+                    continue
+                ajv_checked += len(verdicts)
+                for (rule, _, _), claim, got in zip(witnessed, claims, verdicts, strict=True):
                     if claim != got:
                         wrong.append(f"{label} {row['direction']} {rule}: ajv on {side}")
             if row["exit"] == 0 and args.examples:
-                outcome = false_compatible(schemas[accepting], schemas[rejecting], args.examples)
+                outcome = false_compatible(
+                    schemas[accepting], schemas[rejecting], args.examples, args.draw_seconds
+                )
                 if isinstance(outcome, str):
                     compat_unchecked += 1
                 else:
@@ -309,9 +339,11 @@ def evaluate(which: str, args: argparse.Namespace, tmp: Path) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--set", default="both", choices=("dev", "held-out", "both"))
-    parser.add_argument("--only", default="")
+    parser.add_argument("--only", default="", help="these schemas only (comma-separated)")
+    parser.add_argument("--skip", default="", help="not these schemas (comma-separated)")
     parser.add_argument("--examples", type=int, default=100)
-    parser.add_argument("--timeout", type=float, default=120)
+    parser.add_argument("--timeout", type=float, default=120, help="seconds a diff may run")
+    parser.add_argument("--draw-seconds", type=int, default=30, help="per compatible run")
     parser.add_argument("--reasons", type=int, default=0, metavar="N")
     parser.add_argument("--source", type=Path, default=ROOT)
     args = parser.parse_args()

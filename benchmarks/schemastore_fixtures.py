@@ -63,7 +63,7 @@ def main() -> None:
                     continue
                 name = member[len(VENDOR) : -len(".json")]
                 history = histories.setdefault(name, [])
-                entry = {
+                entry: dict[str, Any] = {
                     "file": f"{name}/{len(history) + 1:02d}-{digest[:12]}.json.gz",
                     "sha256": digest,
                     "package": f"check-jsonschema=={release}",
