@@ -401,12 +401,23 @@ class Walk:
         have = {o.key for o in x.opaque}
         for constraint in y.opaque:
             if constraint.key not in have:
-                self.doubt(
+                # Not compared (kept whole), so only a witness decides: a value of x
+                # that y (its opaque constraints included) refuses, checked whole by
+                # the engine as every claim is; none found, it stays undecided.
+                # (Refused by all of b: another of its branches may accept the value.)
+                self.find(
+                    "bound",
                     x.where,
                     constraint.where,
                     path,
-                    f"{constraint.keyword} of {self.b_name} is not one of {self.a_name}'s:"
-                    f" whether it rejects what {self.a_name} accepts is not decided",
+                    Values(
+                        lambda: self._refused(
+                            b, (v for v in self.builder.values(x) if _in(v, classes))
+                        )
+                    ),
+                    f"{self.b_name}'s {constraint.keyword} rejects a value {self.a_name} accepts",
+                    doubt=f"{constraint.keyword} of {self.b_name} is not one of {self.a_name}'s:"
+                    f" whether it rejects what {self.a_name} accepts",
                 )
 
     def _enumerated(
