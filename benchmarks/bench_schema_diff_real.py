@@ -16,7 +16,9 @@ reported too. For each set it prints:
   (a side cannot be read), each said once with its message;
 * **wrong witnesses**: a violation's witness that python-jsonschema (each side's own
   dialect, formats asserted) — and ajv, when ``benchmarks/node_modules`` has it
-  (``benchmarks/setup_peers.sh``) — does not judge as claimed: accepted by the side
+  (``benchmarks/setup_peers.sh``; a Draft 6/7 schema given to it with the keywords beside
+  ``$ref`` left out, as those drafts read it and ajv 8 does not) — does not judge as
+  claimed: accepted by the side
   the violation names, rejected by the other;
 * **false compatible**: for a run called compatible, ``--examples`` instances of OLD
   drawn by hypothesis-jsonschema in at most ``--draw-seconds`` (those OLD's validator
@@ -147,14 +149,31 @@ console.log(JSON.stringify(verdicts));
 """
 
 
+def _ref_alone(schema: Any) -> Any:
+    """A Draft 6/7 schema as those drafts read it: keywords beside ``$ref`` ignored
+    (``definitions`` kept: a pointer may lead through them). ajv 8 applies them, so
+    without this it judges such a schema otherwise than the spec and python-jsonschema."""
+    if isinstance(schema, list):
+        return [_ref_alone(s) for s in schema]
+    if not isinstance(schema, dict):
+        return schema
+    if isinstance(schema.get("$ref"), str):
+        return {k: _ref_alone(v) for k, v in schema.items() if k in ("$ref", "definitions")}
+    return {k: _ref_alone(v) for k, v in schema.items()}
+
+
 def _ajv_judges(schema: Any, witnesses: list[Any]) -> list[bool] | None:
     """ajv's verdict on each witness (None: no ajv, a Draft 4 schema ajv 8 does not
     read, or a schema ajv cannot compile — a pattern JavaScript refuses, say)."""
-    if not AJV.exists() or not witnesses or "draft-04" in str(schema.get("$schema", "")):
+    dialect = str(schema.get("$schema", ""))
+    if not AJV.exists() or not witnesses or "draft-04" in dialect:
         return None
+    draft_6_7 = "draft-06" in dialect or "draft-07" in dialect
     done = subprocess.run(
         ["node", "-e", _AJV_JUDGE],
-        input=json.dumps({"schema": schema, "witnesses": witnesses}),
+        input=json.dumps(
+            {"schema": _ref_alone(schema) if draft_6_7 else schema, "witnesses": witnesses}
+        ),
         capture_output=True,
         text=True,
         env={**os.environ, "NODE_PATH": str(AJV.parent.parent)},
