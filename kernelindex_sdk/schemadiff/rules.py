@@ -29,7 +29,9 @@ removed (backward) or added (forward). ``open-property``: the accepting side's o
 is open and does not declare a member the rejecting side constrains — a constraint
 added on an open object (backward) or dropped (forward). ``bound`` covers minimum and
 maximum (exclusive too), lengths, item and member counts, ``pattern``, ``format``,
-``multipleOf`` and ``uniqueItems``.
+``multipleOf`` and ``uniqueItems``, and a constraint compared whole (``not``,
+``if``/``then``/``else``, an overlapping ``oneOf``...) that one side has and the other
+lacks, when a witness shows it.
 
 Under ``--policy lenient`` a ``closed-property`` finding about an *optional* member is
 no violation: an optional property may be added to or removed from a closed object

@@ -138,6 +138,15 @@ def member_path(path: Iterable[Step]) -> tuple[str, ...]:
     return tuple(step.name for step in path if step.op == "prop")
 
 
+#: What a trial walk left: findings, doubts, moves, assumed pairs (:meth:`Walk._trial`).
+_Trial = tuple[
+    list["Finding"],
+    list["Doubt"],
+    set[tuple[str, tuple[str, ...]]],
+    set[tuple[int, int, frozenset[str]]],
+]
+
+
 class Walk:
     """One direction's walk over a pair of kinds; see the module's doc."""
 
@@ -275,16 +284,22 @@ class Walk:
                 f" {_TRIALS} are not tried",
             )
             return
-        best: tuple[int, Branch] | None = None
+        best: tuple[int, _Trial] | None = None
         for y in candidates:
-            found = self._trial(x, b, y, path, classes)
+            found, trial = self._trial(x, b, y, path, classes)
             if found == 0:
                 return
             if best is None or found < best[0]:
-                best = (found, y)
+                best = (found, trial)
         assert best is not None
+        # The trial that found least, kept as if walked for real: it started from the
+        # state this walk is in now (each failed trial undid its effects), and the walk
+        # is deterministic, so walking it again would find the same. Not walking it again
+        # keeps nested unions from doubling their work at every level.
         start = len(self.findings)
-        self.branch(x, b, best[1], path, classes)
+        findings, doubts, self.moves, self.assumed = best[1]
+        self.findings += findings
+        self.doubts += doubts
         if len(candidates) > 1:
             because = (
                 f"whether another of {self.b_name}'s {len(candidates)} {x.type} branches that"
@@ -297,17 +312,20 @@ class Walk:
 
     def _trial(
         self, x: Branch, b: Norm, y: Branch, path: tuple[Step, ...], classes: frozenset[str]
-    ) -> int:
-        """How many claims and doubts walking ``x`` against ``y`` makes; nothing kept."""
+    ) -> tuple[int, _Trial]:
+        """How many claims and doubts walking ``x`` against ``y`` makes, and what the walk
+        left (its findings, doubts, moves and assumptions), undone here; kept when it
+        found nothing (the pairs it assumed hold)."""
         findings, doubts = len(self.findings), len(self.doubts)
         moves, assumed = set(self.moves), set(self.assumed)
         self.branch(x, b, y, path, classes)
         found = len(self.findings) - findings + len(self.doubts) - doubts
+        kept: _Trial = (self.findings[findings:], self.doubts[doubts:], self.moves, self.assumed)
         del self.findings[findings:], self.doubts[doubts:]
         if found:
             self.assumed = assumed
         self.moves = moves
-        return found
+        return found, kept
 
     def _unmatched(self, x: Branch, b: Norm, ys: list[Branch], path: tuple[Step, ...]) -> None:
         """``x`` requires a discriminating member to hold values no branch of B allows
@@ -383,12 +401,23 @@ class Walk:
         have = {o.key for o in x.opaque}
         for constraint in y.opaque:
             if constraint.key not in have:
-                self.doubt(
+                # Not compared (kept whole), so only a witness decides: a value of x
+                # that y (its opaque constraints included) refuses, checked whole by
+                # the engine as every claim is; none found, it stays undecided.
+                # (Refused by all of b: another of its branches may accept the value.)
+                self.find(
+                    "bound",
                     x.where,
                     constraint.where,
                     path,
-                    f"{constraint.keyword} of {self.b_name} is not one of {self.a_name}'s:"
-                    f" whether it rejects what {self.a_name} accepts is not decided",
+                    Values(
+                        lambda: self._refused(
+                            b, (v for v in self.builder.values(x) if _in(v, classes))
+                        )
+                    ),
+                    f"{self.b_name}'s {constraint.keyword} rejects a value {self.a_name} accepts",
+                    doubt=f"{constraint.keyword} of {self.b_name} is not one of {self.a_name}'s:"
+                    f" whether it rejects what {self.a_name} accepts",
                 )
 
     def _enumerated(

@@ -13,7 +13,10 @@ every member) made that the square of the enum's size. The first candidate that
 * the accepting side's engine accepts,
 * the rejecting side's engine rejects,
 * with a problem located at the claimed place (at it, inside it, or on its parent
-  object — where a missing or unknown member is reported)
+  object — where a missing or unknown member is reported), or reported higher up (a
+  ``oneOf`` or ``anyOf`` above the place reports there) while the same record with only
+  that place changed — the member left out, or another value the accepting side
+  allows there — is one the rejecting side accepts
 
 is the witness. No such candidate among the first few dozen: no witness, and the
 claim is reported as undecided, never as a violation.
@@ -25,6 +28,7 @@ import itertools
 from typing import Any
 
 from kernelindex_sdk.engine import JsonschemaEngine
+from kernelindex_sdk.pointers import unescape_token
 from kernelindex_sdk.registry import SchemaEntry, SchemaRegistry
 from kernelindex_sdk.schemadiff.normal import Norm
 from kernelindex_sdk.schemadiff.values import Builder, Leaf, SearchExhausted, Step
@@ -106,6 +110,87 @@ class Verifier:
             engine = self._engines[other]
             if engine.is_valid(refusing.id, record):
                 continue
-            if any(located(p, claimed) for p in engine.problem_pointers(refusing.id, record)):
+            problems = list(engine.problem_pointers(refusing.id, record))
+            if any(located(p, claimed) for p in problems):
+                return record
+            if any(_above(p, claimed) for p in problems) and self._blamed(
+                record, root, path, claimed, (other, refusing)
+            ):
                 return record
         return None
+
+    def _blamed(
+        self,
+        record: Any,
+        root: Norm,
+        path: tuple[Step, ...],
+        claimed: str,
+        rejecting: tuple[str, SchemaEntry],
+    ) -> bool:
+        """Whether the rejecting side refuses ``record`` for what is at ``claimed``, when
+        its engine reports the problem higher up (a ``oneOf``/``anyOf`` above the place
+        reports there, not inside its branches): the same record with only that place
+        changed — the member left out, or another value the accepting side allows
+        there put in — is one the rejecting side accepts. Two records that differ at
+        one place only, one refused and one not: the place is what is refused."""
+        other, refusing = rejecting
+        tokens = [unescape_token(t) for t in claimed.split("/")[1:]]
+        if not tokens:
+            return False
+        variants = [_without(record, tokens)]
+        for candidate in itertools.islice(self.builder.build(root, path), _VARIANTS):
+            found, value = _at(candidate, tokens)
+            if found:
+                variants.append(_with(record, tokens, value))
+        return any(v is not _MISSING and self.accepts(other, refusing, v) for v in variants)
+
+
+#: Other values tried at a claimed place to see that the place is what is refused.
+_VARIANTS = 8
+_MISSING = object()
+
+
+def _above(problem_pointer: str, claimed: str) -> bool:
+    """Whether ``problem_pointer`` is an ancestor of ``claimed`` (the root included)."""
+    return claimed.startswith(problem_pointer + "/")
+
+
+def _at(value: Any, tokens: list[str]) -> tuple[bool, Any]:
+    """(found, the value at ``tokens`` in ``value``)."""
+    for token in tokens:
+        if isinstance(value, dict) and token in value:
+            value = value[token]
+        elif isinstance(value, list) and token.isdigit() and int(token) < len(value):
+            value = value[int(token)]
+        else:
+            return False, None
+    return True, value
+
+
+def _with(record: Any, tokens: list[str], value: Any) -> Any:
+    """A copy of ``record`` with ``value`` at ``tokens`` (its parent must exist), else
+    :data:`_MISSING`."""
+    if not tokens:
+        return value
+    head, rest = tokens[0], tokens[1:]
+    if isinstance(record, dict):
+        if rest and head not in record:
+            return _MISSING
+        inner = _with(record[head], rest, value) if rest else value
+        return _MISSING if inner is _MISSING else {**record, head: inner}
+    if isinstance(record, list) and head.isdigit() and int(head) < len(record):
+        inner = _with(record[int(head)], rest, value) if rest else value
+        if inner is _MISSING:
+            return _MISSING
+        return [*record[: int(head)], inner, *record[int(head) + 1 :]]
+    return _MISSING
+
+
+def _without(record: Any, tokens: list[str]) -> Any:
+    """A copy of ``record`` without the member at ``tokens`` (:data:`_MISSING` when that
+    is no object member, or is absent already)."""
+    found, parent = _at(record, tokens[:-1])
+    if not found or not isinstance(parent, dict) or tokens[-1] not in parent:
+        return _MISSING
+    rest = {k: v for k, v in parent.items() if k != tokens[-1]}
+    return _with(record, tokens[:-1], rest) if tokens[:-1] else rest
