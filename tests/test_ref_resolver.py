@@ -112,8 +112,11 @@ def snapshot() -> dict[str, str]:
 def test_every_shipped_schema_and_fixture_side_reads_as_before() -> None:
     before = json.loads(SNAPSHOT.read_text("utf-8"))["digests"]
     found = snapshot()
-    assert len(found) == len(before) > 500
-    changed = sorted(key for key in found if found[key] != before.get(key))
+    # Every side the snapshot knows is still read, and read as before; fixture cases
+    # added after the snapshot (#34's) have no "before" to hold them to.
+    assert len(before) > 500
+    assert sorted(set(before) - set(found)) == []
+    changed = sorted(key for key in before if found[key] != before[key])
     assert changed == []
 
 
