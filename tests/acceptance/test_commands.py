@@ -9,6 +9,7 @@ import re
 import shutil
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -328,6 +329,21 @@ def test_schema_export_never_replaces_a_checkouts_schemas_without_force(tmp_path
     assert sorted(p.name for p in changed) == bundled
 
 
+def _packaged_commands(site: Path) -> Iterator[subprocess.CompletedProcess[str]]:
+    """``schema list`` and ``validate`` run from a package installed under ``site``."""
+    env = {**os.environ, "PYTHONPATH": str(site)}
+    for args in (["schema", "list"], ["validate", str(SEED_FILES[0])]):
+        yield subprocess.run(
+            [sys.executable, "-m", "kernelindex_sdk.cli.main", *args],
+            capture_output=True,
+            text=True,
+            env=env,
+            cwd=site.parent,
+            timeout=120,
+            check=False,
+        )
+
+
 def test_a_broken_packaged_schema_is_one_line(tmp_path: Path) -> None:
     """An installed schema folder whose schema lost its $id (what an export over a
     checkout once left): every command says so in one line, exit 2, no traceback."""
@@ -338,17 +354,7 @@ def test_a_broken_packaged_schema_is_one_line(tmp_path: Path) -> None:
     schema = _load(broken)
     del schema["$id"]
     broken.write_text(json.dumps(schema), "utf-8")
-    env = {**os.environ, "PYTHONPATH": str(tmp_path / "site")}
-    for args in (["schema", "list"], ["validate", str(SEED_FILES[0])]):
-        done = subprocess.run(
-            [sys.executable, "-m", "kernelindex_sdk.cli.main", *args],
-            capture_output=True,
-            text=True,
-            env=env,
-            cwd=tmp_path,
-            timeout=120,
-            check=False,
-        )
+    for done in _packaged_commands(tmp_path / "site"):
         assert done.returncode == 2, done.stderr
         assert done.stderr.splitlines() == [
             f"kernelindex: error: the installed schemas cannot be loaded: {broken}:"
@@ -362,17 +368,7 @@ def test_missing_packaged_schemas_are_one_line(tmp_path: Path) -> None:
     package = tmp_path / "site" / "kernelindex_sdk"
     shutil.copytree(ROOT / "kernelindex_sdk", package)
     shutil.rmtree(package / "schemas", ignore_errors=True)
-    env = {**os.environ, "PYTHONPATH": str(tmp_path / "site")}
-    for args in (["schema", "list"], ["validate", str(SEED_FILES[0])]):
-        done = subprocess.run(
-            [sys.executable, "-m", "kernelindex_sdk.cli.main", *args],
-            capture_output=True,
-            text=True,
-            env=env,
-            cwd=tmp_path,
-            timeout=120,
-            check=False,
-        )
+    for done in _packaged_commands(tmp_path / "site"):
         assert done.returncode == 2, done.stderr
         assert done.stderr.splitlines() == [
             "kernelindex: error: the installed schemas cannot be loaded:"
