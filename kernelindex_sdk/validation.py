@@ -225,14 +225,14 @@ class _QuickPlan(NamedTuple):
     #: The schema's shell (FastEngine.split), or None: validated whole. It checks the
     #: members no run field references itself (one call into Rust).
     shell: Check | None
-    #: Members of a split schema that a run field references: (member, schema id,
+    #: Members of a split schema that a run field references: member → (schema id,
     #: run spec field).
-    referenced: tuple[tuple[str, str, str], ...]
+    referenced: Mapping[str, tuple[str, str]]
     #: The version's check_record, and the kinds it has rules for (None: all).
     rules: checks.RecordCheck | None
     checked: frozenset[str] | None
-    #: Bundle members, with their pointers, in the order records_of() lists them.
-    members: tuple[tuple[str, str], ...]
+    #: Bundle members → their pointers (the members records_of() lists).
+    members: Mapping[str, str]
     #: (member, run spec field referencing it).
     references: tuple[tuple[str, str], ...]
 
@@ -268,10 +268,11 @@ class ValidationSession:
         self._skip_run_digests = strict_json and not strict_refs
         #: :meth:`passes` can answer: nothing is kept per item, and digests are exact.
         self._quick = strict_json and not strict_refs and not keep_values
-        #: Referenced records by (schema, their bytes) → digest when valid against
-        #: that schema (:meth:`_referenced`). The schema is part of the key: one
-        #: record's bytes may stand in two members, valid in only one of them.
-        self._records: dict[tuple[str, bytes], str | None] = {}
+        #: Referenced records by (schema, the digest their run claims) → (the record's
+        #: bytes, its digest when valid against that schema, else None): see
+        #: :meth:`_referenced`. The schema is part of the key: one record's bytes may
+        #: stand in two members, valid in only one of them.
+        self._records: dict[tuple[str, Any], tuple[bytes, str | None]] = {}
         self._plans: dict[tuple[str, str, bool], _QuickPlan] = {}
         #: Referenced records repeat across a stream: their digests, once each (strict
         #: intake's values only, whose bytes determine them; a pure speed-up).
@@ -357,6 +358,7 @@ class ValidationSession:
         if plan is None:
             return False  # an unknown apiVersion or kind: check_item says which
         shell = plan.shell
+        spec: Any = None  # a split bundle's run spec, once its shell has passed
         if shell is None:
             if not self._accepts(plan.schema_id, value):
                 return False
@@ -369,30 +371,46 @@ class ValidationSession:
             spec = head.get("spec")  # the run is valid here: this is its spec
             if type(spec) is not dict:
                 return False
-            dumps, remembered = _orjson_dumps, self._records
-            for member, schema_id, field in plan.referenced:
-                if member in value:
-                    record = value[member]
-                    try:  # _referenced's memo, read here: most records were seen before
-                        key = (schema_id, dumps(record))  # type: ignore[misc]
-                        found = remembered[key]
-                    except KeyError:
-                        found = self._referenced(schema_id, record, key)
-                    except TypeError:  # no orjson, or a value it refuses: no key
-                        found = self._referenced(schema_id, record, None)
-                    if found is None or spec.get(field) != found:
-                        return False
         rules, checked = plan.rules, plan.checked
-        if rules is None:
-            return True  # a version without checks: no rules, and no references
         now = self._now  # None: a rule reads the clock if it needs to (most need not)
         if not bundle:
-            return (checked is not None and kind not in checked) or not rules(value, "", now)
-        # As records_of() and _semantics(): the bundle's members that are objects.
-        for member, pointer in plan.members:
-            record = value.get(member)
+            return (
+                rules is None
+                or (checked is not None and kind not in checked)
+                or not rules(value, "", now)
+            )
+        # One pass over the members the bundle has (not over every member it may
+        # have): a referenced member is checked against its run's reference, and, as
+        # records_of() and _semantics() do, each member that is an object against the
+        # rules. The checks are a conjunction: their order does not change the answer.
+        members, referenced = plan.members, plan.referenced
+        dumps, remembered = _orjson_dumps, self._records
+        for member, record in value.items():
+            pointer = members.get(member)
+            if pointer is None:
+                continue
+            reference = referenced.get(member)  # only a split bundle's: spec is set
+            if reference is not None:
+                schema_id, field = reference
+                claimed = spec.get(field)
+                try:  # _referenced's memo, read here: most records were seen before
+                    text = dumps(record)  # type: ignore[misc]
+                    key = (schema_id, claimed)
+                    seen = remembered[key]
+                    found = (
+                        seen[1]
+                        if seen[0] == text
+                        else self._referenced(schema_id, record, key, text)
+                    )
+                except KeyError:
+                    found = self._referenced(schema_id, record, key, text)
+                except TypeError:  # no orjson, a value it refuses, a claim of no JSON type
+                    found = self._referenced(schema_id, record, None, b"")
+                if found is None or claimed != found:
+                    return False
             if (
-                isinstance(record, dict)
+                rules is not None
+                and isinstance(record, dict)
                 and (checked is None or record.get("kind") in checked)
                 and rules(record, pointer, now)
             ):
@@ -428,10 +446,10 @@ class ValidationSession:
         plan = _QuickPlan(
             schema_id=entry.id,
             shell=shell,
-            referenced=tuple((m, schema, references[m][1]) for m, schema in members),
+            referenced={m: (schema, references[m][1]) for m, schema in members},
             rules=module.check_record if module is not None else None,
             checked=getattr(module, "CHECKED_KINDS", None),
-            members=tuple((m, f"/{m}") for m in checks.bundle_members(api_version)),
+            members={m: f"/{m}" for m in checks.bundle_members(api_version)},
             references=tuple((member, field) for member, (_, field) in references.items()),
         )
         if len(self._plans) >= 256:  # keyed by input text: bounded
@@ -455,12 +473,19 @@ class ValidationSession:
         keep = frozenset(member for member, _ in whole[1] if member not in references)
         return split(entry.id, keep) if keep else whole
 
-    def _referenced(self, schema_id: str, record: Any, key: tuple[str, bytes] | None) -> str | None:
+    def _referenced(
+        self, schema_id: str, record: Any, key: tuple[str, Any] | None, text: bytes
+    ) -> str | None:
         """The digest of a referenced record that is valid against ``schema_id``, else
-        None; remembered under ``key`` — the schema and the record's bytes (exact for
-        strict intake's values), which :meth:`passes` looks up first — so a stream's
-        repeated protocol or environment is checked once. ``key`` None: not
-        remembered (no orjson, or a value it refuses)."""
+        None; remembered under ``key`` — the schema and the digest the run claims for
+        it — with ``text``, the record's bytes (they determine strict intake's values,
+        and so the answer), which :meth:`passes` compares first: a stream's repeated
+        protocol or environment is checked once. One record per key: records that
+        differ only in their JSON's form (key order, ``1.0`` for ``1``) share a
+        digest, and the last one seen is kept. Keyed by the claim, not by the bytes:
+        a memo hit then costs a comparison of bytes rather than a hash of them (~4k
+        instructions a bundle). ``key`` None: not remembered (no orjson, a value it
+        refuses, or a claim that is no key)."""
         found = (
             safe_digest(record, self._memo)
             if isinstance(record, dict) and self._accepts(schema_id, record)
@@ -469,7 +494,7 @@ class ValidationSession:
         if key is not None:
             if len(self._records) >= _RECORDS_REMEMBERED:
                 self._records.clear()
-            self._records[key] = found
+            self._records[key] = (text, found)
         return found
 
     def unreadable(self, error: IntakeError) -> Item:

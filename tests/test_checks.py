@@ -396,3 +396,65 @@ def test_the_plain_rules_see_problems() -> None:
     codes = [code for code, _, _ in _oracle(spec, "/s", NOW)]
     assert set(codes) == {"semantic", "statistics-order", "units"}
     assert codes == [p.code for p in check_run_spec(spec, "/s", NOW)]
+
+
+@settings(max_examples=examples(1000), deadline=None)
+@given(_specs(), st.sampled_from([NOW, None]))
+@example(  # a p50 measurement beside a summary's median: given twice, never ranked
+    {
+        "observedAt": "2024-09-03T15:38:37Z",
+        "timing": {"latencyNs": {"median": 5}, "primaryStatistic": "median"},
+        "measurements": [_latency("p50", 5)],
+    },
+    NOW,
+)
+@example(  # both results: the measurements are read against the last one's summary
+    {
+        "observedAt": "2024-09-03T15:38:37Z",
+        "timing": {"latencyNs": {"median": 5}, "primaryStatistic": "median"},
+        "memory": {"peakBytes": {"p80": 9}, "primaryStatistic": "p80"},
+        "measurements": [
+            {"metric": "peak_memory", "unit": "bytes", "statistic": "median", "value": 7}
+        ],
+    },
+    NOW,
+)
+def test_the_quick_rules_pass_exactly_the_runs_without_problems(
+    spec: dict[str, Any], now: datetime | None
+) -> None:
+    """check_run_spec answers a run with no problem from ``_run_spec_passes`` alone:
+    it must say yes exactly when the full rules find nothing (a yes too many would
+    hide a problem; a no too many only costs time, but the oracle test above cannot
+    see it)."""
+    passes = v1alpha1._run_spec_passes(spec, now)
+    assert passes is (not v1alpha1._run_spec_problems(spec, "/run/spec", now))
+
+
+@pytest.mark.parametrize(
+    "spec",
+    [
+        {"observedAt": "2024-09-03T15:38:37Z", "measurements": [{"metric": "latency"}]},
+        {"observedAt": "2024-09-03T15:38:37Z", "timing": {"primaryStatistic": "median"}},
+        {"measurements": []},
+        {
+            "observedAt": "2024-09-03T15:38:37Z",
+            "measurements": [_latency("p20", "fast"), _latency("p80", 1)],
+        },
+    ],
+    ids=["no-unit", "no-summary", "no-observedAt", "value-not-a-number"],
+)
+def test_a_run_the_quick_rules_cannot_read_gets_the_full_rules_answer(
+    spec: dict[str, Any],
+) -> None:
+    """The rules trust the schema's shape; given something else, the quick answer is
+    "not known" and the full rules answer (or raise) as they always did."""
+    assert v1alpha1._run_spec_passes(spec, NOW) is False
+    try:
+        expected: Any = v1alpha1._run_spec_problems(spec, "/s", NOW)
+    except Exception as error:  # compared below
+        expected = type(error)
+    try:
+        found: Any = check_run_spec(spec, "/s", NOW)
+    except Exception as error:  # compared below
+        found = type(error)
+    assert found == expected

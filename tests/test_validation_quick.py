@@ -285,3 +285,28 @@ def test_a_record_moved_to_another_member_gets_the_same_verdict_both_ways(
     quick, full = _verdicts(session, moved)
     assert quick == full
     assert full == (source == target)  # a record of one kind is never valid as another
+
+
+def test_records_of_one_digest_in_other_forms_are_each_checked(
+    seed_bundle: dict[str, Any],
+) -> None:
+    """The memory of referenced records is keyed by the digest a run claims and holds
+    one record's bytes per key: a record of the same digest in another form (its keys
+    in another order) is checked again, not taken for the remembered one, and the
+    verdicts stay those of the full check, whichever form comes when."""
+    session = ValidationSession(strict_json=True)
+    reordered = copy.deepcopy(seed_bundle)
+    reordered["protocol"] = dict(reversed(list(seed_bundle["protocol"].items())))
+    assert orjson.dumps(reordered["protocol"]) != orjson.dumps(seed_bundle["protocol"])
+    assert digest(reordered["protocol"]) == digest(seed_bundle["protocol"])
+    changed = copy.deepcopy(seed_bundle)
+    changed["protocol"]["spec"]["harness"]["name"] += " (changed)"  # valid, another digest
+    for bundle, valid in [
+        (seed_bundle, True),
+        (reordered, True),
+        (changed, False),
+        (seed_bundle, True),
+        (changed, False),
+        (reordered, True),
+    ]:
+        assert _verdicts(session, bundle) == (valid, valid)
