@@ -100,7 +100,6 @@ SCHEMA: Final = (
     """CREATE TABLE records (
         seq BIGINT NOT NULL, digest VARCHAR NOT NULL, kind VARCHAR NOT NULL,
         api_version VARCHAR NOT NULL, name VARCHAR, record VARCHAR NOT NULL,
-        canonical VARCHAR NOT NULL,
         standalone BOOLEAN NOT NULL, members VARCHAR,
         origin VARCHAR NOT NULL, origin_line BIGINT, add_id BIGINT NOT NULL)""",
     """CREATE TABLE run_facts (

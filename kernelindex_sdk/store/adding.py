@@ -11,9 +11,10 @@ Two phases, so the store's lock is held only for the second:
    item is staged in the process that checked it (a worker, usually) as rows of
    staging files (JSON Lines, in the temporary directory): each record's text as
    given (compact, key order kept: what reading the store gives back, so reports are
-   byte for byte those over the files) and its canonical text (RFC 8785), digest,
-   kind, the shape it came in and where it was read; a small row of keys (number,
-   digest, item) per record; each run's row of facts
+   byte for byte those over the files; its RFC 8785 form is not stored, as
+   ``kernelindex canonicalize`` recomputes it from that text), digest, kind, the
+   shape it came in and where it was read; a small row of keys (number, digest,
+   item) per record; each run's row of facts
    (:mod:`kernelindex_sdk.store.facts`). A worker hands over one payload per task
    (bytes the parent writes as they are); only items with problems travel as items.
    Memory stays bounded: references are resolved as soon as what they name has been
@@ -38,7 +39,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import IO, Any
 
-from kernelindex_sdk.canonical import DIGEST_PREFIX, canonicalize
+from kernelindex_sdk.canonical import DIGEST_PREFIX
 from kernelindex_sdk.compare.records import RecordIndex, StoredRun
 from kernelindex_sdk.compare.runs import Resolver
 from kernelindex_sdk.errors import Problem
@@ -80,7 +81,6 @@ _RECORD_COLUMNS = {
     "api_version": "VARCHAR",
     "name": "VARCHAR",
     "record": "VARCHAR",
-    "canonical": "VARCHAR",
     "standalone": "BOOLEAN",
     "members": "VARCHAR",
     "origin": "VARCHAR",
@@ -460,8 +460,9 @@ class _Stager:
 
     def _head(self, digest: str, kind: str, name: str | None, record: Mapping[str, Any]) -> bytes:
         """The static part of a record's row: a JSON object of its digest, kind, name,
-        its text as given (compact, its key order kept: what is read back) and its
-        canonical form (RFC 8785, what any tool can hash or compare byte for byte)."""
+        its text as given (compact, its key order kept: what is read back). Not its
+        canonical form: recomputable from that text, and storing it cost a second
+        canonicalization per record and half of what the commit compresses."""
         try:
             given = self._dumps(record).decode()
         except TypeError:  # an integer past 64 bits: the standard library writes it
@@ -473,7 +474,6 @@ class _Stager:
                 "api_version": record["apiVersion"],
                 "name": name,
                 "record": given,
-                "canonical": canonicalize(record).decode(),
             }
         )
 
@@ -685,7 +685,7 @@ def _commit(
                 # this add is found by a hash aggregate over the keys.
                 f"""INSERT INTO records
                 SELECT {base} + k.b + k.t, k.digest, k.kind, k.api_version, k.name,
-                       k.record, k.canonical, k.standalone, k.members, k.origin,
+                       k.record, k.standalone, k.members, k.origin,
                        k.line + k.o, {add_id}
                 FROM {staged} k
                 SEMI JOIN first_copies f ON f.n = k.b + k.t

@@ -110,7 +110,7 @@ def _parquet(store: str, work: str, on_wait: Callable[[str], None] | None) -> in
                 continue
             count += int(row[0])
             connection.execute(
-                f"""COPY (SELECT digest, name, api_version, record, canonical, origin,
+                f"""COPY (SELECT digest, name, api_version, record, origin,
                     origin_line, add_id FROM records WHERE kind = '{kind}' ORDER BY seq)
                 TO {_quote(os.path.join(work, view))}
                 (FORMAT parquet, FILE_SIZE_BYTES '{FILE_BYTES}')"""
