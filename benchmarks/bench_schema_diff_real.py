@@ -2,6 +2,7 @@
 
     python benchmarks/bench_schema_diff_real.py [--set dev|held-out|both] [--only NAME,...]
         [--skip NAME,...] [--examples N] [--draw-seconds S] [--timeout S] [--reasons] [--source DIR]
+        [--counterexamples FILE]
 
 The pairs are consecutive versions of the SchemaStore schemas in
 ``tests/fixtures/schemastore/`` (see its README: where each came from, and how they are
@@ -25,7 +26,12 @@ reported too. For each set it prints:
   counterexamples by design), ``--examples`` instances of OLD
   drawn by hypothesis-jsonschema in at most ``--draw-seconds`` (those OLD's validator
   accepts) that NEW rejects; runs whose OLD hypothesis-jsonschema cannot draw from (or
-  not in time) are counted as unchecked;
+  not in time) are counted as unchecked. Each counterexample is judged again outside
+  hypothesis (``judge_counterexample``): only a ``confirmed`` one counts as a false
+  compatible; the others are listed for what they are (an artefact of the probe, or
+  python-jsonschema and ajv disagreeing). Every one, with its pair, direction, policy and
+  verdict, is saved to ``--counterexamples`` (JSON lines; default
+  ``benchmarks/results/schema-diff-counterexamples.jsonl``), so none stays unexplained;
 * **time**: CPU seconds (user+sys) of each ``diff`` call alone, median and max per
   run, and the largest schema's against its size (nothing quadratic).
 
@@ -36,6 +42,7 @@ replaced by ``…``), most frequent first: what to fix next. Use it on the dev s
 from __future__ import annotations
 
 import argparse
+import copy
 import gzip
 import hashlib
 import itertools
@@ -189,18 +196,40 @@ class _OutOfTime(BaseException):
     """Raised by SIGALRM through hypothesis (which catches Exceptions, not this)."""
 
 
+class _Clock:
+    """The drawing deadline. The alarm raises only while hypothesis draws, never while a
+    validator judges: an exception raised in the middle of a verdict, then replayed and
+    shrunk by hypothesis, must not be able to leave a half-judged value behind."""
+
+    judging = False
+    expired = False
+    late = 0  # alarms (one a second) while a verdict ran past the deadline
+
+
 def _out_of_time(signum: int, frame: Any) -> None:
-    raise _OutOfTime
+    _Clock.expired = True
+    _Clock.late += _Clock.judging
+    # A verdict 30 s late (a pattern that backtracks without end) is given up: raised
+    # through, its value is never recorded.
+    if not _Clock.judging or _Clock.late > 30:
+        raise _OutOfTime
 
 
-def false_compatible(old: Any, new: Any, examples: int, seconds: int) -> tuple[int, int] | str:
-    """(instances of OLD tried, of them NEW rejects), or why none could be drawn.
+def false_compatible(
+    old: Any, new: Any, examples: int, seconds: int
+) -> tuple[int, list[Any]] | str:
+    """(instances of OLD tried, those NEW rejects), or why none could be drawn.
     Drawing stops after ``seconds`` (hypothesis-jsonschema is slow on large schemas);
-    what was drawn by then counts."""
-    from hypothesis import HealthCheck, given, settings
+    what was drawn by then counts. Hypothesis runs only its generate phase: a value is
+    judged once, never replayed or shrunk, so every counterexample is one drawn value."""
+    from hypothesis import HealthCheck, Phase, given, settings
     from hypothesis_jsonschema import from_schema
 
     judge_old, judge_new = _validator(old), _validator(new)
+    # A copy: from_schema rewrites the schema it is given in place ($ref inlined, its own
+    # canonical form), which changed what python-jsonschema judged by that dict in later
+    # probes and witness checks of the same pair (travis 04->05's counterexample).
+    drawn = from_schema(copy.deepcopy(old))
     tried: list[Any] = []
     bad: list[Any] = []
 
@@ -208,16 +237,28 @@ def false_compatible(old: Any, new: Any, examples: int, seconds: int) -> tuple[i
         max_examples=examples,
         deadline=None,
         database=None,
+        phases=[Phase.generate],
         suppress_health_check=list(HealthCheck),
     )
-    @given(from_schema(old))
+    @given(drawn)
     def probe(value: Any) -> None:
-        if judge_old.is_valid(value):
+        if _Clock.expired:
+            raise _OutOfTime
+        _Clock.judging = True
+        try:
+            accepted, refused = judge_old.is_valid(value), not judge_new.is_valid(value)
+        finally:
+            _Clock.judging = False
+        if accepted:
             tried.append(value)
-            if not judge_new.is_valid(value):
+            if refused:
                 bad.append(value)
+        if _Clock.expired:
+            raise _OutOfTime
 
     previous = signal.signal(signal.SIGALRM, _out_of_time)
+    _Clock.judging = _Clock.expired = False
+    _Clock.late = 0
     # Again every second after: an alarm raised inside a gc callback is swallowed there.
     signal.setitimer(signal.ITIMER_REAL, seconds, 1.0)
     try:
@@ -225,11 +266,41 @@ def false_compatible(old: Any, new: Any, examples: int, seconds: int) -> tuple[i
     except _OutOfTime:
         pass
     except Exception as error:  # a schema hypothesis-jsonschema cannot draw from
-        return f"{type(error).__name__}"
+        if not tried:
+            return f"{type(error).__name__}"
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, previous)
-    return (len(tried), len(bad)) if tried else "nothing drawn in time"
+    return (len(tried), bad) if tried else "nothing drawn in time"
+
+
+def judge_counterexample(accepting: Any, rejecting: Any, value: Any) -> str:
+    """What a value the probe found (ACCEPTING takes it, REJECTING refuses it) is, judged
+    again outside hypothesis and the alarm, by fresh validators and by ajv:
+
+    * ``artefact: sides equal`` — the two schemas are the same JSON value (keys in another
+      order, say), so no value can tell them apart: the probe, not the comparer, erred;
+    * ``artefact: not reproduced`` — fresh python-jsonschema validators do not judge it so;
+    * ``validators disagree: ajv …`` — python-jsonschema does, ajv does not (a ``format``
+      or ``pattern`` read otherwise, say): a fact about validators, not a compatibility;
+    * ``confirmed`` — a false compatible."""
+    # Compared as JSON text, keys sorted: Python's == takes true for 1 and 1 for 1.0.
+    if json.dumps(accepting, sort_keys=True) == json.dumps(rejecting, sort_keys=True):
+        return "artefact: sides equal"
+    if not (_validator(accepting).is_valid(value) and not _validator(rejecting).is_valid(value)):
+        return "artefact: not reproduced"
+    takes, refuses = _ajv_judges(accepting, [value]), _ajv_judges(rejecting, [value])
+    if takes == [False] or refuses == [True]:
+        return f"validators disagree: ajv {'refuses on' if takes == [False] else 'takes on'}"
+    return "confirmed"
+
+
+def save_counterexamples(path: Path, found: list[dict[str, Any]]) -> None:
+    """Every counterexample, one JSON object a line (temp file + rename: never half-written)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    temp = path.with_name(path.name + ".tmp")
+    temp.write_text("".join(json.dumps(row) + "\n" for row in found), encoding="utf-8")
+    temp.replace(path)
 
 
 _NOISE = re.compile(r"'[^']*'|\"[^\"]*\"|/[^\s,:;)]*|-?\d+(\.\d+)?")
@@ -251,6 +322,7 @@ def evaluate(which: str, args: argparse.Namespace, tmp: Path) -> None:
     checked_witnesses = ajv_checked = 0
     compat_checked = compat_unchecked = instances = 0
     counterexamples: list[str] = []
+    unconfirmed: list[str] = []
     errors: Counter[str] = Counter()
     reasons: Counter[str] = Counter()
     sizes: list[tuple[int, float]] = []
@@ -308,8 +380,20 @@ def evaluate(which: str, args: argparse.Namespace, tmp: Path) -> None:
                 else:
                     compat_checked += 1
                     instances += outcome[0]
-                    if outcome[1]:
-                        counterexamples.append(f"{label} {row['direction']} {row['policy']}")
+                    for value in outcome[1]:
+                        verdict = judge_counterexample(
+                            schemas[accepting], schemas[rejecting], value
+                        )
+                        args.found.append({
+                            "pair": label, "direction": row["direction"],
+                            "policy": row["policy"], "drawn_from": accepting,
+                            "refused_by": rejecting, "verdict": verdict, "value": value,
+                        })  # fmt: skip
+                        case = f"{label} {row['direction']} {row['policy']}"
+                        if verdict == "confirmed":
+                            counterexamples.append(case)
+                        else:
+                            unconfirmed.append(f"{verdict}: {case}")
         sizes.append(
             (sum(len(json.dumps(s)) for s in schemas.values()), max(r["cpu"] for r in rows))
         )
@@ -342,13 +426,14 @@ def evaluate(which: str, args: argparse.Namespace, tmp: Path) -> None:
           f" (python-jsonschema; ajv judged {ajv_checked} verdicts)")  # fmt: skip
     print(f"false compatible         {len(counterexamples)} of {compat_checked} compatible"
           f" runs checked ({instances} instances of OLD; {compat_unchecked} runs"
-          f" hypothesis-jsonschema could not draw from)")  # fmt: skip
+          f" hypothesis-jsonschema could not draw from; {len(unconfirmed)} counterexamples"
+          f" not confirmed)")  # fmt: skip
     print(f"CPU s per run            median {statistics.median(times):.3f}, max {max(times):.2f}")
     big = max(sizes)
     small = min(sizes)
     print(f"size vs time             largest pair {big[0] / 1e3:.0f} kB: {big[1]:.2f} s;"
           f" smallest {small[0] / 1e3:.0f} kB: {small[1]:.2f} s")  # fmt: skip
-    for line in wrong + [f"false compatible: {c}" for c in counterexamples]:
+    for line in wrong + [f"false compatible: {c}" for c in counterexamples] + unconfirmed:
         print("  !", line)
     for error, count in errors.most_common():
         print(f"  error x{count}: {error}")
@@ -368,7 +453,14 @@ def main() -> None:
     parser.add_argument("--draw-seconds", type=int, default=30, help="per compatible run")
     parser.add_argument("--reasons", type=int, default=0, metavar="N")
     parser.add_argument("--source", type=Path, default=ROOT)
+    parser.add_argument(
+        "--counterexamples",
+        type=Path,
+        default=ROOT / "benchmarks" / "results" / "schema-diff-counterexamples.jsonl",
+        help="where every counterexample found is saved (JSON lines)",
+    )
     args = parser.parse_args()
+    args.found = []
     args.source = args.source.resolve()
     started = time.monotonic()
     tmp = Path(tempfile.mkdtemp(prefix="schemadiff-real-"))
@@ -377,6 +469,8 @@ def main() -> None:
             evaluate(which, args, tmp)
     finally:
         shutil.rmtree(tmp)
+        save_counterexamples(args.counterexamples, args.found)
+        print(f"{len(args.found)} counterexamples saved to {args.counterexamples}")
     print(f"\n({time.monotonic() - started:.0f} s wall)")
 
 
