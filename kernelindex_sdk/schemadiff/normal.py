@@ -943,50 +943,17 @@ UNION_LIMIT = 64
 def _as_union(keyword: str, members: list[Norm]) -> bool:
     """Whether an ``anyOf``/``oneOf`` is the union of its members' branches: always for
     ``anyOf`` (a value matches some member), for ``oneOf`` only when no value can match
-    two members (a union of types, or of objects told apart by a discriminator)."""
+    two members (:func:`.unions.exclusive`: a union of types, of objects told apart by
+    a discriminator or a member one requires and another forbids, of disjoint enums or
+    ranges...)."""
     if sum(len(m.branches) for m in members) > UNION_LIMIT:
         return False
-    return _disjoint(members) or keyword == "anyOf" or _exclusive(members)
+    if _disjoint(members) or keyword == "anyOf":
+        return True
+    # Imported here: unions reads normal forms, so it imports this module.
+    from kernelindex_sdk.schemadiff.unions import exclusive
 
-
-def discriminators(branch: Branch) -> dict[str, frozenset[str]]:
-    """An object branch's required members that take a finite set of values (a
-    ``const``/``enum`` in every branch of the member's schema), by name: the canonical
-    texts of those values. Two branches whose sets for a name are disjoint accept no
-    value in common."""
-    if branch.type != "object":
-        return {}
-    properties: Mapping[str, Norm] = branch.keywords.get("properties", {})
-    found: dict[str, frozenset[str]] = {}
-    for name in branch.keywords.get("required", ()):
-        sub = properties.get(name)
-        if sub is None or isinstance(sub, Recur) or not sub.branches:
-            continue
-        if all("enum" in b.keywords for b in sub.branches):
-            found[name] = frozenset(canonical(v) for b in sub.branches for v in b.keywords["enum"])
-    return found
-
-
-def _exclusive(members: list[Norm]) -> bool:
-    """Whether no value can match two of ``members``: they differ in type, but for
-    members of objects only, which one discriminating member (a required ``const`` or
-    ``enum``, the same name in each) tells apart by disjoint values."""
-    objects = [m for m in members if m.branches and all(b.type == "object" for b in m.branches)]
-    others = [m for m in members if m not in objects]
-    if not objects or not _disjoint([*others, Norm(objects[0].branches, objects[0].where)]):
-        return False
-    tables = [[discriminators(b) for b in m.branches] for m in objects]
-    names = set.intersection(*(set(t) for table in tables for t in table))
-    for name in sorted(names):
-        seen: set[str] = set()
-        total = 0
-        for table in tables:
-            values = frozenset().union(*(t[name] for t in table))
-            total += len(values)
-            seen |= values
-        if total == len(seen):  # pairwise disjoint, counted without comparing pairs
-            return True
-    return False
+    return exclusive(members)
 
 
 def _disjoint(members: list[Norm]) -> bool:

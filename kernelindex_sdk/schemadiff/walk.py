@@ -51,7 +51,6 @@ from kernelindex_sdk.schemadiff.normal import (
     Norm,
     Where,
     canonical,
-    discriminators,
     is_false,
     is_true,
     resolved,
@@ -59,6 +58,7 @@ from kernelindex_sdk.schemadiff.normal import (
     value_types,
 )
 from kernelindex_sdk.schemadiff.rules import Direction
+from kernelindex_sdk.schemadiff.unions import discriminators, sharing, value_key
 from kernelindex_sdk.schemadiff.values import ANY_VALUES, Absent, Builder, Leaf, Step, Values
 
 __all__ = ["Doubt", "Finding", "Walk", "instance_pointer", "member_path"]
@@ -70,6 +70,9 @@ _CLASS_NAMES = {"fraction": "fractional number"}
 _LOOK = 80
 #: Branches of a union tried, at most, for one branch of the other side.
 _TRIALS = 16
+#: Branches of a union, at most, each proven to share a value with one branch of the
+#: other side or not (:func:`~.unions.sharing`) before they are tried.
+_PROVED = 64
 
 _NOWHERE = Where("")
 _ANY_STRING = Norm((Branch("string", {}, _NOWHERE),), _NOWHERE)
@@ -265,8 +268,9 @@ class Walk:
     ) -> None:
         """One branch of A against several of B (an ``anyOf``, a discriminated ``oneOf``):
         covered when one of B's branches alone accepts everything ``x`` does. The
-        branches ``x``'s discriminating members rule out are not tried; of the rest,
-        each is walked as a trial, and the first that finds nothing decides. When none
+        branches ``x``'s discriminating members rule out (an index tells), and those
+        proven to share no value with it (:func:`~.unions.sharing`), are not tried; of
+        the rest, each is walked as a trial, and the first that finds nothing decides. When none
         does, the trial that found least is walked for real: its claims are checked
         against all of B by the witness (a record another branch accepts is no
         witness), so they are violations or undecided, never wrongly either."""
@@ -274,6 +278,13 @@ class Walk:
         if not candidates:
             self._unmatched(x, b, ys, path)
             return
+        rivals = len(candidates)
+        if 1 < len(candidates) <= _PROVED:
+            # A branch proven to share no value with x covers none of it: not tried. None
+            # left: B rejects every value of x, and a trial against any shows where.
+            shared = sharing(x, candidates)
+            rivals = len(shared)
+            candidates = shared or candidates[:_TRIALS]
         if len(candidates) > _TRIALS:
             self.doubt(
                 x.where,
@@ -300,7 +311,7 @@ class Walk:
         findings, doubts, self.moves, self.assumed = best[1]
         self.findings += findings
         self.doubts += doubts
-        if len(candidates) > 1:
+        if rivals > 1:
             because = (
                 f"whether another of {self.b_name}'s {len(candidates)} {x.type} branches that"
                 f" may match accepts what {self.a_name}'s does"
@@ -337,7 +348,7 @@ class Walk:
                 continue
             sub: Norm = x.keywords["properties"][name]
             values = [v for br in sub.branches for v in br.keywords["enum"]]
-            values = [v for v in values if canonical(v) not in theirs]
+            values = [v for v in values if value_key(v) not in theirs]
             self.find(
                 "enum",
                 sub.where,
