@@ -41,7 +41,8 @@ def _plugins() -> dict[str, Any]:
 
 class OutputClosed(Exception):
     """Standard output was closed by its reader (``EPIPE``). Not an ``OSError``, so
-    that click's own handling (exit 1) does not take it: :func:`main` exits 141."""
+    that click's own handling (exit 1) does not take it: :func:`run_click` raises the
+    ``BrokenPipeError`` instead, and :func:`~kernelindex_sdk.cli.main.main` exits 141."""
 
 
 class LazyGroup(click.Group):
