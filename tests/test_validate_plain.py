@@ -48,9 +48,12 @@ VALUES = [
 PATHS = [ONE_VALID, ONE_INVALID, MISSING, "-", str(ROOT / "tests" / "examples" / "seeds")]
 
 
-def _run(args: Sequence[str], *, plain: bool) -> tuple[int, bytes, bytes]:
+def _run(
+    args: Sequence[str], *, plain: bool, raises: type[BaseException] | None = None
+) -> tuple[int, bytes, bytes]:
     """``main(args)`` in a forked child: its exit status, stdout and stderr. With
-    ``plain`` False the plain parser is switched off, so click parses everything."""
+    ``plain`` False the plain parser is switched off, so click parses everything; with
+    ``raises``, validating raises it (as Ctrl-C does)."""
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
         pid = os.fork()
         if pid == 0:  # pragma: no cover - the child
@@ -65,6 +68,14 @@ def _run(args: Sequence[str], *, plain: bool) -> tuple[int, bytes, bytes]:
                 sys.stderr = open(2, "w", encoding="utf-8", closefd=False)  # noqa: SIM115
                 if not plain:
                     cli_main._plain_validate = lambda _args: None  # type: ignore[assignment]
+                if raises is not None:
+                    from kernelindex_sdk.cli import validate_click, validate_cmd
+
+                    def interrupted(options: ValidateOptions) -> int:
+                        raise raises()
+
+                    validate_cmd.run_validate = interrupted  # type: ignore[assignment]
+                    validate_click.run_validate = interrupted  # type: ignore[assignment]
                 cli_main.main(list(args))
             except SystemExit as exit_:
                 code = exit_.code if isinstance(exit_.code, int) else 71
@@ -167,6 +178,42 @@ def _good_value(spec: object, fallback: str) -> str:
 )
 def test_what_the_plain_parser_takes(args: list[str], expected: ValidateOptions | None) -> None:
     assert parse_plain(args) == expected
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["--strict-refs=1", ONE_VALID],
+        ["-v=1", ONE_VALID],
+        ["-vj2", ONE_VALID],
+        ["--jobs=+2", ONE_VALID],
+        ["--jobs", "\u0663", ONE_VALID],
+        ["--format=", ONE_VALID],
+        ["--format", "JSON", ONE_VALID],
+        [f"--refs-from={MISSING}", ONE_VALID],
+        ["--refs-from", "-", ONE_VALID],
+        [ONE_VALID, "--jobs"],
+        [ONE_VALID, "--", "--verbose"],
+        ["--", "--format", "json"],
+        ["---v", ONE_VALID],
+    ],
+    ids=repr,
+)
+def test_the_spellings_click_treats_on_its_own(args: list[str]) -> None:
+    """The default profile's few draws may miss these; each is a way the plain parser
+    could go wrong."""
+    _same(["validate", *args])
+
+
+@pytest.mark.parametrize("raises", [KeyboardInterrupt, EOFError])
+def test_an_interruption_ends_alike_on_both_paths(raises: type[BaseException]) -> None:
+    """click closes the terminal's ``^C`` with a blank line and counts EOFError as an
+    interruption too; the plain path does the same."""
+    args = ["validate", ONE_VALID]
+    assert parse_plain(args) is not None
+    plain = _run(args, plain=True, raises=raises)
+    assert plain == _run(args, plain=False, raises=raises)
+    assert plain == (130, b"", b"\nkernelindex: interrupted\n")
 
 
 def test_a_shells_completion_request_is_left_to_click(monkeypatch: pytest.MonkeyPatch) -> None:
