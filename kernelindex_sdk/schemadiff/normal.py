@@ -14,8 +14,9 @@ are first brought to this form, and only then walked in parallel:
   keywords that apply to its type: ``{"type": ["number", "string"], "minimum": 0}`` is
   ``anyOf [{number, minimum 0}, {string}]``; an ``anyOf`` is the union of its members'
   branches (several of one type, then), and so is a ``oneOf`` no value can match twice
-  (members of disjoint types, or objects told apart by one discriminating member: a
-  required ``const``/``enum`` with disjoint values), up to :data:`UNION_LIMIT` branches;
+  (members that share no value, as :mod:`.unions` proves it: disjoint types, objects
+  told apart by a discriminating ``const``/``enum`` or by a member one requires and
+  another forbids, disjoint enums or ranges...), up to :data:`UNION_LIMIT` branches;
 * ``const`` as a one-value ``enum``, each value in the branch of its type; the tighter
   of ``minimum`` and ``exclusiveMinimum`` (and of the maxima);
 * annotations (``title``, ``description``, ``examples``, ``default``, ``$comment``,
