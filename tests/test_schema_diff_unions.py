@@ -135,6 +135,28 @@ def test_members_that_may_share_a_value_are_not(members: list[Any]) -> None:
     assert not _is_union({"oneOf": members})
 
 
+def test_many_closed_members_told_apart_by_what_each_requires() -> None:
+    """64 members, each requiring a member no other declares: an index of declared names
+    proves them disjoint (no pairs compared, so no budget runs out); a member that also
+    declares another's required member is told apart pair by pair, or not at all."""
+    members = [
+        {
+            "type": "object",
+            "properties": {f"m{i}": {"type": "string"}, "if": {"type": "string"}},
+            "required": [f"m{i}"],
+            "additionalProperties": False,
+        }
+        for i in range(64)
+    ]
+    assert _is_union({"oneOf": members})
+    members[1]["properties"]["m0"] = {"type": "integer"}
+    assert _is_union({"oneOf": members[:8]})
+    members[1]["required"] = []
+    assert _is_union({"oneOf": members[:8]})  # members 0 and 1 hold m0 of other types
+    members[1]["properties"]["m0"] = {"type": "string"}
+    assert not _is_union({"oneOf": members[:8]})  # {"m0": ""} matches members 0 and 1
+
+
 def test_a_proof_stops_at_its_depth() -> None:
     """A cyclic normal form is not followed for ever: beyond the depth nothing is proven."""
     nested: Any = {"type": "string"}

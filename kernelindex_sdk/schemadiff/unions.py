@@ -26,8 +26,9 @@ Everything else a branch says only narrows it further (an opaque ``if``, a
 ``pattern``), so a proof from some of its keywords holds for the whole branch.
 
 Cost: a union's branches are grouped by type, and a group's members told apart by
-their listed values, or by one required member's, through an index (a look-up per
-value); only a group no index decides is compared pair by pair — at most
+their listed values, or by one required member's, or by a member each closed object
+requires and no other declares, through an index (a look-up per value or name); only
+a group no index decides is compared pair by pair — at most
 :data:`~.normal.UNION_LIMIT` branches. A proof looks at most :data:`DEPTH` schemas
 deep (a recursive schema's normal form is a cyclic graph) and compares at most
 :data:`BUDGET` pairs of branches; beyond that nothing is proven.
@@ -117,7 +118,7 @@ def _family(type_: str) -> str:
 def exclusive(members: Sequence[Norm]) -> bool:
     """Whether no value can match two of ``members`` (so their ``oneOf`` is their
     ``anyOf``). Their branches must be readable (no recursion still being read)."""
-    proof = _Proof()
+    proof = _Proof(4 * BUDGET)  # pairs of up to UNION_LIMIT branches, where no index decides
     groups: dict[str, list[tuple[int, Branch]]] = {}
     for index, member in enumerate(members):
         for branch in member.branches:
@@ -138,10 +139,33 @@ def _group_exclusive(group: list[tuple[int, Branch]], proof: _Proof) -> bool:
     for name in sorted(set.intersection(*(set(t) for t in tables))):
         if _apart((i, table[name]) for (i, _), table in zip(group, tables, strict=True)):
             return True
+    if _private_members(group):
+        return True
     return all(
         i == j or branches_disjoint(x, y, proof)
         for (i, x), (j, y) in itertools.combinations(group, 2)
     )
+
+
+def _private_members(group: list[tuple[int, Branch]]) -> bool:
+    """Whether each branch is a closed object that requires a member no other member's
+    declares (so the others forbid it): an index of declared names, no pairs compared."""
+    declared: dict[str, set[int]] = {}
+    for index, branch in group:
+        if branch.type != "object" or not _closed(branch):
+            return False
+        for name in branch.keywords.get("properties", {}):
+            declared.setdefault(name, set()).add(index)
+    return all(
+        any(declared.get(name, set()) <= {index} for name in branch.keywords.get("required", ()))
+        for index, branch in group
+    )
+
+
+def _closed(branch: Branch) -> bool:
+    """An object branch that allows no member beyond its ``properties``."""
+    others: Norm | None = branch.keywords.get("additionalProperties")
+    return others is not None and "patternProperties" not in branch.keywords and _read(others) == ()
 
 
 def _apart(owned: Iterable[tuple[int, Iterable[str]]]) -> bool:
