@@ -295,19 +295,15 @@ class Walk:
                 f" {_TRIALS} are not tried",
             )
             return
-        best: tuple[tuple[bool, int], _Trial] | None = None
+        best: tuple[int, _Trial] | None = None
         for y in candidates:
             found, trial = self._trial(x, b, y, path, classes)
             if found == 0:
                 return
-            # The branch written where x is (the same definition, changed) first: its
-            # claims are what changed; another branch's, what tells them apart.
-            rank = (y.where.pointer != x.where.pointer, found)
-            if best is None or rank < best[0]:
-                best = (rank, trial)
+            if best is None or found < best[0]:
+                best = (found, trial)
         assert best is not None
-        # The trial kept (the same place's, else the one that found least), kept as if
-        # walked for real: it started from the
+        # The trial that found least, kept as if walked for real: it started from the
         # state this walk is in now (each failed trial undid its effects), and the walk
         # is deterministic, so walking it again would find the same. Not walking it again
         # keeps nested unions from doubling their work at every level.
