@@ -641,6 +641,20 @@ def test_digest_ignores_key_order(spec: dict[str, Any], seed: int) -> None:
     assert digest(shuffled) == digest(record) == _reference_digest(record)
 
 
+@settings(max_examples=examples(300), deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    spec=json_values | odd_values | fast_values,
+    api=json_scalars | odd_scalars | st.just("kernelindex.dev/v1alpha1"),
+    kind=st.just("BenchmarkRun") | json_values | odd_values,
+)
+def test_digest_is_the_reference_digest_or_raises_alike(spec: Any, api: Any, kind: Any) -> None:
+    """``digest`` runs the orjson path written out (no ``canonicalize``): the same
+    digest as the reference, or the reference's exception, for any identity."""
+    assert canonical._orjson_dumps is None or canonical._orjson_scan is canonical._scan_values
+    record = {"metadata": {"name": "x"}, "spec": spec, "kind": kind, "apiVersion": api}
+    assert _outcome(digest, record) == _outcome(_reference_digest, record)
+
+
 def test_digest_ignores_metadata() -> None:
     renamed = dict(FIXTURE, metadata={"name": "other", "title": "Other", "labels": {"a": "b"}})
     assert digest(renamed) == FIXTURE_DIGEST
