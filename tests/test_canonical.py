@@ -730,7 +730,8 @@ def test_the_digest_benchmark_checks_every_imported_liger_record(tmp_path: Path)
     root = Path(__file__).resolve().parents[1]
     done = subprocess.run(
         [sys.executable, str(root / "benchmarks" / "bench_digest.py"), "--repeats", "5", "--json",
-         "--liger", str(root / "tests" / "examples" / "liger" / "good.csv")],
+         "--liger", str(root / "tests" / "examples" / "liger" / "good.csv"),
+         "--tree", f"same={root}"],
         capture_output=True, text=True, check=False, timeout=120,
     )  # fmt: skip
     assert done.returncode == 0, done.stderr
@@ -743,6 +744,9 @@ def test_the_digest_benchmark_checks_every_imported_liger_record(tmp_path: Path)
     )
     reference = report["records_per_s"]["rfc8785 reference"]
     assert reference["cpu"]["ratio"] == reference["cpu"]["paired_ratio"] == 1.0
+    # --tree: another checkout's digest (here this one again), checked and timed beside.
+    assert "kernelindex digest, same" in report["records_per_s"]
+    assert set(report["tree_over_here_cpu"]) == {"kernelindex digest, same"}
 
 
 def test_the_digest_benchmark_interleaves_its_contenders() -> None:
