@@ -733,6 +733,8 @@ class Normalizer:
         if dialect == DRAFT_2019_09 and "$recursiveRef" in schema:
             schema = self._recursive_ref(schema, where, base)
         schema, renamed = as_2020_12(schema, dialect)
+        if "unevaluatedProperties" in schema and any(k in schema for k in _IN_PLACE):
+            schema = self._unevaluated_properties(schema, where, base, renamed)
         if "unevaluatedProperties" in schema or "unevaluatedItems" in schema:
             schema = _evaluated_here(schema, where, renamed)
         if renamed:
@@ -776,6 +778,97 @@ class Normalizer:
         if opaque:
             result = _with_opaque(result, opaque, where)
         return result
+
+    def _unevaluated_properties(
+        self, schema: dict[str, Any], where: Where, base: str, renamed: dict[str, str]
+    ) -> dict[str, Any]:
+        """``unevaluatedProperties: S`` beside ``allOf``/``$ref`` as the keywords it
+        amounts to. A member that fails fails the whole schema, so the members a valid
+        record has evaluated do not depend on the record: every name a ``properties``
+        of the schema or of a member (through ``allOf`` and ``$ref``, at any depth)
+        declares, every ``patternProperties`` pattern, and — where one of them has
+        ``additionalProperties`` (or ``unevaluatedProperties``) — every member. So
+        ``S`` applies to exactly the members no ``properties``/``patternProperties``
+        of the set names: the schema with those names and patterns declared (``true``:
+        the members themselves still say what they accept) and ``additionalProperties:
+        S``; or nothing, when every member is evaluated. (An ``anyOf``, ``oneOf``,
+        ``if`` or ``dependentSchemas`` whose members evaluate members makes it depend
+        on which of them match: :class:`Undecidable`, as is a ``$dynamicRef``.)"""
+        found = _Evaluated()
+        self._evaluates(schema, where, base, found, set(), top=True)
+        out = {k: v for k, v in schema.items() if k != "unevaluatedProperties"}
+        if found.every:
+            return out
+        for keyword, extra in (("properties", found.names), ("patternProperties", found.patterns)):
+            own = schema.get(keyword, {})
+            if not isinstance(own, dict):
+                raise Undecidable(where.at(keyword), f"{keyword} is not an object")
+            if extra - set(own):
+                out[keyword] = {**dict.fromkeys(sorted(extra), True), **own}
+        out["additionalProperties"] = schema["unevaluatedProperties"]
+        renamed["additionalProperties"] = "unevaluatedProperties"
+        return out
+
+    def _evaluates(
+        self, schema: Any, where: Where, base: str, found: _Evaluated, seen: set[Any], *, top: bool
+    ) -> None:
+        """Adds to ``found`` the members ``schema`` evaluates when valid (see
+        :meth:`_unevaluated_properties`)."""
+        if not isinstance(schema, dict):
+            return  # true evaluates nothing; false is never valid
+        dialect = self._dialects.get(base, DRAFT_2020_12)
+        if dialect not in (DRAFT_2019_09, DRAFT_2020_12):
+            raise Undecidable(
+                where,
+                f"unevaluatedProperties reaching a {NAMES.get(dialect, dialect)} schema:"
+                " which members it evaluates is not compared",
+            )
+        for keyword in ("$dynamicRef", "$recursiveRef"):
+            if keyword in schema:
+                raise Undecidable(
+                    where.at(keyword),
+                    f"unevaluatedProperties beside {keyword}: which members it evaluates"
+                    " depends on where evaluation began",
+                )
+        for keyword, into in (("properties", found.names), ("patternProperties", found.patterns)):
+            if isinstance(schema.get(keyword), dict):
+                into.update(schema[keyword])
+        if "additionalProperties" in schema or (not top and "unevaluatedProperties" in schema):
+            found.every = True
+        for index, member in enumerate(_list(schema, "allOf", where)):
+            self._evaluates(member, where.at("allOf", index), base, found, seen, top=False)
+        ref = schema.get("$ref")
+        if isinstance(ref, str):
+            reference = inlining.resolved(base, ref)
+            if reference.key not in seen:
+                seen.add(reference.key)
+                try:
+                    node = inlining.target(self._documents, reference, reference.uri)
+                except inlining.Declined:
+                    return  # said where the $ref itself is normalized
+                document, pointer = reference.key
+                self._dialect(where, document, self._documents[document])
+                self._evaluates(node, Where(document, pointer), document, found, seen, top=False)
+        varying: list[tuple[str | int, ...]] = []
+        for keyword in ("anyOf", "oneOf"):
+            varying += [(keyword, i) for i in range(len(_list(schema, keyword, where)))]
+        varying += [(k,) for k in ("if", "then", "else") if k in schema]
+        if isinstance(schema.get("dependentSchemas"), dict):
+            varying += [("dependentSchemas", k) for k in schema["dependentSchemas"]]
+        for tokens in varying:
+            member: Any = schema
+            for token in tokens:
+                member = member[token]
+            some = _Evaluated()
+            self._evaluates(member, where.at(*tokens), base, some, set(seen), top=False)
+            if some.every or some.names or some.patterns:
+                shown = ", ".join(repr(n) for n in sorted(some.names)[:4]) or "every member"
+                raise Undecidable(
+                    where.at(*tokens),
+                    f"unevaluatedProperties beside {tokens[0]}, whose subschema evaluates"
+                    f" {shown}: which members are evaluated depends on which subschemas"
+                    " match; not compared",
+                )
 
     def _recursive_ref(self, schema: dict[str, Any], where: Where, base: str) -> dict[str, Any]:
         """A 2019-09 ``$recursiveRef: "#"`` as the ``$ref`` it amounts to here: to its own
@@ -955,6 +1048,16 @@ class Normalizer:
 #: evaluate count as evaluated for ``unevaluatedProperties`` (``unevaluatedItems``).
 _IN_PLACE = ("allOf", "anyOf", "oneOf", "not", "if", "then", "else", "$ref",
              "dependentSchemas", "$dynamicRef", "$recursiveRef")  # fmt: skip
+
+
+@dataclass
+class _Evaluated:
+    """What a schema evaluates for ``unevaluatedProperties``: member names, patterns,
+    or every member."""
+
+    names: set[str] = field(default_factory=set)
+    patterns: set[str] = field(default_factory=set)
+    every: bool = False
 
 
 def _evaluated_here(
