@@ -30,12 +30,20 @@ are first brought to this form, and only then walked in parallel:
 A ``$ref`` that leads back into a schema being normalized (a tree whose node refers to
 itself) becomes a :class:`Recur`: the normal form is then a cyclic graph, its target
 marked ``recursive``, and the walk compares such pairs by co-induction. A recursion
-that must be read before its target is complete — under ``allOf``, beside other
-keywords, inside a constraint kept whole — is :class:`Undecidable`.
+merged with other schemas before its target is complete (under ``allOf``, beside other
+keywords) makes their conjunction a :class:`_Meet`, read once the document is: one node
+per set of schemas merged, so the conjunction of recursive schemas is a finite cyclic
+graph too. Inside a constraint kept whole a recursion is written as a ``$ref``
+(:class:`_Ref`), and two such constraints are compared by unfolding them
+(:func:`equivalent`). Only a recursion that leads back to itself on the same value
+(``allOf: [{"$ref": "#"}]``, no schema) is :class:`Undecidable`.
 
 ``unevaluatedProperties``/``unevaluatedItems`` in a schema object that applies no
 subschema in place is the ``additionalProperties``/``items`` it amounts to there
-(:func:`_evaluated_here`); beside ``allOf``, ``$ref``, ``if``... it, ``$dynamicRef``
+(:func:`_evaluated_here`); ``unevaluatedProperties`` beside ``allOf`` and ``$ref``, the
+``additionalProperties`` over the names no member declares
+(:meth:`Normalizer._unevaluated_properties`). Beside ``anyOf``, ``if``... whose
+subschemas declare members, ``unevaluatedItems`` beside any of them, ``$dynamicRef``
 (the inliner's :data:`~kernelindex_sdk.inlining.CONTEXT_KEYWORDS`, read from there) and
 an ``$id`` below a document's root raise :class:`Undecidable`: their meaning depends on
 more than the schema object they sit in, and a diff that cannot be sure must say so rather than
@@ -299,9 +307,9 @@ class Recur(Norm):
 
     Its :attr:`name` is unique to the normalizer and the target, so equal keys still
     mean equal schemas (two sides' recursion targets never share a name); it is
-    written back as ``{"$ref": "#/$defs/<name>"}``. Reading its branches before the
-    target is complete (a recursive ``$ref`` under ``allOf`` or beside other keywords,
-    or inside a constraint compared whole) is :class:`Undecidable`.
+    written back as ``{"$ref": "#/$defs/<name>"}``. Its branches are read only once the
+    target is complete (a conjunction with it is a :class:`_Meet` until then); reading
+    them before is :class:`Undecidable`.
     """
 
     def __init__(self, where: Where, name: str, holder: list[Norm], ref: str) -> None:
@@ -403,14 +411,25 @@ class _Union(Norm):
         object.__setattr__(self, "recursive", True)
         object.__setattr__(self, "members", members)
         object.__setattr__(self, "_branches", None)
+        object.__setattr__(self, "_busy", False)
 
     members: tuple[Norm, ...]
     _branches: tuple[Branch, ...] | None
+    _busy: bool
 
     @property
     def branches(self) -> tuple[Branch, ...]:
         if self._branches is None:
-            union = tuple(b for m in self.members for b in m.branches)
+            if self._busy:
+                raise Undecidable(
+                    self.where,
+                    "an anyOf leads back to itself on the same value: it means no schema",
+                )
+            object.__setattr__(self, "_busy", True)
+            try:
+                union = tuple(b for m in self.members for b in m.branches)
+            finally:
+                object.__setattr__(self, "_busy", False)
             object.__setattr__(self, "_branches", union)
             return union
         return self._branches
@@ -856,11 +875,11 @@ class Normalizer:
         if isinstance(schema.get("dependentSchemas"), dict):
             varying += [("dependentSchemas", k) for k in schema["dependentSchemas"]]
         for tokens in varying:
-            member: Any = schema
+            sub: Any = schema
             for token in tokens:
-                member = member[token]
+                sub = sub[token]
             some = _Evaluated()
-            self._evaluates(member, where.at(*tokens), base, some, set(seen), top=False)
+            self._evaluates(sub, where.at(*tokens), base, some, set(seen), top=False)
             if some.every or some.names or some.patterns:
                 shown = ", ".join(repr(n) for n in sorted(some.names)[:4]) or "every member"
                 raise Undecidable(
