@@ -52,6 +52,7 @@ from kernelindex_sdk.schemadiff.normal import (
     Where,
     canonical,
     discriminators,
+    equivalent,
     is_false,
     is_true,
     resolved,
@@ -400,7 +401,9 @@ class Walk:
             self._object(x, y, path)
         have = {o.key for o in x.opaque}
         for constraint in y.opaque:
-            if constraint.key not in have:
+            if constraint.key not in have and not any(
+                equivalent(o, constraint) for o in x.opaque if o.keyword == constraint.keyword
+            ):
                 # Not compared (kept whole), so only a witness decides: a value of x
                 # that y (its opaque constraints included) refuses, checked whole by
                 # the engine as every claim is; none found, it stays undecided.
