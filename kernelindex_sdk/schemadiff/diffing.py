@@ -142,7 +142,9 @@ class _Diff:
             findings += self._digest_scope(findings, moves, doubts)
         if self.policy == "lenient":
             findings = [f for f in findings if not f.excusable]
-        for finding in findings:
+        for finding in sorted(findings, key=lambda f: f.fallback):
+            if finding.fallback and self._shown_below(kind, finding):
+                continue
             self._prove(kind, finding, roots, entries)
         for doubt in doubts:
             self.undecided.append(
@@ -155,6 +157,18 @@ class _Diff:
                     doubt.direction,
                 )
             )
+
+    def _shown_below(self, kind: str, finding: Finding) -> bool:
+        """Whether a violation already proven, in the finding's direction, bites at or
+        below its place: a fallback claim (a constraint also compared part by part,
+        whose part's claim that is) then adds nothing."""
+        where = instance_pointer(finding.path)
+        return any(
+            v.kind == kind
+            and v.mode == finding.direction
+            and (v.path == where or v.path.startswith(where + "/"))
+            for v in self.violations
+        )
 
     def _prove(
         self, kind: str, finding: Finding, roots: dict[str, Norm], entries: dict[str, SchemaEntry]

@@ -112,6 +112,9 @@ class Finding(_Sides):
     excusable: bool = False
     #: Why no witness means "cannot decide" rather than "compatible" (for the report).
     doubt: str = ""
+    #: Claimed besides the claims of its parts (an if/then/else compared part by
+    #: part): proven only where none of those is (see :mod:`.diffing`).
+    fallback: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -187,6 +190,7 @@ class Walk:
         *,
         excusable: bool = False,
         doubt: str = "",
+        fallback: bool = False,
     ) -> None:
         self.findings.append(
             Finding(
@@ -199,6 +203,7 @@ class Walk:
                 message,
                 excusable,
                 doubt,
+                fallback,
             )
         )
 
@@ -438,7 +443,8 @@ class Walk:
             self._object(x, y, path)
         have = {o.key for o in x.opaque}
         for constraint in y.opaque:
-            if constraint.key in have or self._implied(x, y, constraint, path, classes):
+            implied = self._implied(x, y, constraint, path, classes)
+            if constraint.key in have or implied:
                 continue
             # Not compared (kept whole), so only a witness decides: a value of x
             # that y (its opaque constraints included) refuses, checked whole by
@@ -452,6 +458,7 @@ class Walk:
                 Values(partial(self._opaque_values, x, b, constraint, classes)),
                 f"{self.b_name}'s {constraint.keyword} rejects a value {self.a_name} accepts",
                 doubt=self._unmatched_opaque(x, constraint),
+                fallback=implied is None,
             )
 
     def _opaque_values(
@@ -473,6 +480,15 @@ class Walk:
 
     def _unmatched_opaque(self, x: Branch, constraint: Opaque) -> str:
         """Why a constraint of B's that A's do not imply is not decided without a witness."""
+        condition = constraint.parts.get("if")
+        if condition is not None and any(
+            o.keyword == "if" and "if" in o.parts and o.parts["if"].key == condition.key
+            for o in x.opaque
+        ):
+            return (
+                f"the if of {self.b_name}'s if/then/else is {self.a_name}'s, its then or else"
+                f" not: whether the whole rejects what {self.a_name} accepts"
+            )
         if constraint.keyword == "if" and any(o.keyword == "if" for o in x.opaque):
             return (
                 f"the if of {self.b_name}'s if/then/else is not {self.a_name}'s (then and else"
@@ -491,19 +507,22 @@ class Walk:
         constraint: Opaque,
         path: tuple[Step, ...],
         classes: frozenset[str],
-    ) -> bool:
+    ) -> bool | None:
         """Whether B's ``constraint`` is compared through one of A's, part by part:
 
         * an ``if``/``then``/``else`` of A's with an equal ``if`` (normal forms): a value
           meeting the ``if`` is judged by ``then`` on both sides, any other by ``else``,
           so A's ``then`` is walked against B's and ``else`` against ``else`` (absent:
           ``true``) here, their claims and doubts this walk's — proven or undecided as
-          any other, so a changed ``then`` is a violation with a witness;
+          any other, so a changed ``then`` is a violation with a witness (and, where
+          they find something, B's whole constraint is claimed too);
         * a ``not`` of A's whose content takes in all that B's ``not`` content takes (a
           trial walk the other way, contravariance, that finds nothing): what A lets
           through, B's lets through.
 
-        False: not compared so (B's constraint is then a claim for a witness)."""
+        False: not compared so (B's constraint is then a claim for a witness); None:
+        compared so, and something found (B's whole constraint is claimed too, as a
+        fallback: proven only where no claim of its parts is)."""
         if constraint.keyword == "if" and "if" in constraint.parts:
             condition = constraint.parts["if"].key
             mine = next(
@@ -514,7 +533,7 @@ class Walk:
             if mine is None:
                 return False
             here = path[:-1] if path and path[-1].op == "type" else path  # node adds it
-            start = len(self.findings)
+            start, doubts = len(self.findings), len(self.doubts)
             for part in ("then", "else"):
                 ours = mine.parts.get(part) or true_norm(mine.where)
                 theirs = constraint.parts.get(part) or true_norm(constraint.where)
@@ -524,7 +543,9 @@ class Walk:
                 f if f.doubt else dataclasses.replace(f, doubt=because)
                 for f in self.findings[start:]
             ]
-            return True
+            # Something found: the constraint is also claimed whole (a record that the
+            # whole if/then/else refuses may exist where none shows a part's claim).
+            return True if len(self.findings) == start and len(self.doubts) == doubts else None
         if constraint.keyword == "not" and "not" in constraint.parts:
             for mine in x.opaque:
                 if mine.keyword != "not" or "not" not in mine.parts:
