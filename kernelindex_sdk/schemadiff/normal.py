@@ -6,9 +6,14 @@ titles. A diff that walked the text would report a refactor as a change; so both
 are first brought to this form, and only then walked in parallel:
 
 * every ``$ref`` resolved against the schemas given, as the inliner resolves it
-  (:func:`kernelindex_sdk.inlining.target`; offline: an unknown URI is
-  :class:`UnresolvableRef`), and inlined; ``allOf`` members and a ``$ref``'s siblings
-  merged into one schema (a conjunction);
+  (:func:`kernelindex_sdk.inlining.target`), and inlined; ``allOf`` members and a
+  ``$ref``'s siblings merged into one schema (a conjunction). Nothing is fetched: a
+  ``$ref`` into a document none of the schemas given is (``kubernetes-definitions.json``
+  beside a CI schema) is an **external** schema, known by its absolute URI alone — an
+  opaque constraint on every type (:func:`external`), equal to the same URI on the
+  other side (the diff compares two versions of one schema, not the document it
+  borrows from: that is assumed unchanged) and to nothing else; a pointer that reaches
+  nothing in a document that *is* given is an error (:class:`UnresolvableRef`);
 * a schema split into **branches**, one per JSON type it admits (``null``, ``boolean``,
   ``string``, ``number``, ``integer``, ``array``, ``object``), each holding only the
   keywords that apply to its type: ``{"type": ["number", "string"], "minimum": 0}`` is
@@ -25,7 +30,8 @@ are first brought to this form, and only then walked in parallel:
   ``not``, ``if``/``then``/``else``, ``contains``, ``prefixItems``, ``dependentSchemas``,
   ``patternProperties`` (with the ``properties`` and ``additionalProperties`` it changes
   the meaning of) — kept whole as **opaque** constraints of a branch, normalized inside
-  and compared only for equality.
+  and compared for equality; an ``if``/``then``/``else`` and a ``not`` also keep their
+  parts' normal forms (:attr:`Opaque.parts`), which the walk compares part by part.
 
 A ``$ref`` that leads back into a schema being normalized (a tree whose node refers to
 itself) becomes a :class:`Recur`: the normal form is then a cyclic graph, its target
@@ -77,6 +83,7 @@ from kernelindex_sdk.wire import DRAFT_2020_12
 
 __all__ = [
     "ALL_TYPES",
+    "EXTERNAL",
     "Branch",
     "Norm",
     "Normalizer",
@@ -85,6 +92,8 @@ __all__ = [
     "UnresolvableRef",
     "Where",
     "canonical",
+    "external",
+    "externals",
     "is_false",
     "is_true",
     "to_schema",
@@ -176,11 +185,14 @@ class _Respelled(Where):
 @dataclass(frozen=True, eq=False)
 class Opaque:
     """A constraint kept whole: compared by its normalized JSON (``key``), or — when a
-    recursion runs through it — by :func:`equivalent`, which unfolds the recursions."""
+    recursion runs through it — by :func:`equivalent`, which unfolds the recursions;
+    and, for ``if``/``then``/``else`` and ``not``, by its parts' normal forms
+    (``parts``: the walk compares ``then`` with ``then`` under an equal ``if``)."""
 
     keyword: str
     value: Mapping[str, Any]
     where: Where
+    parts: Mapping[str, Norm] = field(default_factory=dict)
 
     @cached_property
     def key(self) -> str:
@@ -435,6 +447,24 @@ class _Union(Norm):
         return self._branches
 
 
+#: The keyword of an external schema's constraint (:func:`external`).
+EXTERNAL = "$ref"
+
+
+def external(constraint: Opaque) -> str | None:
+    """The absolute URI of an external schema (a ``$ref`` into a document not among
+    those given, never fetched), when ``constraint`` is one; else None."""
+    if constraint.keyword != EXTERNAL:
+        return None
+    uri: str = constraint.value[EXTERNAL]
+    return uri
+
+
+def externals(branch: Branch) -> list[str]:
+    """The external schemas a branch's values must match, by URI."""
+    return [uri for o in branch.opaque if (uri := external(o)) is not None]
+
+
 def _pending(node: Norm, seen: set[int] | None = None) -> bool:
     """Whether ``node``'s branches cannot be read yet (a recursion still being read)."""
     seen = set() if seen is None else seen
@@ -660,6 +690,8 @@ class Normalizer:
         #: form in ``_done`` depends on it (a ``$recursiveRef`` read as a ``$ref``).
         self._entry = ""
         self._entry_bound = False
+        #: The URIs of the external schemas met (a ``$ref`` into no document given).
+        self.externals: set[str] = set()
 
     def document(self, uri: str) -> Norm:
         """The normal form of the whole document at ``uri``."""
@@ -703,7 +735,9 @@ class Normalizer:
                 where, f"$ref {uri!r}: only JSON-pointer fragments are compared"
             ) from None
         except inlining.Unresolvable:
-            raise UnresolvableRef(where, uri) from None
+            if reference.document in self._documents:
+                raise UnresolvableRef(where, uri) from None  # a pointer to nothing
+            return self._external(where, uri)
         key = document, pointer = reference.key
         done = self._done.get(key)
         if done is not None:
@@ -739,6 +773,14 @@ class Normalizer:
             waiting.append(result)
         self._done[key] = result
         return result
+
+    def _external(self, where: Where, uri: str) -> Norm:
+        """The schema at ``uri``, in a document not given: unknown but for its URI, so
+        a constraint of its own on every type, compared by that URI (see the module's
+        doc); every one met is in :attr:`externals`."""
+        self.externals.add(uri)
+        constraint = Opaque(EXTERNAL, {EXTERNAL: uri}, where)
+        return Norm(tuple(Branch(t, {}, where, {}, (constraint,)) for t in ALL_TYPES), where)
 
     def schema(self, schema: Any, where: Where, *, base: str) -> Norm:
         """The normal form of one schema (a dict or a boolean) at ``where``."""
@@ -1018,12 +1060,20 @@ class Normalizer:
         def norm(value: Any, *tokens: str | int) -> Any:
             return _whole(self.schema(value, where.at(*tokens), base=base), str(tokens[0]))
 
-        if "not" in schema:
-            yield None, Opaque("not", {"not": norm(schema["not"], "not")}, where.at("not"))
+        def parts(*keywords: str) -> dict[str, Norm]:
+            return {
+                k: self.schema(schema[k], where.at(k), base=base) for k in keywords if k in schema
+            }
+
         value: dict[str, Any]
+        if "not" in schema:
+            inner = parts("not")
+            value = {"not": _whole(inner["not"], "not")}
+            yield None, Opaque("not", value, where.at("not"), inner)
         if "if" in schema and ("then" in schema or "else" in schema):
-            value = {k: norm(schema[k], k) for k in ("if", "then", "else") if k in schema}
-            yield None, Opaque("if", value, where.at("if"))
+            inner = parts("if", "then", "else")
+            value = {k: _whole(sub, k) for k, sub in inner.items()}
+            yield None, Opaque("if", value, where.at("if"), inner)
         if "patternProperties" in schema:
             value = {}
             for name in ("properties", "patternProperties"):

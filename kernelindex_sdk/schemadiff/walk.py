@@ -49,10 +49,13 @@ from kernelindex_sdk.pointers import escape_token
 from kernelindex_sdk.schemadiff.normal import (
     Branch,
     Norm,
+    Opaque,
     Where,
     canonical,
     discriminators,
     equivalent,
+    external,
+    externals,
     is_false,
     is_true,
     resolved,
@@ -110,6 +113,9 @@ class Finding(_Sides):
     excusable: bool = False
     #: Why no witness means "cannot decide" rather than "compatible" (for the report).
     doubt: str = ""
+    #: Claimed besides the claims of its parts (an if/then/else compared part by
+    #: part): proven only where none of those is (see :mod:`.diffing`).
+    fallback: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -185,6 +191,7 @@ class Walk:
         *,
         excusable: bool = False,
         doubt: str = "",
+        fallback: bool = False,
     ) -> None:
         self.findings.append(
             Finding(
@@ -197,6 +204,7 @@ class Walk:
                 message,
                 excusable,
                 doubt,
+                fallback,
             )
         )
 
@@ -247,14 +255,17 @@ class Walk:
         for xs, ys, found in groups.values():
             for x in xs:
                 here = (*path, Step("type", x.type))
+                if any(x.key == y.key for y in ys):
+                    continue
+                start = len(self.findings)
                 if not ys:
                     self._type(x, b, here, frozenset(found))
-                elif any(x.key == y.key for y in ys):
-                    continue
                 elif len(ys) == 1:
                     self.branch(x, b, ys[0], here, frozenset(found))
                 else:
                     self._union(x, b, ys, here, frozenset(found))
+                if externals(x):
+                    self._unwitnessable(x, start)
 
     def _union(
         self,
@@ -357,6 +368,24 @@ class Walk:
             " members: whether their union accepts it is not decided",
         )
 
+    def _unwitnessable(self, x: Branch, start: int) -> None:
+        """The claims made from ``start`` on, below ``x``, as doubts: A's values here
+        must match an external schema (not given, never fetched), so A's verdict on any
+        record that holds a value here depends on its content, and no witness may rest
+        on it. (Where B's keywords are implied by A's own, nothing is claimed: an
+        external schema only narrows A.)"""
+        uris = ", ".join(externals(x))
+        for finding in self.findings[start:]:
+            self.doubt(
+                finding.accepting,
+                finding.rejecting,
+                finding.path,
+                f"{finding.message}, but {self.a_name}'s schema here is (in part) the"
+                f" external schema {uris}, not among the schemas given (nothing is"
+                " fetched): no record can show it without reading it",
+            )
+        del self.findings[start:]
+
     def _type(self, x: Branch, b: Norm, path: tuple[Step, ...], classes: frozenset[str]) -> None:
         what = " or ".join(_CLASS_NAMES.get(c, c) for c in sorted(classes))
         self.find(
@@ -373,6 +402,20 @@ class Walk:
     def branch(
         self, x: Branch, b: Norm, y: Branch, path: tuple[Step, ...], classes: frozenset[str]
     ) -> None:
+        have = {o.key for o in x.opaque}
+        added = [uri for o in y.opaque if (uri := external(o)) and o.key not in have]
+        if added:
+            # B's verdict on any value here reads an external schema: no witness can be
+            # judged (one that reaches it is refused), and inclusion is not known.
+            self.doubt(
+                x.where,
+                y.where,
+                path,
+                f"{self.b_name} requires the external schema {', '.join(added)} here (not"
+                f" among the schemas given; nothing is fetched), {self.a_name} does not:"
+                f" whether it rejects what {self.a_name} accepts depends on its content",
+            )
+            return
         finite = _finite(x)
         if finite is not None:
             self._enumerated(x, b, y, path, [v for v in finite if _in(v, classes)])
@@ -401,27 +444,122 @@ class Walk:
             self._object(x, y, path)
         have = {o.key for o in x.opaque}
         for constraint in y.opaque:
-            if constraint.key not in have and not any(
+            if constraint.key in have or any(
                 equivalent(o, constraint) for o in x.opaque if o.keyword == constraint.keyword
             ):
-                # Not compared (kept whole), so only a witness decides: a value of x
-                # that y (its opaque constraints included) refuses, checked whole by
-                # the engine as every claim is; none found, it stays undecided.
-                # (Refused by all of b: another of its branches may accept the value.)
-                self.find(
-                    "bound",
-                    x.where,
-                    constraint.where,
-                    path,
-                    Values(
-                        lambda: self._refused(
-                            b, (v for v in self.builder.values(x) if _in(v, classes))
-                        )
-                    ),
-                    f"{self.b_name}'s {constraint.keyword} rejects a value {self.a_name} accepts",
-                    doubt=f"{constraint.keyword} of {self.b_name} is not one of {self.a_name}'s:"
-                    f" whether it rejects what {self.a_name} accepts",
-                )
+                continue
+            implied = self._implied(x, y, constraint, path, classes)
+            if implied:
+                continue
+            # Not compared (kept whole), so only a witness decides: a value of x
+            # that y (its opaque constraints included) refuses, checked whole by
+            # the engine as every claim is; none found, it stays undecided.
+            # (Refused by all of b: another of its branches may accept the value.)
+            self.find(
+                "bound",
+                x.where,
+                constraint.where,
+                path,
+                Values(partial(self._opaque_values, x, b, constraint, classes)),
+                f"{self.b_name}'s {constraint.keyword} rejects a value {self.a_name} accepts",
+                doubt=self._unmatched_opaque(x, constraint),
+                fallback=implied is None,
+            )
+
+    def _opaque_values(
+        self, x: Branch, b: Norm, constraint: Opaque, classes: frozenset[str]
+    ) -> Iterator[Any]:
+        """Values of ``x`` that B refuses, for a constraint of B's kept whole: for a
+        ``not``, the values its content accepts first (those it refuses)."""
+        inner = constraint.parts.get("not") if constraint.keyword == "not" else None
+        numeric = {"number", "integer"}
+        near = [
+            br for br in (inner.branches if inner else ())
+            if br.type == x.type or {br.type, x.type} == numeric
+        ]  # fmt: skip
+        values = itertools.chain(
+            *(itertools.islice(self.builder.values(br), 8) for br in near),
+            self.builder.values(x),
+        )
+        return self._refused(b, (v for v in values if _in(v, classes)))
+
+    def _unmatched_opaque(self, x: Branch, constraint: Opaque) -> str:
+        """Why a constraint of B's that A's do not imply is not decided without a witness."""
+        condition = constraint.parts.get("if")
+        if condition is not None and any(
+            o.keyword == "if" and "if" in o.parts and o.parts["if"].key == condition.key
+            for o in x.opaque
+        ):
+            return (
+                f"the if of {self.b_name}'s if/then/else is {self.a_name}'s, its then or else"
+                f" not: whether the whole rejects what {self.a_name} accepts"
+            )
+        if constraint.keyword == "if" and any(o.keyword == "if" for o in x.opaque):
+            return (
+                f"the if of {self.b_name}'s if/then/else is not {self.a_name}'s (then and else"
+                f" are compared under an equal if): whether it rejects what {self.a_name}"
+                " accepts"
+            )
+        return (
+            f"{constraint.keyword} of {self.b_name} is not one of {self.a_name}'s:"
+            f" whether it rejects what {self.a_name} accepts"
+        )
+
+    def _implied(
+        self,
+        x: Branch,
+        y: Branch,
+        constraint: Opaque,
+        path: tuple[Step, ...],
+        classes: frozenset[str],
+    ) -> bool | None:
+        """Whether B's ``constraint`` is compared through one of A's, part by part:
+
+        * an ``if``/``then``/``else`` of A's with an equal ``if`` (normal forms): a value
+          meeting the ``if`` is judged by ``then`` on both sides, any other by ``else``,
+          so A's ``then`` is walked against B's and ``else`` against ``else`` (absent:
+          ``true``) here, their claims and doubts this walk's — proven or undecided as
+          any other, so a changed ``then`` is a violation with a witness (and, where
+          they find something, B's whole constraint is claimed too);
+        * a ``not`` of A's whose content takes in all that B's ``not`` content takes (a
+          trial walk the other way, contravariance, that finds nothing): what A lets
+          through, B's lets through.
+
+        False: not compared so (B's constraint is then a claim for a witness); None:
+        compared so, and something found (B's whole constraint is claimed too, as a
+        fallback: proven only where no claim of its parts is)."""
+        if constraint.keyword == "if" and "if" in constraint.parts:
+            condition = constraint.parts["if"].key
+            mine = next(
+                (o for o in x.opaque if o.keyword == "if" and "if" in o.parts
+                 and o.parts["if"].key == condition),
+                None,
+            )  # fmt: skip
+            if mine is None:
+                return False
+            here = path[:-1] if path and path[-1].op == "type" else path  # node adds it
+            start, doubts = len(self.findings), len(self.doubts)
+            for part in ("then", "else"):
+                ours = mine.parts.get(part) or true_norm(mine.where)
+                theirs = constraint.parts.get(part) or true_norm(constraint.where)
+                self.node(ours, theirs, here, classes)
+            because = f"whether a record that shows it meets the if of {self.a_name}"
+            self.findings[start:] = [
+                f if f.doubt else dataclasses.replace(f, doubt=because)
+                for f in self.findings[start:]
+            ]
+            # Something found: the constraint is also claimed whole (a record that the
+            # whole if/then/else refuses may exist where none shows a part's claim).
+            return True if len(self.findings) == start and len(self.doubts) == doubts else None
+        if constraint.keyword == "not" and "not" in constraint.parts:
+            for mine in x.opaque:
+                if mine.keyword != "not" or "not" not in mine.parts:
+                    continue
+                trial = Walk(self.direction, self.builder)
+                trial.node(constraint.parts["not"], mine.parts["not"], (), classes)
+                if not trial.findings and not trial.doubts:
+                    return True
+        return False
 
     def _enumerated(
         self, x: Branch, b: Norm, y: Branch, path: tuple[Step, ...], values: list[Any]
@@ -431,7 +569,8 @@ class Walk:
         ours = x.keywords.get("enum")
         listed = set() if theirs is None else {canonical(t) for t in theirs}
         for value in values:
-            if not self.checks.accepts(x, value) or self.checks.accepts(b, value):
+            # An external schema's verdict is not known: the value stays a claim.
+            if not self.checks.accepts(x, value, unknown=True) or self.checks.accepts(b, value):
                 continue
             if theirs is not None and canonical(value) not in listed:
                 single = ours is not None and len(ours) == 1 and len(theirs) == 1
