@@ -95,6 +95,17 @@ def test_small_histories_are_decided_with_true_witnesses(
     assert 2 not in statuses
 
 
+#: Pairs decided only since ``patternProperties`` is compared member by member (a
+#: root of hidden-key patterns beside ``additionalProperties``; pattern-keyed maps), by
+#: the exit statuses of both directions.
+PATTERNED = {("bamboo-spec", 3): [0, 0], ("gitlab-ci", 2): [1, 1]}
+
+
+@pytest.mark.parametrize(("name", "index"), sorted(PATTERNED))
+def test_pairs_with_pattern_properties_are_decided(name: str, index: int, tmp_path: Path) -> None:
+    assert _check_pair(name, index, tmp_path) == PATTERNED[name, index]
+
+
 @pytest.mark.slow
 def test_every_history_is_never_wrong(tmp_path: Path) -> None:
     statuses = []

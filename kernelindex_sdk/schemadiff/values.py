@@ -27,12 +27,15 @@ from kernelindex_sdk.engine import schema_validator
 from kernelindex_sdk.schemadiff.normal import (
     Branch,
     Norm,
+    Unmatched,
     Where,
     branch_schema,
     canonical,
+    member_schema,
     to_schema,
     true_norm,
 )
+from kernelindex_sdk.schemadiff.patterns import matches
 from kernelindex_sdk.schemadiff.regexgen import examples
 
 __all__ = [
@@ -249,12 +252,18 @@ class Builder:
     def fresh_keys(self, branch: Branch, avoid: Iterable[str] = ()) -> Iterator[str]:
         """Member names ``branch`` declares no property for and its propertyNames allow."""
         taken = set(branch.keywords.get("properties", {})) | set(avoid)
+        patterns = list(branch.keywords.get("patternProperties", ()))
         names = branch.keywords.get("propertyNames", _ANY_STRING)
         pool = itertools.chain(
             ["x", "y", "z", "extra", "k1", "k2", "k3", "X", "x1", "x2"], self.build(names)
         )
         for name in _distinct(pool):
-            if isinstance(name, str) and name not in taken and self.checks.accepts(names, name):
+            if (
+                isinstance(name, str)
+                and name not in taken
+                and all(matches(p, name) is False for p in patterns)
+                and self.checks.accepts(names, name)
+            ):
                 yield name
 
     # ------------------------------------------------------------------ by type
@@ -334,9 +343,7 @@ class Builder:
         kw = branch.keywords
         if max(size or 0, kw.get("minProperties", 0)) > MAX_SIZE:
             return
-        properties: dict[str, Norm] = kw.get("properties", {})
         required: frozenset[str] = kw.get("required", frozenset())
-        others: Norm = kw.get("additionalProperties", _TRUE)
         absent: set[str] = set()
         demanded: dict[str, Callable[[], Iterable[Any]]] = {}
         names: list[str | None] = [None]
@@ -347,7 +354,7 @@ class Builder:
                     return
                 absent.add(name)
             else:
-                sub = properties.get(name, others)
+                sub = _member(branch, name)
                 demanded[name] = lambda: self.build(sub, path[1:], leaf)
         elif path and path[0].op == "newkey":
             key_node = kw.get("propertyNames", _ANY_STRING)
@@ -356,7 +363,7 @@ class Builder:
         for new_name in names:
             wanted = dict(demanded)
             if new_name is not None:
-                sub = properties.get(new_name, others)
+                sub = _member(branch, new_name)
                 wanted[new_name] = lambda sub=sub: self.some(sub)  # type: ignore[misc]
             for keys in self._key_sets(branch, wanted, absent, size):
                 alternatives = []
@@ -365,7 +372,7 @@ class Builder:
                     values = (
                         list(itertools.islice(source(), ALTERNATIVES))
                         if source is not None
-                        else self.some(properties.get(key, others))
+                        else self.some(_member(branch, key))
                     )
                     if not values:
                         break
@@ -414,6 +421,18 @@ class Builder:
             keys = [*base, *fresh]
             if len(keys) == target:
                 yield keys
+
+
+def _member(branch: Branch, name: str) -> Norm:
+    """The schema a member ``name`` meets in an object ``branch`` (any value: ``true``);
+    where a pattern's match is not told, its entry or ``additionalProperties`` — a
+    guess the check of the whole candidate judges."""
+    try:
+        found = member_schema(branch, name)
+    except Unmatched:
+        kw = branch.keywords
+        found = kw.get("properties", {}).get(name, kw.get("additionalProperties"))
+    return _TRUE if found is None else found
 
 
 def _ordered(branches: Iterable[Branch]) -> list[Branch]:
