@@ -97,7 +97,13 @@ def names(
         if name in seen or name in taken:
             continue
         seen.add(name)
-        if all(matches(r, name) is True for r in inside) and all(
-            matches(r, name) is False for r in other
-        ):
+        if name and _within(name, inside, other):
             yield name
+    if "" in seen and _within("", inside, other):
+        yield ""  # a member named "" is one, but a witness reads better with a name
+
+
+def _within(name: str, inside: list[str], outside: list[str]) -> bool:
+    return all(matches(r, name) is True for r in inside) and all(
+        matches(r, name) is False for r in outside
+    )
