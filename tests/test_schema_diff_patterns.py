@@ -213,3 +213,14 @@ def test_drawn_pairs_agree_with_python_jsonschema(
         for value in values:
             if judges[accepting].is_valid(value):
                 assert judges[reading].is_valid(value), (mode, value, old, new)
+
+
+def test_a_member_a_new_pattern_forbids_is_not_excused_as_closing(tmp_path: Path) -> None:
+    # lenient lets an optional member leave a closed object; a pattern that forbids it
+    # is no closing: the member is refused by name, under lenient too.
+    old = _closed({}, properties={"x-a": {"type": "string"}})
+    new = _closed({"^x-": False})
+    for policy in ("strict", "lenient"):
+        report = diff(_write(tmp_path, "old", old), _write(tmp_path, "new", new), policy=policy)
+        assert report.exit_status() == 1, policy
+        _judged(report, old, new)

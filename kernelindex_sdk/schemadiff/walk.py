@@ -736,7 +736,8 @@ class Walk:
                 continue  # A never has this member
             if wanted is None or is_true(wanted):
                 continue
-            if mine is not None and other is None and is_false(wanted):
+            closed = wanted is y.keywords.get("additionalProperties")  # no pattern matches
+            if mine is not None and other is None and closed and is_false(wanted):
                 self.find(
                     "closed-property",
                     mine.where,
