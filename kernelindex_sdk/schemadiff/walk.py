@@ -74,6 +74,10 @@ _LOOK = 80
 #: Branches of a union tried, at most, for one branch of the other side.
 _TRIALS = 16
 
+#: Pairs of a pattern only B has and one of A's compared, at most (each looks for a
+#: name both regexes match): beyond, a doubt, not a walk quadratic in the patterns.
+_PATTERN_PAIRS = 64
+
 _NOWHERE = Where("")
 _ANY_STRING = Norm((Branch("string", {}, _NOWHERE),), _NOWHERE)
 
@@ -792,6 +796,15 @@ class Walk:
                 continue
             if not all_x:
                 self._region(ax, py[regex], [regex], list(px), declared, path, at_x, at_y)
+            if len(px) * len([r for r in py if r not in px]) > _PATTERN_PAIRS:
+                self.doubt(
+                    at_x,
+                    at_y,
+                    path,
+                    f"{self.b_name}'s pattern {regex!r} beside {len(px)} of {self.a_name}'s"
+                    f" that it may overlap: more than {_PATTERN_PAIRS} pairs are not compared",
+                )
+                continue
             for mine in px:
                 rest = [r for r in every if r not in (regex, mine)]
                 self._region(px[mine], py[regex], [mine, regex], rest, declared, path, at_x, at_y)
