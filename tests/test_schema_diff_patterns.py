@@ -194,7 +194,7 @@ _VALUES = st.dictionaries(
 )
 
 
-@law_settings(200)
+@law_settings(60)
 @given(old=_objects(), new=_objects(), values=st.lists(_VALUES, min_size=30, max_size=40))
 def test_drawn_pairs_agree_with_python_jsonschema(
     tmp_path_factory: pytest.TempPathFactory,
