@@ -37,15 +37,17 @@ from __future__ import annotations
 
 import contextlib
 import os
-import signal
 import sys
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
-from typing import Any, NoReturn, TypeVar
+from typing import TYPE_CHECKING, Any, NoReturn, TypeVar
 
 from kernelindex_sdk.errors import KernelIndexError
 from kernelindex_sdk.printable import one_line
 from kernelindex_sdk.wholewrite import write_all
+
+if TYPE_CHECKING:
+    import signal  # at run time, imported where workers are: its enums cost ~1 % of start-up
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -53,7 +55,6 @@ R = TypeVar("R")
 #: Tasks in flight per worker: enough to keep each busy, few enough for flat memory.
 WINDOW_PER_JOB = 3
 
-_HELD = {signal.SIGINT, signal.SIGTERM}
 _HEADER = 8  # bytes of the big-endian length before each pickled message
 _READ_BYTES = 1 << 20
 
@@ -183,6 +184,7 @@ class _Pool:
 
     def _start(self, selector: Any) -> None:
         import selectors
+        import signal
 
         sys.stdout.flush()
         sys.stderr.flush()
@@ -196,7 +198,7 @@ class _Pool:
             # Ctrl-C or SIGTERM arriving during the fork would run the parent's handlers
             # in the child before it can ignore them (a stray traceback from Python's
             # after-fork hooks): held back until both sides have set up.
-            mask = signal.pthread_sigmask(signal.SIG_BLOCK, _HELD)
+            mask = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM})
             try:
                 pid = os.fork()
                 if pid == 0:  # pragma: no cover - the child; coverage cannot follow it
@@ -302,6 +304,8 @@ class _Pool:
     def _stop(self, finished: bool) -> None:
         """Close the task pipes (workers leave at their end) and reap every worker;
         when the run ends early, kill them first."""
+        import signal
+
         for worker in self.workers:
             if not finished:
                 with contextlib.suppress(ProcessLookupError):
@@ -317,6 +321,7 @@ class _Pool:
 
 def _how_it_ended(pid: int) -> str:
     """How a worker whose result pipe closed ended; reaps it."""
+    import signal
     import time
 
     deadline = time.monotonic() + 2.0
@@ -344,6 +349,7 @@ def _on_sigterm() -> Any:
     """While workers run, SIGTERM ends this process through ``finally`` (exit 143),
     so the workers are killed and reaped even where PR_SET_PDEATHSIG does not exist.
     Only when SIGTERM has its default action and this is the main thread."""
+    import signal
     import threading
 
     if threading.current_thread() is not threading.main_thread():
@@ -359,6 +365,8 @@ def _on_sigterm() -> Any:
 
 
 def _restore_sigterm(previous: Any) -> None:
+    import signal
+
     if previous is not None:
         signal.signal(signal.SIGTERM, previous)
 
@@ -368,6 +376,8 @@ def _restore_sigterm(previous: Any) -> None:
 
 def _die_with_parent(parent: int) -> None:  # pragma: no cover - runs in a child
     """Linux: be killed when the parent dies, even by SIGKILL."""
+    import signal
+
     if sys.platform.startswith("linux"):
         try:
             import ctypes
@@ -405,6 +415,7 @@ def _serve(
     reporting, ``atexit`` hooks, buffered output), however it ends.
     """
     import pickle
+    import signal
 
     status = 1
     try:

@@ -33,7 +33,7 @@ from __future__ import annotations
 import os
 import typing
 from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from itertools import chain
 from typing import Any, Literal, NamedTuple, Protocol
 
@@ -118,16 +118,42 @@ class Checker(Protocol):
     # the lines of the ranges before (``offset``: add it to the worker's line numbers).
 
 
-@dataclass(slots=True)
 class Tally:
-    """Counts for the summary line and the exit status."""
+    """Counts for the summary line and the exit status. (A plain class with the
+    behaviour of the slotted dataclass it was — equality by the counts, its ``repr``,
+    no hash — without compiling those methods at import: tests/test_frozenvalue.py.)"""
 
-    valid: int = 0
-    invalid: int = 0
+    __match_args__ = __slots__ = ("valid", "invalid", "unreadable", "files")
+    valid: int
+    invalid: int
     #: Paths and documents that could not be read.
-    unreadable: int = 0
+    unreadable: int
     #: Regular files (and standard input) read.
-    files: int = 0
+    files: int
+
+    def __init__(self, valid: int = 0, invalid: int = 0, unreadable: int = 0, files: int = 0):
+        self.valid = valid
+        self.invalid = invalid
+        self.unreadable = unreadable
+        self.files = files
+
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is self.__class__:
+            return (self.valid, self.invalid, self.unreadable, self.files) == (
+                other.valid,
+                other.invalid,
+                other.unreadable,
+                other.files,
+            )
+        return NotImplemented
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return (
+            f"{self.__class__.__qualname__}(valid={self.valid!r}, invalid={self.invalid!r},"
+            f" unreadable={self.unreadable!r}, files={self.files!r})"
+        )
 
     def count(self, item: Item) -> None:
         if item.unreadable:

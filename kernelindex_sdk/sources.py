@@ -43,7 +43,7 @@ import stat
 import sys
 import typing
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from itertools import chain
 from typing import TYPE_CHECKING, Final
 
@@ -59,6 +59,7 @@ from kernelindex_sdk.errors import (
     UnreadableDirectory,
     UnreadableFile,
 )
+from kernelindex_sdk.frozenvalue import FrozenValue
 from kernelindex_sdk.intake import (
     Document,
     OverlongLine,
@@ -108,34 +109,41 @@ _OPEN_FLAGS = os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0) | getatt
 _DRAIN_BYTES = 1 << 20
 
 
-@dataclass(frozen=True, slots=True)
-class FileSource:
+class FileSource(FrozenValue):
     """A regular file to read: as JSON Lines or as one document."""
 
+    __match_args__ = __slots__ = ("path", "jsonl", "size")
     path: str
     jsonl: bool
     #: Its size when the walk saw it (None when the walk did not stat it).
-    size: int | None = None
+    size: int | None
 
-    def __reduce__(self) -> tuple[type[FileSource], tuple[str, bool, int | None]]:
-        # Pickled by its fields: half the cost of a frozen dataclass's default, which
-        # looks up its fields for every object (the parallel pipeline sends thousands).
-        return (FileSource, (self.path, self.jsonl, self.size))
+    def __init__(self, path: str, jsonl: bool, size: int | None = None) -> None:
+        object.__setattr__(self, "path", path)
+        object.__setattr__(self, "jsonl", jsonl)
+        object.__setattr__(self, "size", size)
 
 
-@dataclass(frozen=True, slots=True)
-class StdinSource:
+class StdinSource(FrozenValue):
     """Standard input: ``jsonl`` None sniffs the format (see :func:`read_stdin`)."""
 
-    jsonl: bool | None = None
-    name: str = "<stdin>"
+    __match_args__ = __slots__ = ("jsonl", "name")
+    jsonl: bool | None
+    name: str
+
+    def __init__(self, jsonl: bool | None = None, name: str = "<stdin>") -> None:
+        object.__setattr__(self, "jsonl", jsonl)
+        object.__setattr__(self, "name", name)
 
 
-@dataclass(frozen=True, slots=True)
-class StoreSource:
+class StoreSource(FrozenValue):
     """A kernelindex store file named as a PATH (:mod:`kernelindex_sdk.storefile`)."""
 
+    __match_args__ = __slots__ = ("path",)
     path: str
+
+    def __init__(self, path: str) -> None:
+        object.__setattr__(self, "path", path)
 
 
 Source = FileSource | StdinSource | StoreSource

@@ -40,11 +40,11 @@ from __future__ import annotations
 import json
 from collections import Counter
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal, Protocol
 
 from kernelindex_sdk.errors import Problem, SchemaDirectoryError
+from kernelindex_sdk.frozenvalue import FrozenValue
 
 __all__ = ["VERSIONS_FILE", "VersionStatus", "VersionWatch", "read_statuses"]
 
@@ -52,14 +52,24 @@ VERSIONS_FILE = "versions.json"
 _STATUSES = ("served", "deprecated")
 
 
-@dataclass(frozen=True, slots=True)
-class VersionStatus:
+class VersionStatus(FrozenValue):
     """An apiVersion's status: ``served``, or ``deprecated`` with its replacement."""
 
+    __match_args__ = __slots__ = ("api_version", "status", "replacement")
     api_version: str
-    status: Literal["served", "deprecated"] = "served"
+    status: Literal["served", "deprecated"]
     #: The apiVersion to move to (deprecated versions only).
-    replacement: str | None = None
+    replacement: str | None
+
+    def __init__(
+        self,
+        api_version: str,
+        status: Literal["served", "deprecated"] = "served",
+        replacement: str | None = None,
+    ) -> None:
+        object.__setattr__(self, "api_version", api_version)
+        object.__setattr__(self, "status", status)
+        object.__setattr__(self, "replacement", replacement)
 
     @property
     def deprecated(self) -> bool:

@@ -40,6 +40,7 @@ LAYERS: dict[str, int] = {
     "wholewrite": 0,
     "progress": 0,
     "wire": 0,
+    "frozenvalue": 0,
     "metrics": 0,
     "jsontext": 0,
     "intake": 1,

@@ -1,9 +1,12 @@
 """``kernelindex``: validate, digest, canonicalize, schema — and adapter commands.
 
-Click parses options into plain attrs objects that the command functions take, so
-each command is testable without click (check-jsonschema's pattern). Commands from
-adapters (``kernelindex import ...``) are found through the ``kernelindex.commands``
-entry-point group: the SDK never imports an adapter by name.
+Click parses options into plain objects that the command functions take, so each
+command is testable without click (check-jsonschema's pattern); the click group is
+:mod:`kernelindex_sdk.cli.app`. ``validate`` with plainly spelled options is parsed
+without click (:func:`~kernelindex_sdk.cli.validate_cmd.parse_plain`, from the same
+description of its options), so that validating a file does not wait for click to be
+imported; everything else, ``--help`` and every usage error included, is click's.
+This module imports no click itself.
 
 Exit status everywhere: 0 all good, 1 something invalid, 2 usage error or unreadable
 input, 130 interrupted, 141 standard output closed early. No traceback ever reaches
@@ -18,103 +21,27 @@ import gc
 import os
 import sys
 from collections.abc import Iterator
-from typing import Any, NoReturn
-
-import click
+from typing import TYPE_CHECKING, Any, NoReturn
 
 from kernelindex_sdk.errors import SchemaDirectoryError
 from kernelindex_sdk.printable import one_line
 from kernelindex_sdk.wholewrite import whole_text_stream
 
-BUILTIN = {
-    "validate": "kernelindex_sdk.cli.validate_cmd:validate_command",
-    "digest": "kernelindex_sdk.cli.digest_cmd:digest_command",
-    "canonicalize": "kernelindex_sdk.cli.digest_cmd:canonicalize_command",
-    "schema": "kernelindex_sdk.cli.schema_cmd:schema_group",
-    "compare": "kernelindex_sdk.cli.compare_cmd:compare_command",
-    "ls": "kernelindex_sdk.cli.ls_cmd:ls_command",
-    "store": "kernelindex_sdk.cli.store_cmd:store_group",
-}
-ENTRY_POINT_GROUP = "kernelindex.commands"
+if TYPE_CHECKING:
+    from kernelindex_sdk.cli.validate_cmd import ValidateOptions
+
+#: Names that lived here before the click group moved to :mod:`kernelindex_sdk.cli.app`.
+_FROM_APP = frozenset({"cli", "LazyGroup", "OutputClosed", "BUILTIN", "ENTRY_POINT_GROUP"})
 
 
-def _load(target: str) -> click.Command:
-    import importlib
+def __getattr__(name: str) -> Any:
+    """``from kernelindex_sdk.cli.main import cli`` still works: the group is imported
+    (with click) when asked for, not at this module's import."""
+    if name in _FROM_APP:
+        from kernelindex_sdk.cli import app
 
-    module, _, attr = target.partition(":")
-    command = getattr(importlib.import_module(module), attr)
-    if not isinstance(command, click.Command):
-        raise TypeError(f"{target} is not a click command")
-    return command
-
-
-def _plugins() -> dict[str, Any]:
-    from importlib.metadata import entry_points
-
-    return {ep.name: ep for ep in entry_points(group=ENTRY_POINT_GROUP)}
-
-
-class OutputClosed(Exception):
-    """Standard output was closed by its reader (``EPIPE``). Not an ``OSError``, so
-    that click's own handling (exit 1) does not take it: :func:`main` exits 141."""
-
-
-class LazyGroup(click.Group):
-    """Imports a command only when it runs, so start-up stays fast."""
-
-    def invoke(self, ctx: click.Context) -> Any:
-        try:
-            return super().invoke(ctx)
-        except BrokenPipeError:
-            raise OutputClosed() from None
-
-    def resolve_command(
-        self, ctx: click.Context, args: list[str]
-    ) -> tuple[str | None, click.Command | None, list[str]]:
-        """As click's, but a mistyped command gets a suggestion, as options do."""
-        name = click.utils.make_str(args[0]) if args else ""
-        if args and not name.startswith("-") and self.get_command(ctx, name) is None:
-            import difflib
-
-            close = difflib.get_close_matches(name, self.list_commands(ctx), n=3, cutoff=0.6)
-            hint = f" Did you mean {' or '.join(repr(c) for c in close)}?" if close else ""
-            ctx.fail(f"No such command {name!r}.{hint}")
-        return super().resolve_command(ctx, args)
-
-    def list_commands(self, ctx: click.Context) -> list[str]:
-        return sorted(set(BUILTIN) | set(_plugins()))
-
-    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
-        if cmd_name in BUILTIN:
-            return _load(BUILTIN[cmd_name])
-        plugin = _plugins().get(cmd_name)
-        if plugin is None:
-            return None
-        try:
-            command = plugin.load()
-        except ImportError as error:
-            return _unavailable(cmd_name, f"{error}; is its extra installed?")
-        except Exception as error:  # a broken plugin must not break --help or the rest
-            return _unavailable(cmd_name, f"{plugin.value} cannot be loaded: {error}")
-        if not isinstance(command, click.Command):
-            return _unavailable(cmd_name, f"{plugin.value} is not a click command")
-        return command
-
-
-def _unavailable(name: str, why: str) -> click.Command:
-    """A stand-in for a plugin that cannot load: listed in --help, fails cleanly if run."""
-
-    def fail() -> None:
-        click.echo(f"kernelindex {name}: cannot load this command: {why}", err=True)
-        sys.exit(2)
-
-    return click.Command(name, callback=fail, help=f"(unavailable: {why})")
-
-
-@click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
-@click.version_option(package_name="kernelindex-sdk", prog_name="kernelindex")
-def cli() -> None:
-    """Record, check and compare GPU-kernel benchmark results (kernelindex.dev)."""
+        return getattr(app, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def main(argv: list[str] | None = None) -> NoReturn:
@@ -135,29 +62,26 @@ def main(argv: list[str] | None = None) -> NoReturn:
     """
     _freeze_at_exit()
     _tolerant_streams()
+    plain = _plain_validate(sys.argv[1:] if argv is None else argv)
     with _whole_stdout():
         try:
-            try:
-                cli.main(args=argv, prog_name="kernelindex", standalone_mode=False)
-                code: int = 0
-            except SystemExit as exit_:
-                code = _exit_code(exit_.code)
-            except click.exceptions.Exit as exit_:
-                code = exit_.exit_code
+            if plain is not None:
+                code = _run_plain(plain)
+            else:
+                from kernelindex_sdk.cli.app import run_click
+
+                code = _exit_code(run_click(argv))
             sys.stdout.flush()
-        except (KeyboardInterrupt, click.exceptions.Abort):
+        except KeyboardInterrupt:
             _quiet_stdout()
             _say("interrupted")
             code = 130
-        except click.ClickException as error:
-            error.show()
-            code = error.exit_code
         except SchemaDirectoryError as error:
             # The installed schemas themselves are broken (overwritten by an export,
             # edited): every command needs them, so one line, not a traceback each.
             _say(one_line(f"error: the installed schemas cannot be loaded: {error}"))
             code = 2
-        except (BrokenPipeError, OutputClosed):
+        except BrokenPipeError:
             _quiet_stdout()
             code = 141
         except OSError as error:
@@ -165,6 +89,29 @@ def main(argv: list[str] | None = None) -> NoReturn:
             _say(f"error: cannot write output: {error.strerror or error}")
             code = 2
     sys.exit(code)
+
+
+def _plain_validate(args: list[str]) -> ValidateOptions | None:
+    """``validate``'s options when ``parse_plain`` takes ``args``, else None (click's)."""
+    if not args or args[0] != "validate":
+        return None  # not even the validate module is imported for other commands
+    from kernelindex_sdk.cli.validate_cmd import parse_plain
+
+    return parse_plain(args)
+
+
+def _run_plain(options: ValidateOptions) -> int:
+    """Run ``validate`` as click would have, from options parsed without it. An
+    interruption ends as under click: a blank line on stderr (closing the terminal's
+    ``^C``), then ``interrupted``; ``EOFError`` counts as one, as click counts it."""
+    from kernelindex_sdk.cli.validate_cmd import run_validate
+
+    try:
+        return run_validate(options)
+    except (EOFError, KeyboardInterrupt) as error:
+        sys.stderr.write("\n")
+        sys.stderr.flush()
+        raise KeyboardInterrupt from error
 
 
 @contextlib.contextmanager

@@ -1,11 +1,22 @@
-"""``kernelindex validate PATH...``: click options → the document pipeline → a reporter."""
+"""``kernelindex validate PATH...``: options → the document pipeline → a reporter.
+
+This module does not import click. It holds what ``validate`` was asked (a plain
+:class:`ValidateOptions`), the one description of its options (:data:`OPTIONS`), and
+:func:`run_validate`. Two parsers read :data:`OPTIONS`: click's command
+(:mod:`kernelindex_sdk.cli.validate_click`), which every ``--help``, every error and
+every unusual spelling goes to, and :func:`parse_plain`, which takes only command lines
+it understands completely and answers exactly as click would — so that
+``kernelindex validate one.json`` starts without importing click and what it imports
+(about 45M of ~345M instructions, benchmarks/README.md). Anything else is left to click,
+whose messages and exit statuses are therefore the only ones there are.
+"""
 
 from __future__ import annotations
 
+import os
 import sys
-from typing import NamedTuple
-
-import click
+from collections.abc import Sequence
+from typing import Literal, NamedTuple
 
 from kernelindex_sdk.cli.reporters import REPORTERS
 from kernelindex_sdk.printable import one_line
@@ -29,6 +40,165 @@ class ValidateOptions(NamedTuple):
     #: Folders or files whose records references may resolve against, not inputs
     #: (``--refs-from``; implies ``strict_refs``).
     refs_from: tuple[str, ...] = ()
+
+
+#: What an option's value is: ``flag`` takes none (True when given); ``choice`` one of
+#: ``choices``; ``count`` a decimal integer ≥ 0; ``path`` a path that exists and can be
+#: read (``-`` is not standard input here).
+Kind = Literal["flag", "choice", "count", "path"]
+
+
+class OptionSpec(NamedTuple):
+    """One option of ``validate``, as both parsers read it."""
+
+    #: Its spellings, short first, as click lists them in ``--help``.
+    names: tuple[str, ...]
+    #: The :class:`ValidateOptions` field it sets.
+    dest: str
+    kind: Kind
+    help: str
+    #: Given more than once, every value is kept (a tuple), else the last one wins.
+    multiple: bool = False
+    choices: tuple[str, ...] = ()
+    metavar: str | None = None
+
+
+#: ``validate``'s options, in ``--help`` order. Defaults are :class:`ValidateOptions`'.
+OPTIONS: tuple[OptionSpec, ...] = (
+    OptionSpec(
+        ("--format",),
+        "format",
+        "choice",
+        choices=tuple(sorted(REPORTERS)),
+        help="How to report: text lines for people, one JSON object for machines, GitHub"
+        " Actions annotations (github), or JUnit XML for CI test reports (junit).",
+    ),
+    OptionSpec(
+        ("--strict-refs",),
+        "strict_refs",
+        "flag",
+        help="Report run references to records not given in this invocation.",
+    ),
+    OptionSpec(
+        ("--refs-from",),
+        "refs_from",
+        "path",
+        multiple=True,
+        metavar="DIR",
+        help="Also resolve references against the records under DIR (repeatable), which"
+        " are not validated or reported: what a pre-commit hook, given only the staged"
+        " files, needs for records committed earlier. Implies --strict-refs.",
+    ),
+    OptionSpec(
+        ("--strict-numbers",),
+        "strict_numbers",
+        "flag",
+        help="Also refuse number literals whose text and value disagree: 333333333.33333329"
+        " (reads as 333333333.3333333), 1e-400 (reads as 0). By default every literal that"
+        " reads as a finite double is taken, as RFC 8785 canonicalizes it.",
+    ),
+    OptionSpec(
+        ("-v", "--verbose"), "verbose", "flag", help="Also print a line for each valid item."
+    ),
+    OptionSpec(
+        ("-j", "--jobs"),
+        "jobs",
+        "count",
+        help="Processes to validate with: 1 validates in this one, 0 uses one per core."
+        " Default: one per core for 500+ files or 16+ MiB of JSON Lines, else 1."
+        " Output is the same for any N.",
+    ),
+)
+
+#: The command's help (click's ``--help`` shows it; the plain parser never does).
+HELP = """Validate records, bundles, arrays of them, JSON Lines, directories, or - (stdin).
+
+    Every problem is reported as FILE[:LINE]: POINTER: MESSAGE, then a summary line.
+    Exit status: 0 all valid, 1 any invalid, 2 usage error or unreadable input.
+    """
+
+#: Every spelling of every option → its spec.
+_BY_NAME: dict[str, OptionSpec] = {name: spec for spec in OPTIONS for name in spec.names}
+#: Set, click answers a shell's request for completions instead of running anything
+#: (click's ``_main_shell_completion``, for the program name ``kernelindex``).
+COMPLETION_VARIABLE = "_KERNELINDEX_COMPLETE"
+
+
+def parse_plain(args: Sequence[str]) -> ValidateOptions | None:
+    """``kernelindex ARGS`` as :class:`ValidateOptions` when ARGS is ``validate`` with
+    options and paths spelled the plain way; None for anything else, which click parses.
+
+    Taken: PATHs (``-`` included) anywhere; ``--`` before the last of them; each option
+    of :data:`OPTIONS` by one of its names, its value as the next argument or, for a long
+    name, after ``=``. Left to click: ``--help``, unknown or bundled short options
+    (``-vj4``), a value click would refuse or that starts with ``-``, a flag given a
+    value, no PATH, a shell's completion request. What is taken is what click makes of
+    it (``tests/test_validate_plain.py`` runs both on many command lines).
+    """
+    if not args or args[0] != "validate" or os.environ.get(COMPLETION_VARIABLE):
+        return None
+    values: dict[str, object] = {}
+    multiple: dict[str, list[str | int]] = {}
+    paths: list[str] = []
+    rest = list(args[1:])
+    rest.reverse()  # popped from the end: the next argument is rest[-1]
+    while rest:
+        arg = rest.pop()
+        if arg == "--":
+            paths.extend(reversed(rest))
+            break
+        if len(arg) < 2 or arg[0] != "-":
+            paths.append(arg)
+            continue
+        name, equals, attached = arg.partition("=") if arg[:2] == "--" else (arg, "", "")
+        spec = _BY_NAME.get(name)
+        if spec is None:
+            return None
+        if spec.kind == "flag":
+            if equals:
+                return None
+            values[spec.dest] = True
+            continue
+        if equals:
+            text = attached
+        elif rest:
+            text = rest.pop()
+        else:
+            return None
+        value = _value(spec, text)
+        if value is None:
+            return None
+        if spec.multiple:
+            multiple.setdefault(spec.dest, []).append(value)
+        else:
+            values[spec.dest] = value
+    if not paths:
+        return None
+    values.update((dest, tuple(given)) for dest, given in multiple.items())
+    return ValidateOptions(tuple(paths), **values)  # type: ignore[arg-type]
+
+
+def _value(spec: OptionSpec, text: str) -> str | int | None:
+    """The value click's type for ``spec`` makes of ``text``, or None where click would
+    refuse it — or might (anything starting with ``-``: it is left to click)."""
+    if text[:1] == "-":
+        return None
+    if spec.kind == "choice":
+        return text if text in spec.choices else None
+    if spec.kind == "count":
+        # click's int() also takes " 4", "+4", "4_0" and other digits: left to click.
+        if not (text.isascii() and text.isdigit()):
+            return None
+        try:
+            return int(text)
+        except ValueError:  # more digits than the interpreter converts
+            return None
+    # path: click.Path(exists=True) stats it, and refuses what cannot be read.
+    try:
+        os.stat(text)
+        return text if os.access(text, os.R_OK) else None
+    except (OSError, ValueError):
+        return None
 
 
 def run_validate(options: ValidateOptions) -> int:
@@ -78,72 +248,3 @@ def run_validate(options: ValidateOptions) -> int:
             + "\n"
         )
     return tally.exit_status()
-
-
-@click.command("validate")
-@click.argument("paths", nargs=-1, required=True)
-@click.option(
-    "--format",
-    "format_",
-    type=click.Choice(sorted(REPORTERS)),
-    default="text",
-    show_default=True,
-    help="How to report: text lines for people, one JSON object for machines, GitHub"
-    " Actions annotations (github), or JUnit XML for CI test reports (junit).",
-)
-@click.option(
-    "--strict-refs",
-    is_flag=True,
-    help="Report run references to records not given in this invocation.",
-)
-@click.option(
-    "--refs-from",
-    "refs_from",
-    multiple=True,
-    metavar="DIR",
-    type=click.Path(exists=True, allow_dash=False),
-    help="Also resolve references against the records under DIR (repeatable), which"
-    " are not validated or reported: what a pre-commit hook, given only the staged"
-    " files, needs for records committed earlier. Implies --strict-refs.",
-)
-@click.option(
-    "--strict-numbers",
-    is_flag=True,
-    help="Also refuse number literals whose text and value disagree: 333333333.33333329"
-    " (reads as 333333333.3333333), 1e-400 (reads as 0). By default every literal that"
-    " reads as a finite double is taken, as RFC 8785 canonicalizes it.",
-)
-@click.option("-v", "--verbose", is_flag=True, help="Also print a line for each valid item.")
-@click.option(
-    "-j",
-    "--jobs",
-    type=click.IntRange(min=0),
-    default=None,
-    help="Processes to validate with: 1 validates in this one, 0 uses one per core."
-    " Default: one per core for 500+ files or 16+ MiB of JSON Lines, else 1."
-    " Output is the same for any N.",
-)
-def validate_command(
-    paths: tuple[str, ...],
-    format_: str,
-    strict_refs: bool,
-    strict_numbers: bool,
-    verbose: bool,
-    jobs: int | None,
-    refs_from: tuple[str, ...],
-) -> None:
-    """Validate records, bundles, arrays of them, JSON Lines, directories, or - (stdin).
-
-    Every problem is reported as FILE[:LINE]: POINTER: MESSAGE, then a summary line.
-    Exit status: 0 all valid, 1 any invalid, 2 usage error or unreadable input.
-    """
-    options = ValidateOptions(
-        paths,
-        format_,
-        strict_refs,
-        verbose,
-        strict_numbers=strict_numbers,
-        jobs=jobs,
-        refs_from=refs_from,
-    )
-    sys.exit(run_validate(options))

@@ -277,7 +277,7 @@ def test_a_broken_plugin_never_breaks_help(monkeypatch: pytest.MonkeyPatch) -> N
     """An adapter whose entry point names something missing is listed as unavailable."""
     from click.testing import CliRunner
 
-    from kernelindex_sdk.cli import main as cli_main
+    from kernelindex_sdk.cli import app
 
     class Broken:
         name = "broken"
@@ -286,11 +286,11 @@ def test_a_broken_plugin_never_breaks_help(monkeypatch: pytest.MonkeyPatch) -> N
         def load(self) -> object:
             raise AttributeError("module 'nowhere' has no attribute 'missing'")
 
-    monkeypatch.setattr(cli_main, "_plugins", lambda: {"broken": Broken()})
+    monkeypatch.setattr(app, "_plugins", lambda: {"broken": Broken()})
     runner = CliRunner()
-    listed = runner.invoke(cli_main.cli, ["--help"])
+    listed = runner.invoke(app.cli, ["--help"])
     assert listed.exit_code == 0 and "broken" in listed.stdout
-    ran = runner.invoke(cli_main.cli, ["broken"])
+    ran = runner.invoke(app.cli, ["broken"])
     assert ran.exit_code == 2
     assert "cannot load this command: nowhere:missing cannot be loaded" in ran.stderr
 
