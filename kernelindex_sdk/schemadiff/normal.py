@@ -26,10 +26,13 @@ are first brought to this form, and only then walked in parallel:
 * annotations (``title``, ``description``, ``examples``, ``default``, ``$comment``,
   ``deprecated``, ``readOnly``, ``writeOnly``, ``content*``), unknown keywords and formats
   no checker asserts dropped — the validator ignores them too;
+* ``patternProperties`` as a dict of regex → normal form beside ``properties`` and
+  ``additionalProperties`` (which then applies to the names no entry and no regex
+  covers): a member's schema is :func:`member_schema`, its matches told by
+  :mod:`.patterns` (a regex Python cannot read keeps the three whole, as below);
 * what has no structural spelling — a ``oneOf`` whose members may overlap,
-  ``not``, ``if``/``then``/``else``, ``contains``, ``prefixItems``, ``dependentSchemas``,
-  ``patternProperties`` (with the ``properties`` and ``additionalProperties`` it changes
-  the meaning of) — kept whole as **opaque** constraints of a branch, normalized inside
+  ``not``, ``if``/``then``/``else``, ``contains``, ``prefixItems``, ``dependentSchemas``
+  — kept whole as **opaque** constraints of a branch, normalized inside
   and compared for equality; an ``if``/``then``/``else`` and a ``not`` also keep their
   parts' normal forms (:attr:`Opaque.parts`), which the walk compares part by part.
 
@@ -78,6 +81,7 @@ from kernelindex_sdk import inlining
 from kernelindex_sdk.dialects import DRAFT_2019_09, NAMES, dialect_of
 from kernelindex_sdk.errors import UnresolvableReference
 from kernelindex_sdk.pointers import pointer_of
+from kernelindex_sdk.schemadiff.patterns import compiles, matches
 from kernelindex_sdk.schemadiff.upgrade import as_2020_12
 from kernelindex_sdk.wire import DRAFT_2020_12
 
@@ -111,7 +115,7 @@ _NUMBER = frozenset({"minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum
 _ARRAY = frozenset({"items", "minItems", "maxItems", "uniqueItems"})
 _OBJECT = frozenset(
     {"properties", "required", "additionalProperties", "propertyNames", "minProperties",
-     "maxProperties", "dependentRequired"}
+     "maxProperties", "dependentRequired", "patternProperties"}
 )  # fmt: skip
 #: The keywords of each type's branch.
 _APPLIES = {
@@ -275,7 +279,8 @@ class Branch:
     must hold), ``required`` a frozenset, ``dependentRequired`` a frozenset of (member,
     member it requires) pairs, ``properties`` a dict of :class:`Norm`,
     ``items``/``additionalProperties``/``propertyNames`` a :class:`Norm`, the lengths
-    and counts ints, ``uniqueItems`` True. ``places`` says where each was written.
+    and counts ints, ``uniqueItems`` True, ``patternProperties`` a dict of regex →
+    :class:`Norm`. ``places`` says where each was written.
     """
 
     type: str
@@ -647,7 +652,7 @@ class _Writer:
                 for member, needed in sorted(value):
                     grouped.setdefault(member, []).append(needed)
                 out[name] = grouped
-            elif name == "properties":
+            elif name in ("properties", "patternProperties"):
                 out[name] = {key: self.norm(sub) for key, sub in value.items()}
             elif isinstance(value, Norm):
                 out[name] = self.norm(value)
@@ -823,6 +828,8 @@ class Normalizer:
                 self.schema(m, where.at(keyword, i), base=base)
                 for i, m in enumerate(_list(schema, keyword, where))
             ]
+            if keyword == "anyOf" and any(not _pending(m) and is_true(m) for m in members):
+                continue  # a member accepts every value: so does the anyOf
             if keyword == "anyOf" and any(_pending(m) for m in members):
                 parts.append(_Union(where, tuple(members)))  # anyOf [{"$ref": "#"}, ...]
             elif not any(_pending(m) for m in members) and _as_union(keyword, members):
@@ -1031,7 +1038,7 @@ class Normalizer:
         if "propertyNames" in schema:
             sub = self.schema(schema["propertyNames"], where.at("propertyNames"), base=base)
             put("propertyNames", sub, "propertyNames")
-        if "patternProperties" in schema:
+        if "patternProperties" in schema and not _structural(schema):
             return kw, places  # properties and additionalProperties go with it, opaque
         if "properties" in schema:
             properties = schema["properties"]
@@ -1050,7 +1057,24 @@ class Normalizer:
                 schema["additionalProperties"], where.at("additionalProperties"), base=base
             )
             put("additionalProperties", sub, "additionalProperties")
+        if "patternProperties" in schema:
+            self._patterns(schema, where, base, kw.get("additionalProperties"), put)
         return kw, places
+
+    def _patterns(
+        self, schema: dict[str, Any], where: Where, base: str, others: Norm | None, put: Any
+    ) -> None:
+        """``patternProperties`` as a dict of regex → normal form. A pattern whose schema
+        accepts everything constrains nothing when ``additionalProperties`` does not
+        either, and is dropped (then, with none left, the keyword)."""
+        patterns = {
+            regex: self.schema(sub, where.at("patternProperties", regex), base=base)
+            for regex, sub in schema["patternProperties"].items()
+        }
+        if others is None or (not _pending(others) and is_true(others)):
+            patterns = {r: sub for r, sub in patterns.items() if _pending(sub) or not is_true(sub)}
+        if patterns:
+            put("patternProperties", patterns, "patternProperties")
 
     def _opaque(
         self, schema: dict[str, Any], where: Where, base: str
@@ -1074,7 +1098,7 @@ class Normalizer:
             inner = parts("if", "then", "else")
             value = {k: _whole(sub, k) for k, sub in inner.items()}
             yield None, Opaque("if", value, where.at("if"), inner)
-        if "patternProperties" in schema:
+        if "patternProperties" in schema and not _structural(schema):
             value = {}
             for name in ("properties", "patternProperties"):
                 if name in schema:
@@ -1388,6 +1412,14 @@ def _meet(a: Norm, b: Norm) -> Norm:
 
 
 def _conjoin_branches(x: Branch, y: Branch, type_: str) -> Branch | None:
+    if ("patternProperties" in x.keywords or "patternProperties" in y.keywords) and not (
+        _mergeable(x, y)
+    ):
+        # Not one object schema: the patterned side's members kept whole, as a constraint.
+        x, y = (
+            (_members_whole(x), y) if "patternProperties" in x.keywords else (x, _members_whole(y))
+        )
+        return _conjoin_branches(x, y, type_)
     kw: dict[str, Any] = {}
     for name in (*x.keywords, *(k for k in y.keywords if k not in x.keywords)):
         if name in x.keywords and name in y.keywords:
@@ -1400,7 +1432,9 @@ def _conjoin_branches(x: Branch, y: Branch, type_: str) -> Branch | None:
         if not kept:
             return None  # no value of this type is allowed: the branch accepts nothing
         kw["enum"] = kept
-    if (
+    if "patternProperties" in x.keywords or "patternProperties" in y.keywords:
+        _merge_patterned(kw, x, y)
+    elif (
         "properties" in x.keywords
         or "properties" in y.keywords
         or ("additionalProperties" in x.keywords and "additionalProperties" in y.keywords)
@@ -1431,8 +1465,8 @@ def _merge(name: str, x: Branch, y: Branch) -> Any:
         return True
     if name in ("items", "propertyNames", "additionalProperties"):
         return conjoin(a, b)
-    if name == "properties":
-        return a  # merged with additionalProperties in _merge_properties
+    if name in ("properties", "patternProperties"):
+        return a  # merged with additionalProperties in _merge_properties, _merge_patterned
     raise AssertionError(name)
 
 
@@ -1475,3 +1509,167 @@ def _with_opaque(
             Branch(branch.type, branch.keywords, branch.where, branch.places, branch.opaque + extra)
         )
     return Norm(tuple(branches), node.where, node.root)
+
+
+# --------------------------------------------------------------------------- patternProperties
+
+
+def _structural(schema: dict[str, Any]) -> bool:
+    """Whether a ``patternProperties`` is compared member by member: an object of
+    schemas whose every regex Python reads (:func:`.patterns.compiles`); otherwise it is
+    kept whole with the ``properties`` and ``additionalProperties`` beside it."""
+    value = schema["patternProperties"]
+    return isinstance(value, dict) and all(
+        compiles(regex) and isinstance(sub, (dict, bool)) for regex, sub in value.items()
+    )
+
+
+class Unmatched(Exception):
+    """Whether a ``patternProperties`` regex matches a member name cannot be told
+    (:func:`.patterns.matches` is None): what depends on it is not decided."""
+
+    def __init__(self, regex: str, name: str) -> None:
+        self.regex = regex
+        self.name = name
+        super().__init__(f"whether pattern {regex!r} matches member {name!r} is not told")
+
+
+def _free(node: Norm | None) -> bool:
+    """``node`` is absent or accepts everything (a pending recursion is not read)."""
+    return node is None or (not _pending(node) and is_true(node))
+
+
+def _matched(branch: Branch, name: str) -> list[str]:
+    """The regexes of ``branch``'s ``patternProperties`` that match ``name``; a match that
+    cannot be told is :class:`Unmatched`."""
+    found = []
+    for regex in branch.keywords.get("patternProperties", {}):
+        hit = matches(regex, name)
+        if hit is None:
+            raise Unmatched(regex, name)
+        if hit:
+            found.append(regex)
+    return found
+
+
+def member_parts(branch: Branch, name: str) -> list[Norm]:
+    """The schemas a member ``name`` must meet in an object ``branch``: its
+    ``properties`` entry and every ``patternProperties`` schema whose regex matches it;
+    with neither, ``additionalProperties`` (none: any value). :class:`Unmatched` where a
+    match cannot be told."""
+    kw = branch.keywords
+    properties: Mapping[str, Norm] = kw.get("properties", {})
+    patterns: Mapping[str, Norm] = kw.get("patternProperties", {})
+    parts = [properties[name]] if name in properties else []
+    parts += [patterns[regex] for regex in _matched(branch, name)]
+    if not parts and "additionalProperties" in kw:
+        parts.append(kw["additionalProperties"])
+    return parts
+
+
+#: Members' conjoined schemas, per branch and name (the same node each time: a walk
+#: through a recursive schema meets it again, and tells it by its identity).
+_MEMBERS: weakref.WeakKeyDictionary[Branch, dict[str, Norm | None]] = weakref.WeakKeyDictionary()
+
+
+def member_schema(branch: Branch, name: str) -> Norm | None:
+    """The one schema a member ``name`` must meet in ``branch`` (:func:`member_parts`
+    conjoined; None: any value). Several parts conjoined make a node marked
+    ``recursive`` so that a walk meeting it again below itself assumes it
+    (co-induction; what the parts hold is walked in full at the first meeting)."""
+    known = _MEMBERS.setdefault(branch, {})
+    if name in known:
+        return known[name]
+    parts = member_parts(branch, name)
+    node: Norm | None = parts[0] if len(parts) == 1 else None
+    if len(parts) > 1:
+        node = parts[0]
+        for part in parts[1:]:
+            node = conjoin(node, part)
+        node = Norm(node.branches, node.where, recursive=True)
+    known[name] = node
+    return node
+
+
+def _mergeable(x: Branch, y: Branch) -> bool:
+    """Whether the members of two object branches, one with ``patternProperties`` at
+    least, conjoin into one object schema (:func:`_merge_patterned`): a regex only one
+    side has would otherwise lift the other's ``additionalProperties`` from the names it
+    matches, so that other side must have none (or a free one); and each declared name
+    a side has no entry for must be told to match its patterns or not."""
+    px: Mapping[str, Norm] = x.keywords.get("patternProperties", {})
+    py: Mapping[str, Norm] = y.keywords.get("patternProperties", {})
+    if set(px) - set(py) and not _free(y.keywords.get("additionalProperties")):
+        return False
+    if set(py) - set(px) and not _free(x.keywords.get("additionalProperties")):
+        return False
+    names = {*x.keywords.get("properties", {}), *y.keywords.get("properties", {})}
+    try:
+        for name in names:
+            _matched(x, name)
+            _matched(y, name)
+    except Unmatched:
+        return False
+    return True
+
+
+def _fallback(branch: Branch, name: str) -> Norm | None:
+    """What ``branch`` asks of member ``name`` beyond its patterns (which the merged
+    schema applies itself): its ``properties`` entry, else ``additionalProperties`` when
+    no pattern matches."""
+    properties: Mapping[str, Norm] = branch.keywords.get("properties", {})
+    if name in properties:
+        return properties[name]
+    if _matched(branch, name):
+        return None
+    others: Norm | None = branch.keywords.get("additionalProperties")
+    return others
+
+
+def _merge_patterned(kw: dict[str, Any], x: Branch, y: Branch) -> None:
+    """``properties``, ``patternProperties`` and ``additionalProperties`` of a conjunction
+    :func:`_mergeable` allows: each pattern of either side (of both: conjoined), each
+    declared name what each side asks of it beyond the patterns, and the rest both
+    sides' ``additionalProperties``."""
+    px: Mapping[str, Norm] = x.keywords.get("patternProperties", {})
+    py: Mapping[str, Norm] = y.keywords.get("patternProperties", {})
+    patterns = {r: conjoin(px[r], py[r]) if r in py else px[r] for r in px}
+    patterns.update((r, sub) for r, sub in py.items() if r not in px)
+    kw["patternProperties"] = patterns
+    merged: dict[str, Norm] = {}
+    names = {*x.keywords.get("properties", {}), *y.keywords.get("properties", {})}
+    for name in sorted(names):
+        parts = [p for p in (_fallback(x, name), _fallback(y, name)) if p is not None]
+        if not parts:
+            parts = [true_norm(x.where)]  # the patterns say it all; still a declared name
+        merged[name] = parts[0] if len(parts) == 1 else conjoin(parts[0], parts[1])
+    kw.pop("properties", None)
+    if merged:
+        kw["properties"] = merged
+    ax: Norm | None = x.keywords.get("additionalProperties")
+    ay: Norm | None = y.keywords.get("additionalProperties")
+    kw.pop("additionalProperties", None)
+    if ax is not None or ay is not None:
+        kw["additionalProperties"] = ax if ay is None else ay if ax is None else conjoin(ax, ay)
+
+
+def _members_whole(branch: Branch) -> Branch:
+    """``branch`` with its ``properties``, ``patternProperties`` and
+    ``additionalProperties`` kept whole, as one opaque constraint (what a conjunction
+    that cannot merge them keeps)."""
+    names = ("properties", "patternProperties", "additionalProperties")
+    kw = branch.keywords
+    value: dict[str, Any] = {}
+    for name in names[:2]:
+        if name in kw:
+            value[name] = {k: _whole(sub, name) for k, sub in kw[name].items()}
+    if "additionalProperties" in kw:
+        value["additionalProperties"] = _whole(kw["additionalProperties"], names[2])
+    kept = Opaque("patternProperties", value, branch.place("patternProperties"))
+    return Branch(
+        branch.type,
+        {k: v for k, v in kw.items() if k not in names},
+        branch.where,
+        {k: w for k, w in branch.places.items() if k not in names},
+        (*branch.opaque, kept),
+    )

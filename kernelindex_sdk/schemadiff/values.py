@@ -29,12 +29,15 @@ from kernelindex_sdk.engine import schema_validator
 from kernelindex_sdk.schemadiff.normal import (
     Branch,
     Norm,
+    Unmatched,
     Where,
     branch_schema,
     canonical,
+    member_schema,
     to_schema,
     true_norm,
 )
+from kernelindex_sdk.schemadiff.patterns import matches
 from kernelindex_sdk.schemadiff.regexgen import examples
 
 __all__ = [
@@ -262,12 +265,18 @@ class Builder:
     def fresh_keys(self, branch: Branch, avoid: Iterable[str] = ()) -> Iterator[str]:
         """Member names ``branch`` declares no property for and its propertyNames allow."""
         taken = set(branch.keywords.get("properties", {})) | set(avoid)
+        patterns = list(branch.keywords.get("patternProperties", ()))
         names = branch.keywords.get("propertyNames", _ANY_STRING)
         pool = itertools.chain(
             ["x", "y", "z", "extra", "k1", "k2", "k3", "X", "x1", "x2"], self.build(names)
         )
         for name in _distinct(pool):
-            if isinstance(name, str) and name not in taken and self.checks.accepts(names, name):
+            if (
+                isinstance(name, str)
+                and name not in taken
+                and all(matches(p, name) is False for p in patterns)
+                and self.checks.accepts(names, name)
+            ):
                 yield name
 
     # ------------------------------------------------------------------ by type
@@ -347,9 +356,7 @@ class Builder:
         kw = branch.keywords
         if max(size or 0, kw.get("minProperties", 0)) > MAX_SIZE:
             return
-        properties: dict[str, Norm] = kw.get("properties", {})
         required: frozenset[str] = kw.get("required", frozenset())
-        others: Norm = kw.get("additionalProperties", _TRUE)
         absent: set[str] = set()
         demanded: dict[str, Callable[[], Iterable[Any]]] = {}
         names: list[str | None] = [None]
@@ -359,8 +366,8 @@ class Builder:
                 if name in required:
                     return
                 absent.add(name)
-            elif name in properties or not _conditional(branch, name):
-                sub = properties.get(name, others)
+            elif name in kw.get("properties", {}) or not _conditional(branch, name):
+                sub = _member(branch, name)
                 demanded[name] = lambda: self.build(sub, path[1:], leaf)
             else:  # declared only by a then/else: built as each declares it, in turn
                 subs = _conditional(branch, name)
@@ -374,7 +381,7 @@ class Builder:
         for new_name in names:
             wanted = dict(demanded)
             if new_name is not None:
-                sub = properties.get(new_name, others)
+                sub = _member(branch, new_name)
                 wanted[new_name] = lambda sub=sub: self.some(sub)  # type: ignore[misc]
             for keys in self._key_sets(branch, wanted, absent, size):
                 alternatives = []
@@ -382,8 +389,8 @@ class Builder:
                     source = wanted.get(key)
                     if source is not None:
                         values = list(itertools.islice(source(), ALTERNATIVES))
-                    elif key in properties or not _conditional(branch, key):
-                        values = self.some(properties.get(key, others))
+                    elif key in kw.get("properties", {}) or not _conditional(branch, key):
+                        values = self.some(_member(branch, key))
                     else:  # declared only by a then/else: as each declares it, in turn
                         made = [iter(self.some(sub)) for sub in _conditional(branch, key)]
                         values = list(itertools.islice(_round_robin(made), ALTERNATIVES))
@@ -438,6 +445,18 @@ class Builder:
             keys = [*base, *fresh]
             if len(keys) == target:
                 yield keys
+
+
+def _member(branch: Branch, name: str) -> Norm:
+    """The schema a member ``name`` meets in an object ``branch`` (any value: ``true``);
+    where a pattern's match is not told, its entry or ``additionalProperties`` — a
+    guess the check of the whole candidate judges."""
+    try:
+        found = member_schema(branch, name)
+    except Unmatched:
+        kw = branch.keywords
+        found = kw.get("properties", {}).get(name, kw.get("additionalProperties"))
+    return _TRUE if found is None else found
 
 
 def _ordered(branches: Iterable[Branch]) -> list[Branch]:

@@ -50,6 +50,7 @@ from kernelindex_sdk.schemadiff.normal import (
     Branch,
     Norm,
     Opaque,
+    Unmatched,
     Where,
     canonical,
     discriminators,
@@ -58,10 +59,12 @@ from kernelindex_sdk.schemadiff.normal import (
     externals,
     is_false,
     is_true,
+    member_schema,
     resolved,
     true_norm,
     value_types,
 )
+from kernelindex_sdk.schemadiff.patterns import names, universal
 from kernelindex_sdk.schemadiff.rules import Direction
 from kernelindex_sdk.schemadiff.values import ANY_VALUES, Absent, Builder, Leaf, Step, Values
 
@@ -74,6 +77,10 @@ _CLASS_NAMES = {"fraction": "fractional number"}
 _LOOK = 80
 #: Branches of a union tried, at most, for one branch of the other side.
 _TRIALS = 16
+
+#: Pairs of a pattern only B has and one of A's compared, at most (each looks for a
+#: name both regexes match): beyond, a doubt, not a walk quadratic in the patterns.
+_PATTERN_PAIRS = 64
 
 _NOWHERE = Where("")
 _ANY_STRING = Norm((Branch("string", {}, _NOWHERE),), _NOWHERE)
@@ -711,7 +718,10 @@ class Walk:
         others_y: Norm | None = y.keywords.get("additionalProperties")
         members = member_path(path)
         gone, came = ("removed", "added") if self.direction == "backward" else ("added", "removed")
-        for name in (*ours, *(k for k in theirs if k not in ours)):
+        patterned = "patternProperties" in x.keywords or "patternProperties" in y.keywords
+        if patterned:
+            self._patterned(x, y, path)
+        for name in () if patterned else (*ours, *(k for k in theirs if k not in ours)):
             mine, other = ours.get(name), theirs.get(name)
             here = (*path, Step("prop", name))
             if mine is not None and other is None:
@@ -761,7 +771,7 @@ class Walk:
             y.keywords.get("dependentRequired", frozenset())
             - x.keywords.get("dependentRequired", frozenset())
         ):
-            if needed in required_x or is_false(ours.get(member, others_x) or true_norm(x.where)):
+            if needed in required_x or self._never(x, member):
                 continue  # A requires it anyway, or never has the member it depends on
             self.find(
                 "required",
@@ -772,7 +782,8 @@ class Walk:
                 f"{self.b_name} requires member {needed!r} beside {member!r},"
                 f" {self.a_name} does not",
             )
-        self._others(x, y, path, others_x, others_y, ours, theirs)
+        if not patterned:
+            self._others(x, y, path, others_x, others_y, ours, theirs)
         names_x, names_y = x.keywords.get("propertyNames"), y.keywords.get("propertyNames")
         if names_y is not None and (names_x is None or names_x.key != names_y.key):
             self.node(names_x or _ANY_STRING, names_y, (*path, Step("newkey")), ("string",))
@@ -827,6 +838,187 @@ class Walk:
             ),
             f"{self.b_name} {narrowed} members beyond those it declares; {self.a_name} allows them",
         )
+
+    def _never(self, x: Branch, member: str) -> bool:
+        """Whether ``x`` never has ``member`` (its schema there is ``false``); unsure
+        (a pattern match not told): no."""
+        try:
+            schema = member_schema(x, member)
+        except Unmatched:
+            return False
+        return schema is not None and is_false(schema)
+
+    # ------------------------------------------------------------------ patternProperties
+
+    def _patterned(self, x: Branch, y: Branch, path: tuple[Step, ...]) -> None:
+        """Members when ``patternProperties`` is on either side: each declared name by
+        what each side asks of it (:func:`~.normal.member_schema`: its entry and the
+        patterns matching it, else ``additionalProperties``), then every other name by
+        region — names a regex of both sides matches, of one side only, of none — with
+        a name of the region for its witness (:meth:`_regions`)."""
+        ours: dict[str, Norm] = x.keywords.get("properties", {})
+        theirs: dict[str, Norm] = y.keywords.get("properties", {})
+        required_x: frozenset[str] = x.keywords.get("required", frozenset())
+        members = member_path(path)
+        gone, came = ("removed", "added") if self.direction == "backward" else ("added", "removed")
+        for name in (*ours, *(k for k in theirs if k not in ours)):
+            mine, other = ours.get(name), theirs.get(name)
+            here = (*path, Step("prop", name))
+            if mine is not None and other is None:
+                self.moves.add((gone, (*members, name)))
+            if other is not None and mine is None:
+                self.moves.add((came, (*members, name)))
+            try:
+                accepted, wanted = member_schema(x, name), member_schema(y, name)
+            except Unmatched as unmatched:
+                self.doubt(
+                    x.place("patternProperties"),
+                    y.place("patternProperties"),
+                    here,
+                    f"{unmatched}: ECMA-262 and python-jsonschema may read it differently",
+                )
+                continue
+            if accepted is not None and is_false(accepted):
+                continue  # A never has this member
+            if wanted is None or is_true(wanted):
+                continue
+            closed = wanted is y.keywords.get("additionalProperties")  # no pattern matches
+            if mine is not None and other is None and closed and is_false(wanted):
+                self.find(
+                    "closed-property",
+                    mine.where,
+                    y.place("additionalProperties"),
+                    here,
+                    Values(partial(self.builder.build, accepted or mine)),
+                    f"{self.b_name} does not allow member {name!r}, which {self.a_name} declares"
+                    + (" (required)" if name in required_x else " (optional)"),
+                    excusable=name not in required_x,
+                )
+                continue
+            if other is not None and mine is None and (accepted is None or is_true(accepted)):
+                self.find(
+                    "open-property",
+                    x.place("properties"),
+                    other.where,
+                    here,
+                    Values(partial(self._open_values, wanted)),
+                    f"{self.b_name} constrains member {name!r}, which {self.a_name} leaves open",
+                )
+                continue
+            self.node(accepted or true_norm(x.where), wanted, here)
+        self._regions(x, y, path, frozenset({*ours, *theirs}))
+
+    def _regions(
+        self, x: Branch, y: Branch, path: tuple[Step, ...], declared: frozenset[str]
+    ) -> None:
+        """Names neither side declares. For such a name, A asks the schemas of its
+        patterns matching it (else its ``additionalProperties``), B likewise; B accepts
+        whatever A does when
+
+        * each regex of both sides: A's schema within B's;
+        * each regex of B's only: A's ``additionalProperties`` within B's schema, and
+          so is each of A's pattern schemas (a name may match both);
+        * each regex of A's only: A's schema within B's ``additionalProperties``;
+        * A's ``additionalProperties`` within B's.
+
+        (A name B's regexes match meets each of them: the first two cover each; one
+        none of B's matches meets B's ``additionalProperties``: the last two.)"""
+        px: dict[str, Norm] = x.keywords.get("patternProperties", {})
+        py: dict[str, Norm] = y.keywords.get("patternProperties", {})
+        ax: Norm | None = x.keywords.get("additionalProperties")
+        ay: Norm | None = y.keywords.get("additionalProperties")
+        every = [*px, *(r for r in py if r not in px)]
+        at_x, at_y = x.place("patternProperties"), y.place("patternProperties")
+        # A regex that matches every name (".*") leaves no name to the other regions.
+        all_x, all_y = any(map(universal, px)), any(map(universal, py))
+        for regex in py:
+            others = [r for r in every if r != regex]
+            if regex in px:
+                self._region(px[regex], py[regex], [regex], others, declared, path, at_x, at_y)
+                continue
+            if not all_x:
+                self._region(ax, py[regex], [regex], list(px), declared, path, at_x, at_y)
+            if len(px) * len([r for r in py if r not in px]) > _PATTERN_PAIRS:
+                self.doubt(
+                    at_x,
+                    at_y,
+                    path,
+                    f"{self.b_name}'s pattern {regex!r} beside {len(px)} of {self.a_name}'s"
+                    f" that it may overlap: more than {_PATTERN_PAIRS} pairs are not compared",
+                )
+                continue
+            for mine in px:
+                rest = [r for r in every if r not in (regex, mine)]
+                self._region(px[mine], py[regex], [mine, regex], rest, declared, path, at_x, at_y)
+        for regex in px:
+            if regex not in py and not all_y:
+                self._region(px[regex], ay, [regex], list(py), declared, path, at_x, at_y)
+        if not (all_x or all_y):
+            at = x.place("additionalProperties")
+            self._region(ax, ay, [], every, declared, path, at, y.place("additionalProperties"))
+
+    def _region(
+        self,
+        mine: Norm | None,
+        other: Norm | None,
+        within: list[str],
+        outside: list[str],
+        declared: frozenset[str],
+        path: tuple[Step, ...],
+        accepting: Where,
+        rejecting: Where,
+    ) -> None:
+        """Names every regex of ``within`` matches (and, for the witness, preferably none
+        of ``outside``): A asks ``mine`` of them (None: nothing), B ``other``."""
+        if other is None or is_true(other) or (mine is not None and is_false(mine)):
+            return
+        if mine is not None and mine.key == other.key:
+            return
+        which = " and ".join(repr(r) for r in within) or "no pattern"
+        name = next(names(within, outside, declared), None)
+        if name is None and within:
+            name = next(names(within, (), declared), None)
+        if name is None:
+            # No name of the region for a witness: decided only if nothing is found.
+            if mine is not None and self._holds(mine, other, path):
+                return
+            self.doubt(accepting, rejecting, path, f"no member name matching {which} shows it")
+            return
+        here = (*path, Step("prop", name))
+        if mine is not None and not is_true(mine) and not is_false(other):
+            self.node(mine, other, here)
+            return
+        wide = mine or true_norm(accepting)
+        narrowed = "allows no" if is_false(other) else "constrains"
+        self.find(
+            "additional",
+            accepting,
+            rejecting,
+            here,
+            Values(
+                lambda: self._refused(
+                    other,
+                    itertools.chain(
+                        self.builder.build(wide),
+                        (v for v in ANY_VALUES if self.checks.accepts(wide, v)),
+                    ),
+                )
+            ),
+            f"{self.b_name} {narrowed} members matching {which} (as {name!r});"
+            f" {self.a_name} allows them",
+        )
+
+    def _holds(self, a: Norm, b: Norm, path: tuple[Step, ...]) -> bool:
+        """Whether walking ``a`` against ``b`` finds nothing (what it found undone)."""
+        findings, doubts = len(self.findings), len(self.doubts)
+        moves, assumed = set(self.moves), set(self.assumed)
+        self.node(a, b, (*path, Step("prop", "")))
+        found = len(self.findings) > findings or len(self.doubts) > doubts
+        del self.findings[findings:], self.doubts[doubts:]
+        self.moves = moves
+        if found:
+            self.assumed = assumed
+        return not found
 
     def _numbers(
         self, x: Branch, y: Branch, near: list[float], classes: frozenset[str]
