@@ -26,7 +26,10 @@ follows, interleaved the same way: per checkout, ``validate DIR`` (``--jobs`` un
 a user runs it) and ``validate`` of DIR's first file (the cold start), beside
 ajv-cli with ajv-formats on the same folder and file when ``setup_peers.sh`` has
 installed it (the peer #14's files target names) and ``python -c pass``. It prints each
-median and how many times faster than ajv-cli each is. So old and new code are set
+median, wall and CPU time (user + system of the command and of every process it waited
+for, so a forked run's workers count), and how many times faster than ajv-cli each is
+by both: on a loaded machine the wall-clock ratio measures the scheduler as much as the
+code. So old and new code are set
 against their peers in one run, on one machine.
 """
 
@@ -35,6 +38,7 @@ from __future__ import annotations
 import argparse
 import compileall
 import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -149,13 +153,32 @@ def _interleaved(
     commands: dict[str, tuple[list[str], dict[str, str]]], repeats: int
 ) -> dict[str, float]:
     """Each command's median wall time, every repeat running every command once in turn."""
-    times: dict[str, list[float]] = {label: [] for label in commands}
+    return {label: wall for label, (wall, _) in _interleaved_cpu(commands, repeats).items()}
+
+
+def _children_cpu() -> float:
+    used = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return used.ru_utime + used.ru_stime
+
+
+def _interleaved_cpu(
+    commands: dict[str, tuple[list[str], dict[str, str]]], repeats: int
+) -> dict[str, tuple[float, float]]:
+    """Each command's median wall time and median CPU time (user + system of the
+    process and everything it waited for: a forked run's workers, node's threads),
+    every repeat running every command once in turn."""
+    walls: dict[str, list[float]] = {label: [] for label in commands}
+    cpus: dict[str, list[float]] = {label: [] for label in commands}
     for _ in range(repeats):
         for label, (command, env) in commands.items():
-            start = time.perf_counter()
+            start, cpu = time.perf_counter(), _children_cpu()
             subprocess.run(command, env=env, stdout=subprocess.DEVNULL, check=True)
-            times[label].append(time.perf_counter() - start)
-    return {label: statistics.median(taken) for label, taken in times.items()}
+            walls[label].append(time.perf_counter() - start)
+            cpus[label].append(_children_cpu() - cpu)
+    return {
+        label: (statistics.median(walls[label]), statistics.median(cpus[label]))
+        for label in commands
+    }
 
 
 def _measure_files(checkouts: dict[str, Path], folder: Path, scratch: Path, repeats: int) -> int:
@@ -184,16 +207,18 @@ def _measure_files(checkouts: dict[str, Path], folder: Path, scratch: Path, repe
     commands["python -c pass"] = ([sys.executable, "-c", "pass"], plain)
     if not _all_accept(commands, "every file"):
         return 1
-    times = _interleaved(commands, repeats)
+    times = _interleaved_cpu(commands, repeats)
     ajv_files = times.get(f"ajv-cli, {len(files):,} files")
     ajv_one = times.get("ajv-cli, one file")
     print(f"\n{folder}: {len(files):,} files, {repeats} interleaved repeats (medians)\n")
-    print("| command | wall | ajv-cli ÷ this |")
-    print("|---|---:|---:|")
-    for label, median in times.items():
+    print("| command | wall | ajv-cli ÷ this | CPU | ajv-cli ÷ this, CPU |")
+    print("|---|---:|---:|---:|---:|")
+    for label, (wall, cpu) in times.items():
         peer = ajv_one if "one file" in label else ajv_files
-        ratio = f"{peer / median:.2f}×" if peer is not None and label != "python -c pass" else ""
-        print(f"| {label} | {median:.3f} s | {ratio} |")
+        ratios = ["", ""]
+        if peer is not None and label != "python -c pass":
+            ratios = [f"{peer[0] / wall:.2f}×", f"{peer[1] / cpu:.2f}×" if cpu else ""]
+        print(f"| {label} | {wall:.3f} s | {ratios[0]} | {cpu:.3f} s | {ratios[1]} |")
     return 0
 
 

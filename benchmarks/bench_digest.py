@@ -2,6 +2,7 @@
 
     python benchmarks/bench_digest.py [--seeds DIR] [--records N] [--repeats R] [--json]
     python benchmarks/bench_digest.py --liger [CSV]     # every record the Liger importer writes
+    python benchmarks/bench_digest.py --liger --tree old=/tmp/old-checkout   # old code beside
 
 The corpus is seed-like records (BenchmarkRun / BenchmarkProtocol /
 ExecutionEnvironment, in equal parts) made in-process from the published seeds
@@ -19,6 +20,12 @@ One core, in-process: each repeat digests the whole corpus once; the figures are
 median of the repeats' records/s (and min-max), by this thread's CPU time and by wall
 clock, and the ratio of medians to the reference. On a shared machine the CPU-time
 figures are the steadier ones; both are printed.
+
+``--tree LABEL=PATH`` (repeatable) adds the ``digest`` of another checkout's
+``kernelindex_sdk/canonical.py`` (say a ``git worktree`` of ``main``), loaded as a module
+of its own beside this one, as one more interleaved contender: old and new code against
+the same reference in the same repeats, and a last line with each one's speed over this
+checkout's, repeat by repeat.
 """
 
 from __future__ import annotations
@@ -26,6 +33,7 @@ from __future__ import annotations
 import argparse
 import copy
 import hashlib
+import importlib.util
 import json
 import platform
 import random
@@ -249,6 +257,19 @@ def stdlib_digest(record: Mapping[str, Any]) -> str:
     return DIGEST_PREFIX + hashlib.sha256(rfc8785.dumps(ident) if out is None else out).hexdigest()
 
 
+def tree_digest(label: str, root: Path) -> Callable[[Mapping[str, Any]], str]:
+    """``digest`` of the ``canonical`` module of the checkout at ``root``."""
+    path = root / "kernelindex_sdk" / "canonical.py"
+    spec = importlib.util.spec_from_file_location(f"bench_digest_canonical_{label}", path)
+    if spec is None or spec.loader is None or not path.is_file():
+        raise SystemExit(f"bench_digest: --tree {label}={root}: no {path}")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    found: Callable[[Mapping[str, Any]], str] = module.digest
+    return found
+
+
 def rates(
     contenders: Mapping[str, Callable[[Mapping[str, Any]], str]],
     corpus: list[dict[str, Any]],
@@ -297,6 +318,12 @@ def main(argv: list[str] | None = None) -> int:
         help="time every record the Liger importer writes from CSV (default: "
         "shared/liger/all_benchmark_data.csv beside the repository) instead",
     )
+    parser.add_argument(
+        "--tree",
+        action="append",
+        default=[],
+        help="LABEL=PATH: also time the digest of the checkout at PATH (its canonical.py)",
+    )
     parser.add_argument("--json", action="store_true", help="print the figures as JSON")
     args = parser.parse_args(argv)
     if args.repeats < 5:
@@ -311,16 +338,23 @@ def main(argv: list[str] | None = None) -> int:
         bundles, source = load_bundles(args.seeds)
         measurements = (18, 30) if args.large else (2, 8)
         corpus = make_corpus(bundles, args.records, args.seed, measurements)
+    trees: dict[str, Callable[[Mapping[str, Any]], str]] = {}
+    for tree in args.tree:
+        label, _, path = tree.partition("=")
+        if not path:
+            parser.error(f"--tree {tree!r}: want LABEL=PATH")
+        trees[f"kernelindex digest, {label}"] = tree_digest(label, Path(path))
     sizes = [len(canonicalize(identity(r))) for r in corpus]
     for record in corpus:  # never time a wrong answer
         expected = reference_digest(record)
         assert digest(record) == expected, record
         assert stdlib_digest(record) == expected, record
+        for other in trees.values():
+            assert other(record) == expected, record
     taken = sum(canonical._fast(identity(r)) is not None for r in corpus)
 
-    contenders: dict[str, Callable[[Mapping[str, Any]], str]] = {
-        f"kernelindex digest ({canonical.BACKEND})": digest,
-    }
+    here = f"kernelindex digest ({canonical.BACKEND})"
+    contenders: dict[str, Callable[[Mapping[str, Any]], str]] = {here: digest, **trees}
     if canonical.BACKEND != "json":
         contenders["kernelindex digest (stdlib json path)"] = stdlib_digest
     contenders["rfc8785 reference"] = reference_digest
@@ -362,6 +396,16 @@ def main(argv: list[str] | None = None) -> int:
         "repeats": args.repeats,
         "records_per_s": figures,
     }
+    if trees:  # records/s of each tree over this checkout's, repeat by repeat (CPU time)
+        report["tree_over_here_cpu"] = {
+            name: round(
+                statistics.median(
+                    t / h for t, h in zip(results[name]["cpu"], results[here]["cpu"], strict=True)
+                ),
+                3,
+            )
+            for name in trees
+        }
     if args.json:
         print(json.dumps(report, indent=2))
         return 0
@@ -384,6 +428,8 @@ def main(argv: list[str] | None = None) -> int:
                 f"    {name:38s} {f['median']:10,.0f} {spread:>22s} {f['ratio']:6.2f}x"
                 f" {f['paired_ratio']:6.2f}x"
             )
+    for name, ratio in report.get("tree_over_here_cpu", {}).items():
+        print(f"  {name}: records/s ÷ this checkout's, CPU time, median of repeats: {ratio:.3f}x")
     return 0
 
 

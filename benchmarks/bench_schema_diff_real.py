@@ -16,22 +16,25 @@ reported too. For each set it prints:
 * **decided**: runs whose exit status is not 3 (undecided); **usage errors**: exit 2
   (a side cannot be read), each said once with its message;
 * **wrong witnesses**: a violation's witness that python-jsonschema (each side's own
-  dialect, formats asserted) — and ajv, when ``benchmarks/node_modules`` has it
+  dialect, formats asserted, nothing fetched: a witness whose verdict reaches a ``$ref``
+  into another document — an external schema, which the diff assumes unchanged and
+  never reads — counts as wrong) — and ajv, when ``benchmarks/node_modules`` has it
   (``benchmarks/setup_peers.sh``; a Draft 6/7 schema given to it with the keywords beside
   ``$ref`` left out, as those drafts read it and ajv 8 does not) — does not judge as
-  claimed: accepted by the side
-  the violation names, rejected by the other;
+  claimed: accepted by the side the violation names, rejected by the other;
 * **false compatible**: for a ``strict`` run called compatible (``lenient`` lets an
   optional member be added to or removed from a closed object, so it has such
-  counterexamples by design), ``--examples`` instances of OLD
-  drawn by hypothesis-jsonschema in at most ``--draw-seconds`` (those OLD's validator
-  accepts) that NEW rejects; runs whose OLD hypothesis-jsonschema cannot draw from (or
-  not in time) are counted as unchecked. Each counterexample is judged again outside
-  hypothesis (``judge_counterexample``): only a ``confirmed`` one counts as a false
-  compatible; the others are listed for what they are (an artefact of the probe, or
-  python-jsonschema and ajv disagreeing). Every one, with its pair, direction, policy and
-  verdict, is saved to ``--counterexamples`` (JSON lines; default
-  ``benchmarks/results/schema-diff-counterexamples.jsonl``), so none stays unexplained;
+  counterexamples by design), ``--examples`` instances of OLD drawn by
+  hypothesis-jsonschema in at most ``--draw-seconds`` (those OLD's validator accepts)
+  that NEW rejects, each external schema replaced by ``true`` on both sides
+  (:func:`without_externals`: one schema it may be; nothing is fetched); runs whose OLD
+  hypothesis-jsonschema cannot draw from (or not in time) are counted as unchecked.
+  Each counterexample is judged again outside hypothesis (``judge_counterexample``):
+  only a ``confirmed`` one counts as a false compatible; the others are listed for what
+  they are (an artefact of the probe, or python-jsonschema and ajv disagreeing). Every
+  one, with its pair, direction, policy and verdict, is saved to ``--counterexamples``
+  (JSON lines; default ``benchmarks/results/schema-diff-counterexamples.jsonl``), so
+  none stays unexplained;
 * **time**: CPU seconds (user+sys) of each ``diff`` call alone, median and max per
   run, and the largest schema's against its size (nothing quadratic).
 
@@ -59,6 +62,7 @@ import time
 from collections import Counter
 from pathlib import Path
 from typing import Any
+from urllib.parse import urldefrag, urljoin
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "tests" / "fixtures" / "schemastore"
@@ -135,11 +139,73 @@ def run_pair(source: Path, old: Path, new: Path, timeout: float) -> list[dict[st
 
 
 def _validator(schema: Any) -> Any:
+    """python-jsonschema's validator of the schema's own dialect, formats asserted, that
+    fetches nothing: a ``$ref`` into another document (an external schema, which the diff
+    never reads) raises ``referencing.exceptions.Unresolvable`` where it is reached, so a
+    witness that reaches one is judged wrong (:func:`_judged`), never judged by content
+    fetched from the network."""
     from jsonschema import Draft202012Validator
     from jsonschema.validators import validator_for
+    from referencing import Registry
 
     cls = validator_for(schema, default=Draft202012Validator)
-    return cls(schema, format_checker=cls.FORMAT_CHECKER)
+    return cls(schema, format_checker=cls.FORMAT_CHECKER, registry=Registry())
+
+
+def _judged(judge: Any, value: Any) -> bool | None:
+    """Whether ``judge`` accepts ``value``; None when judging it reaches an external
+    schema (a verdict that depends on what is not given)."""
+    from referencing.exceptions import Unresolvable
+
+    try:
+        return bool(judge.is_valid(value))
+    except Unresolvable:
+        return None
+
+
+def external_refs(schema: Any) -> set[str]:
+    """The ``$ref``s of ``schema`` into another document (resolved against its ``$id``;
+    the diff takes each to be an external schema, the same on both sides)."""
+    base = schema.get("$id") or schema.get("id") or "file:///schema.json"
+    found: set[str] = set()
+
+    def visit(node: Any) -> None:
+        if isinstance(node, list):
+            for item in node:
+                visit(item)
+        elif isinstance(node, dict):
+            ref = node.get("$ref")
+            if isinstance(ref, str) and urldefrag(urljoin(base, ref))[0] != urldefrag(base)[0]:
+                found.add(ref)
+            for value in node.values():
+                visit(value)
+
+    visit(schema)
+    return found
+
+
+def without_externals(schema: Any) -> Any:
+    """``schema`` with each external schema (:func:`external_refs`) replaced by ``true``:
+    one schema it may be, the same on both sides, which a compatible verdict must hold
+    for as for any other. The counterexample probe draws from this (hypothesis-jsonschema
+    refuses a remote ``$ref``; nothing is fetched). Before 2019-09 a ``$ref``'s siblings
+    are ignored, so they go with it (but ``definitions``, which a pointer may lead into)."""
+    refs = external_refs(schema)
+    if not refs:
+        return schema
+    alone = any(f"draft-0{n}" in str(schema.get("$schema", "")) for n in (4, 6, 7))
+
+    def rewrite(node: Any) -> Any:
+        if isinstance(node, list):
+            return [rewrite(item) for item in node]
+        if not isinstance(node, dict):
+            return node
+        if node.get("$ref") in refs:
+            kept = ("definitions",) if alone else tuple(k for k in node if k != "$ref")
+            node = {k: v for k, v in node.items() if k in kept}
+        return {k: rewrite(v) for k, v in node.items()}
+
+    return rewrite(schema)
 
 
 _AJV_JUDGE = r"""
@@ -336,6 +402,9 @@ def evaluate(which: str, args: argparse.Namespace, tmp: Path) -> None:
             files[side] = path
         schemas = {k: json.loads(p.read_text(encoding="utf-8")) for k, p in files.items()}
         judges = {k: _validator(s) for k, s in schemas.items()}
+        # What the counterexample probe draws from and judges by: each external schema
+        # replaced by one schema it may be (true), the same on both sides.
+        probed = {k: without_externals(s) for k, s in schemas.items()}
         rows = run_pair(args.source, files["old"], files["new"], args.timeout)
         label = f"{name} {a['file'].split('/')[1][:2]}->{b['file'].split('/')[1][:2]}"
         by_direction: dict[str, list[Any]] = {}
@@ -357,7 +426,10 @@ def evaluate(which: str, args: argparse.Namespace, tmp: Path) -> None:
                 yes = accepting if accepted_by == "old" else rejecting
                 no = rejecting if yes == accepting else accepting
                 checked_witnesses += 1
-                if not (judges[yes].is_valid(witness) and not judges[no].is_valid(witness)):
+                verdicts = (_judged(judges[yes], witness), _judged(judges[no], witness))
+                if None in verdicts:
+                    wrong.append(f"{label} {row['direction']} {rule}: reaches an external $ref")
+                elif verdicts != (True, False):
                     wrong.append(f"{label} {row['direction']} {rule}: python-jsonschema")
             for side in ("old", "new") if witnessed else ():
                 claims = [
@@ -373,7 +445,7 @@ def evaluate(which: str, args: argparse.Namespace, tmp: Path) -> None:
             # Strict only: lenient lets an optional member leave a closed object, by design.
             if row["exit"] == 0 and row["policy"] == "strict" and args.examples:
                 outcome = false_compatible(
-                    schemas[accepting], schemas[rejecting], args.examples, args.draw_seconds
+                    probed[accepting], probed[rejecting], args.examples, args.draw_seconds
                 )
                 if isinstance(outcome, str):
                     compat_unchecked += 1
@@ -381,9 +453,7 @@ def evaluate(which: str, args: argparse.Namespace, tmp: Path) -> None:
                     compat_checked += 1
                     instances += outcome[0]
                     for value in outcome[1]:
-                        verdict = judge_counterexample(
-                            schemas[accepting], schemas[rejecting], value
-                        )
+                        verdict = judge_counterexample(probed[accepting], probed[rejecting], value)
                         args.found.append({
                             "pair": label, "direction": row["direction"],
                             "policy": row["policy"], "drawn_from": accepting,

@@ -23,6 +23,10 @@ For each writer, every repeat runs, each as its own process and in turn,
 ratio of a checkout is the median over repeats of its time ÷ the bare loop's in the same
 repeat, so a change in the machine's speed between repeats falls on both. Nothing is
 timed unless every command accepts every line of every writer.
+
+The table is printed as Markdown, headed by the command line that made it (the
+revisions as given and the commits they resolved to), so it can be pasted into
+``benchmarks/README.md`` as it is.
 """
 
 from __future__ import annotations
@@ -31,6 +35,7 @@ import argparse
 import compileall
 import json
 import os
+import shlex
 import statistics
 import subprocess
 import sys
@@ -94,6 +99,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--writers", help="names separated by ; (default: all)")
     args = parser.parse_args(argv)
+    args.command_line = shlex.join(
+        ["python", "benchmarks/bench_writers.py", *(sys.argv[1:] if argv is None else argv)]
+    )
     if not args.rev and not args.tree:
         parser.error("give at least one --rev or --tree")
     if not args.lines.is_file():
@@ -116,6 +124,17 @@ def main(argv: list[str] | None = None) -> int:
                     ["git", "-C", str(ROOT), "worktree", "remove", "--force", str(checkouts[rev])],
                     check=False,
                 )
+
+
+def _commit(checkout: Path) -> str:
+    """The short hash of the commit checked out at ``checkout``."""
+    done = subprocess.run(
+        ["git", "-C", str(checkout), "rev-parse", "--short", "HEAD"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    return done.stdout.strip() or "?"
 
 
 def _records(path: Path, count: int) -> list[Any]:
@@ -161,6 +180,8 @@ def _measure(
                 subprocess.run(command, env=env, stdout=subprocess.DEVNULL, check=True)
                 times[name][label].append(time.perf_counter() - start)
     labels = list(checkouts)
+    resolved = ", ".join(f"`{rev}` = {_commit(checkouts[rev])}" for rev in args.rev)
+    print(f"`{args.command_line}`" + (f" ({resolved})" if resolved else "") + ":\n")
     print(
         f"{args.count:,} JSON Lines bundles per writer, {args.repeats} interleaved repeats; "
         "each checkout's time ÷ the bare loop's in the same repeat (median), and the bare "

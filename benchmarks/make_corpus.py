@@ -12,6 +12,13 @@ each), ``benchmarks/corpus/records.jsonl`` (one compact bundle per line, ~2 KB) 
 ``benchmarks/corpus/invalid.json`` (one bundle with an unknown key, for checking that
 a validator really validates). The output is deterministic for a given ``--seed``.
 ``benchmarks/corpus/`` is git-ignored: nothing large is committed.
+
+With ``--file-writers`` the same files are also written by each writer issue #35's
+files target names, one folder each: ``files-indent2/`` (``json.dumps(indent=2)``, its
+``\\u00b7`` escapes), ``files-indent2-utf8/`` (``json.dumps(indent=2,
+ensure_ascii=False)``) and ``files-orjson-indent2/`` (``orjson.dumps(option=
+OPT_INDENT_2)``), each file with a final newline — the folders ``bench_ab.py --files``
+sets against ajv-cli.
 """
 
 from __future__ import annotations
@@ -22,7 +29,7 @@ import json
 import os
 import random
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
@@ -112,17 +119,42 @@ def invalid_bundle() -> dict[str, Any]:
     return bundle
 
 
+def _orjson_indent2(bundle: Any) -> str:
+    import orjson  # a dependency of kernelindex's fast path, not of this script otherwise
+
+    return orjson.dumps(bundle, option=orjson.OPT_INDENT_2).decode() + "\n"
+
+
+#: ``--file-writers``: folder → how that writer writes a bundle (with a final newline).
+FILE_WRITERS: dict[str, Callable[[Any], str]] = {
+    "files-indent2": lambda b: json.dumps(b, indent=2) + "\n",
+    "files-indent2-utf8": lambda b: json.dumps(b, indent=2, ensure_ascii=False) + "\n",
+    "files-orjson-indent2": _orjson_indent2,
+}
+
+
 def write_corpus(
-    out: Path, files: int, jsonl_lines: int, seed: int = 0, *, quiet: bool = False
+    out: Path,
+    files: int,
+    jsonl_lines: int,
+    seed: int = 0,
+    *,
+    quiet: bool = False,
+    file_writers: bool = False,
 ) -> None:
-    """Write ``out/files/*.json``, ``out/records.jsonl`` and ``out/invalid.json``."""
-    file_dir = out / "files"
-    file_dir.mkdir(parents=True, exist_ok=True)
-    for stale in file_dir.glob("*.json"):
-        stale.unlink()
+    """Write ``out/files/*.json``, ``out/records.jsonl`` and ``out/invalid.json`` (and,
+    with ``file_writers``, the files again in one folder per :data:`FILE_WRITERS`)."""
+    writers: dict[str, Callable[[Any], str]] = {
+        "files": lambda b: json.dumps(b, ensure_ascii=False, indent=2) + "\n",
+        **(FILE_WRITERS if file_writers else {}),
+    }
+    for folder in writers:
+        (out / folder).mkdir(parents=True, exist_ok=True)
+        for stale in (out / folder).glob("*.json"):
+            stale.unlink()
     for index, bundle in enumerate(bundles(files, seed)):
-        text = json.dumps(bundle, ensure_ascii=False, indent=2) + "\n"
-        (file_dir / f"{index:05d}.json").write_text(text, "utf-8")
+        for folder, write in writers.items():
+            (out / folder / f"{index:05d}.json").write_text(write(bundle), "utf-8")
     if jsonl_lines:
         # A few thousand distinct lines, repeated: generating 1M unique bundles would
         # take longer than validating them, and repetition changes no validator's work.
@@ -147,8 +179,14 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--files", type=int, default=2000)
     parser.add_argument("--jsonl-lines", type=int, default=100_000)
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument(
+        "--file-writers",
+        action="store_true",
+        help="also write the files as json.dumps(indent=2), json.dumps(indent=2, "
+        "ensure_ascii=False) and orjson OPT_INDENT_2 do, a folder each",
+    )
     args = parser.parse_args(argv)
-    write_corpus(args.out, args.files, args.jsonl_lines, args.seed)
+    write_corpus(args.out, args.files, args.jsonl_lines, args.seed, file_writers=args.file_writers)
 
 
 if __name__ == "__main__":

@@ -178,8 +178,15 @@ def schema_validator(schema: Any) -> Draft202012Validator:
     """A validator for one self-contained schema (no ``$ref`` to another document), with
     this engine's ECMA-262 ``pattern`` and format checking: the schema diff checks
     candidate values with it before :class:`JsonschemaEngine` judges whole records.
-    Its ``enum`` is a set look-up (:func:`_diff_validator_class`), with the same answers."""
-    return _diff_validator_class()(schema, format_checker=_format_checker())  # type: ignore[no-any-return]
+    Its ``enum`` is a set look-up (:func:`_diff_validator_class`), with the same answers.
+    A ``$ref`` to another document (a schema diff's external schema) is never fetched:
+    the registry is empty, and reaching one raises referencing's ``Unresolvable``
+    (python-jsonschema's default registry would fetch it)."""
+    from referencing import Registry
+
+    return _diff_validator_class()(  # type: ignore[no-any-return]
+        schema, format_checker=_format_checker(), registry=Registry()
+    )
 
 
 class JsonschemaEngine:

@@ -57,7 +57,9 @@ among the documents given — nothing is ever fetched, a fragment must be a JSON
 
 Why the diff's other rules are not parameters of :func:`inline`: it builds a normal
 form, not an inlined schema. A recursive ``$ref`` is compared by co-induction (a
-normal form may be a cyclic graph; an engine needs a finite schema); another dialect
+normal form may be a cyclic graph; an engine needs a finite schema); a ``$ref`` into
+a document not given (:class:`Unresolvable` for its document) is an external schema,
+known by its URI and compared by it (an engine needs its content); another dialect
 is rewritten into Draft 2020-12 (:mod:`kernelindex_sdk.schemadiff.upgrade`, any
 spelling of its ``$schema``), where the engines, which validate the result as Draft
 2020-12, decline any ``$schema`` but that URI as written; :data:`NAMING_KEYWORDS` are

@@ -66,8 +66,10 @@ def test_files_mode_times_folder_and_one_file_per_checkout(tmp_path: Path) -> No
     assert {"validate 4 files, here", "validate one file, here", "python -c pass"} <= set(rows)
     if (ROOT / "benchmarks" / "node_modules" / ".bin" / "ajv").exists():
         assert {"ajv-cli, 4 files", "ajv-cli, one file"} <= set(rows)
-        ratio = re.search(r"^\| validate 4 files, here \| [0-9.]+ s \| ([0-9.]+)× \|$",
-                          done.stdout, re.MULTILINE)  # fmt: skip
+        ratio = re.search(
+            r"^\| validate 4 files, here \| [0-9.]+ s \| ([0-9.]+)× \| [0-9.]+ s \| ([0-9.]+)× \|$",
+            done.stdout, re.MULTILINE,
+        )  # fmt: skip
         assert ratio is not None
 
 
@@ -92,3 +94,6 @@ def test_the_writers_benchmark_prints_a_ratio_per_writer_and_checkout(tmp_path: 
     assert done.returncode == 0, done.stdout + done.stderr
     rows = re.findall(r"^\| `(.+?)` \| ([0-9.]+)× \| ([0-9.]+) s \|$", done.stdout, re.MULTILINE)
     assert [row[0] for row in rows] == writers.split(";")
+    # Headed by the command that made it, so a pasted table says how to make it again.
+    assert done.stdout.startswith("`python benchmarks/bench_writers.py --tree here=")
+    assert "| writer of the JSON Lines | here | bare loop |" in done.stdout

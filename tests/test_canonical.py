@@ -641,6 +641,20 @@ def test_digest_ignores_key_order(spec: dict[str, Any], seed: int) -> None:
     assert digest(shuffled) == digest(record) == _reference_digest(record)
 
 
+@settings(max_examples=examples(300), deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    spec=json_values | odd_values | fast_values,
+    api=json_scalars | odd_scalars | st.just("kernelindex.dev/v1alpha1"),
+    kind=st.just("BenchmarkRun") | json_values | odd_values,
+)
+def test_digest_is_the_reference_digest_or_raises_alike(spec: Any, api: Any, kind: Any) -> None:
+    """``digest`` runs the orjson path written out (no ``canonicalize``): the same
+    digest as the reference, or the reference's exception, for any identity."""
+    assert canonical._orjson_dumps is None or canonical._orjson_scan is canonical._scan_values
+    record = {"metadata": {"name": "x"}, "spec": spec, "kind": kind, "apiVersion": api}
+    assert _outcome(digest, record) == _outcome(_reference_digest, record)
+
+
 def test_digest_ignores_metadata() -> None:
     renamed = dict(FIXTURE, metadata={"name": "other", "title": "Other", "labels": {"a": "b"}})
     assert digest(renamed) == FIXTURE_DIGEST
@@ -716,7 +730,8 @@ def test_the_digest_benchmark_checks_every_imported_liger_record(tmp_path: Path)
     root = Path(__file__).resolve().parents[1]
     done = subprocess.run(
         [sys.executable, str(root / "benchmarks" / "bench_digest.py"), "--repeats", "5", "--json",
-         "--liger", str(root / "tests" / "examples" / "liger" / "good.csv")],
+         "--liger", str(root / "tests" / "examples" / "liger" / "good.csv"),
+         "--tree", f"same={root}"],
         capture_output=True, text=True, check=False, timeout=120,
     )  # fmt: skip
     assert done.returncode == 0, done.stderr
@@ -729,6 +744,9 @@ def test_the_digest_benchmark_checks_every_imported_liger_record(tmp_path: Path)
     )
     reference = report["records_per_s"]["rfc8785 reference"]
     assert reference["cpu"]["ratio"] == reference["cpu"]["paired_ratio"] == 1.0
+    # --tree: another checkout's digest (here this one again), checked and timed beside.
+    assert "kernelindex digest, same" in report["records_per_s"]
+    assert set(report["tree_over_here_cpu"]) == {"kernelindex digest, same"}
 
 
 def test_the_digest_benchmark_interleaves_its_contenders() -> None:

@@ -350,12 +350,47 @@ def test_undecided_is_exit_3(invoke: Invoke, tmp_path: Path) -> None:
 
 @pytest.mark.usefixtures("no_network")
 @pytest.mark.parametrize(
-    "ref", ["https://example.com/elsewhere.schema.json", "missing.schema.json#/$defs/x"]
+    ("ref", "uri"),
+    [
+        ("https://example.com/elsewhere.schema.json", "https://example.com/elsewhere.schema.json"),
+        ("missing.schema.json#/$defs/x", "/n/missing.schema.json#/$defs/x"),
+    ],
 )
-def test_an_unresolvable_ref_is_one_line_and_exit_2(
-    invoke: Invoke, tmp_path: Path, ref: str
+def test_a_ref_into_a_document_not_given_is_an_external_schema_never_fetched(
+    invoke: Invoke, tmp_path: Path, ref: str, uri: str
+) -> None:
+    """Added on one side, it is undecided (its content is not read); the same on both
+    sides, it is assumed unchanged and said so, and the rest is decided."""
+    old = _one_file(tmp_path, "o.schema.json", {"type": "object"})
+    new = _one_file(
+        tmp_path, "n/n.schema.json", {"type": "object", "properties": {"a": {"$ref": ref}}}
+    )
+    run = invoke("schema", "diff", old, new, "--mode", "full")
+    assert run.exit_code == 3, run.output
+    assert run.stderr == ""
+    (line,) = [line for line in run.lines if line.startswith("UNDECIDED backward")]
+    assert "n.schema.json#/properties/a/$ref" in line and uri in line
+    assert "assumed unchanged" not in run.stdout
+    assert invoke("schema", "diff", old, new, "--mode", "forward").exit_code == 0
+    same = invoke("schema", "diff", new, new, "--mode", "full", "--format", "json")
+    assert same.exit_code == 0, same.output
+    (assumed,) = same.json()["assumed_unchanged"]
+    assert assumed.endswith(uri)
+    text = invoke("schema", "diff", new, new, "--mode", "full")
+    assert text.lines[-2] == f"assumed unchanged: {assumed}"
+
+
+@pytest.mark.usefixtures("no_network")
+@pytest.mark.parametrize(
+    ("ref", "sibling"),
+    [("#/$defs/missing", False), ("s.schema.json#/$defs/missing", True)],
+)
+def test_a_ref_to_nothing_in_a_document_given_is_one_line_and_exit_2(
+    invoke: Invoke, tmp_path: Path, ref: str, sibling: bool
 ) -> None:
     old = _one_file(tmp_path, "o.schema.json", {"type": "object"})
+    if sibling:
+        _one_file(tmp_path, "n/s.schema.json", {"$defs": {"x": {"type": "string"}}})
     new = _one_file(
         tmp_path, "n/n.schema.json", {"type": "object", "properties": {"a": {"$ref": ref}}}
     )

@@ -2,7 +2,8 @@
 
 The same four forms as ``validate`` (:mod:`~kernelindex_sdk.cli.reporters`), for a
 :class:`~kernelindex_sdk.schemadiff.DiffReport`: ``text`` (one line per violation,
-``RULE mode OLD → NEW: KIND PATH: message; witness …``, then a verdict line),
+``RULE mode OLD → NEW: KIND PATH: message; witness …``, one per undecided place, one
+``assumed unchanged: URI`` per external schema relied on, then a verdict line),
 ``json`` (the report as one ASCII-only object), ``github`` (an ``::error`` annotation
 per violation on the schema file it is in), ``junit`` (a test case per kind and
 direction). Everything that comes from input — pointers, kinds, messages, witnesses —
@@ -46,6 +47,12 @@ def undecided_line(u: Undecided) -> str:
     )
 
 
+def assumed_lines(report: DiffReport) -> list[str]:
+    """``assumed unchanged: URI``: an external schema (never fetched) the verdict takes
+    to be the same on both sides, one line each."""
+    return [one_line(f"assumed unchanged: {uri}") for uri in report.assumed_unchanged]
+
+
 def verdict(report: DiffReport) -> str:
     """The last line: the verdict, the mode and policy, and what was counted."""
     setting = f"(mode {report.mode}, policy {report.policy})"
@@ -69,6 +76,8 @@ class TextReporter:
             self.out.write(violation_line(violation) + "\n")
         for undecided in report.undecided:
             self.out.write(undecided_line(undecided) + "\n")
+        for line in assumed_lines(report):
+            self.out.write(line + "\n")
         self.out.write(one_line(verdict(report)) + "\n")
 
 
@@ -106,6 +115,8 @@ class GithubReporter:
             )
         for u in report.undecided:
             self._annotate(None, "kernelindex schema diff: cannot decide", undecided_line(u))
+        for line in assumed_lines(report):
+            self.out.write(f"::notice title=kernelindex schema diff::{_github_data(line)}\n")
         self.out.write(one_line(verdict(report)) + "\n")
 
 

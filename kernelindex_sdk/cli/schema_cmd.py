@@ -136,9 +136,12 @@ def schema_diff(old: str, new: str, mode: str, policy: str, format_: str) -> Non
     OLD and NEW: a schema file, a folder of schema files (as `schema export` writes
     them), or an apiVersion of the installed registry. Every violation has a rule ID,
     the direction it breaks, pointers into OLD and NEW, and a record that the reference
-    validator accepts under one and rejects under the other. Exit status: 0 compatible,
-    1 a violation, 2 usage error, a file or folder that cannot be read, or unresolvable
-    $ref (never fetched), 3 cannot decide.
+    validator accepts under one and rejects under the other. Nothing is fetched: a $ref
+    into a document not given is an external schema, the same URI on both sides
+    assumed unchanged (listed: "assumed unchanged: URI"); a claim that needs its content
+    is undecided. Exit status: 0 compatible, 1 a violation, 2 usage error, a file or
+    folder that cannot be read, or a $ref to nothing in a document given, 3 cannot
+    decide.
     """
     from kernelindex_sdk.cli.diff_reporters import DIFF_REPORTERS
     from kernelindex_sdk.schemadiff import SchemaInputError, diff

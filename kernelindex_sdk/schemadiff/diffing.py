@@ -46,7 +46,9 @@ def diff(old: Input, new: Input, *, mode: str = "full", policy: str = "strict") 
     """Compare two sets of schemas (see :mod:`kernelindex_sdk.schemadiff`).
 
     Raises :class:`~.inputs.SchemaInputError` when a side cannot be read or a ``$ref``
-    cannot be resolved offline (exit 2), ``ValueError`` for an unknown mode or policy.
+    points at nothing in a document given (exit 2), ``ValueError`` for an unknown mode
+    or policy. A ``$ref`` into a document not given is an external schema
+    (:mod:`.normal`), never fetched: see :attr:`~.report.DiffReport.assumed_unchanged`.
     """
     if mode not in MODES:
         raise ValueError(f"mode must be one of {', '.join(MODES)}, not {mode!r}")
@@ -97,7 +99,12 @@ class _Diff:
             key=lambda v: (v.kind, order[v.mode], v.path, v.rule, v.old or "", v.new or ""),
         )
         undecided = sorted(dict.fromkeys(self.undecided), key=lambda u: (u.kind, u.path, u.reason))
-        return DiffReport(mode, self.policy, tuple(kinds), tuple(violations), tuple(undecided))
+        # An external schema both sides reach is taken to be one schema on both.
+        met = [normalizer.externals for normalizer in self.normalizers.values()]
+        assumed = tuple(sorted(met[0] & met[1]))
+        return DiffReport(
+            mode, self.policy, tuple(kinds), tuple(violations), tuple(undecided), assumed
+        )
 
     # ------------------------------------------------------------------ one pair
 
@@ -135,7 +142,9 @@ class _Diff:
             findings += self._digest_scope(findings, moves, doubts)
         if self.policy == "lenient":
             findings = [f for f in findings if not f.excusable]
-        for finding in findings:
+        for finding in sorted(findings, key=lambda f: f.fallback):
+            if finding.fallback and self._shown_below(kind, finding):
+                continue
             self._prove(kind, finding, roots, entries)
         for doubt in doubts:
             self.undecided.append(
@@ -148,6 +157,18 @@ class _Diff:
                     doubt.direction,
                 )
             )
+
+    def _shown_below(self, kind: str, finding: Finding) -> bool:
+        """Whether a violation already proven, in the finding's direction, bites at or
+        below its place: a fallback claim (a constraint also compared part by part,
+        whose part's claim that is) then adds nothing."""
+        where = instance_pointer(finding.path)
+        return any(
+            v.kind == kind
+            and v.mode == finding.direction
+            and (v.path == where or v.path.startswith(where + "/"))
+            for v in self.violations
+        )
 
     def _prove(
         self, kind: str, finding: Finding, roots: dict[str, Norm], entries: dict[str, SchemaEntry]
@@ -163,6 +184,12 @@ class _Diff:
             because = f" ({finding.doubt} is not decided)" if finding.doubt else ""
             if self.verifier.exhausted:
                 because += " (the search for one gave up: too many alternatives)"
+            if self.verifier.external is not None:
+                because += (
+                    f" (a record built reaches the external schema"
+                    f" {self._external(self.verifier.external)}, which is not among the"
+                    " schemas given: no witness rests on it)"
+                )
             self.undecided.append(
                 Undecided(
                     kind,
@@ -268,6 +295,12 @@ class _Diff:
         ]
         extra += _as_scope_change(at_spec, "the spec member itself changed: every digest changes")
         return extra
+
+    def _external(self, ref: str) -> str:
+        """The absolute URI of an external schema the engine names by its ``$ref`` as
+        written (relative, perhaps), where the normal forms met one it ends like."""
+        met = set().union(*(n.externals for n in self.normalizers.values()))
+        return next((u for u in sorted(met) if u == ref or u.endswith("/" + ref)), ref)
 
     def _label(self, where: Where | None) -> str | None:
         return None if where is None else where.label()

@@ -6,9 +6,14 @@ titles. A diff that walked the text would report a refactor as a change; so both
 are first brought to this form, and only then walked in parallel:
 
 * every ``$ref`` resolved against the schemas given, as the inliner resolves it
-  (:func:`kernelindex_sdk.inlining.target`; offline: an unknown URI is
-  :class:`UnresolvableRef`), and inlined; ``allOf`` members and a ``$ref``'s siblings
-  merged into one schema (a conjunction);
+  (:func:`kernelindex_sdk.inlining.target`), and inlined; ``allOf`` members and a
+  ``$ref``'s siblings merged into one schema (a conjunction). Nothing is fetched: a
+  ``$ref`` into a document none of the schemas given is (``kubernetes-definitions.json``
+  beside a CI schema) is an **external** schema, known by its absolute URI alone — an
+  opaque constraint on every type (:func:`external`), equal to the same URI on the
+  other side (the diff compares two versions of one schema, not the document it
+  borrows from: that is assumed unchanged) and to nothing else; a pointer that reaches
+  nothing in a document that *is* given is an error (:class:`UnresolvableRef`);
 * a schema split into **branches**, one per JSON type it admits (``null``, ``boolean``,
   ``string``, ``number``, ``integer``, ``array``, ``object``), each holding only the
   keywords that apply to its type: ``{"type": ["number", "string"], "minimum": 0}`` is
@@ -22,21 +27,33 @@ are first brought to this form, and only then walked in parallel:
 * annotations (``title``, ``description``, ``examples``, ``default``, ``$comment``,
   ``deprecated``, ``readOnly``, ``writeOnly``, ``content*``), unknown keywords and formats
   no checker asserts dropped — the validator ignores them too;
+* ``patternProperties`` as a dict of regex → normal form beside ``properties`` and
+  ``additionalProperties`` (which then applies to the names no entry and no regex
+  covers): a member's schema is :func:`member_schema`, its matches told by
+  :mod:`.patterns` (a regex Python cannot read keeps the three whole, as below);
 * what has no structural spelling — a ``oneOf`` whose members may overlap,
-  ``not``, ``if``/``then``/``else``, ``contains``, ``prefixItems``, ``dependentSchemas``,
-  ``patternProperties`` (with the ``properties`` and ``additionalProperties`` it changes
-  the meaning of) — kept whole as **opaque** constraints of a branch, normalized inside
-  and compared only for equality.
+  ``not``, ``if``/``then``/``else``, ``contains``, ``prefixItems``, ``dependentSchemas``
+  — kept whole as **opaque** constraints of a branch, normalized inside
+  and compared for equality; an ``if``/``then``/``else`` and a ``not`` also keep their
+  parts' normal forms (:attr:`Opaque.parts`), which the walk compares part by part.
 
 A ``$ref`` that leads back into a schema being normalized (a tree whose node refers to
 itself) becomes a :class:`Recur`: the normal form is then a cyclic graph, its target
 marked ``recursive``, and the walk compares such pairs by co-induction. A recursion
-that must be read before its target is complete — under ``allOf``, beside other
-keywords, inside a constraint kept whole — is :class:`Undecidable`.
+merged with other schemas before its target is complete (under ``allOf``, beside other
+keywords) makes their conjunction a :class:`_Meet`, read once the document is: one node
+per set of schemas merged, so the conjunction of recursive schemas is a finite cyclic
+graph too. Inside a constraint kept whole a recursion is written as a ``$ref``
+(:class:`_Ref`), and two such constraints are compared by unfolding them
+(:func:`equivalent`). Only a recursion that leads back to itself on the same value
+(``allOf: [{"$ref": "#"}]``, no schema) is :class:`Undecidable`.
 
 ``unevaluatedProperties``/``unevaluatedItems`` in a schema object that applies no
 subschema in place is the ``additionalProperties``/``items`` it amounts to there
-(:func:`_evaluated_here`); beside ``allOf``, ``$ref``, ``if``... it, ``$dynamicRef``
+(:func:`_evaluated_here`); ``unevaluatedProperties`` beside ``allOf`` and ``$ref``, the
+``additionalProperties`` over the names no member declares
+(:meth:`Normalizer._unevaluated_properties`). Beside ``anyOf``, ``if``... whose
+subschemas declare members, ``unevaluatedItems`` beside any of them, ``$dynamicRef``
 (the inliner's :data:`~kernelindex_sdk.inlining.CONTEXT_KEYWORDS`, read from there) and
 an ``$id`` below a document's root raise :class:`Undecidable`: their meaning depends on
 more than the schema object they sit in, and a diff that cannot be sure must say so rather than
@@ -55,6 +72,7 @@ from __future__ import annotations
 import itertools
 import json
 import math
+import weakref
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from functools import cache, cached_property
@@ -64,11 +82,13 @@ from kernelindex_sdk import inlining
 from kernelindex_sdk.dialects import DRAFT_2019_09, NAMES, dialect_of
 from kernelindex_sdk.errors import UnresolvableReference
 from kernelindex_sdk.pointers import pointer_of
+from kernelindex_sdk.schemadiff.patterns import compiles, matches
 from kernelindex_sdk.schemadiff.upgrade import as_2020_12
 from kernelindex_sdk.wire import DRAFT_2020_12
 
 __all__ = [
     "ALL_TYPES",
+    "EXTERNAL",
     "Branch",
     "Norm",
     "Normalizer",
@@ -77,6 +97,8 @@ __all__ = [
     "UnresolvableRef",
     "Where",
     "canonical",
+    "external",
+    "externals",
     "is_false",
     "is_true",
     "to_schema",
@@ -94,7 +116,7 @@ _NUMBER = frozenset({"minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum
 _ARRAY = frozenset({"items", "minItems", "maxItems", "uniqueItems"})
 _OBJECT = frozenset(
     {"properties", "required", "additionalProperties", "propertyNames", "minProperties",
-     "maxProperties", "dependentRequired"}
+     "maxProperties", "dependentRequired", "patternProperties"}
 )  # fmt: skip
 #: The keywords of each type's branch.
 _APPLIES = {
@@ -167,15 +189,86 @@ class _Respelled(Where):
 
 @dataclass(frozen=True, eq=False)
 class Opaque:
-    """A constraint kept whole: compared by its normalized JSON (``key``) only."""
+    """A constraint kept whole: compared by its normalized JSON (``key``), or — when a
+    recursion runs through it — by :func:`equivalent`, which unfolds the recursions;
+    and, for ``if``/``then``/``else`` and ``not``, by its parts' normal forms
+    (``parts``: the walk compares ``then`` with ``then`` under an equal ``if``)."""
 
     keyword: str
     value: Mapping[str, Any]
     where: Where
+    parts: Mapping[str, Norm] = field(default_factory=dict)
 
     @cached_property
     def key(self) -> str:
         return canonical(self.value)
+
+    @cached_property
+    def refs(self) -> tuple[Recur, ...]:
+        """The recursions written in ``value`` (each a ``$ref`` to ``#/$defs/<name>``):
+        what a schema it is written into must define under ``$defs``."""
+        found: dict[str, Recur] = {}
+        _collect_refs(self.value, found)
+        return tuple(found.values())
+
+
+class _Ref(dict[str, Any]):
+    """A :class:`Recur` written back, ``{"$ref": "#/$defs/<name>"}``, that remembers the
+    node it stands for: a constraint kept whole that holds one can still be unfolded
+    (:func:`equivalent`) and written with the ``$defs`` it needs (:class:`_Writer`)."""
+
+    def __init__(self, node: Recur) -> None:
+        super().__init__({"$ref": f"#/$defs/{node.name}"})
+        self.node = node
+
+
+def _collect_refs(value: Any, found: dict[str, Recur]) -> None:
+    if isinstance(value, _Ref):
+        found.setdefault(value.node.name, value.node)
+    elif isinstance(value, dict):
+        for sub in value.values():
+            _collect_refs(sub, found)
+    elif isinstance(value, list):
+        for sub in value:
+            _collect_refs(sub, found)
+
+
+def equivalent(a: Opaque, b: Opaque) -> bool:
+    """Whether two constraints kept whole are written alike, their recursions unfolded:
+    co-inductively, a pair of recursions met again is assumed alike (a bisimulation of
+    the two written graphs), so alike means the same unfolded schema — the same
+    meaning. (Their keys differ whenever a recursion runs through them: a
+    :class:`Recur`'s name is its own normalizer's.)"""
+    if a.key == b.key:
+        return True
+    if not a.refs or not b.refs:
+        return False
+    assumed: set[tuple[str, str]] = set()
+
+    def unfolded(node: Recur) -> Any:
+        return _Writer().norm(resolved(node))
+
+    def same(x: Any, y: Any) -> bool:
+        if isinstance(x, _Ref) and isinstance(y, _Ref):
+            pair = (x.node.name, y.node.name)
+            if pair in assumed:
+                return True
+            assumed.add(pair)
+            return same(unfolded(x.node), unfolded(y.node))
+        if isinstance(x, _Ref):  # one side written inline (finite): unfold the other
+            return same(unfolded(x.node), y)
+        if isinstance(y, _Ref):
+            return same(x, unfolded(y.node))
+        if isinstance(x, dict) and isinstance(y, dict):
+            return x.keys() == y.keys() and all(same(x[k], y[k]) for k in x)
+        if isinstance(x, list) and isinstance(y, list):
+            return len(x) == len(y) and all(same(p, q) for p, q in zip(x, y, strict=True))
+        return canonical(x) == canonical(y)
+
+    try:
+        return same(a.value, b.value)
+    except Undecidable:
+        return False
 
 
 @dataclass(frozen=True, eq=False)
@@ -187,7 +280,8 @@ class Branch:
     must hold), ``required`` a frozenset, ``dependentRequired`` a frozenset of (member,
     member it requires) pairs, ``properties`` a dict of :class:`Norm`,
     ``items``/``additionalProperties``/``propertyNames`` a :class:`Norm`, the lengths
-    and counts ints, ``uniqueItems`` True. ``places`` says where each was written.
+    and counts ints, ``uniqueItems`` True, ``patternProperties`` a dict of regex →
+    :class:`Norm`. ``places`` says where each was written.
     """
 
     type: str
@@ -231,9 +325,9 @@ class Recur(Norm):
 
     Its :attr:`name` is unique to the normalizer and the target, so equal keys still
     mean equal schemas (two sides' recursion targets never share a name); it is
-    written back as ``{"$ref": "#/$defs/<name>"}``. Reading its branches before the
-    target is complete (a recursive ``$ref`` under ``allOf`` or beside other keywords,
-    or inside a constraint compared whole) is :class:`Undecidable`.
+    written back as ``{"$ref": "#/$defs/<name>"}``. Its branches are read only once the
+    target is complete (a conjunction with it is a :class:`_Meet` until then); reading
+    them before is :class:`Undecidable`.
     """
 
     def __init__(self, where: Where, name: str, holder: list[Norm], ref: str) -> None:
@@ -264,6 +358,64 @@ class Recur(Norm):
         return self.target.branches
 
 
+class _Meet(Recur):
+    """A conjunction (``allOf``, a ``$ref`` beside keywords) one of whose parts is a
+    recursion: the normal form of its parts together, made when first read — by then
+    every part is complete — rather than when met, when one may not be. Its parts
+    (``atoms``: recursions and finished normal forms) are what it is the meet of: one
+    node per set of parts (:func:`conjoin`), so the conjunction of two recursive
+    schemas, whose members' conjunctions lead back to it, is a finite cyclic graph,
+    compared by co-induction as a plain recursion is, and written back under
+    ``$defs``."""
+
+    def __init__(self, where: Where, atoms: tuple[Norm, ...]) -> None:
+        super().__init__(where, f"m{next(_MEET_NAMES)}", [], "")
+        object.__setattr__(self, "atoms", atoms)
+        object.__setattr__(self, "_busy", False)
+
+    atoms: tuple[Norm, ...]
+    _busy: bool
+
+    @property
+    def target(self) -> Norm:
+        if self._holder:
+            return self._holder[0]
+        if self._busy:
+            raise Undecidable(
+                self.where,
+                "an allOf (or a $ref beside keywords) leads back to itself on the same value:"
+                " it means no schema",
+            )
+        object.__setattr__(self, "_busy", True)
+        try:
+            result = resolved(self.atoms[0])
+            for atom in self.atoms[1:]:
+                result = _meet(result, resolved(atom))
+        finally:
+            object.__setattr__(self, "_busy", False)
+        node = Norm(result.branches, result.where, recursive=True)
+        self._holder.append(node)
+        return node
+
+
+#: Names of :class:`_Meet` nodes (unique in the process, so keys of two sides differ).
+_MEET_NAMES = itertools.count()
+#: Each meet by the identities of its parts (a recursion: its target's holder).
+_MEETS: weakref.WeakValueDictionary[frozenset[int], _Meet] = weakref.WeakValueDictionary()
+
+
+def _atoms(node: Norm) -> tuple[Norm, ...]:
+    """The parts a node is the conjunction of (a meet's, an eager conjunction's)."""
+    if isinstance(node, _Meet):
+        return node.atoms
+    parts: tuple[Norm, ...] | None = node.__dict__.get("_parts")
+    return parts if parts is not None else (node,)
+
+
+def _identity(node: Norm) -> int:
+    return id(node._holder) if isinstance(node, Recur) and not isinstance(node, _Meet) else id(node)
+
+
 class _Union(Norm):
     """An ``anyOf`` one of whose members is a recursion not yet complete: the union of
     its members' branches, taken once they are (reading it before is the members'
@@ -277,29 +429,72 @@ class _Union(Norm):
         object.__setattr__(self, "recursive", True)
         object.__setattr__(self, "members", members)
         object.__setattr__(self, "_branches", None)
+        object.__setattr__(self, "_busy", False)
 
     members: tuple[Norm, ...]
     _branches: tuple[Branch, ...] | None
+    _busy: bool
 
     @property
     def branches(self) -> tuple[Branch, ...]:
         if self._branches is None:
-            union = tuple(b for m in self.members for b in m.branches)
+            if self._busy:
+                raise Undecidable(
+                    self.where,
+                    "an anyOf leads back to itself on the same value: it means no schema",
+                )
+            object.__setattr__(self, "_busy", True)
+            try:
+                union = tuple(b for m in self.members for b in m.branches)
+            finally:
+                object.__setattr__(self, "_busy", False)
             object.__setattr__(self, "_branches", union)
             return union
         return self._branches
 
 
-def _pending(node: Norm) -> bool:
+#: The keyword of an external schema's constraint (:func:`external`).
+EXTERNAL = "$ref"
+
+
+def external(constraint: Opaque) -> str | None:
+    """The absolute URI of an external schema (a ``$ref`` into a document not among
+    those given, never fetched), when ``constraint`` is one; else None."""
+    if constraint.keyword != EXTERNAL:
+        return None
+    uri: str = constraint.value[EXTERNAL]
+    return uri
+
+
+def externals(branch: Branch) -> list[str]:
+    """The external schemas a branch's values must match, by URI."""
+    return [uri for o in branch.opaque if (uri := external(o)) is not None]
+
+
+def _pending(node: Norm, seen: set[int] | None = None) -> bool:
     """Whether ``node``'s branches cannot be read yet (a recursion still being read)."""
+    seen = set() if seen is None else seen
+    if id(node) in seen:
+        return False
+    seen.add(id(node))
+    if isinstance(node, _Meet):
+        return not node._holder and any(_pending(a, seen) for a in node.atoms)
     if isinstance(node, Recur):
-        return not node._holder
-    return isinstance(node, _Union) and any(_pending(m) for m in node.members)
+        return not node._holder or _pending(node._holder[0], seen)
+    return isinstance(node, _Union) and any(_pending(m, seen) for m in node.members)
+
+
+def _deferred(node: Norm) -> bool:
+    """Whether a conjunction with ``node`` waits until it is read (:class:`_Meet`)."""
+    return isinstance(node, Recur | _Union)
 
 
 def resolved(node: Norm) -> Norm:
-    """The normal form a :class:`Recur` stands for; any other node itself."""
-    return node.target if isinstance(node, Recur) else node
+    """The normal form a :class:`Recur` stands for (through any chain of them); any
+    other node itself."""
+    while isinstance(node, Recur):
+        node = node.target
+    return node
 
 
 def canonical(value: Any) -> str:
@@ -374,7 +569,7 @@ class _Writer:
             recur = self.pending.pop()
             if recur.name not in self.defs:
                 self.defs[recur.name] = None  # claimed: a cycle writes it once
-                self.defs[recur.name] = self.norm(recur.target)
+                self.defs[recur.name] = self.norm(resolved(recur))
         if not self.defs:
             return out
         return {**out, "$defs": dict(sorted(self.defs.items()))}
@@ -382,7 +577,7 @@ class _Writer:
     def norm(self, node: Norm) -> Any:
         if isinstance(node, Recur):
             self.pending.append(node)
-            return {"$ref": f"#/$defs/{node.name}"}
+            return _Ref(node)
         if isinstance(node, _Union):
             return {"anyOf": [self.norm(m) for m in node.members]}
         if not node.branches:
@@ -418,10 +613,16 @@ class _Writer:
             written.pop("type")
             also.extend(written.pop("allOf", []))
             out.update(written)
-        also.extend(dict(o.value) for o in branches[0].opaque)
+        also.extend(self.opaque(branches[0].opaque))
         if also:
             out["allOf"] = also
         return out
+
+    def opaque(self, constraints: tuple[Opaque, ...]) -> list[dict[str, Any]]:
+        """Constraints kept whole, as written (their recursions' targets then in ``$defs``)."""
+        for constraint in constraints:
+            self.pending.extend(constraint.refs)
+        return [dict(o.value) for o in constraints]
 
     def branch(self, branch: Branch) -> dict[str, Any]:
         out: dict[str, Any] = {"type": branch.type}
@@ -452,13 +653,13 @@ class _Writer:
                 for member, needed in sorted(value):
                     grouped.setdefault(member, []).append(needed)
                 out[name] = grouped
-            elif name == "properties":
+            elif name in ("properties", "patternProperties"):
                 out[name] = {key: self.norm(sub) for key, sub in value.items()}
             elif isinstance(value, Norm):
                 out[name] = self.norm(value)
             else:
                 out[name] = value
-        also.extend(dict(o.value) for o in branch.opaque)
+        also.extend(self.opaque(branch.opaque))
         if also:
             out["allOf"] = also
         return out
@@ -495,6 +696,8 @@ class Normalizer:
         #: form in ``_done`` depends on it (a ``$recursiveRef`` read as a ``$ref``).
         self._entry = ""
         self._entry_bound = False
+        #: The URIs of the external schemas met (a ``$ref`` into no document given).
+        self.externals: set[str] = set()
 
     def document(self, uri: str) -> Norm:
         """The normal form of the whole document at ``uri``."""
@@ -504,7 +707,9 @@ class Normalizer:
         self._entry = uri
         before = set(self._done)
         try:
-            return self._target(Where(uri), inlining.resolved(uri, ""))
+            root = self._target(Where(uri), inlining.resolved(uri, ""))
+            _complete(root)
+            return root
         except Undecidable:
             # What was completed inside a failed attempt may hold a Recur whose target
             # never completed: forget it, so another kind does not reach it.
@@ -536,7 +741,9 @@ class Normalizer:
                 where, f"$ref {uri!r}: only JSON-pointer fragments are compared"
             ) from None
         except inlining.Unresolvable:
-            raise UnresolvableRef(where, uri) from None
+            if reference.document in self._documents:
+                raise UnresolvableRef(where, uri) from None  # a pointer to nothing
+            return self._external(where, uri)
         key = document, pointer = reference.key
         done = self._done.get(key)
         if done is not None:
@@ -554,6 +761,13 @@ class Normalizer:
         waiting = self._holders.pop(key, None)
         if isinstance(result, Recur) and result.name == self._names.get(key):
             raise Undecidable(where, f"$ref {uri!r} leads back to itself through nothing but $refs")
+        if _deferred(result):
+            # A meet (or union) of parts not all complete yet: read once they are, so it
+            # stands for itself here (its target is marked recursive when made).
+            if waiting is not None:
+                waiting.append(result)
+            self._done[key] = result
+            return result
         if not pointer or waiting is not None:
             result = Norm(
                 result.branches,
@@ -565,6 +779,14 @@ class Normalizer:
             waiting.append(result)
         self._done[key] = result
         return result
+
+    def _external(self, where: Where, uri: str) -> Norm:
+        """The schema at ``uri``, in a document not given: unknown but for its URI, so
+        a constraint of its own on every type, compared by that URI (see the module's
+        doc); every one met is in :attr:`externals`."""
+        self.externals.add(uri)
+        constraint = Opaque(EXTERNAL, {EXTERNAL: uri}, where)
+        return Norm(tuple(Branch(t, {}, where, {}, (constraint,)) for t in ALL_TYPES), where)
 
     def schema(self, schema: Any, where: Where, *, base: str) -> Norm:
         """The normal form of one schema (a dict or a boolean) at ``where``."""
@@ -578,6 +800,8 @@ class Normalizer:
         if dialect == DRAFT_2019_09 and "$recursiveRef" in schema:
             schema = self._recursive_ref(schema, where, base)
         schema, renamed = as_2020_12(schema, dialect)
+        if "unevaluatedProperties" in schema and any(k in schema for k in _IN_PLACE):
+            schema = self._unevaluated_properties(schema, where, base, renamed)
         if "unevaluatedProperties" in schema or "unevaluatedItems" in schema:
             schema = _evaluated_here(schema, where, renamed)
         if renamed:
@@ -605,9 +829,11 @@ class Normalizer:
                 self.schema(m, where.at(keyword, i), base=base)
                 for i, m in enumerate(_list(schema, keyword, where))
             ]
+            if keyword == "anyOf" and any(not _pending(m) and is_true(m) for m in members):
+                continue  # a member accepts every value: so does the anyOf
             if keyword == "anyOf" and any(_pending(m) for m in members):
                 parts.append(_Union(where, tuple(members)))  # anyOf [{"$ref": "#"}, ...]
-            elif _as_union(keyword, members):
+            elif not any(_pending(m) for m in members) and _as_union(keyword, members):
                 parts.append(Norm(tuple(b for m in members for b in m.branches), where))
             else:
                 value = {keyword: [_whole(m, keyword) for m in members]}
@@ -619,8 +845,99 @@ class Normalizer:
         for part in parts[1:]:
             result = conjoin(result, part)
         if opaque:
-            result = _with_opaque(result, opaque)
+            result = _with_opaque(result, opaque, where)
         return result
+
+    def _unevaluated_properties(
+        self, schema: dict[str, Any], where: Where, base: str, renamed: dict[str, str]
+    ) -> dict[str, Any]:
+        """``unevaluatedProperties: S`` beside ``allOf``/``$ref`` as the keywords it
+        amounts to. A member that fails fails the whole schema, so the members a valid
+        record has evaluated do not depend on the record: every name a ``properties``
+        of the schema or of a member (through ``allOf`` and ``$ref``, at any depth)
+        declares, every ``patternProperties`` pattern, and — where one of them has
+        ``additionalProperties`` (or ``unevaluatedProperties``) — every member. So
+        ``S`` applies to exactly the members no ``properties``/``patternProperties``
+        of the set names: the schema with those names and patterns declared (``true``:
+        the members themselves still say what they accept) and ``additionalProperties:
+        S``; or nothing, when every member is evaluated. (An ``anyOf``, ``oneOf``,
+        ``if`` or ``dependentSchemas`` whose members evaluate members makes it depend
+        on which of them match: :class:`Undecidable`, as is a ``$dynamicRef``.)"""
+        found = _Evaluated()
+        self._evaluates(schema, where, base, found, set(), top=True)
+        out = {k: v for k, v in schema.items() if k != "unevaluatedProperties"}
+        if found.every:
+            return out
+        for keyword, extra in (("properties", found.names), ("patternProperties", found.patterns)):
+            own = schema.get(keyword, {})
+            if not isinstance(own, dict):
+                raise Undecidable(where.at(keyword), f"{keyword} is not an object")
+            if extra - set(own):
+                out[keyword] = {**dict.fromkeys(sorted(extra), True), **own}
+        out["additionalProperties"] = schema["unevaluatedProperties"]
+        renamed["additionalProperties"] = "unevaluatedProperties"
+        return out
+
+    def _evaluates(
+        self, schema: Any, where: Where, base: str, found: _Evaluated, seen: set[Any], *, top: bool
+    ) -> None:
+        """Adds to ``found`` the members ``schema`` evaluates when valid (see
+        :meth:`_unevaluated_properties`)."""
+        if not isinstance(schema, dict):
+            return  # true evaluates nothing; false is never valid
+        dialect = self._dialects.get(base, DRAFT_2020_12)
+        if dialect not in (DRAFT_2019_09, DRAFT_2020_12):
+            raise Undecidable(
+                where,
+                f"unevaluatedProperties reaching a {NAMES.get(dialect, dialect)} schema:"
+                " which members it evaluates is not compared",
+            )
+        for keyword in ("$dynamicRef", "$recursiveRef"):
+            if keyword in schema:
+                raise Undecidable(
+                    where.at(keyword),
+                    f"unevaluatedProperties beside {keyword}: which members it evaluates"
+                    " depends on where evaluation began",
+                )
+        for keyword, into in (("properties", found.names), ("patternProperties", found.patterns)):
+            if isinstance(schema.get(keyword), dict):
+                into.update(schema[keyword])
+        if "additionalProperties" in schema or (not top and "unevaluatedProperties" in schema):
+            found.every = True
+        for index, member in enumerate(_list(schema, "allOf", where)):
+            self._evaluates(member, where.at("allOf", index), base, found, seen, top=False)
+        ref = schema.get("$ref")
+        if isinstance(ref, str):
+            reference = inlining.resolved(base, ref)
+            if reference.key not in seen:
+                seen.add(reference.key)
+                try:
+                    node = inlining.target(self._documents, reference, reference.uri)
+                except inlining.Declined:
+                    return  # said where the $ref itself is normalized
+                document, pointer = reference.key
+                self._dialect(where, document, self._documents[document])
+                self._evaluates(node, Where(document, pointer), document, found, seen, top=False)
+        varying: list[tuple[str | int, ...]] = []
+        for keyword in ("anyOf", "oneOf"):
+            varying += [(keyword, i) for i in range(len(_list(schema, keyword, where)))]
+        varying += [(k,) for k in ("if", "then", "else") if k in schema]
+        if isinstance(schema.get("dependentSchemas"), dict):
+            varying += [("dependentSchemas", k) for k in schema["dependentSchemas"]]
+        for tokens in varying:
+            sub: Any = schema
+            for token in tokens:
+                sub = sub[token]
+            some = _Evaluated()
+            self._evaluates(sub, where.at(*tokens), base, some, set(seen), top=False)
+            if some.every or some.names or some.patterns:
+                shown = ", ".join(repr(n) for n in sorted(some.names)[:4]) or "every member"
+                raise Undecidable(
+                    where.at(*tokens),
+                    f"unevaluatedProperties beside {tokens[0]}, whose subschema evaluates"
+                    f" {shown}: which members are evaluated depends on which subschemas"
+                    " match; not compared",
+                )
 
     def _recursive_ref(self, schema: dict[str, Any], where: Where, base: str) -> dict[str, Any]:
         """A 2019-09 ``$recursiveRef: "#"`` as the ``$ref`` it amounts to here: to its own
@@ -722,7 +1039,7 @@ class Normalizer:
         if "propertyNames" in schema:
             sub = self.schema(schema["propertyNames"], where.at("propertyNames"), base=base)
             put("propertyNames", sub, "propertyNames")
-        if "patternProperties" in schema:
+        if "patternProperties" in schema and not _structural(schema):
             return kw, places  # properties and additionalProperties go with it, opaque
         if "properties" in schema:
             properties = schema["properties"]
@@ -741,7 +1058,24 @@ class Normalizer:
                 schema["additionalProperties"], where.at("additionalProperties"), base=base
             )
             put("additionalProperties", sub, "additionalProperties")
+        if "patternProperties" in schema:
+            self._patterns(schema, where, base, kw.get("additionalProperties"), put)
         return kw, places
+
+    def _patterns(
+        self, schema: dict[str, Any], where: Where, base: str, others: Norm | None, put: Any
+    ) -> None:
+        """``patternProperties`` as a dict of regex → normal form. A pattern whose schema
+        accepts everything constrains nothing when ``additionalProperties`` does not
+        either, and is dropped (then, with none left, the keyword)."""
+        patterns = {
+            regex: self.schema(sub, where.at("patternProperties", regex), base=base)
+            for regex, sub in schema["patternProperties"].items()
+        }
+        if others is None or (not _pending(others) and is_true(others)):
+            patterns = {r: sub for r, sub in patterns.items() if _pending(sub) or not is_true(sub)}
+        if patterns:
+            put("patternProperties", patterns, "patternProperties")
 
     def _opaque(
         self, schema: dict[str, Any], where: Where, base: str
@@ -751,13 +1085,21 @@ class Normalizer:
         def norm(value: Any, *tokens: str | int) -> Any:
             return _whole(self.schema(value, where.at(*tokens), base=base), str(tokens[0]))
 
-        if "not" in schema:
-            yield None, Opaque("not", {"not": norm(schema["not"], "not")}, where.at("not"))
+        def parts(*keywords: str) -> dict[str, Norm]:
+            return {
+                k: self.schema(schema[k], where.at(k), base=base) for k in keywords if k in schema
+            }
+
         value: dict[str, Any]
+        if "not" in schema:
+            inner = parts("not")
+            value = {"not": _whole(inner["not"], "not")}
+            yield None, Opaque("not", value, where.at("not"), inner)
         if "if" in schema and ("then" in schema or "else" in schema):
-            value = {k: norm(schema[k], k) for k in ("if", "then", "else") if k in schema}
-            yield None, Opaque("if", value, where.at("if"))
-        if "patternProperties" in schema:
+            inner = parts("if", "then", "else")
+            value = {k: _whole(sub, k) for k, sub in inner.items()}
+            yield None, Opaque("if", value, where.at("if"), inner)
+        if "patternProperties" in schema and not _structural(schema):
             value = {}
             for name in ("properties", "patternProperties"):
                 if name in schema:
@@ -802,6 +1144,16 @@ _IN_PLACE = ("allOf", "anyOf", "oneOf", "not", "if", "then", "else", "$ref",
              "dependentSchemas", "$dynamicRef", "$recursiveRef")  # fmt: skip
 
 
+@dataclass
+class _Evaluated:
+    """What a schema evaluates for ``unevaluatedProperties``: member names, patterns,
+    or every member."""
+
+    names: set[str] = field(default_factory=set)
+    patterns: set[str] = field(default_factory=set)
+    every: bool = False
+
+
 def _evaluated_here(
     schema: dict[str, Any], where: Where, renamed: dict[str, str]
 ) -> dict[str, Any]:
@@ -836,17 +1188,39 @@ def _evaluated_here(
 
 
 def _whole(node: Norm, keyword: str) -> Any:
-    """``node`` written out to be kept inside a constraint compared whole; one that
-    reaches a recursive schema is :class:`Undecidable` (its ``$defs`` would have to
-    sit at the root of every schema it is written into)."""
-    written = to_schema(node)
-    if isinstance(written, dict) and "$defs" in written:
-        raise Undecidable(
-            node.where,
-            f"a recursive schema inside {keyword} (compared whole, not member by member)"
-            " is not compared",
-        )
-    return written
+    """``node`` written out to be kept inside a constraint compared whole; a recursion
+    it reaches is written as a ``$ref`` that remembers its node (:class:`_Ref`): the
+    ``$defs`` it needs go at the root of any schema it is written into, and two such
+    constraints are compared by unfolding them (:func:`equivalent`)."""
+    del keyword  # (named by the callers: where the constraint is kept)
+    return _Writer().norm(node)
+
+
+def _complete(root: Norm) -> None:
+    """Reads every node ``root`` reaches, so that a meet that means no schema (an
+    ``allOf`` leading back to itself on the same value) is :class:`Undecidable` here,
+    where the document is read, not later while it is compared."""
+    seen: set[int] = set()
+    stack: list[Any] = [root]
+    while stack:
+        item = stack.pop()
+        if id(item) in seen:
+            continue
+        seen.add(id(item))
+        if isinstance(item, Norm):
+            node = resolved(item)
+            if node is not item:
+                stack.append(node)
+                continue
+            stack.extend(node.branches)
+        elif isinstance(item, Branch):
+            for value in item.keywords.values():
+                if isinstance(value, Norm):
+                    stack.append(value)
+                elif isinstance(value, dict):
+                    stack.extend(value.values())
+            for constraint in item.opaque:
+                stack.extend(constraint.refs)
 
 
 def true_norm(where: Where) -> Norm:
@@ -972,7 +1346,23 @@ def _disjoint(members: list[Norm]) -> bool:
 
 
 def conjoin(a: Norm, b: Norm) -> Norm:
-    """What both ``a`` and ``b`` accept (``allOf``), in normal form."""
+    """What both ``a`` and ``b`` accept (``allOf``), in normal form: a :class:`_Meet`
+    when either is a recursion (or a union holding one), made once per set of parts."""
+    if not (_deferred(a) or _deferred(b)):
+        return _meet(a, b)
+    for one, other in ((a, b), (b, a)):
+        if not _deferred(other) and is_true(other):
+            return one
+    atoms = tuple({_identity(n): n for n in (*_atoms(a), *_atoms(b))}.values())
+    key = frozenset(_identity(n) for n in atoms)
+    found = _MEETS.get(key)
+    if found is None:
+        found = _MEETS[key] = _Meet(a.where, atoms)
+    return found
+
+
+def _meet(a: Norm, b: Norm) -> Norm:
+    """``conjoin`` of two nodes whose branches can be read now."""
     branches: list[Branch] = []
     for x in a.branches:
         for y in b.branches:
@@ -982,10 +1372,22 @@ def conjoin(a: Norm, b: Norm) -> Norm:
             if merged is not None:
                 branches.append(merged)
     root = a.root if is_true(b) else b.root if is_true(a) else None
-    return Norm(tuple(branches), a.where if a.branches or not b.branches else b.where, root)
+    out = Norm(tuple(branches), a.where if a.branches or not b.branches else b.where, root)
+    # Remembered: should it meet a recursion, the meet is of these parts (a finite set),
+    # not of this node, made anew each time.
+    object.__setattr__(out, "_parts", (*_atoms(a), *_atoms(b)))
+    return out
 
 
 def _conjoin_branches(x: Branch, y: Branch, type_: str) -> Branch | None:
+    if ("patternProperties" in x.keywords or "patternProperties" in y.keywords) and not (
+        _mergeable(x, y)
+    ):
+        # Not one object schema: the patterned side's members kept whole, as a constraint.
+        x, y = (
+            (_members_whole(x), y) if "patternProperties" in x.keywords else (x, _members_whole(y))
+        )
+        return _conjoin_branches(x, y, type_)
     kw: dict[str, Any] = {}
     for name in (*x.keywords, *(k for k in y.keywords if k not in x.keywords)):
         if name in x.keywords and name in y.keywords:
@@ -998,7 +1400,9 @@ def _conjoin_branches(x: Branch, y: Branch, type_: str) -> Branch | None:
         if not kept:
             return None  # no value of this type is allowed: the branch accepts nothing
         kw["enum"] = kept
-    if (
+    if "patternProperties" in x.keywords or "patternProperties" in y.keywords:
+        _merge_patterned(kw, x, y)
+    elif (
         "properties" in x.keywords
         or "properties" in y.keywords
         or ("additionalProperties" in x.keywords and "additionalProperties" in y.keywords)
@@ -1029,8 +1433,8 @@ def _merge(name: str, x: Branch, y: Branch) -> Any:
         return True
     if name in ("items", "propertyNames", "additionalProperties"):
         return conjoin(a, b)
-    if name == "properties":
-        return a  # merged with additionalProperties in _merge_properties
+    if name in ("properties", "patternProperties"):
+        return a  # merged with additionalProperties in _merge_properties, _merge_patterned
     raise AssertionError(name)
 
 
@@ -1052,7 +1456,15 @@ def _merge_properties(kw: dict[str, Any], x: Branch, y: Branch) -> None:
         kw["additionalProperties"] = conjoin(ax, ay)
 
 
-def _with_opaque(node: Norm, opaque: list[tuple[frozenset[str] | None, Opaque]]) -> Norm:
+def _with_opaque(
+    node: Norm, opaque: list[tuple[frozenset[str] | None, Opaque]], where: Where
+) -> Norm:
+    if _deferred(node):  # a meet not read yet: the constraints are one more part of it
+        kept = [
+            Branch(t, {}, where, {}, tuple(o for types, o in opaque if types is None or t in types))
+            for t in ALL_TYPES
+        ]
+        return conjoin(node, Norm(tuple(kept), where))
     branches = []
     for branch in node.branches:
         extra = tuple(
@@ -1065,3 +1477,167 @@ def _with_opaque(node: Norm, opaque: list[tuple[frozenset[str] | None, Opaque]])
             Branch(branch.type, branch.keywords, branch.where, branch.places, branch.opaque + extra)
         )
     return Norm(tuple(branches), node.where, node.root)
+
+
+# --------------------------------------------------------------------------- patternProperties
+
+
+def _structural(schema: dict[str, Any]) -> bool:
+    """Whether a ``patternProperties`` is compared member by member: an object of
+    schemas whose every regex Python reads (:func:`.patterns.compiles`); otherwise it is
+    kept whole with the ``properties`` and ``additionalProperties`` beside it."""
+    value = schema["patternProperties"]
+    return isinstance(value, dict) and all(
+        compiles(regex) and isinstance(sub, (dict, bool)) for regex, sub in value.items()
+    )
+
+
+class Unmatched(Exception):
+    """Whether a ``patternProperties`` regex matches a member name cannot be told
+    (:func:`.patterns.matches` is None): what depends on it is not decided."""
+
+    def __init__(self, regex: str, name: str) -> None:
+        self.regex = regex
+        self.name = name
+        super().__init__(f"whether pattern {regex!r} matches member {name!r} is not told")
+
+
+def _free(node: Norm | None) -> bool:
+    """``node`` is absent or accepts everything (a pending recursion is not read)."""
+    return node is None or (not _pending(node) and is_true(node))
+
+
+def _matched(branch: Branch, name: str) -> list[str]:
+    """The regexes of ``branch``'s ``patternProperties`` that match ``name``; a match that
+    cannot be told is :class:`Unmatched`."""
+    found = []
+    for regex in branch.keywords.get("patternProperties", {}):
+        hit = matches(regex, name)
+        if hit is None:
+            raise Unmatched(regex, name)
+        if hit:
+            found.append(regex)
+    return found
+
+
+def member_parts(branch: Branch, name: str) -> list[Norm]:
+    """The schemas a member ``name`` must meet in an object ``branch``: its
+    ``properties`` entry and every ``patternProperties`` schema whose regex matches it;
+    with neither, ``additionalProperties`` (none: any value). :class:`Unmatched` where a
+    match cannot be told."""
+    kw = branch.keywords
+    properties: Mapping[str, Norm] = kw.get("properties", {})
+    patterns: Mapping[str, Norm] = kw.get("patternProperties", {})
+    parts = [properties[name]] if name in properties else []
+    parts += [patterns[regex] for regex in _matched(branch, name)]
+    if not parts and "additionalProperties" in kw:
+        parts.append(kw["additionalProperties"])
+    return parts
+
+
+#: Members' conjoined schemas, per branch and name (the same node each time: a walk
+#: through a recursive schema meets it again, and tells it by its identity).
+_MEMBERS: weakref.WeakKeyDictionary[Branch, dict[str, Norm | None]] = weakref.WeakKeyDictionary()
+
+
+def member_schema(branch: Branch, name: str) -> Norm | None:
+    """The one schema a member ``name`` must meet in ``branch`` (:func:`member_parts`
+    conjoined; None: any value). Several parts conjoined make a node marked
+    ``recursive`` so that a walk meeting it again below itself assumes it
+    (co-induction; what the parts hold is walked in full at the first meeting)."""
+    known = _MEMBERS.setdefault(branch, {})
+    if name in known:
+        return known[name]
+    parts = member_parts(branch, name)
+    node: Norm | None = parts[0] if len(parts) == 1 else None
+    if len(parts) > 1:
+        node = parts[0]
+        for part in parts[1:]:
+            node = conjoin(node, part)
+        node = Norm(node.branches, node.where, recursive=True)
+    known[name] = node
+    return node
+
+
+def _mergeable(x: Branch, y: Branch) -> bool:
+    """Whether the members of two object branches, one with ``patternProperties`` at
+    least, conjoin into one object schema (:func:`_merge_patterned`): a regex only one
+    side has would otherwise lift the other's ``additionalProperties`` from the names it
+    matches, so that other side must have none (or a free one); and each declared name
+    a side has no entry for must be told to match its patterns or not."""
+    px: Mapping[str, Norm] = x.keywords.get("patternProperties", {})
+    py: Mapping[str, Norm] = y.keywords.get("patternProperties", {})
+    if set(px) - set(py) and not _free(y.keywords.get("additionalProperties")):
+        return False
+    if set(py) - set(px) and not _free(x.keywords.get("additionalProperties")):
+        return False
+    names = {*x.keywords.get("properties", {}), *y.keywords.get("properties", {})}
+    try:
+        for name in names:
+            _matched(x, name)
+            _matched(y, name)
+    except Unmatched:
+        return False
+    return True
+
+
+def _fallback(branch: Branch, name: str) -> Norm | None:
+    """What ``branch`` asks of member ``name`` beyond its patterns (which the merged
+    schema applies itself): its ``properties`` entry, else ``additionalProperties`` when
+    no pattern matches."""
+    properties: Mapping[str, Norm] = branch.keywords.get("properties", {})
+    if name in properties:
+        return properties[name]
+    if _matched(branch, name):
+        return None
+    others: Norm | None = branch.keywords.get("additionalProperties")
+    return others
+
+
+def _merge_patterned(kw: dict[str, Any], x: Branch, y: Branch) -> None:
+    """``properties``, ``patternProperties`` and ``additionalProperties`` of a conjunction
+    :func:`_mergeable` allows: each pattern of either side (of both: conjoined), each
+    declared name what each side asks of it beyond the patterns, and the rest both
+    sides' ``additionalProperties``."""
+    px: Mapping[str, Norm] = x.keywords.get("patternProperties", {})
+    py: Mapping[str, Norm] = y.keywords.get("patternProperties", {})
+    patterns = {r: conjoin(px[r], py[r]) if r in py else px[r] for r in px}
+    patterns.update((r, sub) for r, sub in py.items() if r not in px)
+    kw["patternProperties"] = patterns
+    merged: dict[str, Norm] = {}
+    names = {*x.keywords.get("properties", {}), *y.keywords.get("properties", {})}
+    for name in sorted(names):
+        parts = [p for p in (_fallback(x, name), _fallback(y, name)) if p is not None]
+        if not parts:
+            parts = [true_norm(x.where)]  # the patterns say it all; still a declared name
+        merged[name] = parts[0] if len(parts) == 1 else conjoin(parts[0], parts[1])
+    kw.pop("properties", None)
+    if merged:
+        kw["properties"] = merged
+    ax: Norm | None = x.keywords.get("additionalProperties")
+    ay: Norm | None = y.keywords.get("additionalProperties")
+    kw.pop("additionalProperties", None)
+    if ax is not None or ay is not None:
+        kw["additionalProperties"] = ax if ay is None else ay if ax is None else conjoin(ax, ay)
+
+
+def _members_whole(branch: Branch) -> Branch:
+    """``branch`` with its ``properties``, ``patternProperties`` and
+    ``additionalProperties`` kept whole, as one opaque constraint (what a conjunction
+    that cannot merge them keeps)."""
+    names = ("properties", "patternProperties", "additionalProperties")
+    kw = branch.keywords
+    value: dict[str, Any] = {}
+    for name in names[:2]:
+        if name in kw:
+            value[name] = {k: _whole(sub, name) for k, sub in kw[name].items()}
+    if "additionalProperties" in kw:
+        value["additionalProperties"] = _whole(kw["additionalProperties"], names[2])
+    kept = Opaque("patternProperties", value, branch.place("patternProperties"))
+    return Branch(
+        branch.type,
+        {k: v for k, v in kw.items() if k not in names},
+        branch.where,
+        {k: w for k, w in branch.places.items() if k not in names},
+        (*branch.opaque, kept),
+    )

@@ -68,6 +68,9 @@ class DiffReport:
     kinds: tuple[str, ...]
     violations: tuple[Violation, ...]
     undecided: tuple[Undecided, ...]
+    #: The external schemas both sides reach (a ``$ref`` into a document not given,
+    #: never fetched), by URI: the verdict holds if each is the same schema for both.
+    assumed_unchanged: tuple[str, ...] = ()
 
     @property
     def compatible(self) -> bool:
@@ -89,6 +92,7 @@ class DiffReport:
             "kinds": list(self.kinds),
             "violations": [v.as_json() for v in self.violations],
             "undecided": [u.as_json() for u in self.undecided],
+            "assumed_unchanged": list(self.assumed_unchanged),
         }
 
 

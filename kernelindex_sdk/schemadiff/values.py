@@ -23,16 +23,21 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from referencing.exceptions import Unresolvable
+
 from kernelindex_sdk.engine import schema_validator
 from kernelindex_sdk.schemadiff.normal import (
     Branch,
     Norm,
+    Unmatched,
     Where,
     branch_schema,
     canonical,
+    member_schema,
     to_schema,
     true_norm,
 )
+from kernelindex_sdk.schemadiff.patterns import matches
 from kernelindex_sdk.schemadiff.regexgen import examples
 
 __all__ = [
@@ -122,7 +127,11 @@ class Checks:
         #: otherwise try alternatives at every level, multiplied level by level.
         self.left: int | None = None
 
-    def accepts(self, node: Norm | Branch, value: Any) -> bool:
+    def accepts(self, node: Norm | Branch, value: Any, *, unknown: bool = False) -> bool:
+        """Whether ``node`` accepts ``value``; ``unknown`` when that depends on an
+        external schema the check reaches (one not given, never fetched): False where a
+        value is being chosen (it is not offered), True where the caller must not rule
+        the value out on it (it stays a claim, and no witness can rest on it)."""
         if self.left is not None:
             self.left -= 1
             if self.left < 0:
@@ -131,7 +140,10 @@ class Checks:
         if entry is None:
             schema = to_schema(node) if isinstance(node, Norm) else branch_schema(node)
             entry = self._validators[id(node)] = (node, schema_validator(schema))
-        return bool(entry[1].is_valid(value))
+        try:
+            return bool(entry[1].is_valid(value))
+        except Unresolvable:
+            return unknown
 
 
 class Builder:
@@ -154,7 +166,11 @@ class Builder:
             return
         branches: Iterable[Branch] = node.branches
         if path and path[0].op == "type":
-            branches = [b for b in branches if b.type == path[0].name]
+            # number and integer overlap: a path through a part walked on its own (an
+            # if's then) may name the one where the record's schema has the other.
+            numeric = {"number", "integer"}
+            wanted = numeric if path[0].name in numeric else {path[0].name}
+            branches = [b for b in branches if b.type in wanted]
             path = path[1:]
         elif path:
             want = "array" if path[0].op == "item" else "object"
@@ -249,12 +265,18 @@ class Builder:
     def fresh_keys(self, branch: Branch, avoid: Iterable[str] = ()) -> Iterator[str]:
         """Member names ``branch`` declares no property for and its propertyNames allow."""
         taken = set(branch.keywords.get("properties", {})) | set(avoid)
+        patterns = list(branch.keywords.get("patternProperties", ()))
         names = branch.keywords.get("propertyNames", _ANY_STRING)
         pool = itertools.chain(
             ["x", "y", "z", "extra", "k1", "k2", "k3", "X", "x1", "x2"], self.build(names)
         )
         for name in _distinct(pool):
-            if isinstance(name, str) and name not in taken and self.checks.accepts(names, name):
+            if (
+                isinstance(name, str)
+                and name not in taken
+                and all(matches(p, name) is False for p in patterns)
+                and self.checks.accepts(names, name)
+            ):
                 yield name
 
     # ------------------------------------------------------------------ by type
@@ -334,9 +356,7 @@ class Builder:
         kw = branch.keywords
         if max(size or 0, kw.get("minProperties", 0)) > MAX_SIZE:
             return
-        properties: dict[str, Norm] = kw.get("properties", {})
         required: frozenset[str] = kw.get("required", frozenset())
-        others: Norm = kw.get("additionalProperties", _TRUE)
         absent: set[str] = set()
         demanded: dict[str, Callable[[], Iterable[Any]]] = {}
         names: list[str | None] = [None]
@@ -346,9 +366,14 @@ class Builder:
                 if name in required:
                     return
                 absent.add(name)
-            else:
-                sub = properties.get(name, others)
+            elif name in kw.get("properties", {}) or not _conditional(branch, name):
+                sub = _member(branch, name)
                 demanded[name] = lambda: self.build(sub, path[1:], leaf)
+            else:  # declared only by a then/else: built as each declares it, in turn
+                subs = _conditional(branch, name)
+                demanded[name] = lambda: _round_robin(
+                    [self.build(sub, path[1:], leaf) for sub in subs]
+                )
         elif path and path[0].op == "newkey":
             key_node = kw.get("propertyNames", _ANY_STRING)
             names = list(itertools.islice(self.build(key_node, path[1:], leaf), ALTERNATIVES))
@@ -356,17 +381,19 @@ class Builder:
         for new_name in names:
             wanted = dict(demanded)
             if new_name is not None:
-                sub = properties.get(new_name, others)
+                sub = _member(branch, new_name)
                 wanted[new_name] = lambda sub=sub: self.some(sub)  # type: ignore[misc]
             for keys in self._key_sets(branch, wanted, absent, size):
                 alternatives = []
                 for key in keys:
                     source = wanted.get(key)
-                    values = (
-                        list(itertools.islice(source(), ALTERNATIVES))
-                        if source is not None
-                        else self.some(properties.get(key, others))
-                    )
+                    if source is not None:
+                        values = list(itertools.islice(source(), ALTERNATIVES))
+                    elif key in kw.get("properties", {}) or not _conditional(branch, key):
+                        values = self.some(_member(branch, key))
+                    else:  # declared only by a then/else: as each declares it, in turn
+                        made = [iter(self.some(sub)) for sub in _conditional(branch, key)]
+                        values = list(itertools.islice(_round_robin(made), ALTERNATIVES))
                     if not values:
                         break
                     alternatives.append(values)
@@ -397,6 +424,10 @@ class Builder:
         base += [k for k in wanted if k not in base]
         base = [k for k in base if k not in absent]
         optional = [k for k in properties if k not in base and k not in absent]
+        optional += [  # members only a then/else declares (and may require)
+            k for k in _conditional_names(branch) if k not in base and k not in absent
+            and k not in properties
+        ]  # fmt: skip
         target = size if size is not None else kw.get("minProperties", 0)
         if size is None or len(base) == size:
             yield base
@@ -416,10 +447,58 @@ class Builder:
                 yield keys
 
 
+def _member(branch: Branch, name: str) -> Norm:
+    """The schema a member ``name`` meets in an object ``branch`` (any value: ``true``);
+    where a pattern's match is not told, its entry or ``additionalProperties`` — a
+    guess the check of the whole candidate judges."""
+    try:
+        found = member_schema(branch, name)
+    except Unmatched:
+        kw = branch.keywords
+        found = kw.get("properties", {}).get(name, kw.get("additionalProperties"))
+    return _TRUE if found is None else found
+
+
 def _ordered(branches: Iterable[Branch]) -> list[Branch]:
     """Branches in the order their values make the plainest witnesses."""
     rank = ["object", "string", "integer", "number", "boolean", "null", "array"]
     return sorted(branches, key=lambda b: rank.index(b.type))
+
+
+def _conditional(branch: Branch, name: str) -> list[Norm]:
+    """The schemas the ``then``/``else`` parts of a branch's ``if`` constraints give a
+    member its own ``properties`` do not declare (a record that reaches a change inside
+    a ``then`` must hold the member as that ``then`` wants it)."""
+    found = []
+    for constraint in branch.opaque:
+        for part in ("then", "else"):
+            node = constraint.parts.get(part) if constraint.keyword == "if" else None
+            for inner in node.branches if node is not None else ():
+                sub = inner.keywords.get("properties", {}).get(name)
+                if inner.type == "object" and sub is not None:
+                    found.append(sub)
+    return found
+
+
+def _conditional_names(branch: Branch) -> list[str]:
+    """The members the ``then``/``else`` parts of a branch's ``if`` constraints declare."""
+    names: dict[str, None] = {}
+    for constraint in branch.opaque:
+        for part in ("then", "else"):
+            node = constraint.parts.get(part) if constraint.keyword == "if" else None
+            for inner in node.branches if node is not None else ():
+                if inner.type == "object":
+                    names.update(dict.fromkeys(inner.keywords.get("properties", {})))
+    return list(names)
+
+
+def _round_robin(sources: list[Iterator[Any]]) -> Iterator[Any]:
+    """The first value of each source, then the second of each, and so on."""
+    for values in itertools.zip_longest(*sources, fillvalue=_NONE):
+        yield from (v for v in values if v is not _NONE)
+
+
+_NONE = object()
 
 
 def _deviations(alternatives: list[list[Any]]) -> Iterator[tuple[Any, ...]]:

@@ -49,14 +49,21 @@ from kernelindex_sdk.pointers import escape_token
 from kernelindex_sdk.schemadiff.normal import (
     Branch,
     Norm,
+    Opaque,
+    Unmatched,
     Where,
     canonical,
+    equivalent,
+    external,
+    externals,
     is_false,
     is_true,
+    member_schema,
     resolved,
     true_norm,
     value_types,
 )
+from kernelindex_sdk.schemadiff.patterns import names, universal
 from kernelindex_sdk.schemadiff.rules import Direction
 from kernelindex_sdk.schemadiff.unions import discriminators, sharing, value_key
 from kernelindex_sdk.schemadiff.values import ANY_VALUES, Absent, Builder, Leaf, Step, Values
@@ -73,6 +80,10 @@ _TRIALS = 16
 #: Branches of a union, at most, each proven to share a value with one branch of the
 #: other side or not (:func:`~.unions.sharing`) before they are tried.
 _PROVED = 64
+
+#: Pairs of a pattern only B has and one of A's compared, at most (each looks for a
+#: name both regexes match): beyond, a doubt, not a walk quadratic in the patterns.
+_PATTERN_PAIRS = 64
 
 _NOWHERE = Where("")
 _ANY_STRING = Norm((Branch("string", {}, _NOWHERE),), _NOWHERE)
@@ -112,6 +123,9 @@ class Finding(_Sides):
     excusable: bool = False
     #: Why no witness means "cannot decide" rather than "compatible" (for the report).
     doubt: str = ""
+    #: Claimed besides the claims of its parts (an if/then/else compared part by
+    #: part): proven only where none of those is (see :mod:`.diffing`).
+    fallback: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -187,6 +201,7 @@ class Walk:
         *,
         excusable: bool = False,
         doubt: str = "",
+        fallback: bool = False,
     ) -> None:
         self.findings.append(
             Finding(
@@ -199,6 +214,7 @@ class Walk:
                 message,
                 excusable,
                 doubt,
+                fallback,
             )
         )
 
@@ -249,14 +265,17 @@ class Walk:
         for xs, ys, found in groups.values():
             for x in xs:
                 here = (*path, Step("type", x.type))
+                if any(x.key == y.key for y in ys):
+                    continue
+                start = len(self.findings)
                 if not ys:
                     self._type(x, b, here, frozenset(found))
-                elif any(x.key == y.key for y in ys):
-                    continue
                 elif len(ys) == 1:
                     self.branch(x, b, ys[0], here, frozenset(found))
                 else:
                     self._union(x, b, ys, here, frozenset(found))
+                if externals(x):
+                    self._unwitnessable(x, start)
 
     def _union(
         self,
@@ -367,6 +386,24 @@ class Walk:
             " members: whether their union accepts it is not decided",
         )
 
+    def _unwitnessable(self, x: Branch, start: int) -> None:
+        """The claims made from ``start`` on, below ``x``, as doubts: A's values here
+        must match an external schema (not given, never fetched), so A's verdict on any
+        record that holds a value here depends on its content, and no witness may rest
+        on it. (Where B's keywords are implied by A's own, nothing is claimed: an
+        external schema only narrows A.)"""
+        uris = ", ".join(externals(x))
+        for finding in self.findings[start:]:
+            self.doubt(
+                finding.accepting,
+                finding.rejecting,
+                finding.path,
+                f"{finding.message}, but {self.a_name}'s schema here is (in part) the"
+                f" external schema {uris}, not among the schemas given (nothing is"
+                " fetched): no record can show it without reading it",
+            )
+        del self.findings[start:]
+
     def _type(self, x: Branch, b: Norm, path: tuple[Step, ...], classes: frozenset[str]) -> None:
         what = " or ".join(_CLASS_NAMES.get(c, c) for c in sorted(classes))
         self.find(
@@ -383,6 +420,20 @@ class Walk:
     def branch(
         self, x: Branch, b: Norm, y: Branch, path: tuple[Step, ...], classes: frozenset[str]
     ) -> None:
+        have = {o.key for o in x.opaque}
+        added = [uri for o in y.opaque if (uri := external(o)) and o.key not in have]
+        if added:
+            # B's verdict on any value here reads an external schema: no witness can be
+            # judged (one that reaches it is refused), and inclusion is not known.
+            self.doubt(
+                x.where,
+                y.where,
+                path,
+                f"{self.b_name} requires the external schema {', '.join(added)} here (not"
+                f" among the schemas given; nothing is fetched), {self.a_name} does not:"
+                f" whether it rejects what {self.a_name} accepts depends on its content",
+            )
+            return
         finite = _finite(x)
         if finite is not None:
             self._enumerated(x, b, y, path, [v for v in finite if _in(v, classes)])
@@ -411,25 +462,122 @@ class Walk:
             self._object(x, y, path)
         have = {o.key for o in x.opaque}
         for constraint in y.opaque:
-            if constraint.key not in have:
-                # Not compared (kept whole), so only a witness decides: a value of x
-                # that y (its opaque constraints included) refuses, checked whole by
-                # the engine as every claim is; none found, it stays undecided.
-                # (Refused by all of b: another of its branches may accept the value.)
-                self.find(
-                    "bound",
-                    x.where,
-                    constraint.where,
-                    path,
-                    Values(
-                        lambda: self._refused(
-                            b, (v for v in self.builder.values(x) if _in(v, classes))
-                        )
-                    ),
-                    f"{self.b_name}'s {constraint.keyword} rejects a value {self.a_name} accepts",
-                    doubt=f"{constraint.keyword} of {self.b_name} is not one of {self.a_name}'s:"
-                    f" whether it rejects what {self.a_name} accepts",
-                )
+            if constraint.key in have or any(
+                equivalent(o, constraint) for o in x.opaque if o.keyword == constraint.keyword
+            ):
+                continue
+            implied = self._implied(x, y, constraint, path, classes)
+            if implied:
+                continue
+            # Not compared (kept whole), so only a witness decides: a value of x
+            # that y (its opaque constraints included) refuses, checked whole by
+            # the engine as every claim is; none found, it stays undecided.
+            # (Refused by all of b: another of its branches may accept the value.)
+            self.find(
+                "bound",
+                x.where,
+                constraint.where,
+                path,
+                Values(partial(self._opaque_values, x, b, constraint, classes)),
+                f"{self.b_name}'s {constraint.keyword} rejects a value {self.a_name} accepts",
+                doubt=self._unmatched_opaque(x, constraint),
+                fallback=implied is None,
+            )
+
+    def _opaque_values(
+        self, x: Branch, b: Norm, constraint: Opaque, classes: frozenset[str]
+    ) -> Iterator[Any]:
+        """Values of ``x`` that B refuses, for a constraint of B's kept whole: for a
+        ``not``, the values its content accepts first (those it refuses)."""
+        inner = constraint.parts.get("not") if constraint.keyword == "not" else None
+        numeric = {"number", "integer"}
+        near = [
+            br for br in (inner.branches if inner else ())
+            if br.type == x.type or {br.type, x.type} == numeric
+        ]  # fmt: skip
+        values = itertools.chain(
+            *(itertools.islice(self.builder.values(br), 8) for br in near),
+            self.builder.values(x),
+        )
+        return self._refused(b, (v for v in values if _in(v, classes)))
+
+    def _unmatched_opaque(self, x: Branch, constraint: Opaque) -> str:
+        """Why a constraint of B's that A's do not imply is not decided without a witness."""
+        condition = constraint.parts.get("if")
+        if condition is not None and any(
+            o.keyword == "if" and "if" in o.parts and o.parts["if"].key == condition.key
+            for o in x.opaque
+        ):
+            return (
+                f"the if of {self.b_name}'s if/then/else is {self.a_name}'s, its then or else"
+                f" not: whether the whole rejects what {self.a_name} accepts"
+            )
+        if constraint.keyword == "if" and any(o.keyword == "if" for o in x.opaque):
+            return (
+                f"the if of {self.b_name}'s if/then/else is not {self.a_name}'s (then and else"
+                f" are compared under an equal if): whether it rejects what {self.a_name}"
+                " accepts"
+            )
+        return (
+            f"{constraint.keyword} of {self.b_name} is not one of {self.a_name}'s:"
+            f" whether it rejects what {self.a_name} accepts"
+        )
+
+    def _implied(
+        self,
+        x: Branch,
+        y: Branch,
+        constraint: Opaque,
+        path: tuple[Step, ...],
+        classes: frozenset[str],
+    ) -> bool | None:
+        """Whether B's ``constraint`` is compared through one of A's, part by part:
+
+        * an ``if``/``then``/``else`` of A's with an equal ``if`` (normal forms): a value
+          meeting the ``if`` is judged by ``then`` on both sides, any other by ``else``,
+          so A's ``then`` is walked against B's and ``else`` against ``else`` (absent:
+          ``true``) here, their claims and doubts this walk's — proven or undecided as
+          any other, so a changed ``then`` is a violation with a witness (and, where
+          they find something, B's whole constraint is claimed too);
+        * a ``not`` of A's whose content takes in all that B's ``not`` content takes (a
+          trial walk the other way, contravariance, that finds nothing): what A lets
+          through, B's lets through.
+
+        False: not compared so (B's constraint is then a claim for a witness); None:
+        compared so, and something found (B's whole constraint is claimed too, as a
+        fallback: proven only where no claim of its parts is)."""
+        if constraint.keyword == "if" and "if" in constraint.parts:
+            condition = constraint.parts["if"].key
+            mine = next(
+                (o for o in x.opaque if o.keyword == "if" and "if" in o.parts
+                 and o.parts["if"].key == condition),
+                None,
+            )  # fmt: skip
+            if mine is None:
+                return False
+            here = path[:-1] if path and path[-1].op == "type" else path  # node adds it
+            start, doubts = len(self.findings), len(self.doubts)
+            for part in ("then", "else"):
+                ours = mine.parts.get(part) or true_norm(mine.where)
+                theirs = constraint.parts.get(part) or true_norm(constraint.where)
+                self.node(ours, theirs, here, classes)
+            because = f"whether a record that shows it meets the if of {self.a_name}"
+            self.findings[start:] = [
+                f if f.doubt else dataclasses.replace(f, doubt=because)
+                for f in self.findings[start:]
+            ]
+            # Something found: the constraint is also claimed whole (a record that the
+            # whole if/then/else refuses may exist where none shows a part's claim).
+            return True if len(self.findings) == start and len(self.doubts) == doubts else None
+        if constraint.keyword == "not" and "not" in constraint.parts:
+            for mine in x.opaque:
+                if mine.keyword != "not" or "not" not in mine.parts:
+                    continue
+                trial = Walk(self.direction, self.builder)
+                trial.node(constraint.parts["not"], mine.parts["not"], (), classes)
+                if not trial.findings and not trial.doubts:
+                    return True
+        return False
 
     def _enumerated(
         self, x: Branch, b: Norm, y: Branch, path: tuple[Step, ...], values: list[Any]
@@ -439,7 +587,8 @@ class Walk:
         ours = x.keywords.get("enum")
         listed = set() if theirs is None else {canonical(t) for t in theirs}
         for value in values:
-            if not self.checks.accepts(x, value) or self.checks.accepts(b, value):
+            # An external schema's verdict is not known: the value stays a claim.
+            if not self.checks.accepts(x, value, unknown=True) or self.checks.accepts(b, value):
                 continue
             if theirs is not None and canonical(value) not in listed:
                 single = ours is not None and len(ours) == 1 and len(theirs) == 1
@@ -580,7 +729,10 @@ class Walk:
         others_y: Norm | None = y.keywords.get("additionalProperties")
         members = member_path(path)
         gone, came = ("removed", "added") if self.direction == "backward" else ("added", "removed")
-        for name in (*ours, *(k for k in theirs if k not in ours)):
+        patterned = "patternProperties" in x.keywords or "patternProperties" in y.keywords
+        if patterned:
+            self._patterned(x, y, path)
+        for name in () if patterned else (*ours, *(k for k in theirs if k not in ours)):
             mine, other = ours.get(name), theirs.get(name)
             here = (*path, Step("prop", name))
             if mine is not None and other is None:
@@ -630,7 +782,7 @@ class Walk:
             y.keywords.get("dependentRequired", frozenset())
             - x.keywords.get("dependentRequired", frozenset())
         ):
-            if needed in required_x or is_false(ours.get(member, others_x) or true_norm(x.where)):
+            if needed in required_x or self._never(x, member):
                 continue  # A requires it anyway, or never has the member it depends on
             self.find(
                 "required",
@@ -641,7 +793,8 @@ class Walk:
                 f"{self.b_name} requires member {needed!r} beside {member!r},"
                 f" {self.a_name} does not",
             )
-        self._others(x, y, path, others_x, others_y, ours, theirs)
+        if not patterned:
+            self._others(x, y, path, others_x, others_y, ours, theirs)
         names_x, names_y = x.keywords.get("propertyNames"), y.keywords.get("propertyNames")
         if names_y is not None and (names_x is None or names_x.key != names_y.key):
             self.node(names_x or _ANY_STRING, names_y, (*path, Step("newkey")), ("string",))
@@ -696,6 +849,187 @@ class Walk:
             ),
             f"{self.b_name} {narrowed} members beyond those it declares; {self.a_name} allows them",
         )
+
+    def _never(self, x: Branch, member: str) -> bool:
+        """Whether ``x`` never has ``member`` (its schema there is ``false``); unsure
+        (a pattern match not told): no."""
+        try:
+            schema = member_schema(x, member)
+        except Unmatched:
+            return False
+        return schema is not None and is_false(schema)
+
+    # ------------------------------------------------------------------ patternProperties
+
+    def _patterned(self, x: Branch, y: Branch, path: tuple[Step, ...]) -> None:
+        """Members when ``patternProperties`` is on either side: each declared name by
+        what each side asks of it (:func:`~.normal.member_schema`: its entry and the
+        patterns matching it, else ``additionalProperties``), then every other name by
+        region — names a regex of both sides matches, of one side only, of none — with
+        a name of the region for its witness (:meth:`_regions`)."""
+        ours: dict[str, Norm] = x.keywords.get("properties", {})
+        theirs: dict[str, Norm] = y.keywords.get("properties", {})
+        required_x: frozenset[str] = x.keywords.get("required", frozenset())
+        members = member_path(path)
+        gone, came = ("removed", "added") if self.direction == "backward" else ("added", "removed")
+        for name in (*ours, *(k for k in theirs if k not in ours)):
+            mine, other = ours.get(name), theirs.get(name)
+            here = (*path, Step("prop", name))
+            if mine is not None and other is None:
+                self.moves.add((gone, (*members, name)))
+            if other is not None and mine is None:
+                self.moves.add((came, (*members, name)))
+            try:
+                accepted, wanted = member_schema(x, name), member_schema(y, name)
+            except Unmatched as unmatched:
+                self.doubt(
+                    x.place("patternProperties"),
+                    y.place("patternProperties"),
+                    here,
+                    f"{unmatched}: ECMA-262 and python-jsonschema may read it differently",
+                )
+                continue
+            if accepted is not None and is_false(accepted):
+                continue  # A never has this member
+            if wanted is None or is_true(wanted):
+                continue
+            closed = wanted is y.keywords.get("additionalProperties")  # no pattern matches
+            if mine is not None and other is None and closed and is_false(wanted):
+                self.find(
+                    "closed-property",
+                    mine.where,
+                    y.place("additionalProperties"),
+                    here,
+                    Values(partial(self.builder.build, accepted or mine)),
+                    f"{self.b_name} does not allow member {name!r}, which {self.a_name} declares"
+                    + (" (required)" if name in required_x else " (optional)"),
+                    excusable=name not in required_x,
+                )
+                continue
+            if other is not None and mine is None and (accepted is None or is_true(accepted)):
+                self.find(
+                    "open-property",
+                    x.place("properties"),
+                    other.where,
+                    here,
+                    Values(partial(self._open_values, wanted)),
+                    f"{self.b_name} constrains member {name!r}, which {self.a_name} leaves open",
+                )
+                continue
+            self.node(accepted or true_norm(x.where), wanted, here)
+        self._regions(x, y, path, frozenset({*ours, *theirs}))
+
+    def _regions(
+        self, x: Branch, y: Branch, path: tuple[Step, ...], declared: frozenset[str]
+    ) -> None:
+        """Names neither side declares. For such a name, A asks the schemas of its
+        patterns matching it (else its ``additionalProperties``), B likewise; B accepts
+        whatever A does when
+
+        * each regex of both sides: A's schema within B's;
+        * each regex of B's only: A's ``additionalProperties`` within B's schema, and
+          so is each of A's pattern schemas (a name may match both);
+        * each regex of A's only: A's schema within B's ``additionalProperties``;
+        * A's ``additionalProperties`` within B's.
+
+        (A name B's regexes match meets each of them: the first two cover each; one
+        none of B's matches meets B's ``additionalProperties``: the last two.)"""
+        px: dict[str, Norm] = x.keywords.get("patternProperties", {})
+        py: dict[str, Norm] = y.keywords.get("patternProperties", {})
+        ax: Norm | None = x.keywords.get("additionalProperties")
+        ay: Norm | None = y.keywords.get("additionalProperties")
+        every = [*px, *(r for r in py if r not in px)]
+        at_x, at_y = x.place("patternProperties"), y.place("patternProperties")
+        # A regex that matches every name (".*") leaves no name to the other regions.
+        all_x, all_y = any(map(universal, px)), any(map(universal, py))
+        for regex in py:
+            others = [r for r in every if r != regex]
+            if regex in px:
+                self._region(px[regex], py[regex], [regex], others, declared, path, at_x, at_y)
+                continue
+            if not all_x:
+                self._region(ax, py[regex], [regex], list(px), declared, path, at_x, at_y)
+            if len(px) * len([r for r in py if r not in px]) > _PATTERN_PAIRS:
+                self.doubt(
+                    at_x,
+                    at_y,
+                    path,
+                    f"{self.b_name}'s pattern {regex!r} beside {len(px)} of {self.a_name}'s"
+                    f" that it may overlap: more than {_PATTERN_PAIRS} pairs are not compared",
+                )
+                continue
+            for mine in px:
+                rest = [r for r in every if r not in (regex, mine)]
+                self._region(px[mine], py[regex], [mine, regex], rest, declared, path, at_x, at_y)
+        for regex in px:
+            if regex not in py and not all_y:
+                self._region(px[regex], ay, [regex], list(py), declared, path, at_x, at_y)
+        if not (all_x or all_y):
+            at = x.place("additionalProperties")
+            self._region(ax, ay, [], every, declared, path, at, y.place("additionalProperties"))
+
+    def _region(
+        self,
+        mine: Norm | None,
+        other: Norm | None,
+        within: list[str],
+        outside: list[str],
+        declared: frozenset[str],
+        path: tuple[Step, ...],
+        accepting: Where,
+        rejecting: Where,
+    ) -> None:
+        """Names every regex of ``within`` matches (and, for the witness, preferably none
+        of ``outside``): A asks ``mine`` of them (None: nothing), B ``other``."""
+        if other is None or is_true(other) or (mine is not None and is_false(mine)):
+            return
+        if mine is not None and mine.key == other.key:
+            return
+        which = " and ".join(repr(r) for r in within) or "no pattern"
+        name = next(names(within, outside, declared), None)
+        if name is None and within:
+            name = next(names(within, (), declared), None)
+        if name is None:
+            # No name of the region for a witness: decided only if nothing is found.
+            if mine is not None and self._holds(mine, other, path):
+                return
+            self.doubt(accepting, rejecting, path, f"no member name matching {which} shows it")
+            return
+        here = (*path, Step("prop", name))
+        if mine is not None and not is_true(mine) and not is_false(other):
+            self.node(mine, other, here)
+            return
+        wide = mine or true_norm(accepting)
+        narrowed = "allows no" if is_false(other) else "constrains"
+        self.find(
+            "additional",
+            accepting,
+            rejecting,
+            here,
+            Values(
+                lambda: self._refused(
+                    other,
+                    itertools.chain(
+                        self.builder.build(wide),
+                        (v for v in ANY_VALUES if self.checks.accepts(wide, v)),
+                    ),
+                )
+            ),
+            f"{self.b_name} {narrowed} members matching {which} (as {name!r});"
+            f" {self.a_name} allows them",
+        )
+
+    def _holds(self, a: Norm, b: Norm, path: tuple[Step, ...]) -> bool:
+        """Whether walking ``a`` against ``b`` finds nothing (what it found undone)."""
+        findings, doubts = len(self.findings), len(self.doubts)
+        moves, assumed = set(self.moves), set(self.assumed)
+        self.node(a, b, (*path, Step("prop", "")))
+        found = len(self.findings) > findings or len(self.doubts) > doubts
+        del self.findings[findings:], self.doubts[doubts:]
+        self.moves = moves
+        if found:
+            self.assumed = assumed
+        return not found
 
     def _numbers(
         self, x: Branch, y: Branch, near: list[float], classes: frozenset[str]

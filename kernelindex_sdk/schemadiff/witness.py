@@ -20,6 +20,11 @@ every member) made that the square of the enum's size. The first candidate that
 
 is the witness. No such candidate among the first few dozen: no witness, and the
 claim is reported as undecided, never as a violation.
+
+A witness never rests on an external schema (a ``$ref`` into a document not given,
+known by its URI alone): the engines' registries hold only the schemas given and
+fetch nothing, so a candidate whose judgement reaches one raises there, and is passed
+over (:attr:`Verifier.external` says so in the undecided reason).
 """
 
 from __future__ import annotations
@@ -28,6 +33,7 @@ import itertools
 from typing import Any
 
 from kernelindex_sdk.engine import JsonschemaEngine
+from kernelindex_sdk.errors import UnresolvableReference
 from kernelindex_sdk.pointers import unescape_token
 from kernelindex_sdk.registry import SchemaEntry, SchemaRegistry
 from kernelindex_sdk.schemadiff.normal import Norm
@@ -59,6 +65,8 @@ class Verifier:
         self.builder = builder
         #: The last search ran out of checks (what an undecided claim then says).
         self.exhausted = False
+        #: The external schema a candidate of the last search reached, if one did.
+        self.external: str | None = None
         self._engines = {
             "old": JsonschemaEngine(old, keyed_enums=True),
             "new": JsonschemaEngine(new, keyed_enums=True),
@@ -81,7 +89,7 @@ class Verifier:
         record the accepting side takes is refused there.
         """
         checks = self.builder.checks
-        checks.left, self.exhausted = CHECKS, False
+        checks.left, self.exhausted, self.external = CHECKS, False, None
         try:
             return self._search(root, path, leaf, accepting, rejecting)
         except SearchExhausted:
@@ -98,26 +106,40 @@ class Verifier:
         accepting: tuple[str, SchemaEntry],
         rejecting: tuple[str, SchemaEntry] | None,
     ) -> Any | None:
-        side, entry = accepting
         claimed = instance_pointer(path)
         candidates = self.builder.build(root, path, leaf)
         for record in itertools.islice(candidates, CANDIDATES):
-            if not self.accepts(side, entry, record):
-                continue
-            if rejecting is None:
-                return record
-            other, refusing = rejecting
-            engine = self._engines[other]
-            if engine.is_valid(refusing.id, record):
-                continue
-            problems = list(engine.problem_pointers(refusing.id, record))
-            if any(located(p, claimed) for p in problems):
-                return record
-            if any(_above(p, claimed) for p in problems) and self._blamed(
-                record, root, path, claimed, (other, refusing)
-            ):
-                return record
+            try:
+                if self._bears_out(record, root, path, claimed, accepting, rejecting):
+                    return record
+            except UnresolvableReference as error:
+                self.external = error.ref  # judged by what is not given: no witness
         return None
+
+    def _bears_out(
+        self,
+        record: Any,
+        root: Norm,
+        path: tuple[Step, ...],
+        claimed: str,
+        accepting: tuple[str, SchemaEntry],
+        rejecting: tuple[str, SchemaEntry] | None,
+    ) -> bool:
+        """Whether ``record`` is a witness of the claim (see the module's doc)."""
+        if not self.accepts(*accepting, record):
+            return False
+        if rejecting is None:
+            return True
+        other, refusing = rejecting
+        engine = self._engines[other]
+        if engine.is_valid(refusing.id, record):
+            return False
+        problems = list(engine.problem_pointers(refusing.id, record))
+        if any(located(p, claimed) for p in problems):
+            return True
+        return any(_above(p, claimed) for p in problems) and self._blamed(
+            record, root, path, claimed, (other, refusing)
+        )
 
     def _blamed(
         self,
