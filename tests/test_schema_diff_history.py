@@ -135,10 +135,15 @@ def test_pairs_with_pattern_properties_are_decided(name: str, index: int, tmp_pa
 
 
 @pytest.mark.slow
-def test_every_history_is_never_wrong(tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    "name", sorted(n for n in set(HISTORIES) - TOO_LARGE_FOR_CI if len(HISTORIES[n]) > 1)
+)
+def test_every_history_is_never_wrong(name: str, tmp_path: Path) -> None:
+    """One schema's history a test, so that the workers share them (~8 CPU minutes in
+    all since patternProperties, unions and recursion are compared: witness searches)."""
     statuses = []
-    for name, index in _pairs(sorted(set(HISTORIES) - TOO_LARGE_FOR_CI)):
-        statuses += _check_pair(name, index, tmp_path / name / str(index))
+    for _, index in _pairs([name]):
+        statuses += _check_pair(name, index, tmp_path / str(index))
     # How much is decided is measured by benchmarks/bench_schema_diff_real.py; here,
-    # that every history is read (but the two unreadable) and every witness is true.
-    assert 1 in statuses and 0 in statuses
+    # that every history is read and every witness is true.
+    assert statuses
