@@ -165,7 +165,6 @@ def test_what_a_ref_points_at(ref: str, found: Any) -> None:
 @pytest.mark.parametrize(
     ("ref", "error", "said"),
     [
-        ("b", UnresolvableRef, "cannot be resolved offline"),
         ("#/$defs/none", UnresolvableRef, "cannot be resolved offline"),
         ("#name", Undecidable, "only JSON-pointer fragments are compared"),
     ],
@@ -182,5 +181,16 @@ def test_the_diff_words_what_the_inliner_declines(
     assert said in str(raised.value)
     assert repr(inlining.resolved(uri, ref).uri) in str(raised.value)
     assert raised.value.where == Where(uri, "/properties/p/$ref")  # type: ignore[attr-defined]
+    with pytest.raises(Declined):
+        inline(documents, uri)
+
+
+def test_a_ref_into_a_document_not_given_is_an_external_schema_to_the_diff() -> None:
+    """Where the inliner declines a document it was not given, the diff keeps the
+    ``$ref`` as an external schema known by its absolute URI (never fetched)."""
+    uri = "https://x.dev/a"
+    documents = {uri: {**_DOCUMENTS[uri], "properties": {"p": {"$ref": "b#/c"}}}}
+    form = normal.to_schema(Normalizer(documents).document(uri))
+    assert "https://x.dev/b#/c" in json.dumps(form)
     with pytest.raises(Declined):
         inline(documents, uri)
