@@ -728,17 +728,13 @@ class Walk:
         others_x: Norm | None = x.keywords.get("additionalProperties")
         others_y: Norm | None = y.keywords.get("additionalProperties")
         members = member_path(path)
-        gone, came = ("removed", "added") if self.direction == "backward" else ("added", "removed")
         patterned = "patternProperties" in x.keywords or "patternProperties" in y.keywords
         if patterned:
             self._patterned(x, y, path)
         for name in () if patterned else (*ours, *(k for k in theirs if k not in ours)):
             mine, other = ours.get(name), theirs.get(name)
             here = (*path, Step("prop", name))
-            if mine is not None and other is None:
-                self.moves.add((gone, (*members, name)))
-            if other is not None and mine is None:
-                self.moves.add((came, (*members, name)))
+            self._note_move(mine, other, (*members, name))
             effective = mine if mine is not None else others_x
             if effective is not None and is_false(effective):
                 continue  # A never has this member
@@ -861,6 +857,15 @@ class Walk:
 
     # ------------------------------------------------------------------ patternProperties
 
+    def _note_move(self, mine: Norm | None, other: Norm | None, member: tuple[str, ...]) -> None:
+        """Note a member one side declares and the other does not: a move (added or
+        removed, as this walk's direction reads it) that the lenient policy may excuse."""
+        gone, came = ("removed", "added") if self.direction == "backward" else ("added", "removed")
+        if mine is not None and other is None:
+            self.moves.add((gone, member))
+        if other is not None and mine is None:
+            self.moves.add((came, member))
+
     def _patterned(self, x: Branch, y: Branch, path: tuple[Step, ...]) -> None:
         """Members when ``patternProperties`` is on either side: each declared name by
         what each side asks of it (:func:`~.normal.member_schema`: its entry and the
@@ -871,14 +876,10 @@ class Walk:
         theirs: dict[str, Norm] = y.keywords.get("properties", {})
         required_x: frozenset[str] = x.keywords.get("required", frozenset())
         members = member_path(path)
-        gone, came = ("removed", "added") if self.direction == "backward" else ("added", "removed")
         for name in (*ours, *(k for k in theirs if k not in ours)):
             mine, other = ours.get(name), theirs.get(name)
             here = (*path, Step("prop", name))
-            if mine is not None and other is None:
-                self.moves.add((gone, (*members, name)))
-            if other is not None and mine is None:
-                self.moves.add((came, (*members, name)))
+            self._note_move(mine, other, (*members, name))
             try:
                 accepted, wanted = member_schema(x, name), member_schema(y, name)
             except Unmatched as unmatched:
