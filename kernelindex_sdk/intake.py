@@ -43,7 +43,7 @@ import math
 import re
 import sys
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from itertools import accumulate
 from typing import Any, ClassVar, NoReturn
 
@@ -159,27 +159,37 @@ class Document:
 
     ``line`` is the line of a JSON Lines record, ``None`` for a whole-file document,
     so reporters can say ``file:line`` for records and just ``file`` otherwise.
+
+    ``written`` is ``orjson.dumps(value)``, byte for byte, when the intake made those
+    bytes anyway (a JSON Lines record the fast path read; else None): a later layer
+    that needs the bytes of a member (the validation's memo of referenced records)
+    can prove them against it instead of writing the member again. Only the intake
+    sets it (it is no argument of the constructor, and ``replace`` leaves it None), so
+    it is never bytes a caller made up.
     """
 
     source: str
     line: int | None
     value: Any
+    written: bytes | None = field(default=None, init=False, repr=False, compare=False)
 
 
 _new_object = object.__new__
 _set_source = Document.__dict__["source"].__set__
 _set_line = Document.__dict__["line"].__set__
 _set_value = Document.__dict__["value"].__set__
+_set_written = Document.__dict__["written"].__set__
 
 
-def _document(source: str, line: int | None, value: Any) -> Document:
-    """``Document(source, line, value)``, its slots set directly: the JSON Lines loop
-    makes one per line, and the frozen dataclass's ``__init__`` (an
+def _document(source: str, line: int | None, value: Any, written: bytes | None) -> Document:
+    """``Document(source, line, value)`` with its ``written``, its slots set directly:
+    the JSON Lines loop makes one per line, and the frozen dataclass's ``__init__`` (an
     ``object.__setattr__`` call per field) costs ~2k instructions more."""
     document: Document = _new_object(Document)
     _set_source(document, source)
     _set_line(document, line)
     _set_value(document, value)
+    _set_written(document, written)
     return document
 
 
@@ -847,7 +857,9 @@ _STRICT_INDENT_2 = _STRICT_INTEGER | _INDENT_2 if _orjson_loads is not None else
 
 
 def _fast_loads(data: bytes) -> Any:
-    """The document, parsed in Rust when that can decide alone; else ``_FALLBACK``.
+    """The document and ``orjson.dumps`` of it (None when that was not made: text in
+    orjson's indented form), parsed in Rust when that can decide alone; else
+    ``_FALLBACK``. The bytes are :attr:`Document.written` of a JSON Lines record.
 
     Two parsers, the cheaper first; whatever neither can decide goes to the stdlib
     path, which says precisely what is wrong. The verdicts and the values are the
@@ -899,17 +911,22 @@ def _fast_loads(data: bytes) -> Any:
     else:
         size = len(written)
         if data.startswith(written) and (len(data) == size or data[size:] in _NEWLINES):
-            return value  # orjson's own form: nothing merged, nothing rewritten
-        # Each test is the cheapest C form of it: ``in`` of one byte is a memchr, and
-        # counting by deleting (memchr again) costs ~40 % less than ``bytes.count``.
+            # orjson's own form: nothing merged, nothing rewritten
+            return value, (written if form == _STRICT_INTEGER else None)
+        # Each test is the cheapest C form of it: ``find`` of one byte is a memchr (and
+        # ``find`` rather than ``in``: ``bytes in bytes`` first tries the argument as an
+        # int, and raises and clears a TypeError, ~0.8k instructions), and counting by
+        # deleting (memchr again) costs ~40 % less than ``bytes.count``.
         if (
-            (b"\\" not in data or b"\\u003" not in data)
+            (data.find(b"\\") < 0 or data.find(b"\\u003") < 0)
             and size - len(written.replace(b":", b"")) == len(data) - len(data.replace(b":", b""))
             and (
-                b"+" not in written or b"e+" not in written or re.search(_LONG_DIGITS, data) is None
+                written.find(b"+") < 0
+                or written.find(b"e+") < 0
+                or re.search(_LONG_DIGITS, data) is None
             )
         ):
-            return value
+            return value, (written if form == _STRICT_INTEGER else None)
     try:
         value = _jiter_from_json(data, catch_duplicate_keys=True, allow_inf_nan=False)
         written = _orjson_dumps(value, option=_STRICT_INTEGER)
@@ -919,7 +936,7 @@ def _fast_loads(data: bytes) -> Any:
     # need not be counted (most records hold no null).
     if b"null" in written and written.count(b"null") != data.count(b"null"):
         return _FALLBACK
-    return value
+    return value, written
 
 
 #: What may follow a JSON Lines line's document when orjson's bytes are compared.
@@ -948,9 +965,9 @@ def _loads(
     if big_integers:
         return _strict_loads(data, source, first_line, where, False, big_integers=True)
     if _jiter_from_json is not None and not strict_numbers and not isinstance(data, str):
-        value = _fast_loads(data if isinstance(data, bytes) else bytes(data))
-        if value is not _FALLBACK:
-            return value
+        read = _fast_loads(data if isinstance(data, bytes) else bytes(data))
+        if read is not _FALLBACK:
+            return read[0]
     return _strict_loads(data, source, first_line, where, strict_numbers)
 
 
@@ -1070,20 +1087,18 @@ def jsonl_records(
             if not raw or (raw[0] in _WS_BYTES and not raw.strip(b" \t\r\n")):
                 continue
             seen_any = True
-            value = fast(raw) if fast is not None else _FALLBACK
-            if value is _FALLBACK:
-                try:
-                    value = _strict_loads(raw, source, lineno, "line", strict_numbers)
-                except IntakeError as exc:
-                    yield exc
-                    if (
-                        isinstance(exc, ByteOrderMark)
-                        and lineno == 1
-                        and not raw.startswith(_UTF8_BOM)
-                    ):
-                        return  # UTF-16/32: every later "line" would be garbage too
-                    continue
-            yield _document(source, lineno, value)
+            read = fast(raw) if fast is not None else _FALLBACK
+            if read is not _FALLBACK:
+                yield _document(source, lineno, read[0], read[1])
+                continue
+            try:
+                value = _strict_loads(raw, source, lineno, "line", strict_numbers)
+            except IntakeError as exc:
+                yield exc
+                if isinstance(exc, ByteOrderMark) and lineno == 1 and not raw.startswith(_UTF8_BOM):
+                    return  # UTF-16/32: every later "line" would be garbage too
+                continue
+            yield _document(source, lineno, value, None)
     except OSError as exc:
         yield UnreadableFile(
             f"read failed here: {exc.strerror or exc}", source=source, line=lineno + 1

@@ -93,11 +93,12 @@ class Checker(Protocol):
         """Check every item of one parsed document."""
         ...
 
-    def passes(self, value: Any) -> bool:
+    def passes(self, value: Any, written: bytes | None = None) -> bool:
         """True only if :meth:`check_document` would make ``value`` one item with no
         problem, which a run that reports only problems then need not build; False
-        when unsure (the document is then checked in full). Optional at run time: a
-        checker without it has every document checked in full."""
+        when unsure (the document is then checked in full). ``written`` is the
+        document's :attr:`~kernelindex_sdk.intake.Document.written`. Optional at run
+        time: a checker without it has every document checked in full."""
         ...
 
     def take_references(self) -> tuple[list[tuple[str, str]], list[Any]]:
@@ -501,7 +502,11 @@ def _reported(
     """
     passes = None if every else getattr(checker, "passes", None)
     for document in documents:
-        if passes is not None and type(document) is Document and passes(document.value):
+        if (
+            passes is not None
+            and type(document) is Document
+            and passes(document.value, document.written)
+        ):
             tally.valid += 1
             continue
         items = [document] if isinstance(document, Item) else _check(checker, document)

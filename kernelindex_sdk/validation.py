@@ -34,6 +34,31 @@ try:  # the key of a remembered record; without orjson, nothing is remembered
 except ImportError:  # pragma: no cover - depends on the environment
     _orjson_dumps = None
 
+#: :meth:`ValidationSession.passes`'s segments without ``written``: none.
+_NO_SEGMENTS: Mapping[str, bytes] = {}
+
+
+def _tail_proves(written: bytes, tail: list[bytes]) -> bool:
+    """Whether ``written``, ``orjson.dumps`` of an object, ends with the members of
+    ``tail`` (``,"name":`` and the bytes of a JSON value, in turn): then the object's
+    last members are those names in that order, each with a value that orjson writes
+    as those bytes — the bytes of the memo, proven without writing the members again.
+
+    Why the end proves it (orjson's compact bytes: no whitespace, and a ``"`` inside a
+    string always escaped as ``\\"``): the ``"`` after a ``,`` is no escaped one, nor a
+    string's closing quote (a closing quote is followed by ``:``, ``,``, ``]`` or
+    ``}``, not by a name's letter), so ``"name":`` is a key. Its value is the given
+    bytes: they are one JSON value and the byte after them (``,`` or the last ``}``)
+    ends any value there. After the last value only the one ``}`` is left, so that
+    key is a member of the outermost object (a key nested deeper would need a closing
+    bracket for each level); and a value followed by ``,`` and a member of the
+    outermost object is itself one, so every key of ``tail`` is, from the last back.
+    A dict's members are distinct, so each is the one of that name.
+    """
+    tail.append(b"}")
+    return written.endswith(b"".join(tail))
+
+
 #: Distinct referenced records :meth:`ValidationSession.passes` remembers (then it
 #: starts again, so memory stays flat on a stream of any length).
 _RECORDS_REMEMBERED = 4096
@@ -235,6 +260,10 @@ class _QuickPlan(NamedTuple):
     members: Mapping[str, str]
     #: (member, run spec field referencing it).
     references: tuple[tuple[str, str], ...]
+    #: Referenced member → how ``orjson.dumps`` of a bundle writes what comes before
+    #: its value, ``,"member":`` (see :func:`_tail_proves`): for the names that are
+    #: ASCII identifiers (all of them), whose first letter no closing quote precedes.
+    segments: Mapping[str, bytes]
 
 
 class ValidationSession:
@@ -330,16 +359,20 @@ class ValidationSession:
             located = tuple(replace(p, source=source, line=line) for p in problems)
             return [Item(source, line, "", None, name_of(value), located)]
 
-    def passes(self, value: Any) -> bool:
+    def passes(self, value: Any, written: bytes | None = None) -> bool:
         """Whether :meth:`check_document` would find ``value`` to be one item with no
         problem: the quick answer for the common case, asked first by a pipeline that
-        reports only problems (``validate`` without ``--strict-refs``).
+        reports only problems (``validate`` without ``--strict-refs``). ``written`` is
+        ``orjson.dumps(value)`` when the intake made it
+        (:attr:`~kernelindex_sdk.intake.Document.written`), else None.
 
         It runs what :meth:`check_item` runs on a valid item (routing, the schema, the
         semantic rules, the digests of a bundle's records against its run's
         references) but builds no item, pointer or record list. The records a bundle
         references repeat across a stream, so each distinct one is schema-checked and
-        digested once (:meth:`_referenced`). False means only "not known to pass": the
+        digested once (:meth:`_referenced`); a record the memo knows is proven to be
+        the one remembered by an ``endswith`` of ``written`` (:meth:`_tail_proves`)
+        rather than written again. False means only "not known to pass": the
         caller then runs :meth:`check_document`, whose answer stands
         (``tests/test_validation_quick.py`` checks that the two agree). A session that
         keeps something per item (``strict_refs``, ``keep_values``) or may be given
@@ -383,31 +416,47 @@ class ValidationSession:
         # have): a referenced member is checked against its run's reference, and, as
         # records_of() and _semantics() do, each member that is an object against the
         # rules. The checks are a conjunction: their order does not change the answer.
-        members, referenced = plan.members, plan.referenced
-        dumps, remembered = _orjson_dumps, self._records
+        members, referenced, remembered = plan.members, plan.referenced, self._records
+        # A memo hit's bytes are taken on trust here and proven at the end, all at once,
+        # by the end of ``written`` (_tail_proves): ``tail`` is what the last referenced
+        # members' bytes (remembered, or just written) make of it, ``hits`` how many of
+        # those are memo hits, ``lost`` whether a hit is kept from it by a member after
+        # it. Without ``written`` each hit is written and compared at once.
+        segments = plan.segments if written is not None else _NO_SEGMENTS
+        tail: list[bytes] = []
+        hits = 0
+        lost = False
         for member, record in value.items():
             pointer = members.get(member)
-            if pointer is None:
-                continue
             reference = referenced.get(member)  # only a split bundle's: spec is set
-            if reference is not None:
+            if reference is not None and pointer is not None:
                 schema_id, field = reference
                 claimed = spec.get(field)
                 try:  # _referenced's memo, read here: most records were seen before
-                    text = dumps(record)  # type: ignore[misc]
                     key = (schema_id, claimed)
-                    seen = remembered[key]
-                    found = (
-                        seen[1]
-                        if seen[0] == text
-                        else self._referenced(schema_id, record, key, text)
-                    )
+                    text, found = remembered[key]
                 except KeyError:
-                    found = self._referenced(schema_id, record, key, text)
-                except TypeError:  # no orjson, a value it refuses, a claim of no JSON type
-                    found = self._referenced(schema_id, record, None, b"")
+                    text, found = self._written_referenced(schema_id, record, key)
+                except TypeError:  # a claim of no JSON type (a list): not remembered
+                    text, found = b"", self._referenced(schema_id, record, None, b"")
+                else:
+                    if written is None:
+                        found = self._found_by_bytes(schema_id, record, key)
+                    else:
+                        hits += 1
                 if found is None or claimed != found:
                     return False
+                segment = segments.get(member)
+                if segment is not None and text:
+                    tail += (segment, text)
+                elif tail:  # not in ``tail``: nor are the members before it
+                    lost = lost or hits > 0
+                    hits, tail = 0, []
+            elif tail:
+                lost = lost or hits > 0
+                hits, tail = 0, []
+            if pointer is None:
+                continue
             if (
                 rules is not None
                 and isinstance(record, dict)
@@ -415,7 +464,55 @@ class ValidationSession:
                 and rules(record, pointer, now)
             ):
                 return False
+        if (
+            (lost or hits)
+            and not (not lost and written is not None and _tail_proves(written, tail))
+            and not self._hits_hold(plan, value, spec)
+        ):
+            return False
         return shell is not None or self._references_match(plan, value)
+
+    def _written_referenced(
+        self, schema_id: str, record: Any, key: tuple[str, Any]
+    ) -> tuple[bytes, str | None]:
+        """The bytes of a record the memo does not know (``b""`` where orjson refuses
+        it) and :meth:`_referenced` of it, remembered with those bytes."""
+        try:
+            text = _orjson_dumps(record)  # type: ignore[misc]
+        except TypeError:  # no orjson, a value it refuses: not remembered
+            return b"", self._referenced(schema_id, record, None, b"")
+        return text, self._referenced(schema_id, record, key, text)
+
+    def _found_by_bytes(self, schema_id: str, record: Any, key: tuple[str, Any]) -> str | None:
+        """:meth:`_referenced`'s answer for a record, the memo's if it holds the
+        record's bytes (written here and compared): for a hit no ``written`` proves."""
+        seen = self._records.get(key)
+        try:
+            if seen is not None and _orjson_dumps(record) == seen[0]:  # type: ignore[misc]
+                return seen[1]
+        except TypeError:  # a value orjson refuses
+            pass
+        return self._written_referenced(schema_id, record, key)[1]
+
+    def _hits_hold(self, plan: _QuickPlan, value: dict[str, Any], spec: Any) -> bool:
+        """Whether each referenced member of a bundle has the digest its run claims,
+        each written and compared with the memo (the memo's answers :meth:`passes`
+        took on trust and the end of ``written`` did not prove)."""
+        for member, record in value.items():
+            reference = plan.referenced.get(member)
+            if reference is None or member not in plan.members:
+                continue
+            schema_id, field = reference
+            claimed = spec.get(field)
+            try:
+                key = (schema_id, claimed)
+                hash(key)
+            except TypeError:  # not remembered: passes asked _referenced itself
+                continue
+            found = self._found_by_bytes(schema_id, record, key)
+            if found is None or claimed != found:
+                return False
+        return True
 
     def _references_match(self, plan: _QuickPlan, value: dict[str, Any]) -> bool:
         """Whether each record of a bundle checked whole has the digest its run's
@@ -451,6 +548,11 @@ class ValidationSession:
             checked=getattr(module, "CHECKED_KINDS", None),
             members={m: f"/{m}" for m in checks.bundle_members(api_version)},
             references=tuple((member, field) for member, (_, field) in references.items()),
+            segments={
+                m: b',"' + m.encode() + b'":'
+                for m, _ in members
+                if m.isidentifier() and m.isascii()  # written as they are
+            },
         )
         if len(self._plans) >= 256:  # keyed by input text: bounded
             self._plans.clear()

@@ -154,7 +154,7 @@ class _Inner(Protocol):
 
     def check_document(self, value: Any, *, source: str = ..., line: int | None = ...) -> Any: ...
 
-    def passes(self, value: Any) -> bool: ...
+    def passes(self, value: Any, written: bytes | None = None) -> bool: ...
 
     def take_references(self) -> tuple[list[tuple[str, str]], list[Any]]: ...
 
@@ -187,8 +187,8 @@ class VersionWatch:
         self._count(value)
         return self.inner.check_document(value, source=source, line=line)
 
-    def passes(self, value: Any) -> bool:
-        if not self.inner.passes(value):
+    def passes(self, value: Any, written: bytes | None = None) -> bool:
+        if not self.inner.passes(value, written):
             return False  # check_document will count it
         self._count(value)
         return True

@@ -40,6 +40,7 @@ from kernelindex_sdk.intake import (
     MAX_SAFE_INTEGER,
     Document,
     _Locator,
+    jsonl_records,
     loads,
 )
 from kernelindex_sdk.sources import iter_documents, iter_jsonl, load_file
@@ -847,6 +848,35 @@ def test_every_writer_gets_the_stdlib_paths_verdicts(data: st.DataObject) -> Non
     if data.draw(st.booleans()):
         document += data.draw(st.sampled_from([b"\n", b"\r\n", b" "]))
     assert _outcome(document, fast=True) == _outcome(document, fast=False)
+    _assert_written_is_orjsons(document)
+
+
+def _assert_written_is_orjsons(text: bytes) -> None:
+    """A JSON Lines record's ``written``, where the intake hands one up, is
+    ``orjson.dumps`` of its value byte for byte: what the validation proves its memo's
+    bytes against (``ValidationSession.passes``)."""
+    for line in text.split(b"\n"):
+        for document in jsonl_records([line], "r.jsonl", 1, True):
+            if isinstance(document, Document) and document.written is not None:
+                assert document.written == orjson.dumps(document.value)
+
+
+@pytest.mark.parametrize("writer", sorted(WRITERS))
+def test_json_lines_records_carry_orjsons_bytes(writer: str) -> None:
+    """Every writer's one-line text of a record read on the fast path hands up
+    ``orjson.dumps`` of the value; the stdlib path and a whole file hand up nothing, and
+    a Document built by hand has none either (no argument sets it)."""
+    text = WRITERS[writer](_RECORD)
+    if b"\n" in text:
+        return  # an indented writer: no JSON Lines
+    (document,) = jsonl_records([text + b"\n"], "r.jsonl", 1, False)
+    assert isinstance(document, Document) and document.written == orjson.dumps(_RECORD)
+    (strict,) = jsonl_records([text + b"\n"], "r.jsonl", 1, False, strict_numbers=True)
+    assert isinstance(strict, Document) and strict.written is None
+    assert Document("r.jsonl", 1, _RECORD).written is None
+    assert dataclasses.replace(document, line=2).written is None
+    assert document == Document("r.jsonl", 1, _RECORD)  # not compared, not printed
+    assert "written" not in repr(document)
 
 
 @pytest.mark.parametrize(

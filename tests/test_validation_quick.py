@@ -36,8 +36,17 @@ EXAMPLES = Path(__file__).parent / "examples"
 
 
 def _verdicts(session: ValidationSession, value: Any) -> tuple[bool, bool]:
-    """(quick pass, full check found one item and no problem)."""
+    """(quick pass, full check found one item and no problem). The quick pass is asked
+    twice, without and with the bytes the intake hands up (``Document.written``), whose
+    end proves the memo's records (the second call meets what the first remembered):
+    the same answer."""
     quick = session.passes(value)
+    try:
+        written = orjson.dumps(value)
+    except TypeError:
+        written = None
+    if written is not None:
+        assert session.passes(value, written) is quick
     items = session.check_document(value)
     return quick, len(items) == 1 and not items[0].problems
 
@@ -310,3 +319,65 @@ def test_records_of_one_digest_in_other_forms_are_each_checked(
         (reordered, True),
     ]:
         assert _verdicts(session, bundle) == (valid, valid)
+
+
+def _moved_last(bundle: dict[str, Any], member: str) -> dict[str, Any]:
+    """The bundle with ``member`` last (a JSON object's members may come in any order)."""
+    moved = {key: value for key, value in bundle.items() if key != member}
+    moved[member] = bundle[member]
+    return moved
+
+
+@settings(max_examples=examples(150), deadline=None)
+@given(st.data())
+def test_the_end_of_the_written_bytes_proves_only_what_is_there(data: st.DataObject) -> None:
+    """The memo's records are proven by the end of ``orjson.dumps`` of the bundle: a
+    session that has passed a bundle meets another whose members are in another order,
+    whose referenced member was swapped for another record (the run still claiming the
+    first's digest), or whose last member nests a copy of the remembered members at its
+    end (the bytes the proof looks for, one level down). Its quick answer with the bytes
+    is the full check's."""
+    bundle = _through_intake(unstructure(data.draw(consistent_bundles())))
+    present = [member for member in REFERENCES if member in bundle]
+    session = ValidationSession(strict_json=True)
+    assert session.passes(bundle, orjson.dumps(bundle))
+    variants = [dict(reversed(list(bundle.items())))]
+    variants += [_moved_last(bundle, member) for member in ("run", *present)]
+    if present:
+        other = data.draw(consistent_bundles())
+        member = data.draw(st.sampled_from(present))
+        replacement = _through_intake(unstructure(other)).get(member)
+        if replacement is not None:
+            variants.append({**bundle, member: replacement})
+        last = list(bundle)[-1]
+        if isinstance(bundle[last], dict):
+            nested = copy.deepcopy(bundle)
+            tail = {m: copy.deepcopy(bundle[m]) for m in present}
+            nested[last] = {**nested[last], "x": tail}  # one level down, at the end
+            variants.append(nested)
+            swapped = {**copy.deepcopy(nested), present[0]: {"kind": "Other"}}
+            variants.append(swapped)
+    for variant in variants:
+        written = orjson.dumps(variant)
+        quick = session.passes(variant, written)
+        items = session.check_document(variant)
+        assert quick == (len(items) == 1 and not items[0].problems)
+
+
+def test_a_swapped_record_under_a_remembered_claim_is_not_taken_for_it(
+    seed_bundle: dict[str, Any],
+) -> None:
+    """The run claims the remembered protocol's digest, the bundle holds another valid
+    protocol: the memo's hit is not proven by the bytes, the record is checked."""
+    session = ValidationSession(strict_json=True)
+    assert session.passes(seed_bundle, orjson.dumps(seed_bundle))
+    forged = copy.deepcopy(seed_bundle)
+    forged["protocol"]["spec"]["harness"]["name"] += " (changed)"
+    assert not session.passes(forged, orjson.dumps(forged))
+    assert not session.check_document(forged)[0].valid
+    for order in (forged, dict(reversed(list(forged.items())))):
+        assert not session.passes(order, orjson.dumps(order))
+    # In another order the valid bundle still passes (each hit then written and compared).
+    assert session.passes(dict(reversed(list(seed_bundle.items()))), None)
+    reordered = dict(reversed(list(seed_bundle.items())))
+    assert session.passes(reordered, orjson.dumps(reordered))

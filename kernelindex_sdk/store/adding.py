@@ -266,7 +266,7 @@ class _StoreAwareChecker:
             self.writer.batch(self.take_payload(), 0)  # in process: lines are whole-file
         return items
 
-    def passes(self, value: Any) -> bool:
+    def passes(self, value: Any, written: bytes | None = None) -> bool:
         return False  # every item is staged
 
     def take_payload(self) -> tuple[Any, ...]:
