@@ -34,9 +34,6 @@ try:  # the key of a remembered record; without orjson, nothing is remembered
 except ImportError:  # pragma: no cover - depends on the environment
     _orjson_dumps = None
 
-#: :meth:`ValidationSession.passes`'s segments without ``written``: none.
-_NO_SEGMENTS: Mapping[str, bytes] = {}
-
 
 def _tail_proves(written: bytes, tail: list[bytes]) -> bool:
     """Whether ``written``, ``orjson.dumps`` of an object, ends with the members of
@@ -260,10 +257,12 @@ class _QuickPlan(NamedTuple):
     members: Mapping[str, str]
     #: (member, run spec field referencing it).
     references: tuple[tuple[str, str], ...]
-    #: Referenced member → how ``orjson.dumps`` of a bundle writes what comes before
-    #: its value, ``,"member":`` (see :func:`_tail_proves`): for the names that are
-    #: ASCII identifiers (all of them), whose first letter no closing quote precedes.
-    segments: Mapping[str, bytes]
+    #: The three above, by member, for :meth:`ValidationSession.passes`'s one lookup a
+    #: member: its pointer, its (schema id, run spec field) if referenced, and how
+    #: ``orjson.dumps`` of a bundle writes what comes before its value, ``,"member":``
+    #: (:func:`_tail_proves`; for names that are ASCII identifiers, all of them: no
+    #: closing quote precedes their first letter), else None.
+    steps: Mapping[str, tuple[str, tuple[str, str] | None, bytes | None]]
 
 
 class ValidationSession:
@@ -416,20 +415,23 @@ class ValidationSession:
         # have): a referenced member is checked against its run's reference, and, as
         # records_of() and _semantics() do, each member that is an object against the
         # rules. The checks are a conjunction: their order does not change the answer.
-        members, referenced, remembered = plan.members, plan.referenced, self._records
+        steps, remembered = plan.steps, self._records
         # A memo hit's bytes are taken on trust here and proven at the end, all at once,
         # by the end of ``written`` (_tail_proves): ``tail`` is what the last referenced
-        # members' bytes (remembered, or just written) make of it, ``hits`` how many of
-        # those are memo hits, ``lost`` whether a hit is kept from it by a member after
-        # it. Without ``written`` each hit is written and compared at once.
-        segments = plan.segments if written is not None else _NO_SEGMENTS
+        # members' bytes (remembered, or just written) make of it; ``lost``: a member
+        # whose bytes are not in ``tail`` came after one that is, or has none, so the
+        # end cannot prove them all. Without ``written`` each hit is written and
+        # compared at once.
         tail: list[bytes] = []
-        hits = 0
         lost = False
         for member, record in value.items():
-            pointer = members.get(member)
-            reference = referenced.get(member)  # only a split bundle's: spec is set
-            if reference is not None and pointer is not None:
+            step = steps.get(member)
+            if step is None:
+                if tail:
+                    lost, tail = True, []
+                continue
+            pointer, reference, segment = step
+            if reference is not None:  # only a split bundle's: spec is set
                 schema_id, field = reference
                 claimed = spec.get(field)
                 try:  # _referenced's memo, read here: most records were seen before
@@ -442,21 +444,15 @@ class ValidationSession:
                 else:
                     if written is None:
                         found = self._found_by_bytes(schema_id, record, key)
-                    else:
-                        hits += 1
                 if found is None or claimed != found:
                     return False
-                segment = segments.get(member)
-                if segment is not None and text:
-                    tail += (segment, text)
-                elif tail:  # not in ``tail``: nor are the members before it
-                    lost = lost or hits > 0
-                    hits, tail = 0, []
+                if written is not None:
+                    if segment is not None and text:
+                        tail += (segment, text)
+                    else:
+                        lost, tail = True, []
             elif tail:
-                lost = lost or hits > 0
-                hits, tail = 0, []
-            if pointer is None:
-                continue
+                lost, tail = True, []
             if (
                 rules is not None
                 and isinstance(record, dict)
@@ -465,7 +461,7 @@ class ValidationSession:
             ):
                 return False
         if (
-            (lost or hits)
+            (lost or tail)
             and not (not lost and written is not None and _tail_proves(written, tail))
             and not self._hits_hold(plan, value, spec)
         ):
@@ -540,18 +536,23 @@ class ValidationSession:
         references: Mapping[str, tuple[str, str]] = getattr(module, "REFERENCES", {})
         split = self._split(entry) if bundle else None
         shell, members = split if split is not None else (None, ())
+        referenced = {m: (schema, references[m][1]) for m, schema in members}
+        pointers = {m: f"/{m}" for m in checks.bundle_members(api_version)}
         plan = _QuickPlan(
             schema_id=entry.id,
             shell=shell,
-            referenced={m: (schema, references[m][1]) for m, schema in members},
+            referenced=referenced,
             rules=module.check_record if module is not None else None,
             checked=getattr(module, "CHECKED_KINDS", None),
-            members={m: f"/{m}" for m in checks.bundle_members(api_version)},
+            members=pointers,
             references=tuple((member, field) for member, (_, field) in references.items()),
-            segments={
-                m: b',"' + m.encode() + b'":'
-                for m, _ in members
-                if m.isidentifier() and m.isascii()  # written as they are
+            steps={
+                m: (
+                    pointer,
+                    referenced.get(m),
+                    b',"' + m.encode() + b'":' if m.isidentifier() and m.isascii() else None,
+                )
+                for m, pointer in pointers.items()
             },
         )
         if len(self._plans) >= 256:  # keyed by input text: bounded
