@@ -28,6 +28,12 @@ import importlib
 import warnings
 from typing import TYPE_CHECKING, Any
 
+from kernelindex_sdk.lightimport import dataclasses_without_inspect
+
+# orjson (imported by intake, canonical, storefile, validation) imports dataclasses;
+# loaded first here, dataclasses comes without inspect (~35M instructions): see lightimport.
+dataclasses_without_inspect()
+
 __version__ = "0.1.0"
 
 #: Top-level name → the module that defines it. ``models`` is the models package.
