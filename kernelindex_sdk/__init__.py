@@ -28,11 +28,11 @@ import importlib
 import warnings
 from typing import TYPE_CHECKING, Any
 
-from kernelindex_sdk.lightimport import dataclasses_without_inspect
+from kernelindex_sdk.lightimport import standard_modules
 
-# orjson (imported by intake, canonical, storefile, validation) imports dataclasses;
-# loaded first here, dataclasses comes without inspect (~35M instructions): see lightimport.
-dataclasses_without_inspect()
+# dataclasses and uuid (which orjson imports) and pathlib, loaded first here, come
+# without inspect, platform and urllib.parse (~50M instructions): see lightimport.
+standard_modules()
 
 __version__ = "0.1.0"
 

@@ -1,27 +1,32 @@
-"""Two third-party imports made cheaper by standing in, briefly, for a standard module
-each loads at import but barely uses.
+"""Third-party and standard imports made cheaper by standing in, briefly, for a
+standard module each loads at import but barely uses (instruction counts of
+``kernelindex validate one.json``, benchmarks/README.md):
 
 * jsonschema-rs's Rust module imports :mod:`email.utils` only to call
   ``parsedate_to_datetime`` once, on its own build date, for
   ``jsonschema_rs.jsonschema_rs.__build__["info-time"]``. The real module brings
   ``socket``, ``selectors``, ``random``, ``calendar``, ``base64`` and six ``email``
-  modules: ~45M instructions, 15 % of ``kernelindex validate one.json``
-  (benchmarks/README.md). :func:`jsonschema_rs` imports it with a stand-in whose
+  modules: ~45M instructions. :func:`jsonschema_rs` imports it with a stand-in whose
   ``parsedate_to_datetime`` reads exactly the RFC 2822 form it is given
   (``Tue, 27 Oct 2026 10:17:51 +0000``) and defers to the real function for anything
   else.
 * orjson imports :mod:`dataclasses` (to read one sentinel), and :mod:`dataclasses`
-  imports :mod:`inspect` — with ``ast``, ``dis`` and ``tokenize``, ~35M instructions —
-  for one call, ``inspect.signature``, made only when a dataclass without a docstring
-  is created. :func:`dataclasses_without_inspect` imports :mod:`dataclasses` with a
-  stand-in for :mod:`inspect` that becomes the real module on first use.
+  imports :mod:`inspect` — with ``ast``, ``dis`` and ``tokenize``, ~35M — for one call,
+  ``inspect.signature``, made only when a dataclass without a docstring is created.
+* orjson imports :mod:`uuid`, which imports :mod:`platform` (~8M) to call
+  ``platform.system()`` once.
+* :mod:`pathlib` imports ``quote_from_bytes`` from :mod:`urllib.parse` (~10M, with
+  ``ipaddress``) for ``Path.as_uri``, which validation never calls.
+
+:func:`standard_modules` imports the last three with those stand-ins; the package's
+``__init__`` calls it.
 
 Each stand-in is in ``sys.modules`` only while that one import runs, and only if the
 real module was not loaded already (then the real one is used); afterwards
-``sys.modules`` holds no stand-in, so a later ``import email.utils`` or ``import
-inspect`` loads the real module. A stand-in answers every other attribute from the
-real module (loading it then), so even a thread that imported it during the window
-gets the real functions. tests/test_lightimport.py checks all of this in fresh
+``sys.modules`` holds no stand-in, so a later import of it loads the real module. A stand-in
+answers every other attribute from the real module (loading it, and putting it in the
+stand-in's place in the modules that bound it), so even a thread that imported it
+during the window gets the real functions. tests/test_lightimport.py checks all of this in fresh
 processes.
 """
 
@@ -53,15 +58,23 @@ def jsonschema_rs() -> ModuleType:
     return jsonschema_rs
 
 
-def dataclasses_without_inspect() -> None:
-    """Import :mod:`dataclasses` (orjson will) without :mod:`inspect`, unless it is
-    loaded already. Its ``inspect`` global is a stand-in that, on first use, loads the
-    real :mod:`inspect`, puts it in its place and answers from it."""
-    if "dataclasses" in sys.modules:
-        return
-    standin = _standin("inspect")
-    with _StandingIn("inspect", standin):
-        import dataclasses  # noqa: F401
+def standard_modules() -> None:
+    """Import, each unless already loaded, :mod:`dataclasses` without :mod:`inspect`,
+    :mod:`uuid` without :mod:`platform` (orjson imports both) and :mod:`pathlib` without
+    :mod:`urllib.parse` (the registry and most of the SDK use it). The package's
+    ``__init__`` calls this first, so it is the first import of each in an SDK process
+    that has not loaded them."""
+    _import_with("dataclasses", _standin("inspect"))
+    _import_with("uuid", _standin("platform", system=_platform_system))
+    quote = _forwarder("urllib.parse", "quote_from_bytes")
+    _import_with("pathlib", _standin("urllib.parse", quote_from_bytes=quote))
+
+
+def _import_with(name: str, standin: ModuleType) -> None:
+    """Import ``name`` (if not loaded) with ``standin`` standing in for its module."""
+    if name not in sys.modules:
+        with _StandingIn(standin.__name__, standin):
+            __import__(name)
 
 
 class _StandingIn:
@@ -97,8 +110,10 @@ def _withdraw(name: str, standin: ModuleType) -> None:
 
 #: In a stand-in's namespace: tells it from the real module.
 _MARK = "__lightimport_standin__"
-#: Modules known to bind a stand-in as a global (``import inspect`` in dataclasses).
-_HOLDERS = ("dataclasses",)
+#: On a forwarding function: the module and attribute it stands for.
+_FORWARDS = "__lightimport_forwards__"
+#: Modules that bind a stand-in, or a function of one, as a global.
+_HOLDERS = ("dataclasses", "uuid", "pathlib")
 
 
 def _standin(name: str, **attributes: Any) -> ModuleType:
@@ -128,11 +143,42 @@ def _real(name: str) -> ModuleType:
     real = sys.modules[name]
     for holder in _HOLDERS:
         module = sys.modules.get(holder)
-        if module is not None:
-            for key, value in list(module.__dict__.items()):
-                if isinstance(value, ModuleType) and value.__dict__.get(_MARK):
+        if module is None:
+            continue
+        for key, value in list(module.__dict__.items()):
+            if isinstance(value, ModuleType) and value.__dict__.get(_MARK):
+                if value.__name__ == name:
                     setattr(module, key, real)
+            elif callable(value):
+                forwards = getattr(value, _FORWARDS, None)
+                if forwards is not None and forwards[0] == name:
+                    setattr(module, key, getattr(real, forwards[1]))
     return real
+
+
+def _forwarder(name: str, attribute: str) -> Any:
+    """A function that calls the real ``name.attribute`` (loading ``name``), for a
+    stand-in whose module is imported from (``from urllib.parse import
+    quote_from_bytes``); the first call puts the real function in its place."""
+
+    def forward(*args: Any, **kwargs: Any) -> Any:
+        return getattr(_real(name), attribute)(*args, **kwargs)
+
+    forward.__name__ = forward.__qualname__ = attribute
+    setattr(forward, _FORWARDS, (name, attribute))
+    return forward
+
+
+def _platform_system() -> str:
+    """``platform.system()``, which uuid calls at import: ``Linux`` read from
+    ``os.uname()`` as :mod:`platform` reads it; anything else from the real module."""
+    import os
+
+    uname = getattr(os, "uname", None)
+    if uname is not None and uname().sysname == "Linux":
+        return "Linux"
+    system: str = _real("platform").system()
+    return system
 
 
 def _parsedate_to_datetime(text: str) -> Any:

@@ -65,7 +65,7 @@ def test_validate_one_file_leaves_no_stand_in_and_the_real_modules_load() -> Non
 
         def after():
             assert 'jsonschema_rs' in sys.modules
-            for name in ('email.utils', 'inspect', 'socket', 'ast'):
+            for name in ('email.utils', 'inspect', 'socket', 'ast', 'platform', 'urllib.parse'):
                 assert name not in sys.modules, name
             assert getattr(sys.modules.get('email'), 'utils', None) is None
             import email.utils, inspect, dataclasses
@@ -80,6 +80,14 @@ def test_validate_one_file_leaves_no_stand_in_and_the_real_modules_load() -> Non
 
             assert Undocumented.__doc__ == 'Undocumented(x: int)'
             assert dataclasses.inspect is inspect
+            import pathlib, uuid, platform
+            assert uuid.platform.system() == platform.system()
+            # Anything else asked of the stand-in puts the real module in its place.
+            assert uuid.platform.machine() == platform.machine()
+            assert uuid.platform is platform and sys.modules['platform'] is platform
+            assert pathlib.Path('/a b/é').as_uri() == 'file:///a%20b/%C3%A9'
+            import urllib.parse
+            assert pathlib.urlquote_from_bytes is urllib.parse.quote_from_bytes
             print('checked')
 
         atexit.register(after)
@@ -116,12 +124,15 @@ def test_an_undocumented_dataclass_gets_the_real_inspect() -> None:
 def test_modules_loaded_before_are_used_as_they_are() -> None:
     _fresh(
         """
-        import sys, inspect, email.utils
+        import sys, inspect, email.utils, platform, urllib.parse
         real = email.utils.parsedate_to_datetime
         calls = []
         email.utils.parsedate_to_datetime = lambda text: calls.append(text) or real(text)
         import kernelindex_sdk, dataclasses
         assert dataclasses.inspect is inspect
+        import uuid, pathlib
+        assert uuid.platform is platform
+        assert pathlib.urlquote_from_bytes is urllib.parse.quote_from_bytes
         from kernelindex_sdk.lightimport import jsonschema_rs
         module = jsonschema_rs()
         assert calls, 'the real email.utils was not used'
@@ -152,6 +163,14 @@ def test_a_failed_import_leaves_no_stand_in() -> None:
         assert 'email.utils' not in sys.modules
         """
     )
+
+
+def test_the_platform_stand_ins_system_is_platforms() -> None:
+    import platform
+
+    from kernelindex_sdk.lightimport import _platform_system
+
+    assert _platform_system() == platform.system()
 
 
 def test_other_attributes_come_from_the_real_module() -> None:
