@@ -43,9 +43,8 @@ import math
 import re
 import sys
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import dataclass, field
 from itertools import accumulate
-from typing import Any, ClassVar, NoReturn
+from typing import TYPE_CHECKING, Any, ClassVar, NoReturn
 
 from kernelindex_sdk.errors import (
     ByteOrderMark,
@@ -61,6 +60,7 @@ from kernelindex_sdk.errors import (
     Problem,
     UnreadableFile,
 )
+from kernelindex_sdk.frozenvalue import FrozenValue
 from kernelindex_sdk.pointers import escape_token
 from kernelindex_sdk.printable import abbreviated, int_text, short_repr
 
@@ -153,25 +153,36 @@ _WIDE_BOM_MESSAGE = (
 )
 
 
-@dataclass(frozen=True, slots=True)
-class Document:
+class Document(FrozenValue):
     """One parsed top-level JSON document and where it came from.
 
     ``line`` is the line of a JSON Lines record, ``None`` for a whole-file document,
-    so reporters can say ``file:line`` for records and just ``file`` otherwise.
+    so reporters can say ``file:line`` for records and just ``file`` otherwise. A frozen
+    dataclass to :mod:`dataclasses` (:mod:`kernelindex_sdk.frozenvalue`).
 
-    ``written`` is ``orjson.dumps(value)``, byte for byte, when the intake made those
-    bytes anyway (a JSON Lines record the fast path read; else None): a later layer
-    that needs the bytes of a member (the validation's memo of referenced records)
-    can prove them against it instead of writing the member again. Only the intake
-    sets it (it is no argument of the constructor, and ``replace`` leaves it None), so
-    it is never bytes a caller made up.
+    ``written`` (a slot, no field: not compared, not shown, no argument) is
+    ``orjson.dumps(value)``, byte for byte, when the intake made those bytes anyway (a
+    JSON Lines record the fast path read; else None): a later layer that needs the
+    bytes of a member (the validation's memo of referenced records) can prove them
+    against it instead of writing the member again. Only the intake sets it (the
+    constructor, ``replace`` and unpickling leave it None), so it is never bytes a
+    caller made up.
     """
 
+    __match_args__ = ("source", "line", "value")
+    __slots__ = (*__match_args__, "written")
     source: str
     line: int | None
     value: Any
-    written: bytes | None = field(default=None, init=False, repr=False, compare=False)
+    if TYPE_CHECKING:  # no annotation at run time: a slot, not a field
+        written: bytes | None
+
+    def __init__(self, source: str, line: int | None, value: Any) -> None:
+        _set = object.__setattr__
+        _set(self, "source", source)
+        _set(self, "line", line)
+        _set(self, "value", value)
+        _set(self, "written", None)
 
 
 _new_object = object.__new__
@@ -183,7 +194,7 @@ _set_written = Document.__dict__["written"].__set__
 
 def _document(source: str, line: int | None, value: Any, written: bytes | None) -> Document:
     """``Document(source, line, value)`` with its ``written``, its slots set directly:
-    the JSON Lines loop makes one per line, and the frozen dataclass's ``__init__`` (an
+    the JSON Lines loop makes one per line, and ``Document.__init__`` (an
     ``object.__setattr__`` call per field) costs ~2k instructions more."""
     document: Document = _new_object(Document)
     _set_source(document, source)
