@@ -476,8 +476,13 @@ class ValidationSession:
                 except TypeError:  # a claim of no JSON type (a list): not remembered
                     text, found = b"", self._referenced(schema_id, record, None, b"")
                 else:
-                    if written is None:
-                        found = self._found_by_bytes(schema_id, record, key)
+                    if written is None:  # written and compared now (as _found_by_bytes)
+                        try:
+                            same = _orjson_dumps(record) == text  # type: ignore[misc]
+                        except TypeError:  # a value orjson refuses
+                            same = False
+                        if not same:
+                            text, found = self._written_referenced(schema_id, record, key)
                 if found is None or claimed != found:
                     return False
                 if written is not None:
