@@ -19,6 +19,7 @@ their body and the exhaustive differential checks that take a share of their cas
 from __future__ import annotations
 
 import copy
+import importlib.util
 import json
 import os
 from pathlib import Path
@@ -49,7 +50,27 @@ if PROFILE not in MAX_EXAMPLES:
 settings.load_profile(PROFILE)
 
 
+def _compile_the_package() -> None:
+    """Bytecode for kernelindex's own modules, where they are, as ``pip install`` writes it.
+
+    An editable install has none, and with ``PYTHONDONTWRITEBYTECODE`` set (it is, on the
+    development machine) no process writes any: each of the hundreds of CLI processes the
+    tests start compiled the whole package from source again (~0.1 s each; about a
+    quarter of the store's and the acceptance tests' time). Reading bytecode is allowed
+    under that variable; this writes it once, beside the sources (``__pycache__/`` is
+    ignored), as the benchmarks do (``benchmarks/bench_cli.py``'s ``ensure_bytecode``).
+    Files already compiled are only looked at.
+    """
+    spec = importlib.util.spec_from_file_location("bench_cli", ROOT / "benchmarks" / "bench_cli.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    module.ensure_bytecode()
+
+
 def pytest_configure(config: pytest.Config) -> None:
+    if "PYTEST_XDIST_WORKER" not in os.environ:  # once, before xdist starts its workers
+        _compile_the_package()
     config.addinivalue_line(
         "markers",
         "hypothesis_long: draws more data under HYPOTHESIS_PROFILE=long (CI runs these "
