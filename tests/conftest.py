@@ -22,6 +22,7 @@ import copy
 import importlib.util
 import json
 import os
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -29,6 +30,13 @@ import pytest
 import shared_data
 from hypothesis import is_hypothesis_test, settings
 from profiles import MAX_EXAMPLES
+
+# pytest keeps the test modules it rewrites (for its assert messages) as bytecode only
+# where bytecode may be written: under PYTHONDONTWRITEBYTECODE (set on the development
+# machine) each xdist worker rewrote every test module again, ~3.5 s a worker and a run.
+# The test run writes its own (``tests/__pycache__/``, ignored), as it compiles the package
+# (``_compile_the_package``); the processes the tests start keep the variable.
+sys.dont_write_bytecode = False
 
 ROOT = Path(__file__).resolve().parent.parent
 SEEDS_DIR = shared_data.find("seeds") or ROOT / "examples" / "seeds"
