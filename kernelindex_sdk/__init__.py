@@ -28,6 +28,12 @@ import importlib
 import warnings
 from typing import TYPE_CHECKING, Any
 
+from kernelindex_sdk.lightimport import standard_modules
+
+# dataclasses and uuid (which orjson imports) and pathlib, loaded first here, come
+# without inspect, platform and urllib.parse (~50M instructions): see lightimport.
+standard_modules()
+
 __version__ = "0.1.0"
 
 #: Top-level name → the module that defines it. ``models`` is the models package.

@@ -14,28 +14,48 @@ its problem.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 
+from kernelindex_sdk.frozenvalue import FrozenValue
 from kernelindex_sdk.printable import one_line, short_repr
 from kernelindex_sdk.suggest import closest, did_you_mean
 from kernelindex_sdk.wire import json_type
 
 
-@dataclass(frozen=True, slots=True)
-class Problem:
-    """One thing wrong with one input, located as precisely as we can."""
+class Problem(FrozenValue):
+    """One thing wrong with one input, located as precisely as we can.
 
+    A frozen dataclass to :mod:`dataclasses` (``replace``, ``fields``, ``asdict``), made
+    without one's import-time cost (:mod:`kernelindex_sdk.frozenvalue`)."""
+
+    __match_args__ = __slots__ = ("message", "code", "pointer", "source", "line", "column")
     message: str
     #: Stable machine-readable cause, e.g. ``duplicate-key`` or ``schema``.
-    code: str = "invalid"
+    code: str
     #: RFC 6901 JSON pointer into the document ("" is the whole document).
-    pointer: str = ""
+    pointer: str
     #: The file (or ``<stdin>``) the problem was found in.
-    source: str | None = None
+    source: str | None
     #: 1-based line, where known (JSON Lines: the line of the record).
-    line: int | None = None
+    line: int | None
     #: 1-based column, where known.
-    column: int | None = None
+    column: int | None
+
+    def __init__(
+        self,
+        message: str,
+        code: str = "invalid",
+        pointer: str = "",
+        source: str | None = None,
+        line: int | None = None,
+        column: int | None = None,
+    ) -> None:
+        _set = object.__setattr__
+        _set(self, "message", message)
+        _set(self, "code", code)
+        _set(self, "pointer", pointer)
+        _set(self, "source", source)
+        _set(self, "line", line)
+        _set(self, "column", column)
 
     def located(self) -> str:
         """``file:line:col`` (as much of it as is known)."""

@@ -70,6 +70,7 @@ from typing import Any, TypeVar
 from kernelindex_sdk.engine import JsonschemaEngine, ValidationEngine
 from kernelindex_sdk.errors import Problem
 from kernelindex_sdk.inlining import Declined, documents_of, inline, resolved
+from kernelindex_sdk.lightimport import jsonschema_rs
 from kernelindex_sdk.registry import SchemaRegistry
 
 _T = TypeVar("_T")
@@ -115,7 +116,7 @@ class Unsupported(Exception):
 def available() -> bool:
     """True when the ``jsonschema_rs`` module can be imported."""
     try:
-        import jsonschema_rs  # noqa: F401
+        jsonschema_rs()
     except ImportError:
         return False
     return True
@@ -433,21 +434,21 @@ def _compile(registry: SchemaRegistry, schema_id: str) -> Check:
 def _compile_flat(schema_id: str, flat: Any, formats: set[str]) -> Check:
     """The fast check of a schema :func:`_prepare` has flattened."""
     try:
-        import jsonschema_rs
+        rs = jsonschema_rs()
     except ImportError as error:
         raise Unsupported("jsonschema-rs is not installed") from error
     sites = _format_sites(flat, ())
     functions = {name: _function(name) for name in formats}
-    options = jsonschema_rs.RegexOptions()
+    options = rs.RegexOptions()
     try:
         if sites is not None:
             # Formats at fixed property paths: checked in Python after the Rust verdict.
-            validator = jsonschema_rs.Draft202012Validator(
+            validator = rs.Draft202012Validator(
                 flat, validate_formats=False, pattern_options=options
             )
         else:
             # Formats elsewhere: the Rust validator calls the reference's functions.
-            validator = jsonschema_rs.Draft202012Validator(
+            validator = rs.Draft202012Validator(
                 flat, validate_formats=True, formats=dict(functions), pattern_options=options
             )
     except Exception as error:  # a pattern Rust's regex refuses, ...
@@ -464,7 +465,7 @@ def _compile_flat(schema_id: str, flat: Any, formats: set[str]) -> Check:
     # valid, in Rust alone; the rest (a 29th of February, an invalid instance) gets the
     # full check.
     try:
-        stronger = jsonschema_rs.Draft202012Validator(
+        stronger = rs.Draft202012Validator(
             _with_subset_patterns(flat), validate_formats=False, pattern_options=options
         ).is_valid
     except Exception as error:  # pragma: no cover - the patterns are ours and compile

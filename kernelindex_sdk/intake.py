@@ -43,7 +43,6 @@ import math
 import re
 import sys
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import dataclass
 from itertools import accumulate
 from typing import Any, ClassVar, NoReturn
 
@@ -61,6 +60,7 @@ from kernelindex_sdk.errors import (
     Problem,
     UnreadableFile,
 )
+from kernelindex_sdk.frozenvalue import FrozenValue
 from kernelindex_sdk.pointers import escape_token
 from kernelindex_sdk.printable import abbreviated, int_text, short_repr
 
@@ -153,17 +153,24 @@ _WIDE_BOM_MESSAGE = (
 )
 
 
-@dataclass(frozen=True, slots=True)
-class Document:
+class Document(FrozenValue):
     """One parsed top-level JSON document and where it came from.
 
     ``line`` is the line of a JSON Lines record, ``None`` for a whole-file document,
-    so reporters can say ``file:line`` for records and just ``file`` otherwise.
+    so reporters can say ``file:line`` for records and just ``file`` otherwise. A frozen
+    dataclass to :mod:`dataclasses` (:mod:`kernelindex_sdk.frozenvalue`).
     """
 
+    __match_args__ = __slots__ = ("source", "line", "value")
     source: str
     line: int | None
     value: Any
+
+    def __init__(self, source: str, line: int | None, value: Any) -> None:
+        _set = object.__setattr__
+        _set(self, "source", source)
+        _set(self, "line", line)
+        _set(self, "value", value)
 
 
 _new_object = object.__new__
@@ -174,8 +181,8 @@ _set_value = Document.__dict__["value"].__set__
 
 def _document(source: str, line: int | None, value: Any) -> Document:
     """``Document(source, line, value)``, its slots set directly: the JSON Lines loop
-    makes one per line, and the frozen dataclass's ``__init__`` (an
-    ``object.__setattr__`` call per field) costs ~2k instructions more."""
+    makes one per line, and ``Document.__init__`` (an ``object.__setattr__`` call per
+    field) costs ~2k instructions more."""
     document: Document = _new_object(Document)
     _set_source(document, source)
     _set_line(document, line)

@@ -135,8 +135,6 @@ def validate(value: Any, *, source: str = "<input>", strict_refs: bool = False) 
     key, a ``set``, ``NaN``) is reported as problems, not raised, and not validated
     further.
     """
-    from dataclasses import replace
-
     from kernelindex_sdk.validation import validate as validate_json
 
     plain = as_json(value)
@@ -145,7 +143,9 @@ def validate(value: Any, *, source: str = "<input>", strict_refs: bool = False) 
     if not is_strict_json(plain):
         problems = json_problems(plain)
         if problems:
-            return [replace(p, source=source) for p in problems]
+            return [
+                Problem(p.message, p.code, p.pointer, source, p.line, p.column) for p in problems
+            ]
     return validate_json(plain, source=source, strict_refs=strict_refs)
 
 

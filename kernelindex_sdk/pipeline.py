@@ -33,7 +33,6 @@ from __future__ import annotations
 import os
 import typing
 from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import replace
 from itertools import chain
 from typing import Any, Literal, NamedTuple, Protocol
 
@@ -522,9 +521,17 @@ def _shifted(item: Item, offset: int) -> Item:
     if item.line is None:
         return item
     problems = tuple(
-        replace(p, line=p.line + offset) if p.line is not None else p for p in item.problems
+        [
+            Problem(p.message, p.code, p.pointer, p.source, p.line + offset, p.column)
+            if p.line is not None
+            else p
+            for p in item.problems
+        ]
     )
-    return replace(item, line=item.line + offset, problems=problems)
+    return Item(
+        item.source, item.line + offset, item.pointer, item.kind, item.name, problems,
+        item.records, item.unreadable, item.value,
+    )  # fmt: skip
 
 
 def _size(source: FileSource) -> int:

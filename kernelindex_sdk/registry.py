@@ -17,12 +17,12 @@ import json
 import os
 import re
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from kernelindex_sdk.errors import SchemaDirectoryError, UnknownKind
+from kernelindex_sdk.frozenvalue import FACTORY, FrozenValue
 from kernelindex_sdk.versionstatus import VersionStatus, read_statuses
 from kernelindex_sdk.wire import DRAFT_2020_12
 
@@ -49,28 +49,60 @@ def packaged_schema_root() -> Path:
     raise SchemaDirectoryError(f"kernelindex schemas not found next to {here}")
 
 
-@dataclass(frozen=True, slots=True)
-class SchemaEntry:
-    """One schema file: what it describes and where it came from."""
+class SchemaEntry(FrozenValue):
+    """One schema file: what it describes and where it came from. (Both classes here
+    are frozen dataclasses to :mod:`dataclasses`: :mod:`kernelindex_sdk.frozenvalue`.)"""
 
+    __match_args__ = __slots__ = ("api_version", "kind", "id", "path", "contents")
+    _field_options_ = {"contents": {"repr": False, "compare": False}}  # noqa: RUF012 - read once, by FrozenValue
     api_version: str
     kind: str
     id: str
     path: Path
-    contents: Mapping[str, Any] = field(repr=False, compare=False)
+    contents: Mapping[str, Any]
+
+    def __init__(
+        self, api_version: str, kind: str, id: str, path: Path, contents: Mapping[str, Any]
+    ) -> None:
+        _set = object.__setattr__
+        _set(self, "api_version", api_version)
+        _set(self, "kind", kind)
+        _set(self, "id", id)
+        _set(self, "path", path)
+        _set(self, "contents", contents)
 
 
-@dataclass(frozen=True, slots=True)
-class SchemaRegistry:
+class SchemaRegistry(FrozenValue):
     """All schemas of all versions, routed by (apiVersion, kind)."""
 
+    __match_args__ = ("entries", "support", "_routes", "statuses")
+    __slots__ = (*__match_args__, "_lazy")
+    _field_options_ = {  # noqa: RUF012 - read once, by FrozenValue
+        "_routes": {"repr": False, "compare": False},
+        "statuses": {"default_factory": dict, "compare": False},
+        "_lazy": {"default_factory": dict, "init": False, "repr": False, "compare": False},
+    }
     entries: tuple[SchemaEntry, ...]
     #: Shared definitions and any other schema file that is not a kind.
     support: tuple[SchemaEntry, ...]
-    _routes: Mapping[tuple[str, str], SchemaEntry] = field(repr=False, compare=False)
+    _routes: Mapping[tuple[str, str], SchemaEntry]
     #: apiVersion → status, from each group's ``versions.json`` (unlisted: served).
-    statuses: Mapping[str, VersionStatus] = field(default_factory=dict, compare=False)
-    _lazy: dict[str, Any] = field(default_factory=dict, init=False, repr=False, compare=False)
+    statuses: Mapping[str, VersionStatus]
+    _lazy: dict[str, Any]
+
+    def __init__(
+        self,
+        entries: tuple[SchemaEntry, ...],
+        support: tuple[SchemaEntry, ...],
+        _routes: Mapping[tuple[str, str], SchemaEntry],
+        statuses: Mapping[str, VersionStatus] = FACTORY,
+    ) -> None:
+        _set = object.__setattr__
+        _set(self, "entries", entries)
+        _set(self, "support", support)
+        _set(self, "_routes", _routes)
+        _set(self, "statuses", {} if statuses is FACTORY else statuses)
+        _set(self, "_lazy", {})
 
     @property
     def all_entries(self) -> tuple[SchemaEntry, ...]:

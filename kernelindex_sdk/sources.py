@@ -43,7 +43,6 @@ import stat
 import sys
 import typing
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import replace
 from itertools import chain
 from typing import TYPE_CHECKING, Final
 
@@ -719,7 +718,9 @@ def _sniff(
             if not isinstance(raw, bytes) or not is_blank_line(raw):
                 break
         else:  # a single document on one line, perhaps with blank lines around it
-            yield replace(first, line=None) if isinstance(first, Document) else first
+            if isinstance(first, Document):
+                first = Document(first.source, None, first.value)
+            yield first
             return
     except OSError as exc:
         yield UnreadableFile(f"cannot read: {_reason(exc)}", source=source)

@@ -13,9 +13,7 @@ memory stays flat on a stream of any length.
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Callable, Iterable, Iterator, Mapping
-from dataclasses import dataclass, replace
 from datetime import datetime, timezone
 from typing import Any, NamedTuple
 
@@ -24,6 +22,7 @@ from kernelindex_sdk.canonical import DigestMemo, digest
 from kernelindex_sdk.engine import ValidationEngine
 from kernelindex_sdk.errors import IntakeError, Problem, UnknownKind
 from kernelindex_sdk.fastengine import Check, Split, default_engine
+from kernelindex_sdk.frozenvalue import FrozenValue
 from kernelindex_sdk.intake import json_problems
 from kernelindex_sdk.pointers import escape_token
 from kernelindex_sdk.registry import BUNDLE_KIND, SchemaEntry, SchemaRegistry, default_registry
@@ -110,23 +109,51 @@ class RecordRef(tuple):  # type: ignore[type-arg]
         return (RecordRef, (self.kind, self.name, self.digest, self.pointer))
 
 
-@dataclass(frozen=True, slots=True)
-class Item:
+class Item(FrozenValue):
     """One record or bundle and everything wrong with it — or a document that could
-    not be read at all (``unreadable``: its one problem says why)."""
+    not be read at all (``unreadable``: its one problem says why). A frozen dataclass to
+    :mod:`dataclasses` (:mod:`kernelindex_sdk.frozenvalue`)."""
 
+    __match_args__ = __slots__ = (
+        "source", "line", "pointer", "kind", "name", "problems", "records", "unreadable",
+        "value",
+    )  # fmt: skip
+    _field_options_ = {"value": {"compare": False, "repr": False}}  # noqa: RUF012 - read once, by FrozenValue
     source: str
     line: int | None
     pointer: str
     kind: str | None
     name: str | None
-    problems: tuple[Problem, ...] = ()
-    records: tuple[RecordRef, ...] = ()
+    problems: tuple[Problem, ...]
+    records: tuple[RecordRef, ...]
     #: True for a document (or path) that could not be read: never valid, never invalid.
-    unreadable: bool = False
+    unreadable: bool
     #: The checked value itself, kept only when the session is asked to
     #: (``keep_values``), for callers that go on to use valid records (``compare``).
-    value: Any = dataclasses.field(default=None, compare=False, repr=False)
+    value: Any
+
+    def __init__(
+        self,
+        source: str,
+        line: int | None,
+        pointer: str,
+        kind: str | None,
+        name: str | None,
+        problems: tuple[Problem, ...] = (),
+        records: tuple[RecordRef, ...] = (),
+        unreadable: bool = False,
+        value: Any = None,
+    ) -> None:
+        _set = object.__setattr__
+        _set(self, "source", source)
+        _set(self, "line", line)
+        _set(self, "pointer", pointer)
+        _set(self, "kind", kind)
+        _set(self, "name", name)
+        _set(self, "problems", problems)
+        _set(self, "records", records)
+        _set(self, "unreadable", unreadable)
+        _set(self, "value", value)
 
     @property
     def valid(self) -> bool:
@@ -164,7 +191,12 @@ def shifted_pending(pending: _Pending, offset: int) -> _Pending:
     if line is None:
         return pending
     problem = pending.problem_at
-    moved = replace(problem, line=problem.line + offset) if problem.line is not None else problem
+    moved = (
+        Problem(problem.message, problem.code, problem.pointer, problem.source,
+                problem.line + offset, problem.column)
+        if problem.line is not None
+        else problem
+    )  # fmt: skip
     return pending._replace(problem_at=moved, item=(source, line + offset, pointer))
 
 
@@ -327,7 +359,9 @@ class ValidationSession:
             problems = None if self.strict_json else json_problems(value)
             if not problems:  # strict intake's values are strict JSON: a bug, raised
                 raise
-            located = tuple(replace(p, source=source, line=line) for p in problems)
+            located = tuple(
+                [Problem(p.message, p.code, p.pointer, source, line, p.column) for p in problems]
+            )
             return [Item(source, line, "", None, name_of(value), located)]
 
     def passes(self, value: Any) -> bool:
@@ -570,7 +604,11 @@ class ValidationSession:
                         )
                     if bundle:
                         problems.extend(self._bundle_references(value, refs, pointer))
-        located = tuple(replace(p, source=source, line=line) for p in problems) if problems else ()
+        located = (
+            tuple([Problem(p.message, p.code, p.pointer, source, line, p.column) for p in problems])
+            if problems
+            else ()
+        )
         if self.strict_refs:
             self._remember(value, refs, source, line, pointer, not located)
         kept = value if self.keep_values else None
@@ -708,7 +746,8 @@ def resolve_references(
             )
         else:
             continue
-        problems.append(replace(entry.problem_at, message=message))
+        at = entry.problem_at
+        problems.append(Problem(message, at.code, at.pointer, at.source, at.line, at.column))
         if entry.item_valid:
             newly_invalid.add(entry.item)
     return problems, newly_invalid

@@ -773,3 +773,56 @@ def test_the_digest_benchmark_interleaves_its_contenders() -> None:
     per_pass = [timed[i] for i in range(0, len(timed), len(corpus))]
     assert per_pass == ["a", "b", "c", "b", "c", "a", "c", "a", "b", "a", "b", "c"]
     assert {name: len(by["cpu"]) for name, by in found.items()} == {"a": 4, "b": 4, "c": 4}
+
+
+# ---------------------------------------------------------------------------
+# SHA-256: the interpreter's own for a process's first digests, then OpenSSL's
+# ---------------------------------------------------------------------------
+
+
+@settings(max_examples=examples(200))
+@given(st.binary(max_size=300) | st.binary(min_size=60_000, max_size=70_000))
+def test_both_sha256s_give_hashlibs_digest(data: bytes) -> None:
+    """The built-in (while the process has few digests left) and OpenSSL's (after, or
+    for an input over the size limit) both make ``hashlib.sha256``'s digest."""
+    expected = DIGEST_PREFIX + hashlib.sha256(data).hexdigest()
+    for left in (1, 0):
+        # digest_bytes reads canonical._sha256: start it afresh, with `left` built-in digests
+        canonical._sha256 = canonical._first_sha256
+        canonical._builtin_left = left
+        assert digest_bytes(data) == expected
+        assert digest_bytes(data) == expected  # the second is always hashlib's
+        assert canonical._sha256 is hashlib.sha256
+
+
+def test_the_built_in_sha256_gives_way_to_openssl(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(canonical, "_sha256", canonical._first_sha256)
+    monkeypatch.setattr(canonical, "_builtin_left", 3)
+    record = {"apiVersion": "v", "kind": "K", "spec": {"a": 1}}
+    expected = DIGEST_PREFIX + hashlib.sha256(rfc8785.dumps(identity(record))).hexdigest()
+    for _ in range(3):
+        assert digest(record) == expected
+        assert canonical._sha256 is canonical._first_sha256
+    assert digest(record) == expected
+    assert canonical._sha256 is hashlib.sha256
+    monkeypatch.setattr(canonical, "_sha256", canonical._first_sha256)
+    monkeypatch.setattr(canonical, "_builtin_left", 3)
+    big = b"x" * (canonical._BUILTIN_MAX_BYTES + 1)
+    assert digest_bytes(big) == DIGEST_PREFIX + hashlib.sha256(big).hexdigest()
+    assert canonical._sha256 is hashlib.sha256
+
+
+def test_validating_one_file_loads_no_openssl_hash() -> None:
+    one = sorted((Path(__file__).parent / "examples" / "valid").glob("*.json"))[0]
+    code = (
+        "import atexit, sys\n"
+        "atexit.register(lambda: print(sorted(m for m in ('hashlib', '_hashlib')"
+        " if m in sys.modules)))\n"
+        "from kernelindex_sdk.cli.main import main\n"
+        "main(sys.argv[1:])\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code, "validate", str(one)],
+        capture_output=True, text=True, check=True, timeout=120,
+    )  # fmt: skip
+    assert done.stdout.endswith("[]\n"), done.stdout

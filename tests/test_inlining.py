@@ -20,10 +20,21 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from profiles import examples
 
 from kernelindex_sdk import fastengine
 from kernelindex_sdk.bundled import inlined_schema
-from kernelindex_sdk.inlining import DECLINED_KEYWORDS, Declined, documents_of, inline
+from kernelindex_sdk.inlining import (
+    DECLINED_KEYWORDS,
+    Declined,
+    Reference,
+    _joined_simply,
+    documents_of,
+    inline,
+    resolved,
+)
 from kernelindex_sdk.pointers import pointed_at
 from kernelindex_sdk.registry import SchemaRegistry, default_registry
 from kernelindex_sdk.wire import DRAFT_2020_12
@@ -193,3 +204,67 @@ def test_a_pointer_reaches_what_rfc_6901_says() -> None:
     for nowhere in ("/a~1b/1", "/a~1b/-", "/a~1b/x", "/a", "/a~1b/0/~0c/d"):
         with pytest.raises(LookupError):
             pointed_at(document, nowhere)
+
+
+# ------------------------------------------------- joining references without urllib
+
+_BASES = [
+    "https://kernelindex.dev/schemas/v1alpha1/benchmark-run.schema.json",
+    "https://kernelindex.dev/schemas/v1alpha1/bundle.schema.json#shell",
+    "http://h/a/", "https://h", "https://h/", "HTTPS://h/a", "https://h:8080/a", "https://u@h/a",
+    "https://h/a//b", "https://h/./a", "https://h/a/../b", "https://h/a;p", "https://h/a?q=1",
+    "https://h/a%20b", "https://[::1]/a", "urn:x:y", "file:///a/b", "", "https://h/a b",
+    "https://h/\ta", "tag:h,2026:a", "https://h/a#",
+]  # fmt: skip
+_REFS = [
+    "#/$defs/spec", "common.schema.json#/$defs/uri", "benchmark-run.schema.json", "#", "",
+    "x#", "#a#b", "#/a%2Fb", "#/a b", "#\t/a", " #/a", ".", "..", "./x", "../x", "a/b", "a:b",
+    "//h2/x", "/abs", "?q", "x?q#f", "x;p", "#/é", "https://other/x#/y", "X.JSON#/a:b",
+]  # fmt: skip
+_PIECES = [*"ab/.:#%?;@[] \t\né-~_", "//", "..", "#/", "https://h/", "$defs"]
+
+
+def _by_urllib(base: str, ref: str) -> Reference:
+    from urllib.parse import unquote, urldefrag, urljoin
+
+    uri = urljoin(base, ref)
+    document, fragment = urldefrag(uri)
+    return Reference(uri, document, fragment, (document, unquote(fragment)))
+
+
+@settings(max_examples=examples(1000))
+@given(
+    st.sampled_from(_BASES)
+    | st.lists(st.sampled_from(_PIECES), max_size=6).map(lambda p: "https://h/" + "".join(p)),
+    st.sampled_from(_REFS) | st.lists(st.sampled_from(_PIECES), max_size=6).map("".join),
+)
+def test_references_join_as_urllib_joins_them(base: str, ref: str) -> None:
+    assert _outcome(resolved.__wrapped__, base, ref) == _outcome(_by_urllib, base, ref)
+
+
+def _outcome(join: Any, base: str, ref: str) -> object:
+    """The reference, or the error (type and message) joining raised."""
+    try:
+        return join(base, ref)
+    except ValueError as error:  # urllib's, for a malformed host
+        return (type(error), str(error))
+
+
+def test_the_shipped_schemas_references_join_without_urllib() -> None:
+    registry = default_registry()
+    pairs = 0
+    for entry in registry.all_entries:
+        for ref in _refs(entry.contents):
+            assert _joined_simply(entry.id, ref) is not None, (entry.id, ref)
+            pairs += 1
+    assert pairs > 20
+
+
+def _refs(value: Any) -> list[str]:
+    """Every ``$ref`` in a schema."""
+    if isinstance(value, dict):
+        found = [value["$ref"]] if isinstance(value.get("$ref"), str) else []
+        return found + [ref for member in value.values() for ref in _refs(member)]
+    if isinstance(value, list):
+        return [ref for member in value for ref in _refs(member)]
+    return []

@@ -41,6 +41,7 @@ LAYERS: dict[str, int] = {
     "progress": 0,
     "wire": 0,
     "frozenvalue": 0,
+    "lightimport": 0,
     "metrics": 0,
     "jsontext": 0,
     "intake": 1,
