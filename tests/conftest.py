@@ -19,8 +19,10 @@ their body and the exhaustive differential checks that take a share of their cas
 from __future__ import annotations
 
 import copy
+import importlib.util
 import json
 import os
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -28,6 +30,13 @@ import pytest
 import shared_data
 from hypothesis import is_hypothesis_test, settings
 from profiles import MAX_EXAMPLES
+
+# pytest keeps the test modules it rewrites (for its assert messages) as bytecode only
+# where bytecode may be written: under PYTHONDONTWRITEBYTECODE (set on the development
+# machine) each xdist worker rewrote every test module again, ~3.5 s a worker and a run.
+# The test run writes its own (``tests/__pycache__/``, ignored), as it compiles the package
+# (``_compile_the_package``); the processes the tests start keep the variable.
+sys.dont_write_bytecode = False
 
 ROOT = Path(__file__).resolve().parent.parent
 SEEDS_DIR = shared_data.find("seeds") or ROOT / "examples" / "seeds"
@@ -49,7 +58,31 @@ if PROFILE not in MAX_EXAMPLES:
 settings.load_profile(PROFILE)
 
 
+def _compile_the_package() -> None:
+    """Bytecode for kernelindex's own modules, where they are, as ``pip install`` writes it.
+
+    An editable install has none, and with ``PYTHONDONTWRITEBYTECODE`` set (it is, on the
+    development machine) no process writes any: each CLI process the tests start compiled
+    the package from source again (~0.1 s of a ~0.2 s start; a fifth of the CPU of the
+    store's tests and the acceptance faults). Reading bytecode is allowed
+    under that variable; this writes it once, beside the sources (``__pycache__/`` is
+    ignored), as the benchmarks do (``benchmarks/bench_cli.py``'s ``ensure_bytecode``).
+    Files already compiled are only looked at; without ``benchmarks/`` (the sdist ships
+    none) nothing is compiled, and the tests run as they did.
+    """
+    bench_cli = ROOT / "benchmarks" / "bench_cli.py"
+    if not bench_cli.is_file():
+        return
+    spec = importlib.util.spec_from_file_location("bench_cli", bench_cli)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    module.ensure_bytecode()
+
+
 def pytest_configure(config: pytest.Config) -> None:
+    if "PYTEST_XDIST_WORKER" not in os.environ:  # once, before xdist starts its workers
+        _compile_the_package()
     config.addinivalue_line(
         "markers",
         "hypothesis_long: draws more data under HYPOTHESIS_PROFILE=long (CI runs these "

@@ -516,11 +516,11 @@ def test_device_script_stops_a_stalled_check_and_still_packs(tmp_path: Path) -> 
     stalled.chmod(0o755)
     out = tmp_path / "out"
     result = _device_check(
-        out, str(stalled), GPU_CHECK_TIMEOUT="1", ENV_TIMEOUT="1", RECORD_TIMEOUT="1"
-    )
+        out, str(stalled), GPU_CHECK_TIMEOUT="0.5", ENV_TIMEOUT="0.5", RECORD_TIMEOUT="0.5"
+    )  # timeout(1) takes fractions: three stalls of half a second, not of one
     assert result.returncode == 124, result.stdout + result.stderr
     log = _archive(out)["bench-liger/gpu-check.log"]
-    assert "stalled run 1 of 8" in log and "gpu-check ran past 1s and was stopped" in log
+    assert "stalled run 1 of 8" in log and "gpu-check ran past 0.5s and was stopped" in log
     assert "packed into" in result.stdout
 
 

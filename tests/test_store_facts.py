@@ -114,17 +114,22 @@ def test_a_sample_count_written_as_a_float_reads_as_the_integer(edges: list[Path
     assert counts and all(type(count) is int for count in counts)
 
 
+#: Another rendering of the same runs: in the slow set (two processes each); the plain
+#: run keeps every option that selects runs or figures, in json and in text.
+_SLOW = pytest.mark.slow
+
+
 @pytest.mark.parametrize(
     "options",
     [
         ["--format", "json"],
         ["--format", "text"],
-        ["--format", "markdown"],
-        ["--format", "csv"],
+        pytest.param(["--format", "markdown"], marks=_SLOW),
+        pytest.param(["--format", "csv"], marks=_SLOW),
         ["--format", "json", "--all"],
         ["--format", "text", "--by-shape"],
         ["--summary", "--format", "json"],
-        ["--summary", "--format", "text"],
+        pytest.param(["--summary", "--format", "text"], marks=_SLOW),
         ["--format", "json", "--metric", "memory"],
         ["--format", "json", "--baseline", "liger"],
     ],
@@ -144,9 +149,9 @@ def test_compare_over_the_store_prints_the_bytes_it_prints_over_the_files(
     "options",
     [
         ["--format", "json"],
-        ["--format", "text"],
+        pytest.param(["--format", "text"], marks=_SLOW),
         ["--summary", "--format", "json"],
-        ["--summary", "--format", "text"],
+        pytest.param(["--summary", "--format", "text"], marks=_SLOW),
         ["--format", "json", "--pair-by", "exact"],
     ],
 )

@@ -31,12 +31,22 @@ def inputs(tmp_path: Path) -> list[str]:
     return write_mixed(tmp_path, lines=300)
 
 
-@pytest.mark.parametrize("chunk", [4096, 1 << 20])
-@pytest.mark.parametrize(
-    "options",
-    [{}, {"format": "json"}, {"verbose": True}, {"strict_refs": True}],
-    ids=["text", "json", "verbose", "strict-refs"],
-)
+#: Each reporter with small chunks (many per file: the splitting at work), and the
+#: plain text with chunks larger than any input; the other reporters with large chunks
+#: are in the slow set (three runs of the validator each).
+_JOBS_CASES = [
+    pytest.param({}, 4096, id="text-4096"),
+    pytest.param({"format": "json"}, 4096, id="json-4096"),
+    pytest.param({"verbose": True}, 4096, id="verbose-4096"),
+    pytest.param({"strict_refs": True}, 4096, id="strict-refs-4096"),
+    pytest.param({}, 1 << 20, id="text-1048576"),
+    pytest.param({"format": "json"}, 1 << 20, id="json-1048576", marks=pytest.mark.slow),
+    pytest.param({"verbose": True}, 1 << 20, id="verbose-1048576", marks=pytest.mark.slow),
+    pytest.param({"strict_refs": True}, 1 << 20, id="strict-refs-1048576", marks=pytest.mark.slow),
+]
+
+
+@pytest.mark.parametrize(("options", "chunk"), _JOBS_CASES)
 def test_jobs_report_what_one_process_reports(
     capsys: pytest.CaptureFixture[str],
     monkeypatch: pytest.MonkeyPatch,
