@@ -4,11 +4,11 @@
 
 ``orjson.loads`` and jsonschema-rs ``is_valid`` on the self-contained Bundle schema
 (``kernelindex schema export --bundled DIR``, then ``DIR/**/bundle.schema.json``), line
-by line. It checks no intake rule
-(duplicate keys, lone surrogates, unsafe integers), no semantic rule, no digest and no
-reference: it is the floor ``kernelindex validate --jobs 1`` is measured against, not
-an equal. It imports nothing of kernelindex, so its start-up is the interpreter's and
-those two libraries'. Exit status 1 when a line is invalid, as a validator's would be.
+by line. It checks no intake rule (duplicate keys, lone surrogates, unsafe integers), no
+semantic rule, no digest and no reference: it is the floor ``kernelindex validate --jobs
+1`` is measured against, not an equal. It imports nothing of kernelindex, so its
+start-up is the interpreter's and those two libraries'. Exit status 1 when a line is
+invalid, as a validator's would be.
 """
 
 import sys
