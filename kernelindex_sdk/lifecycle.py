@@ -143,9 +143,7 @@ def validate(value: Any, *, source: str = "<input>", strict_refs: bool = False) 
     if not is_strict_json(plain):
         problems = json_problems(plain)
         if problems:
-            return [
-                Problem(p.message, p.code, p.pointer, source, p.line, p.column) for p in problems
-            ]
+            return [p._replace(source=source) for p in problems]
     return validate_json(plain, source=source, strict_refs=strict_refs)
 
 

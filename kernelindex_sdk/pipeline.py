@@ -526,17 +526,9 @@ def _shifted(item: Item, offset: int) -> Item:
     if item.line is None:
         return item
     problems = tuple(
-        [
-            Problem(p.message, p.code, p.pointer, p.source, p.line + offset, p.column)
-            if p.line is not None
-            else p
-            for p in item.problems
-        ]
+        [p._replace(line=p.line + offset) if p.line is not None else p for p in item.problems]
     )
-    return Item(
-        item.source, item.line + offset, item.pointer, item.kind, item.name, problems,
-        item.records, item.unreadable, item.value,
-    )  # fmt: skip
+    return item._replace(line=item.line + offset, problems=problems)
 
 
 def _size(source: FileSource) -> int:

@@ -719,7 +719,7 @@ def _sniff(
                 break
         else:  # a single document on one line, perhaps with blank lines around it
             if isinstance(first, Document):
-                first = Document(first.source, None, first.value)
+                first = first._replace(line=None)
             yield first
             return
     except OSError as exc:

@@ -213,12 +213,7 @@ def shifted_pending(pending: _Pending, offset: int) -> _Pending:
     if line is None:
         return pending
     problem = pending.problem_at
-    moved = (
-        Problem(problem.message, problem.code, problem.pointer, problem.source,
-                problem.line + offset, problem.column)
-        if problem.line is not None
-        else problem
-    )  # fmt: skip
+    moved = problem._replace(line=problem.line + offset) if problem.line is not None else problem
     return pending._replace(problem_at=moved, item=(source, line + offset, pointer))
 
 
@@ -387,9 +382,7 @@ class ValidationSession:
             problems = None if self.strict_json else json_problems(value)
             if not problems:  # strict intake's values are strict JSON: a bug, raised
                 raise
-            located = tuple(
-                [Problem(p.message, p.code, p.pointer, source, line, p.column) for p in problems]
-            )
+            located = tuple([p._replace(source=source, line=line) for p in problems])
             return [Item(source, line, "", None, name_of(value), located)]
 
     def passes(self, value: Any, written: bytes | None = None) -> bool:
@@ -713,9 +706,7 @@ class ValidationSession:
                     if bundle:
                         problems.extend(self._bundle_references(value, refs, pointer))
         located = (
-            tuple([Problem(p.message, p.code, p.pointer, source, line, p.column) for p in problems])
-            if problems
-            else ()
+            tuple([p._replace(source=source, line=line) for p in problems]) if problems else ()
         )
         if self.strict_refs:
             self._remember(value, refs, source, line, pointer, not located)
@@ -855,7 +846,7 @@ def resolve_references(
         else:
             continue
         at = entry.problem_at
-        problems.append(Problem(message, at.code, at.pointer, at.source, at.line, at.column))
+        problems.append(at._replace(message=message))
         if entry.item_valid:
             newly_invalid.add(entry.item)
     return problems, newly_invalid

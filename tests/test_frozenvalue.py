@@ -219,6 +219,10 @@ def test_a_public_class_behaves_as_its_dataclass(
     assert dataclasses.astuple(replaced) == dataclasses.astuple(
         dataclasses.replace(theirs, **changes)
     )
+    # The SDK's own copies (FrozenValue._replace) are dataclasses.replace's.
+    mine_replaced = mine._replace(**changes)
+    assert type(mine_replaced) is cls
+    assert dataclasses.astuple(mine_replaced) == dataclasses.astuple(replaced)
     assert pickle.loads(pickle.dumps(mine)) == mine
     assert copy.deepcopy(mine) == mine
     assert not hasattr(mine, "__dict__")
