@@ -39,6 +39,7 @@ from typing import Any, Literal, NamedTuple, Protocol
 from kernelindex_sdk.errors import IntakeError, Problem, UnreadableFile
 from kernelindex_sdk.intake import Document, OverlongLine, empty_jsonl, jsonl_records
 from kernelindex_sdk.sources import (
+    LINE_BUFFER_BYTES,
     MAX_DOCUMENT_BYTES,
     STDIN,
     FileSource,
@@ -597,7 +598,7 @@ def _range_documents(
         progress.seen_any = progress.read_failed = True
         yield UnreadableFile(str(exc.problem.message), source=task.path)
         return
-    with open(fd, "rb") as handle:
+    with open(fd, "rb", buffering=LINE_BUFFER_BYTES) as handle:
         try:
             start = _first_line_start(handle, task)
         except OSError as exc:
