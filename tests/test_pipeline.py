@@ -186,3 +186,32 @@ def test_ranges_read_every_line_exactly_once(
             break
         start += chunk
     assert pieces == whole
+
+
+def test_lines_across_and_beyond_the_read_buffer_are_read_whole(tmp_path: Path) -> None:
+    """A JSON Lines file is read through ``LINE_BUFFER_BYTES``: lines that cross the
+    buffer's edge, and one longer than the buffer, come back whole and numbered, read
+    whole or in ranges cut near the buffer's edges."""
+    import json
+
+    from kernelindex_sdk.sources import LINE_BUFFER_BYTES
+
+    sizes = [10, LINE_BUFFER_BYTES - 40, 7, 3 * LINE_BUFFER_BYTES, 1, LINE_BUFFER_BYTES, 12]
+    values = [{"n": n, "pad": "x" * size} for n, size in enumerate(sizes)]
+    data = b"".join(json.dumps(v).encode() + b"\n" for v in values)
+    path = tmp_path / "wide.jsonl"
+    path.write_bytes(data)
+    whole = [(d.line, d.value) for d in iter_documents(str(path)) if isinstance(d, Document)]
+    assert whole == [(n + 1, v) for n, v in enumerate(values)]
+    edge = LINE_BUFFER_BYTES
+    for cut in (edge - 1, edge, edge + 1, 2 * edge):
+        pieces: list[Any] = []
+        offset = 0
+        for task in (RangeTask(str(path), 0, cut), RangeTask(str(path), cut, None)):
+            counter = _RangeProgress()
+            for d in _range_documents(task, 1 << 24, counter):
+                assert isinstance(d, Document)
+                assert d.line is not None
+                pieces.append((d.line + offset, d.value))
+            offset += counter.lines
+        assert pieces == whole, cut
