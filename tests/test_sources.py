@@ -7,6 +7,7 @@ import os
 import pickle
 import re
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -262,3 +263,49 @@ def test_a_file_source_pickles_by_its_fields(protocol: int, size: int | None) ->
     again = pickle.loads(pickle.dumps(source, protocol=protocol))
     assert again == source and type(again) is FileSource
     assert (again.path, again.jsonl, again.size) == ("dir/a b.jsonl", True, size)
+
+
+def _kernelindex(*args: str, data: bytes | None = None, closed_stdin: bool = False) -> Any:
+    import subprocess
+    import sys
+
+    return subprocess.run(
+        [sys.executable, "-m", "kernelindex_sdk.cli.main", *args],
+        input=data,
+        capture_output=True,
+        preexec_fn=(lambda: os.close(0)) if closed_stdin else None,
+        timeout=120,
+        check=False,
+    )
+
+
+def test_json_lines_piped_in_are_read_whole_across_the_read_buffer() -> None:
+    """``validate -`` reads a pipe through ``standard_input()``'s 256 KiB buffer: every
+    line, numbered, whatever the buffer's edges cut (a real pipe, a real process)."""
+    import json
+
+    from kernelindex_sdk.sources import LINE_BUFFER_BYTES
+
+    bundle = Path(__file__).parent / "examples" / "valid" / "bundle-all-five.json"
+    line = json.dumps(json.loads(bundle.read_text(encoding="utf-8"))).encode() + b"\n"
+    count = 3 * LINE_BUFFER_BYTES // len(line) + 7
+    bad = count - 3  # past two buffers' worth of lines
+    lines = [line] * count
+    lines[bad - 1] = b'{"a":\n'
+    done = _kernelindex("validate", "--jobs", "1", "-", data=b"".join(lines))
+    out = done.stdout.decode()
+    assert done.returncode == 2, out
+    assert out.splitlines()[0].startswith(f"<stdin>:{bad}:"), out
+    assert f"{count - 1} valid, 0 invalid, 1 unreadable" in out
+
+
+@pytest.mark.parametrize(("command", "reported_on"), [("validate", "stdout"), ("digest", "stderr")])
+def test_standard_input_closed_is_one_line_and_exit_2(command: str, reported_on: str) -> None:
+    """Started with standard input closed (``<&-``), ``-`` is unreadable: one line
+    naming ``<stdin>``, exit 2, no traceback (it used to be an AttributeError)."""
+    done = _kernelindex(command, "-", closed_stdin=True)
+    report = getattr(done, reported_on).decode()
+    assert done.returncode == 2, report
+    assert "Traceback" not in done.stderr.decode()
+    line = "<stdin>: cannot read: standard input is closed (no byte stream)"
+    assert report.splitlines()[0] == line

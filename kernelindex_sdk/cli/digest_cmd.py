@@ -21,9 +21,12 @@ def run_digest(paths: tuple[str, ...], format_: str) -> int:
     """
     from kernelindex_sdk.digesting import DigestSession
     from kernelindex_sdk.pipeline import Pipeline
+    from kernelindex_sdk.sources import STDIN, standard_input
 
     rows: list[dict[str, Any]] = []
-    pipeline = Pipeline(paths, checker=DigestSession())
+    pipeline = Pipeline(
+        paths, checker=DigestSession(), stdin=standard_input() if STDIN in paths else None
+    )
     for item in pipeline:
         if item.problems:
             sys.stdout.flush()

@@ -209,6 +209,7 @@ def run_validate(options: ValidateOptions) -> int:
     """
     from kernelindex_sdk.parallel import WorkerFailed
     from kernelindex_sdk.pipeline import Pipeline
+    from kernelindex_sdk.sources import STDIN, standard_input
     from kernelindex_sdk.validation import ValidationSession
     from kernelindex_sdk.versionstatus import VersionWatch
 
@@ -224,6 +225,7 @@ def run_validate(options: ValidateOptions) -> int:
         jobs=options.jobs,
         refs_from=options.refs_from,
         report="all" if reporter.every_item else "problems",
+        stdin=standard_input() if STDIN in options.paths else None,
     )
     try:
         for item in pipeline:
