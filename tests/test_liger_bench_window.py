@@ -506,6 +506,10 @@ def test_device_script_packs_the_log_into_one_archive_even_without_cuda(tmp_path
     log = files["bench-liger/gpu-check.log"]
     assert "gpu-check: " in log and ("torch is not installed" in log or "no CUDA" in log)
     assert "SKIPPED" in log and ("needs torch" in log or "no CUDA device" in log)
+    # What could not be captured without a GPU (nvidia-smi, NVML, the launch probe)
+    # leaves no file beside the records, empty or not: only the log says so.
+    assert "nvidia-smi -q -x failed or timed out" in log
+    assert "capturing NVML's answers failed or timed out" in log
     assert (tmp_path / "gpu-check.log").read_text(encoding="utf-8") == log
 
 
@@ -515,12 +519,18 @@ def test_device_script_stops_a_stalled_check_and_still_packs(tmp_path: Path) -> 
     stalled.write_text("#!/bin/sh\necho stalled run 1 of 8\nsleep 30\n", encoding="utf-8")
     stalled.chmod(0o755)
     out = tmp_path / "out"
+    stalls = ("GPU_CHECK", "ENV", "RECORD", "NVML", "OVERHEAD")
     result = _device_check(
-        out, str(stalled), GPU_CHECK_TIMEOUT="0.5", ENV_TIMEOUT="0.5", RECORD_TIMEOUT="0.5"
-    )  # timeout(1) takes fractions: three stalls of half a second, not of one
+        out, str(stalled), **{f"{name}_TIMEOUT": "0.5" for name in stalls}
+    )  # timeout(1) takes fractions: five stalls of half a second, not of one
     assert result.returncode == 124, result.stdout + result.stderr
-    log = _archive(out)["bench-liger/gpu-check.log"]
+    files = _archive(out)
+    log = files["bench-liger/gpu-check.log"]
     assert "stalled run 1 of 8" in log and "gpu-check ran past 0.5s and was stopped" in log
+    assert "capturing NVML's answers failed or timed out" in log
+    assert "the launch-overhead probe failed or timed out" in log
+    # A capture stopped half-way leaves nothing, not a truncated file.
+    assert not [name for name in files if name.startswith("captured/")]
     assert "packed into" in result.stdout
 
 
