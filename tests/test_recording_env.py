@@ -1,9 +1,10 @@
 """``kernelindex env`` and the environment probe, on a CPU, against recorded GPU answers.
 
-The answers are the hand-written fixtures in tests/fixtures/gpu/ (README there): NVML
-call by call, ``nvidia-smi -q -x`` of an H100 SXM node, and a machine whose driver is
-not loaded. The command itself runs as a real process, with a PATH holding a real
-``nvidia-smi`` script (printing the fixture) or none at all.
+The answers are the fixtures in tests/fixtures/gpu/ (README there): NVML call by call
+and ``nvidia-smi -q -x``, captured on an H200 and hand-written for a two-GPU H100 SXM
+node, and a machine whose driver is not loaded. The command itself runs as a real
+process, with a PATH holding a real ``nvidia-smi`` script (printing the fixture) or none
+at all.
 """
 
 from __future__ import annotations
@@ -323,3 +324,80 @@ def test_env_a_declared_value_the_format_refuses_is_a_usage_error(tmp_path: Path
     done = _env_command(tmp_path, "--set", "computeCapability=nine")
     assert done.returncode == 2
     assert "would not validate" in done.stderr and "computeCapability" in done.stderr
+
+
+# ------------------------------------------------- answers captured on a real H200
+
+#: What the probe wrote on the H200 itself (scripts/device-gpu-check, 2026-12-04), from
+#: NVML and torch there; h200-nvml.json and h200-nvidia-smi-q-x.xml are that machine's
+#: answers, captured in the same run.
+H200_RECORD = Path(__file__).resolve().parent.parent / "docs/examples/bench-liger/env.json"
+
+
+def _h200_sources(recorded: dict[str, Any], **overrides: Any) -> env.Sources:
+    software = recorded["spec"]["software"]
+    return sources(
+        version=lambda name: software[name],
+        python=lambda: software["python"],
+        os=lambda: software["os"],
+        cpu=lambda: recorded["spec"]["hardware"]["hostCpu"],
+        **overrides,
+    )
+
+
+def test_replaying_the_h200s_nvml_answers_gives_the_record_written_there() -> None:
+    recorded = json.loads(H200_RECORD.read_text())
+    hardware = recorded["spec"]["hardware"]
+
+    def torch(index: int) -> dict[str, Any]:
+        # torch's answers were not captured; these are the record's own (its provenance
+        # says multiprocessors and the CUDA runtime came from torch).
+        return {
+            "cuda": recorded["spec"]["software"]["cuda"],
+            "name": hardware["deviceName"],
+            "major": 9,
+            "minor": 0,
+            "total_memory": 150_109_880_320,
+            "multi_processor_count": hardware["multiprocessors"],
+            "count": 1,
+        }
+
+    nvml = FakeNvml.from_file("h200-nvml.json")
+    found = env.probe(0, _h200_sources(recorded, nvml=lambda: nvml, torch=torch))
+    record = env.environment_record(found)
+    assert_valid(record)
+    assert record["spec"] == recorded["spec"]
+    assert record["metadata"] == recorded["metadata"]
+
+
+def test_the_h200s_nvidia_smi_xml_agrees_with_its_nvml_answers() -> None:
+    """nvsmi_device_v13.dtd, as driver 580 writes it: the fallback reads the same facts."""
+    recorded = json.loads(H200_RECORD.read_text())
+    text = (FIXTURES / "h200-nvidia-smi-q-x.xml").read_text()
+    record = env.environment_record(
+        env.probe(0, _h200_sources(recorded, nvidia_smi=lambda argv: text))
+    )
+    assert_valid(record)
+    hardware, via_nvml = record["spec"]["hardware"], recorded["spec"]["hardware"]
+    for field in (
+        "vendor",
+        "product",
+        "architecture",
+        "deviceName",
+        "memoryBytes",
+        "count",
+        "memoryClockHz",
+        "maxClockHz",
+        "applicationClockHz",
+        "applicationMemoryClockHz",
+        "powerLimitMilliwatts",
+        "eccEnabled",
+    ):
+        assert hardware[field] == via_nvml[field], field
+    for component in ("driver", "cuda-driver"):
+        assert record["spec"]["software"][component] == recorded["spec"]["software"][component]
+    origins = provenance(record)
+    assert origins["/hardware/maxClockHz"]["detail"].startswith("probed: nvidia-smi -q -x ")
+    # -q -x has no compute capability; the catalog knows the H200's architecture.
+    assert "computeCapability" not in hardware
+    assert origins["/hardware/architecture"]["origin"] == "catalog"
