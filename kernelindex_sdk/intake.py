@@ -887,12 +887,15 @@ def _fast_loads(data: bytes) -> Any:
 
        * a duplicate key, which it merges (the last wins). Outside strings a ``:``
          separates each member; inside them orjson writes ``:`` as itself, and the
-         text can hide one only as ``\\u003a``. So in text without ``\\u003``, the
-         text holds as many ``:`` as ``written`` exactly when it holds as many members
-         as the value: the members a duplicate merged away are missing from
-         ``written``, with their colons. orjson's own forms skip the counting:
-         ``written`` is then the text itself, byte for byte (for most records
-         ``json.dumps(value, indent=2, ensure_ascii=False)`` is orjson's indented form);
+         text can hide one only as ``\\u003a`` or ``\\u003A``. So in text without
+         those, the text holds as many ``:`` as ``written`` exactly when it holds as
+         many members as the value: the members a duplicate merged away are missing
+         from ``written``, with their colons. Other ``\\u003`` escapes hide no colon:
+         Go's ``encoding/json`` writes every ``<`` and ``>`` as ``\\u003c`` and
+         ``\\u003e``, and kernels' names hold them (``gemm<128, 64>``). orjson's own
+         forms skip the counting: ``written`` is then the text itself, byte for byte
+         (for most records ``json.dumps(value, indent=2, ensure_ascii=False)`` is
+         orjson's indented form);
        * an integer beyond ±(2**53 − 1): up to 64 bits it is read exactly and
          ``OPT_STRICT_INTEGER`` refuses it; beyond, it is read as a float, which orjson
          writes with an exponent ``e+`` (every double of magnitude 1e16 or more), and
@@ -903,7 +906,7 @@ def _fast_loads(data: bytes) -> Any:
        byte-for-byte comparison established for orjson's own form, established for
        every writer: a parse and a write in Rust, a comparison or two byte counts.
     2. jiter (``catch_duplicate_keys``, ``allow_inf_nan=False``), for what the counting
-       cannot decide (``\\u003`` escapes, a long run of digits beside a big float).
+       cannot decide (an escaped colon, a long run of digits beside a big float).
        It refuses everything the strict parser refuses but two things: an integer
        beyond ±(2**53 − 1), which it reads exactly, and a number beyond the double
        range, which it reads as infinity. orjson's strict dump of the result finds both
@@ -933,7 +936,11 @@ def _fast_loads(data: bytes) -> Any:
         # for from the first backslash on; and counting by deleting (memchr again) costs
         # ~40 % less than ``bytes.count``.
         if (
-            ((start := data.find(b"\\")) < 0 or data.find(b"\\u003", start) < 0)
+            (
+                (start := data.find(b"\\")) < 0
+                or (escape := data.find(b"\\u003", start)) < 0
+                or _no_escaped_colon(data, escape)
+            )
             and size - len(written.replace(b":", b"")) == len(data) - len(data.replace(b":", b""))
             and (
                 written.find(b"+") < 0
@@ -952,6 +959,22 @@ def _fast_loads(data: bytes) -> Any:
     if b"null" in written and written.count(b"null") != data.count(b"null"):
         return _FALLBACK
     return value, written
+
+
+def _no_escaped_colon(data: bytes, escape: int) -> bool:
+    """Whether no ``\\u003a`` or ``\\u003A`` is in ``data`` from ``escape``, the first
+    ``\\u003`` in it. An ``\\u003`` at the very end, or one after an escaped backslash
+    (``\\\\u003a``, no escape at all), counts as one too: a false "no" costs only the
+    slower parser."""
+    while escape >= 0:
+        if data[escape + 5 : escape + 6] not in _OTHER_U003:
+            return False
+        escape = data.find(b"\\u003", escape + 5)
+    return True
+
+
+#: The last hex digits of ``\\u003X`` escapes that are not a colon (U+003A).
+_OTHER_U003 = tuple(bytes([digit]) for digit in b"0123456789bcdefBCDEF")
 
 
 #: What may follow a JSON Lines line's document when orjson's bytes are compared.

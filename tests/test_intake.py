@@ -732,8 +732,26 @@ def _pandas_like(value: Any) -> bytes:
     return json.dumps(value, separators=(",", ":")).replace("/", "\\/").encode()
 
 
+def _go_like(value: Any) -> bytes:
+    """What Go's ``encoding/json`` (``json.Marshal``, HTML escaping on, its default)
+    writes of a record: compact, UTF-8, but ``<``, ``>`` and ``&`` as ``\\u003c``,
+    ``\\u003e`` and ``\\u0026``, and U+2028/U+2029 escaped. Those characters are only
+    ever inside strings, so replacing them all is what Go does. (Go writes some floats
+    otherwise too; the reader never sees the writer's floats again.)"""
+    text = json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+    for char, escape in (
+        ("<", "\\u003c"),
+        (">", "\\u003e"),
+        ("&", "\\u0026"),
+        ("\u2028", "\\u2028"),
+        ("\u2029", "\\u2029"),
+    ):
+        text = text.replace(char, escape)
+    return text.encode("utf-8", "replace")
+
+
 #: The writers people use, each as a function from a value to its JSON text: orjson,
-#: Python's json in its common settings, pandas' form, and a hand-spaced form.
+#: Python's json in its common settings, pandas' form, Go's, and a hand-spaced form.
 WRITERS: dict[str, Any] = {
     "orjson": orjson.dumps,
     "orjson OPT_INDENT_2": lambda v: orjson.dumps(v, option=orjson.OPT_INDENT_2),
@@ -747,6 +765,7 @@ WRITERS: dict[str, Any] = {
     "indent=2, ensure_ascii=False": _indented,
     "indent=4": lambda v: json.dumps(v, indent=4).encode(),
     "pandas to_json(lines=True)": _pandas_like,
+    "Go encoding/json": _go_like,
     "spaces around every token": lambda v: json.dumps(v, separators=(" , ", " : ")).encode(),
 }
 
@@ -762,6 +781,7 @@ def _written(writer: str, value: Any) -> bytes | None:
 
 _RECORD = {
     "title": "GeGLU MLP · liger — ünïcode",
+    "kernel": "gemm<128, 64> & epilogue\u2028",
     "url": "https://example.com/a/b?c=d:e",
     "times": "2024-09-03T15:38:37Z",
     "values": [1, -2, 0.5, 1e-05, 3.25e16, -0.0, 9007199254740991, None, True, False],
@@ -797,6 +817,9 @@ def test_the_orjson_path_takes_every_writer_alone(
         # a duplicate whose colon the text hides as \u003a: the count alone would agree
         b'{"a":1,"a":2,"b":"\\u003a"}',
         b'{"a": 1, "a": 2, "b": "\\u003A"}',
+        # ...also after another \u003 escape, as Go writes "<"
+        b'{"a":1,"a":2,"b":"\\u003c\\u003a"}',
+        b'{"a":1,"a":2,"b":"\\u003e","c":"\\u003A"}',
         # beyond 64 bits orjson reads a float, and writes it with e+
         b"[18446744073709551616]",
         b"[ -9223372036854775809, 1.5 ]",
@@ -814,7 +837,14 @@ def test_what_orjson_merges_or_rewrites_is_refused(text: bytes) -> None:
 
 @pytest.mark.parametrize(
     "text",
-    [b'{"a":"\\u003a"}', b'[1e16, "1234567890123456789012"]', b"[1.8446744073709552e+19]"],
+    [
+        b'{"a":"\\u003a"}',
+        b'{"a":"\\u003c\\u003A"}',
+        b'{"a":"\\u003c","b":"\\u003a"}',
+        b'{"a":"\\\\u003a"}',
+        b'[1e16, "1234567890123456789012"]',
+        b"[1.8446744073709552e+19]",
+    ],
 )
 def test_what_the_counting_cannot_decide_goes_to_jiter(text: bytes) -> None:
     """A ``\\u003a`` escape, or a long run of digits beside a float of 1e16 or more,
