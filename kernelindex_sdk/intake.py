@@ -967,14 +967,14 @@ def _no_escaped_colon(data: bytes, escape: int) -> bool:
     (``\\\\u003a``, no escape at all), counts as one too: a false "no" costs only the
     slower parser."""
     while escape >= 0:
-        if data[escape + 5 : escape + 6] not in _OTHER_U003:
+        if data[escape + 5 : escape + 6] in _COLON_DIGITS:
             return False
         escape = data.find(b"\\u003", escape + 5)
     return True
 
 
-#: The last hex digits of ``\\u003X`` escapes that are not a colon (U+003A).
-_OTHER_U003 = tuple(bytes([digit]) for digit in b"0123456789bcdefBCDEF")
+#: What follows ``\\u003`` in a colon's escape (U+003A), and the nothing at the end.
+_COLON_DIGITS = (b"a", b"A", b"")
 
 
 #: What may follow a JSON Lines line's document when orjson's bytes are compared.
