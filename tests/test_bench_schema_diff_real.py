@@ -26,7 +26,9 @@ def test_probe_returns_the_values_new_refuses_and_each_is_confirmed() -> None:
     tried, bad = outcome
     assert tried >= len(bad) > 0
     assert all(isinstance(v, int) and v > 5 for v in bad)
-    assert {bench.judge_counterexample(OLD, NEW, v) for v in bad} == {"confirmed"}
+    # Judged again as the benchmark does: a few suffice (each judgement starts ajv twice,
+    # where benchmarks/node_modules has it, ~0.2 s a start).
+    assert {bench.judge_counterexample(OLD, NEW, v) for v in bad[:3]} == {"confirmed"}
 
 
 def test_a_counterexample_on_the_same_json_value_is_an_artefact() -> None:
