@@ -750,8 +750,56 @@ def _go_like(value: Any) -> bytes:
     return text.encode("utf-8", "replace")
 
 
+#: What .NET's System.Text.Json writes as itself in a string: printable ASCII less the
+#: characters its default encoder (``JavaScriptEncoder.Default``) escapes for HTML.
+_DOTNET_PLAIN = frozenset(map(chr, range(0x20, 0x7F))) - set("\"&'+<>`\\")
+_DOTNET_SHORT = {"\\": "\\\\", "\b": "\\b", "\f": "\\f", "\n": "\\n", "\r": "\\r", "\t": "\\t"}
+
+
+def _dotnet_string(text: str) -> str:
+    out = ['"']
+    for char in text:
+        if char in _DOTNET_PLAIN:
+            out.append(char)
+        elif char in _DOTNET_SHORT:
+            out.append(_DOTNET_SHORT[char])
+        elif ord(char) > 0xFFFF:  # a surrogate pair, each half escaped
+            high, low = divmod(ord(char) - 0x10000, 0x400)
+            out.append(f"\\u{0xD800 + high:04X}\\u{0xDC00 + low:04X}")
+        else:
+            out.append(f"\\u{ord(char):04X}")
+    out.append('"')
+    return "".join(out)
+
+
+def _dotnet_like(value: Any) -> bytes:
+    """What .NET's ``JsonSerializer.Serialize`` writes with its default options: compact;
+    in strings every character outside printable ASCII, and ``"``, ``&``, ``'``, ``+``,
+    ``<``, ``>`` and the backtick, as ``\\uXXXX`` with upper-case digits (so ``<`` is
+    ``\\u003C``); doubles in the shortest round-trip form with ``E`` (``1E-05``,
+    ``3.25E+16``). It refuses NaN and the infinities, as .NET does."""
+
+    def write(item: Any) -> str:
+        if isinstance(item, dict):
+            return "{" + ",".join(_dotnet_string(k) + ":" + write(v) for k, v in item.items()) + "}"
+        if isinstance(item, list):
+            return "[" + ",".join(map(write, item)) + "]"
+        if isinstance(item, str):
+            return _dotnet_string(item)
+        if item is None or isinstance(item, bool):
+            return json.dumps(item)
+        if isinstance(item, float):
+            if not math.isfinite(item):
+                raise TypeError(".NET refuses a non-finite double")
+            return repr(item).upper()
+        return str(item)
+
+    return write(value).encode()
+
+
 #: The writers people use, each as a function from a value to its JSON text: orjson,
-#: Python's json in its common settings, pandas' form, Go's, and a hand-spaced form.
+#: Python's json in its common settings, pandas' form, Go's, .NET's, and a hand-spaced
+#: form.
 WRITERS: dict[str, Any] = {
     "orjson": orjson.dumps,
     "orjson OPT_INDENT_2": lambda v: orjson.dumps(v, option=orjson.OPT_INDENT_2),
@@ -766,6 +814,7 @@ WRITERS: dict[str, Any] = {
     "indent=4": lambda v: json.dumps(v, indent=4).encode(),
     "pandas to_json(lines=True)": _pandas_like,
     "Go encoding/json": _go_like,
+    ".NET System.Text.Json": _dotnet_like,
     "spaces around every token": lambda v: json.dumps(v, separators=(" , ", " : ")).encode(),
 }
 
