@@ -216,6 +216,28 @@ def test_an_interruption_ends_alike_on_both_paths(raises: type[BaseException]) -
     assert plain == (130, b"", b"\nkernelindex: interrupted\n")
 
 
+@pytest.mark.parametrize("command", [["validate", ONE_VALID], ["digest", ONE_VALID]], ids=str)
+def test_ctrl_c_while_the_options_are_read_is_an_interruption(command: list[str]) -> None:
+    """A SIGINT that arrives while ``main`` reads the options (which imports the
+    command's modules: tens of milliseconds of every start) ends as any other
+    interruption: one line, exit 130. It was a KeyboardInterrupt traceback."""
+    code = (
+        "import os, signal, sys\n"
+        "from kernelindex_sdk.cli import main as m\n"
+        "read = m._plain_validate\n"
+        "def interrupted(args):\n"
+        "    os.kill(os.getpid(), signal.SIGINT)\n"
+        "    return read(args)\n"
+        "m._plain_validate = interrupted\n"
+        "m.main(sys.argv[1:])\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code, *command],
+        capture_output=True, text=True, check=False, timeout=120,
+    )  # fmt: skip
+    assert (done.returncode, done.stdout, done.stderr) == (130, "", "kernelindex: interrupted\n")
+
+
 def test_a_shells_completion_request_is_left_to_click(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("_KERNELINDEX_COMPLETE", "bash_complete")
     assert parse_plain(["validate", "a.json"]) is None

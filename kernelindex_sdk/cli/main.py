@@ -62,9 +62,11 @@ def main(argv: list[str] | None = None) -> NoReturn:
     """
     _freeze_at_exit()
     _tolerant_streams()
-    plain = _plain_validate(sys.argv[1:] if argv is None else argv)
     with _whole_stdout():
         try:
+            # Inside the try: parsing imports the command's modules (tens of ms), and a
+            # Ctrl-C then is an interruption like any other, never a traceback.
+            plain = _plain_validate(sys.argv[1:] if argv is None else argv)
             if plain is not None:
                 code = _run_plain(plain)
             else:
