@@ -12,6 +12,7 @@ plain path, in a process that never imports click.
 from __future__ import annotations
 
 import contextlib
+import importlib.metadata
 import os
 import subprocess
 import sys
@@ -236,6 +237,36 @@ def test_ctrl_c_while_the_options_are_read_is_an_interruption(command: list[str]
         capture_output=True, text=True, check=False, timeout=120,
     )  # fmt: skip
     assert (done.returncode, done.stdout, done.stderr) == (130, "", "kernelindex: interrupted\n")
+
+
+@pytest.mark.parametrize("module", ["kernelindex_sdk.wire", "kernelindex_sdk.cli.main"])
+def test_ctrl_c_while_the_package_is_imported_is_an_interruption(module: str) -> None:
+    """The console script's entry (``kernelindex_console``) imports the package inside a
+    ``try``: a SIGINT while ``module`` is being imported ends as one line, exit 130, the
+    bytes ``main`` writes for an interruption. Raised from an import hook, as a Ctrl-C
+    in those 30-40 ms of every start is."""
+    code = (
+        "import os, signal, sys\n"
+        "class CtrlC:\n"
+        "    def find_spec(self, name, path=None, target=None):\n"
+        f"        if name == {module!r}:\n"
+        "            os.kill(os.getpid(), signal.SIGINT)\n"
+        "        return None\n"
+        "sys.meta_path.insert(0, CtrlC())\n"
+        "import kernelindex_console\n"
+        "kernelindex_console.main()\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code, "validate", ONE_VALID],
+        capture_output=True, text=True, check=False, timeout=120,
+    )  # fmt: skip
+    assert (done.returncode, done.stdout, done.stderr) == (130, "", "kernelindex: interrupted\n")
+    assert (
+        importlib.metadata.entry_points(group="console_scripts", name="kernelindex")[
+            "kernelindex"
+        ].value
+        == "kernelindex_console:main"
+    )
 
 
 def test_a_shells_completion_request_is_left_to_click(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -45,7 +45,9 @@ def __getattr__(name: str) -> Any:
 
 
 def main(argv: list[str] | None = None) -> NoReturn:
-    """Console entry point: run a command and exit with its status, whatever happens.
+    """Run a command and exit with its status, whatever happens: what the ``kernelindex``
+    script runs, through ``kernelindex_console`` (which catches a Ctrl-C while this
+    module is still being imported).
 
     * Usage errors: click's message, exit 2.
     * Ctrl-C (SIGINT): ``kernelindex: interrupted``, exit 130; workers are ended by
