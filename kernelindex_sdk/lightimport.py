@@ -52,6 +52,11 @@ def jsonschema_rs() -> ModuleType:
     module = sys.modules.get("jsonschema_rs")
     if module is not None:
         return module
+    # Its initialisation imports decimal from Rust and panics if that import fails: a
+    # Ctrl-C in those milliseconds became a pyo3 PanicException (a traceback, exit 1),
+    # not a KeyboardInterrupt. Imported here first, in Python, an interruption is one.
+    import decimal  # noqa: F401
+
     standin = _standin("email.utils", parsedate_to_datetime=_parsedate_to_datetime)
     with _StandingIn("email.utils", standin):
         import jsonschema_rs

@@ -269,6 +269,32 @@ def test_ctrl_c_while_the_package_is_imported_is_an_interruption(module: str) ->
     )
 
 
+def test_ctrl_c_while_jsonschema_rs_loads_is_an_interruption() -> None:
+    """jsonschema-rs imports :mod:`decimal` from Rust as it loads, and panics when that
+    import fails: a Ctrl-C there was a pyo3 ``PanicException`` traceback, exit 1. The
+    SDK imports decimal first, in Python, so it is an interruption like any other."""
+    code = (
+        "import os, signal, sys\n"
+        "class CtrlC:\n"
+        "    def find_spec(self, name, path=None, target=None):\n"
+        "        if name == 'numbers':\n"  # decimal's first import: inside its load
+        "            os.kill(os.getpid(), signal.SIGINT)\n"
+        "        return None\n"
+        "sys.meta_path.insert(0, CtrlC())\n"
+        "import kernelindex_console\n"
+        "kernelindex_console.main()\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code, "validate", ONE_VALID],
+        capture_output=True, text=True, check=False, timeout=120,
+    )  # fmt: skip
+    assert (done.returncode, done.stdout, done.stderr.strip()) == (
+        130,
+        "",
+        "kernelindex: interrupted",
+    ), done.stderr
+
+
 def test_a_shells_completion_request_is_left_to_click(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("_KERNELINDEX_COMPLETE", "bash_complete")
     assert parse_plain(["validate", "a.json"]) is None
