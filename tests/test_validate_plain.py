@@ -239,12 +239,10 @@ def test_ctrl_c_while_the_options_are_read_is_an_interruption(command: list[str]
     assert (done.returncode, done.stdout, done.stderr) == (130, "", "kernelindex: interrupted\n")
 
 
-@pytest.mark.parametrize("module", ["kernelindex_sdk.wire", "kernelindex_sdk.cli.main"])
-def test_ctrl_c_while_the_package_is_imported_is_an_interruption(module: str) -> None:
-    """The console script's entry (``kernelindex_console``) imports the package inside a
-    ``try``: a SIGINT while ``module`` is being imported ends as one line, exit 130, the
-    bytes ``main`` writes for an interruption. Raised from an import hook, as a Ctrl-C
-    in those 30-40 ms of every start is."""
+def _interrupted_while_importing(module: str) -> subprocess.CompletedProcess[str]:
+    """``kernelindex validate ONE_VALID`` through the console script's entry
+    (``kernelindex_console``), with SIGINT raised by an import hook as ``module`` starts
+    to load: a Ctrl-C in the milliseconds of every start that imports take."""
     code = (
         "import os, signal, sys\n"
         "class CtrlC:\n"
@@ -256,10 +254,18 @@ def test_ctrl_c_while_the_package_is_imported_is_an_interruption(module: str) ->
         "import kernelindex_console\n"
         "kernelindex_console.main()\n"
     )
-    done = subprocess.run(
+    return subprocess.run(
         [sys.executable, "-c", code, "validate", ONE_VALID],
         capture_output=True, text=True, check=False, timeout=120,
     )  # fmt: skip
+
+
+@pytest.mark.parametrize("module", ["kernelindex_sdk.wire", "kernelindex_sdk.cli.main"])
+def test_ctrl_c_while_the_package_is_imported_is_an_interruption(module: str) -> None:
+    """The console script's entry imports the package inside a ``try``: a SIGINT while
+    ``module`` is being imported ends as one line, exit 130, the bytes ``main`` writes
+    for an interruption."""
+    done = _interrupted_while_importing(module)
     assert (done.returncode, done.stdout, done.stderr) == (130, "", "kernelindex: interrupted\n")
     assert (
         importlib.metadata.entry_points(group="console_scripts", name="kernelindex")[
@@ -272,22 +278,9 @@ def test_ctrl_c_while_the_package_is_imported_is_an_interruption(module: str) ->
 def test_ctrl_c_while_jsonschema_rs_loads_is_an_interruption() -> None:
     """jsonschema-rs imports :mod:`decimal` from Rust as it loads, and panics when that
     import fails: a Ctrl-C there was a pyo3 ``PanicException`` traceback, exit 1. The
-    SDK imports decimal first, in Python, so it is an interruption like any other."""
-    code = (
-        "import os, signal, sys\n"
-        "class CtrlC:\n"
-        "    def find_spec(self, name, path=None, target=None):\n"
-        "        if name == 'numbers':\n"  # decimal's first import: inside its load
-        "            os.kill(os.getpid(), signal.SIGINT)\n"
-        "        return None\n"
-        "sys.meta_path.insert(0, CtrlC())\n"
-        "import kernelindex_console\n"
-        "kernelindex_console.main()\n"
-    )
-    done = subprocess.run(
-        [sys.executable, "-c", code, "validate", ONE_VALID],
-        capture_output=True, text=True, check=False, timeout=120,
-    )  # fmt: skip
+    SDK imports decimal first, in Python, so it is an interruption like any other.
+    (``numbers`` is decimal's first import: the signal comes inside its load.)"""
+    done = _interrupted_while_importing("numbers")
     assert (done.returncode, done.stdout, done.stderr.strip()) == (
         130,
         "",
