@@ -167,15 +167,22 @@ class Document(FrozenValue):
     against it instead of writing the member again. Only the intake sets it (the
     constructor, ``replace`` and unpickling leave it None), so it is never bytes a
     caller made up.
+
+    ``shared`` (a slot too, set the same way) is the
+    :class:`~kernelindex_sdk.sharedtails.SharedTail` the value's last members come
+    from, when a :class:`~kernelindex_sdk.sharedtails.TailMemo` read the line (those
+    members are then objects shared with other documents, and ``written`` is None);
+    else None.
     """
 
     __match_args__ = ("source", "line", "value")
-    __slots__ = (*__match_args__, "written")
+    __slots__ = (*__match_args__, "written", "shared")
     source: str
     line: int | None
     value: Any
-    if TYPE_CHECKING:  # no annotation at run time: a slot, not a field
+    if TYPE_CHECKING:  # no annotation at run time: slots, not fields
         written: bytes | None
+        shared: Any  # SharedTail | None (sharedtails is above this module)
 
     def __init__(self, source: str, line: int | None, value: Any) -> None:
         _set = object.__setattr__
@@ -183,6 +190,7 @@ class Document(FrozenValue):
         _set(self, "line", line)
         _set(self, "value", value)
         _set(self, "written", None)
+        _set(self, "shared", None)
 
 
 _new_object = object.__new__
@@ -190,17 +198,21 @@ _set_source = Document.__dict__["source"].__set__
 _set_line = Document.__dict__["line"].__set__
 _set_value = Document.__dict__["value"].__set__
 _set_written = Document.__dict__["written"].__set__
+_set_shared = Document.__dict__["shared"].__set__
 
 
-def _document(source: str, line: int | None, value: Any, written: bytes | None) -> Document:
-    """``Document(source, line, value)`` with its ``written``, its slots set directly:
-    the JSON Lines loop makes one per line, and ``Document.__init__`` (an
+def _document(
+    source: str, line: int | None, value: Any, written: bytes | None, shared: Any = None
+) -> Document:
+    """``Document(source, line, value)`` with its ``written`` and ``shared``, its slots
+    set directly: the JSON Lines loop makes one per line, and ``Document.__init__`` (an
     ``object.__setattr__`` call per field) costs ~2k instructions more."""
     document: Document = _new_object(Document)
     _set_source(document, source)
     _set_line(document, line)
     _set_value(document, value)
     _set_written(document, written)
+    _set_shared(document, shared)
     return document
 
 
@@ -1101,6 +1113,7 @@ def jsonl_records(
     first_lineno: int,
     seen_any: bool,
     strict_numbers: bool = False,
+    tails: Any = None,
 ) -> Iterator[Document | IntakeError]:
     """The JSON Lines loop over raw lines numbered from ``first_lineno``.
 
@@ -1111,10 +1124,16 @@ def jsonl_records(
     stream with :class:`UnreadableFile` at the line it stopped on. ``seen_any`` says
     whether a document came before these lines: only a stream with no document at all
     yields :class:`EmptyDocument`.
+
+    ``tails``, a :class:`~kernelindex_sdk.sharedtails.TailMemo`, reads the lines
+    instead of the fast path alone: a line ending as an earlier one did is parsed only
+    up to that end, and its document's last members are shared with other documents
+    (for a caller that checks documents and drops them; the verdicts are the same).
     """
     lineno = first_lineno - 1
     # What _loads does first for bytes, asked once rather than per line.
     fast = _fast_loads if _jiter_from_json is not None and not strict_numbers else None
+    with_tails = tails.read if tails is not None and fast is not None else None
     try:
         for lineno, raw in enumerate(lines, first_lineno):
             if type(raw) is not bytes and not isinstance(raw, bytes):
@@ -1125,10 +1144,16 @@ def jsonl_records(
             if not raw or (raw[0] in _WS_BYTES and not raw.strip(b" \t\r\n")):
                 continue
             seen_any = True
-            read = fast(raw) if fast is not None else _FALLBACK
-            if read is not _FALLBACK:
-                yield _document(source, lineno, read[0], read[1])
-                continue
+            if with_tails is not None:
+                read = with_tails(raw)
+                if read is not _FALLBACK:
+                    yield _document(source, lineno, read[0], read[1], read[2])
+                    continue
+            else:
+                read = fast(raw) if fast is not None else _FALLBACK
+                if read is not _FALLBACK:
+                    yield _document(source, lineno, read[0], read[1])
+                    continue
             try:
                 value = _strict_loads(raw, source, lineno, "line", strict_numbers)
             except IntakeError as exc:

@@ -38,6 +38,7 @@ from typing import Any, Literal, NamedTuple, Protocol
 
 from kernelindex_sdk.errors import IntakeError, Problem, UnreadableFile
 from kernelindex_sdk.intake import Document, OverlongLine, empty_jsonl, jsonl_records
+from kernelindex_sdk.sharedtails import TailMemo
 from kernelindex_sdk.sources import (
     LINE_BUFFER_BYTES,
     MAX_DOCUMENT_BYTES,
@@ -302,11 +303,15 @@ class Pipeline:
         #: The worker count the run used (known once iteration starts).
         self.jobs_used: int | None = None
         self._started = False
+        #: Reads JSON Lines lines for the quick pass (:meth:`_tail_memo`), in this
+        #: process or in each worker (a copy each).
+        self._tails: TailMemo | None = None
 
     def __iter__(self) -> Iterator[Item]:
         if self._started:
             raise RuntimeError("a Pipeline runs once; make a new one")
         self._started = True
+        self._tails = self._tail_memo()
         jobs, sources = self._plan()
         self.jobs_used = jobs
         if jobs > 1:
@@ -340,6 +345,16 @@ class Pipeline:
         for item in found:
             known.extend((ref.digest, ref.kind) for ref in item.records if ref.digest)
         return known
+
+    def _tail_memo(self) -> TailMemo | None:
+        """A :class:`~kernelindex_sdk.sharedtails.TailMemo` for the JSON Lines lines,
+        where only problems are reported and the checker's quick pass takes documents
+        with shared tails (``passes_shared``): the documents are checked and dropped,
+        so sharing their last members changes nothing but the time. None otherwise."""
+        if self.report == "all" or getattr(self.checker, "passes_shared", None) is None:
+            return None
+        keys: tuple[str, ...] = getattr(self.checker, "shared_tail_keys", ())
+        return TailMemo(keys) if keys else None
 
     def run(self) -> Tally:
         """Consume the whole pipeline (items unused) and return the final tally."""
@@ -390,6 +405,7 @@ class Pipeline:
                 stdin=self.stdin,
                 strict_numbers=self.strict_numbers,
                 on_read=self.on_read,
+                tails=self._tails,
             )
             yield from _reported(checker, documents, tally, every)
 
@@ -465,11 +481,11 @@ class Pipeline:
         progress = _RangeProgress()
         if isinstance(task, FilesTask):
             documents: Iterable[Document | IntakeError | Item] = _files(
-                task, self.max_document_bytes, self.strict_numbers
+                task, self.max_document_bytes, self.strict_numbers, self._tails
             )
         else:
             documents = _range_documents(
-                task, self.max_document_bytes, progress, self.strict_numbers
+                task, self.max_document_bytes, progress, self.strict_numbers, self._tails
             )
         kept = list(_reported(checker, documents, tally, every))
         known, pending = checker.take_references()
@@ -501,14 +517,21 @@ def _reported(
     ``passes`` existed has none: its documents are all checked in full, as they were.
     """
     passes = None if every else getattr(checker, "passes", None)
+    passes_shared = getattr(checker, "passes_shared", None)
     for document in documents:
-        if (
-            passes is not None
-            and type(document) is Document
-            and passes(document.value, document.written)
-        ):
-            tally.valid += 1
-            continue
+        if passes is not None and type(document) is Document:
+            shared = document.shared
+            if shared is None:
+                if passes(document.value, document.written):
+                    tally.valid += 1
+                    continue
+            elif (
+                passes_shared(document.value, shared)
+                if passes_shared is not None
+                else passes(document.value, None)
+            ):
+                tally.valid += 1
+                continue
         items = [document] if isinstance(document, Item) else _check(checker, document)
         for item in items:
             tally.count(item)
@@ -566,13 +589,13 @@ def _ranges(path: str, size: int) -> Iterator[RangeTask]:
 
 
 def _files(
-    task: FilesTask, max_bytes: int, strict_numbers: bool
+    task: FilesTask, max_bytes: int, strict_numbers: bool, tails: TailMemo | None = None
 ) -> Iterator[Document | IntakeError | Item]:
     for entry in task.entries:
         if isinstance(entry, Item):
             yield entry
         else:
-            yield from read(entry, max_bytes=max_bytes, strict_numbers=strict_numbers)
+            yield from read(entry, max_bytes=max_bytes, strict_numbers=strict_numbers, tails=tails)
 
 
 class _RangeProgress:
@@ -588,7 +611,11 @@ class _RangeProgress:
 
 
 def _range_documents(
-    task: RangeTask, max_bytes: int, progress: _RangeProgress, strict_numbers: bool = False
+    task: RangeTask,
+    max_bytes: int,
+    progress: _RangeProgress,
+    strict_numbers: bool = False,
+    tails: TailMemo | None = None,
 ) -> Iterator[Document | IntakeError]:
     """The documents of the lines that start in the task's range, numbered from 1;
     ``progress`` follows what was read."""
@@ -609,7 +636,7 @@ def _range_documents(
             return
         handle.seek(start)
         lines = _lines_until(bounded_lines(handle, max_bytes), start, task.end, progress)
-        for document in jsonl_records(lines, task.path, 1, True, strict_numbers):
+        for document in jsonl_records(lines, task.path, 1, True, strict_numbers, tails):
             progress.seen_any = True
             if isinstance(document, UnreadableFile):
                 progress.read_failed = True

@@ -69,6 +69,7 @@ from kernelindex_sdk.intake import (
 )
 
 if TYPE_CHECKING:
+    from kernelindex_sdk.sharedtails import TailMemo
     from kernelindex_sdk.storefile import CheckedDocument, StoreFacts
 
 __all__ = [
@@ -369,12 +370,15 @@ def read(
     stdin: typing.BinaryIO | None = None,
     strict_numbers: bool = False,
     on_read: Callable[[int], None] | None = None,
+    tails: TailMemo | None = None,
 ) -> Iterator[Document | IntakeError]:
     """The documents of one source (errors yielded, not raised). ``strict_numbers``:
     refuse number literals whose text and value disagree (see ``intake.loads``).
     ``on_read`` is told the bytes read as they are read — line by line in JSON Lines
     and standard input, a whole file at once — for a progress bar that moves while a
-    long file is read."""
+    long file is read. ``tails`` reads a JSON Lines file's lines (see
+    :func:`~kernelindex_sdk.intake.jsonl_records`: for a caller that checks each
+    document and drops it)."""
     if isinstance(source, StdinSource):
         stream = stdin if stdin is not None else getattr(sys.stdin, "buffer", None)
         if stream is None:  # started with standard input closed (``<&-``)
@@ -396,7 +400,7 @@ def read(
 
         yield from store_documents(source.path, on_wait=_say_waiting)
     elif source.jsonl:
-        yield from _read_jsonl(source.path, max_bytes, strict_numbers, on_read)
+        yield from _read_jsonl(source.path, max_bytes, strict_numbers, on_read, tails)
     else:
         try:
             data = read_bytes(source.path, max_bytes=max_bytes)
@@ -625,6 +629,7 @@ def _read_jsonl(
     max_bytes: int,
     strict_numbers: bool,
     on_read: Callable[[int], None] | None = None,
+    tails: TailMemo | None = None,
 ) -> Iterator[Document | IntakeError]:
     try:
         fd, _ = open_regular(path)
@@ -636,7 +641,7 @@ def _read_jsonl(
             opened if on_read is None else typing.cast(typing.BinaryIO, _Counted(opened, on_read))
         )
         lines = bounded_lines(handle, max_bytes)
-        yield from jsonl_records(lines, path, 1, False, strict_numbers)
+        yield from jsonl_records(lines, path, 1, False, strict_numbers, tails)
 
 
 def iter_jsonl(

@@ -26,6 +26,7 @@ from kernelindex_sdk.frozenvalue import FrozenValue
 from kernelindex_sdk.intake import json_problems
 from kernelindex_sdk.pointers import escape_token
 from kernelindex_sdk.registry import BUNDLE_KIND, SchemaEntry, SchemaRegistry, default_registry
+from kernelindex_sdk.sharedtails import SharedTail
 
 _orjson_dumps: Callable[[Any], bytes] | None
 try:  # the key of a remembered record; without orjson, nothing is remembered
@@ -54,6 +55,9 @@ def _tail_proves(written: bytes, tail: list[bytes]) -> bool:
     tail.append(b"}")
     return written.endswith(b"".join(tail))
 
+
+#: Shared tails :meth:`ValidationSession.passes_shared` remembers (then it starts again).
+_SHARED_REMEMBERED = 4096
 
 #: Distinct referenced records :meth:`ValidationSession.passes` remembers (then it
 #: starts again, so memory stays flat on a stream of any length).
@@ -329,6 +333,9 @@ class ValidationSession:
         #: stand in two members, valid in only one of them.
         self._records: dict[tuple[str, Any], tuple[bytes, str | None]] = {}
         self._plans: dict[tuple[str, str, bool], _QuickPlan] = {}
+        #: Shared tails whose members passed (:meth:`passes_shared`) → the plan they
+        #: passed under and their run's references to them: (run spec field, value).
+        self._shared: dict[SharedTail, tuple[_QuickPlan, tuple[tuple[str, Any], ...]]] = {}
         #: Referenced records repeat across a stream: their digests, once each (strict
         #: intake's values only, whose bytes determine them; a pure speed-up).
         self._memo = DigestMemo() if strict_json else None
@@ -385,7 +392,32 @@ class ValidationSession:
             located = tuple([p._replace(source=source, line=line) for p in problems])
             return [Item(source, line, "", None, name_of(value), located)]
 
-    def passes(self, value: Any, written: bytes | None = None) -> bool:
+    @property
+    def shared_tail_keys(self) -> tuple[str, ...]:
+        """The members a JSON Lines line's shared tail starts with, for a
+        :class:`~kernelindex_sdk.sharedtails.TailMemo` whose documents go to
+        :meth:`passes_shared`: those a run references, in the order a bundle lists
+        them (the newest version's). None where :meth:`passes` cannot answer."""
+        return checks.bundle_members(None)[1:] if self._quick else ()
+
+    def passes_shared(self, value: Any, shared: SharedTail) -> bool:
+        """:meth:`passes` for a value whose last members are ``shared``'s (a line that a
+        :class:`~kernelindex_sdk.sharedtails.TailMemo` read only up to a tail it had
+        seen: :attr:`~kernelindex_sdk.intake.Document.shared`).
+
+        The first value with a tail is checked in full, as :meth:`passes` checks any.
+        What it found for the tail's members depends on nothing but those members and
+        its run's references to them: the schema check and the rules of a record read
+        only the record, and its digest is that of its bytes. So, while the session
+        remembers the tail (and for the same plan), a later value with it has only its
+        own members checked, the shell checks the whole value as always, and each of
+        its run's references to a tail member must name what the first one named.
+        """
+        return self.passes(value, None, shared)
+
+    def passes(
+        self, value: Any, written: bytes | None = None, shared: SharedTail | None = None
+    ) -> bool:
         """Whether :meth:`check_document` would find ``value`` to be one item with no
         problem: the quick answer for the common case, asked first by a pipeline that
         reports only problems (``validate`` without ``--strict-refs``). ``written`` is
@@ -402,7 +434,8 @@ class ValidationSession:
         caller then runs :meth:`check_document`, whose answer stands
         (``tests/test_validation_quick.py`` checks that the two agree). A session that
         keeps something per item (``strict_refs``, ``keep_values``) or may be given
-        values strict intake did not produce always answers False.
+        values strict intake did not produce always answers False. ``shared``: see
+        :meth:`passes_shared` (then ``written`` must be None).
         """
         if not self._quick or type(value) is not dict:
             return False
@@ -451,7 +484,17 @@ class ValidationSession:
         # compared at once.
         tail: list[bytes] = []
         lost = False
+        # A shared tail whose members passed before (passes_shared): those are skipped,
+        # and their run's references to them compared with what passed (``claims``).
+        skip: frozenset[str] | None = None
+        claims: tuple[tuple[str, Any], ...] = ()
+        if shared is not None:
+            known = self._shared.get(shared)
+            if known is not None and known[0] is plan:
+                skip, claims = shared.keys, known[1]
         for member, record in value.items():
+            if skip is not None and member in skip:
+                continue
             step = steps.get(member)
             if step is None:
                 if tail:
@@ -485,10 +528,15 @@ class ValidationSession:
                         lost, tail = True, []
             elif tail:
                 lost, tail = True, []
+            # (A kind that is no string is in no set: a record the memo's hit took on
+            # trust has not been schema-checked, and its "kind" may be a list.)
             if (
                 rules is not None
                 and isinstance(record, dict)
-                and (checked is None or record.get("kind") in checked)
+                and (
+                    checked is None
+                    or (type(member_kind := record.get("kind")) is str and member_kind in checked)
+                )
                 and rules(record, pointer, now)
             ):
                 return False
@@ -498,7 +546,25 @@ class ValidationSession:
             and not self._hits_hold(plan, value, spec)
         ):
             return False
+        if shared is not None and shell is not None:
+            if skip is None:
+                self._remember_shared(plan, shared, spec)
+                return True
+            return all(spec.get(field) == claim for field, claim in claims)
         return shell is not None or self._references_match(plan, value)
+
+    def _remember_shared(self, plan: _QuickPlan, shared: SharedTail, spec: Any) -> None:
+        """That ``shared``'s members passed under ``plan``, with the references of the
+        run they passed with (:meth:`passes_shared`)."""
+        claims = []
+        for member in shared.keys:
+            step = plan.steps.get(member)
+            if step is not None and step[1] is not None:
+                field = step[1][1]
+                claims.append((field, spec.get(field)))
+        if len(self._shared) >= _SHARED_REMEMBERED:
+            self._shared.clear()
+        self._shared[shared] = (plan, tuple(claims))
 
     def _written_referenced(
         self, schema_id: str, record: Any, key: tuple[str, Any]
@@ -733,7 +799,8 @@ class ValidationSession:
         found: list[Problem] = []
         checked = getattr(module, "CHECKED_KINDS", None)
         for at, record in members:
-            if checked is None or record.get("kind") in checked:
+            kind = record.get("kind")
+            if checked is None or (type(kind) is str and kind in checked):
                 # None: the rules read the clock themselves, and only if they need it.
                 found.extend(module.check_record(record, at, self._now))
         return found

@@ -45,6 +45,7 @@ LAYERS: dict[str, int] = {
     "metrics": 0,
     "jsontext": 0,
     "intake": 1,
+    "sharedtails": 1,
     "positions": 1,
     "storefile": 1,
     "sources": 1,
@@ -72,8 +73,9 @@ LAYERS: dict[str, int] = {
     "store": 6,
     "cli": 7,
 }
-#: Within layer 1, sources reads files through intake, never the reverse.
-ORDER_WITHIN = {("intake", "sources")}
+#: Within layer 1, sources reads files through intake, never the reverse; the tail memo
+#: reads lines with intake's fast path (and intake takes a memo only as an argument).
+ORDER_WITHIN = {("intake", "sources"), ("intake", "sharedtails"), ("sharedtails", "sources")}
 
 
 def _modules(package: Path) -> Iterator[tuple[str, Path]]:

@@ -8,6 +8,8 @@ ships, on the seeds, and on valid bundles with any one node replaced by any JSON
 from __future__ import annotations
 
 import copy
+import json
+import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -24,7 +26,7 @@ from kernelindex_sdk.canonical import digest
 from kernelindex_sdk.checks.v1alpha1 import REFERENCES
 from kernelindex_sdk.engine import JsonschemaEngine, ValidationEngine
 from kernelindex_sdk.errors import IntakeError, Problem
-from kernelindex_sdk.intake import Document, loads
+from kernelindex_sdk.intake import Document, jsonl_records, loads
 from kernelindex_sdk.models import unstructure
 from kernelindex_sdk.pipeline import Pipeline
 from kernelindex_sdk.registry import default_registry
@@ -381,3 +383,109 @@ def test_a_swapped_record_under_a_remembered_claim_is_not_taken_for_it(
     assert session.passes(dict(reversed(list(seed_bundle.items()))), None)
     reordered = dict(reversed(list(seed_bundle.items())))
     assert session.passes(reordered, orjson.dumps(reordered))
+
+
+# ------------------------------------------------ lines read with a shared tail
+
+
+def _problems_both_ways(lines: list[bytes]) -> tuple[Any, Any]:
+    """(items, tally) of ``validate``'s pipeline over ``lines`` as one JSON Lines file,
+    read with the tail memo and without it."""
+    found = []
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder, "bundles.jsonl")
+        path.write_bytes(b"".join(lines))
+        for memo in (True, False):
+            with pytest.MonkeyPatch.context() as patch:
+                if not memo:
+                    patch.setattr(Pipeline, "_tail_memo", lambda self: None)
+                pipeline = Pipeline([str(path)], report="problems", jobs=1)
+                found.append((list(pipeline), pipeline.tally, pipeline.late))
+    return found[0], found[1]
+
+
+_OTHER_DIGEST = "sha256:" + "0" * 64
+
+
+@settings(max_examples=examples(100), deadline=None)
+@given(st.data())
+def test_lines_with_a_shared_tail_get_the_verdicts_of_whole_lines(data: st.DataObject) -> None:
+    """Bundles that share their referenced records, changed anywhere (their runs, the
+    runs' references to the shared records, or the shared records themselves, which
+    makes a new tail), in any order: ``validate`` finds the same problems with the tail
+    memo (ValidationSession.passes_shared) as without it."""
+    bundle = _through_intake(unstructure(data.draw(consistent_bundles())))
+    if not isinstance(bundle, dict):
+        return
+    writer = data.draw(
+        st.sampled_from([orjson.dumps, lambda v: json.dumps(v).encode()]), label="writer"
+    )
+    variants = [bundle]
+    for _ in range(data.draw(st.integers(1, 4), label="variants")):
+        paths = value_paths(bundle)
+        path = data.draw(st.sampled_from(paths), label="path")
+        new = data.draw(st.one_of(json_values, st.just(_OTHER_DIGEST)), label="new")
+        variant = _through_intake(replaced_at(bundle, path, new))
+        if isinstance(variant, dict):
+            variants.append(variant)
+    fields = [field for member, (_, field) in REFERENCES.items() if member in bundle]
+    if fields:  # a run whose reference names another record than the shared one
+        field = data.draw(st.sampled_from(fields), label="field")
+        variants.append(replaced_at(bundle, ("run", "spec", field), _OTHER_DIGEST))
+    order = data.draw(st.lists(st.sampled_from(range(len(variants))), max_size=12))
+    lines = [writer(variants[i]) + b"\n" for i in [0, 0, *order, *order]]
+    with_memo, without = _problems_both_ways(lines)
+    assert with_memo == without
+
+
+def test_a_remembered_tail_does_not_stand_in_for_another_reference(
+    seed_bundle: dict[str, Any],
+) -> None:
+    """Lines sharing the seed bundle's protocol and environment: after the tail is
+    remembered, a run that names another protocol, and a run that breaks a rule, are
+    still found; the rest pass, the shared records checked once."""
+    runs = []
+    for n in range(6):
+        bundle = copy.deepcopy(seed_bundle)
+        bundle["run"]["metadata"]["name"] = f"run-{n}"
+        runs.append(bundle)
+    runs[3]["run"]["spec"]["protocolDigest"] = _OTHER_DIGEST
+    timing = runs[4]["run"]["spec"]["timing"]
+    timing[next(k for k in timing if k != "primaryStatistic")] = {"median": 1}  # p20 > median
+    lines = [json.dumps(bundle).encode() + b"\n" for bundle in runs]
+    with_memo, without = _problems_both_ways(lines)
+    assert with_memo == without
+    items, tally, _ = with_memo
+    assert [item.line for item in items] == [4, 5] and tally.valid == 4
+    session = ValidationSession(strict_json=True)
+    pipeline = Pipeline([], checker=session, report="problems")
+    memo = pipeline._tail_memo()
+    assert memo is not None
+    shared = 0
+    for document in jsonl_records(lines, "b.jsonl", 1, False, tails=memo):
+        assert isinstance(document, Document)
+        if document.shared is not None:
+            shared += 1
+            assert session.passes_shared(document.value, document.shared) == (
+                document.line not in (4, 5)
+            )
+    assert shared == 4 and len(session._shared) == 1
+
+
+@pytest.mark.parametrize("kind", [[], {}, ["Workload"]])
+def test_a_remembered_claim_beside_a_member_whose_kind_is_no_string(
+    seed_bundle: dict[str, Any], kind: Any
+) -> None:
+    """A member the memo's hit took on trust (its run claims a digest remembered from an
+    earlier line) is not schema-checked before the rules look at its kind: a kind that
+    cannot be hashed is a problem to report, not a TypeError (it was one)."""
+    broken = copy.deepcopy(seed_bundle)
+    broken["protocol"]["kind"] = kind
+    session = ValidationSession(strict_json=True)
+    for writer in (None, orjson.dumps):
+        assert session.passes(seed_bundle)
+        assert session.passes(broken, writer(broken) if writer else None) is False
+    lines = [orjson.dumps(seed_bundle) + b"\n", orjson.dumps(broken) + b"\n"]
+    (items, tally, _), without = _problems_both_ways(lines)
+    assert (items, tally) == without[:2]
+    assert [item.line for item in items] == [2] and tally.valid == 1

@@ -1,0 +1,170 @@
+"""JSON Lines lines that end as an earlier line ended: only the part before is parsed.
+
+A stream of bundles repeats the same records on most of its lines: each line's run is
+new, but the protocol and the environment it references, written after it, are the
+ones of many lines before (an importer writes one bundle per measured case; a machine
+and a harness serve thousands). Parsing, re-writing and proving those ~1.1 KB again on
+every line is about half of a line's intake. :class:`TailMemo` remembers such a line
+end (its *tail*: from the ``,`` before the first shared member to the line's end) with
+what it parses to, and a later line ending in the very same bytes has only its head
+parsed; the tail's members are then the remembered objects, shared by every document
+read with them. That is why a memo is used only where the documents are checked and
+dropped (``validate``'s quick pass): a caller that keeps or changes values reads
+without one.
+
+Why the verdict and the value are those of the whole line. A tail is remembered only
+when ``"{" + tail[1:]`` was read by the strict intake (``intake._fast_loads``, every
+rule of it) to an object with at least one member; so the tail is ``,``, one or more
+members, ``}`` and the line's end. A line ending in that tail is taken with it only when
+``head + "}"`` (the bytes before the tail, closed) is read the same way to an object
+with at least one member and none of the tail's keys. That read proves the cut lies
+between two members of the outermost object: a cut inside a string leaves it
+unterminated, a cut deeper in the nesting leaves a bracket open, a cut after a
+complete value leaves trailing data, and a cut right after ``{`` gives an empty head,
+which is refused (it would accept ``{,`` …). So the line is ``{`` + members + ``,`` +
+members + ``}``: one JSON object whose members are the head's then the tail's, which is
+how the dict is built. Each strict rule holds for the line when it holds for both parts:
+duplicate keys (none within either part, none across: the keys are disjoint), numbers,
+strings and surrogates (tokens, each whole in one part), nesting (each member is as
+deep in its part as in the line), a byte-order mark (the head starts the line) and
+trailing data (the tail ends it). A line that is not taken with a tail is read whole, as
+without a memo; so is everything the strict intake cannot decide alone.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+# The strict intake's fast reader and its "cannot decide": this module is its companion.
+from kernelindex_sdk.intake import _FALLBACK as FALLBACK
+from kernelindex_sdk.intake import _fast_loads as fast_loads
+
+__all__ = ["SharedTail", "TailMemo"]
+
+
+class SharedTail:
+    """A line end seen before: its bytes, from the ``,`` before its first member on,
+    and the members they hold (the objects every document read with it shares).
+    Hashed and compared by identity: a checker may remember what it found for one."""
+
+    __slots__ = ("keys", "members", "text")
+
+    def __init__(self, text: bytes, members: dict[str, Any]) -> None:
+        self.text = text
+        self.members = members
+        self.keys = frozenset(members)
+
+
+class TailMemo:
+    """Reads JSON Lines lines as :func:`~kernelindex_sdk.intake.jsonl_records` does,
+    parsing only the head of a line whose tail it has seen (module docstring).
+
+    ``keys`` name the members a shared tail starts with (a bundle's referenced records,
+    in the order they are written): the tail of a line starts at the ``,`` before the
+    first of them found. Where to cut is only a guess (the parts' reads decide whether
+    the cut holds), so a wrong guess costs time, never a verdict. A tail is remembered
+    the second time it is seen, so a stream of distinct lines parses nothing twice.
+    Looking for a tail that is not there costs a line ~0.5 µs, and finding one saves
+    ~5 µs: so the memo judges itself every :data:`_WINDOW_LINES` lines, and when fewer
+    than one in :data:`_MIN_HIT_SHARE` found their tail it reads lines whole for a while
+    (a window, then twice as long each time it judges so again, up to
+    :data:`_LONGEST_PAUSE`).
+    """
+
+    def __init__(self, keys: Iterable[str]) -> None:
+        self._markers = tuple(b'"' + key.encode() + b'"' for key in keys)
+        self._tails: dict[bytes, SharedTail] = {}
+        self._seen_once: set[bytes] = set()
+        #: Lines left in the window being judged, and the tails found in it.
+        self._left = _WINDOW_LINES if self._markers else 0
+        self._hits = 0
+        #: Lines still to be read whole, and the next pause's length.
+        self._paused = 0 if self._markers else -1
+        self._pause = _WINDOW_LINES
+
+    def read(self, raw: bytes) -> Any:
+        """``(value, written, tail)`` of one line as the strict intake reads it, or
+        ``intake._FALLBACK`` where only the stdlib path can say.
+        ``tail`` is the :class:`SharedTail` the value's last members are from (then
+        ``written`` is None: no ``orjson.dumps`` of the whole value was made), or None
+        when the line was read whole."""
+        if self._paused:
+            self._paused -= 1  # (from -1, without keys: never 0)
+        else:
+            self._left -= 1
+            if not self._left:
+                self._judge()
+            found = self._with_tail(raw)
+            if found is not None:
+                return found
+        read = fast_loads(raw)
+        if read is FALLBACK:
+            return read
+        return read[0], read[1], None
+
+    def _judge(self) -> None:
+        """The end of a window: go on looking, or pause (module docstring)."""
+        if self._hits * _MIN_HIT_SHARE < _WINDOW_LINES:
+            self._paused = self._pause
+            self._pause = min(2 * self._pause, _LONGEST_PAUSE)
+        else:
+            self._pause = _WINDOW_LINES
+        self._left, self._hits = _WINDOW_LINES, 0
+
+    def _with_tail(self, raw: bytes) -> tuple[Any, None, SharedTail] | None:
+        find = raw.find
+        for marker in self._markers:
+            at = find(marker)
+            if at > 0:
+                break
+        else:
+            return None
+        cut = raw.rfind(b",", 0, at)
+        if cut <= 0:
+            return None
+        text = raw[cut:]
+        tail = self._tails.get(text)
+        if tail is None:
+            self._note(text)
+            return None
+        head = fast_loads(raw[:cut] + b"}")
+        if head is FALLBACK:
+            return None
+        value = head[0]
+        if type(value) is not dict or not value or not tail.keys.isdisjoint(value):
+            return None
+        value.update(tail.members)
+        self._hits += 1
+        return value, None, tail
+
+    def _note(self, text: bytes) -> None:
+        """A tail seen: remembered (read on its own) the second time."""
+        if text not in self._seen_once:
+            if len(self._seen_once) >= _SEEN_ONCE_KEPT:
+                self._seen_once.clear()
+            self._seen_once.add(text)
+            return
+        self._seen_once.discard(text)
+        read = fast_loads(b"{" + text[1:])
+        if read is FALLBACK or type(read[0]) is not dict or not read[0]:
+            return
+        if len(self._tails) >= _TAILS_KEPT:
+            self._tails.clear()
+        self._tails[text] = SharedTail(text, read[0])
+
+
+#: Distinct tails remembered at once (then the memo starts again: memory stays flat).
+_TAILS_KEPT = 1024
+
+#: Distinct tails seen once and waiting for a second sighting.
+_SEEN_ONCE_KEPT = 4096
+
+#: Lines between two judgements of whether tails repeat in this stream.
+_WINDOW_LINES = 1024
+
+#: The memo goes on looking only if at least one line in this many found its tail.
+_MIN_HIT_SHARE = 8
+
+#: The longest the memo reads lines whole before it looks for tails again.
+_LONGEST_PAUSE = 64 * _WINDOW_LINES
