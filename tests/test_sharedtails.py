@@ -57,9 +57,10 @@ def _outcomes(lines: list[bytes], tails: TailMemo | None) -> list[Any]:
 
 
 def _tail_of(line: bytes) -> bytes | None:
-    """Where the memo cuts ``line``: from the ``,`` before the first of :data:`KEYS`."""
+    """Where the memo cuts ``line``: from the ``,`` before the last ``"key":`` of the
+    first of :data:`KEYS` in it."""
     for key in KEYS:
-        at = line.find(b'"' + key.encode() + b'"')
+        at = line.rfind(b'"' + key.encode() + b'":')
         if at > 0:
             cut = line.rfind(b",", 0, at)
             return line[cut:] if cut > 0 else None
@@ -88,6 +89,9 @@ def test_a_repeated_tail_is_parsed_once_and_lines_read_as_whole(writer: str) -> 
     assert _outcomes(lines, TailMemo(KEYS)) == _outcomes(lines, None)
     assert [d.value for d in documents if isinstance(d, Document)] == values
     shared = [d for d in documents if isinstance(d, Document) and d.shared is not None]
+    if b'"protocol":' not in lines[0]:  # a space before the colon: the memo finds no key
+        assert not shared
+        return
     assert len(shared) == len(lines) - 2, "the tail is remembered at its second sighting"
     assert all(d.written is None for d in shared)
     first, *rest = shared
