@@ -376,7 +376,7 @@ def read(
     refuse number literals whose text and value disagree (see ``intake.loads``).
     ``on_read`` is told the bytes read as they are read — line by line in JSON Lines
     and standard input, a whole file at once — for a progress bar that moves while a
-    long file is read. ``tails`` reads a JSON Lines file's lines (see
+    long file is read. ``tails`` reads JSON Lines lines, of a file or standard input (see
     :func:`~kernelindex_sdk.intake.jsonl_records`: for a caller that checks each
     document and drops it)."""
     if isinstance(source, StdinSource):
@@ -394,6 +394,7 @@ def read(
             max_bytes=max_bytes,
             name=source.name,
             strict_numbers=strict_numbers,
+            tails=tails,
         )
     elif isinstance(source, StoreSource):
         from kernelindex_sdk.storefile import store_documents
@@ -650,6 +651,7 @@ def iter_jsonl(
     source: str,
     max_bytes: int = MAX_DOCUMENT_BYTES,
     strict_numbers: bool = False,
+    tails: TailMemo | None = None,
 ) -> Iterator[Document | IntakeError]:
     """Read JSON Lines: one strict JSON document per ``\\n``- or ``\\r\\n``-ended line.
 
@@ -657,9 +659,10 @@ def iter_jsonl(
     yields its :class:`IntakeError` (located at that line) and reading goes on, so one
     run reports every bad record. Lines holding only whitespace are skipped; a stream
     with no document at all yields one :class:`EmptyDocument`. A UTF-16/32 byte-order
-    mark stops the stream, since no later line can be read either.
+    mark stops the stream, since no later line can be read either. ``tails``: see
+    :func:`read`.
     """
-    return jsonl_records(bounded_lines(stream, max_bytes), source, 1, False, strict_numbers)
+    return jsonl_records(bounded_lines(stream, max_bytes), source, 1, False, strict_numbers, tails)
 
 
 def read_stdin(
@@ -669,6 +672,7 @@ def read_stdin(
     max_bytes: int = MAX_DOCUMENT_BYTES,
     name: str = "<stdin>",
     strict_numbers: bool = False,
+    tails: TailMemo | None = None,
 ) -> Iterator[Document | IntakeError]:
     """Standard input as documents: JSON Lines, one document, or sniffed (``jsonl=None``).
 
@@ -677,14 +681,14 @@ def read_stdin(
     encoding: a duplicate key, a number, ...) *and* another non-blank line follows,
     the input cannot be one document (that would be trailing data), so it is read as
     JSON Lines, streaming. Otherwise (a pretty-printed document, or a single line) the
-    whole input is read as one document.
+    whole input is read as one document. ``tails``: see :func:`read`.
     """
     if jsonl:
         yield from iter_jsonl(
-            stream, source=name, max_bytes=max_bytes, strict_numbers=strict_numbers
+            stream, source=name, max_bytes=max_bytes, strict_numbers=strict_numbers, tails=tails
         )
     elif jsonl is None:
-        yield from _sniff(stream, name, max_bytes, strict_numbers)
+        yield from _sniff(stream, name, max_bytes, strict_numbers, tails)
     else:
         try:
             data = stream.read(max_bytes + 1)
@@ -705,7 +709,11 @@ def _whole(data: bytes, source: str, strict_numbers: bool) -> Document | IntakeE
 
 
 def _sniff(
-    stream: typing.BinaryIO, source: str, max_bytes: int, strict_numbers: bool
+    stream: typing.BinaryIO,
+    source: str,
+    max_bytes: int,
+    strict_numbers: bool,
+    tails: TailMemo | None = None,
 ) -> Iterator[Document | IntakeError]:
     lines = bounded_lines(stream, max_bytes)
     head: list[bytes | OverlongLine] = []
@@ -716,7 +724,9 @@ def _sniff(
             if not isinstance(raw, bytes):
                 # Too long for one document either way: read on as JSON Lines, which
                 # reports this line and goes on with the next.
-                yield from jsonl_records(chain(head, lines), source, 1, False, strict_numbers)
+                yield from jsonl_records(
+                    chain(head, lines), source, 1, False, strict_numbers, tails
+                )
                 return
             total += len(raw)
             if not is_blank_line(raw):
@@ -764,7 +774,9 @@ def _sniff(
         yield UnreadableFile(f"cannot read: {_reason(exc)}", source=source)
         return
     yield first
-    yield from jsonl_records(chain([head[-1]], lines), source, len(head), True, strict_numbers)
+    yield from jsonl_records(
+        chain([head[-1]], lines), source, len(head), True, strict_numbers, tails
+    )
 
 
 def iter_documents(

@@ -27,6 +27,7 @@ from kernelindex_sdk.intake import json_problems
 from kernelindex_sdk.pointers import escape_token
 from kernelindex_sdk.registry import BUNDLE_KIND, SchemaEntry, SchemaRegistry, default_registry
 from kernelindex_sdk.sharedtails import SharedTail
+from kernelindex_sdk.wire import CURRENT_API_VERSION
 
 _orjson_dumps: Callable[[Any], bytes] | None
 try:  # the key of a remembered record; without orjson, nothing is remembered
@@ -397,8 +398,10 @@ class ValidationSession:
         """The members a JSON Lines line's shared tail starts with, for a
         :class:`~kernelindex_sdk.sharedtails.TailMemo` whose documents go to
         :meth:`passes_shared`: those a run references, in the order a bundle lists
-        them (the newest version's). None where :meth:`passes` cannot answer."""
-        return checks.bundle_members(None)[1:] if self._quick else ()
+        them (the current version's: asking for the newest would list the versions'
+        modules, which imports ``inspect`` at start-up). None where :meth:`passes`
+        cannot answer."""
+        return checks.bundle_members(CURRENT_API_VERSION)[1:] if self._quick else ()
 
     def passes_shared(self, value: Any, shared: SharedTail) -> bool:
         """:meth:`passes` for a value whose last members are ``shared``'s (a line that a

@@ -167,9 +167,10 @@ def _field_facts(cls: type[Any]) -> list[tuple[Any, ...]]:
 
 
 #: Slots a public class has beyond its dataclass's fields, none of them a field:
-#: ``Document.written``, the intake's bytes of the value (not compared, shown, pickled
-#: or set by the constructor; see its docstring).
-EXTRA_SLOTS: dict[type[Any], tuple[str, ...]] = {Document: ("written",)}
+#: ``Document.written``, the intake's bytes of the value, and ``Document.shared``, the
+#: tail its last members came from (neither compared, shown, pickled or set by the
+#: constructor; see its docstring).
+EXTRA_SLOTS: dict[type[Any], tuple[str, ...]] = {Document: ("written", "shared")}
 
 
 @pytest.mark.parametrize(("cls", "twin"), PUBLIC, ids=lambda c: c.__name__)

@@ -9,7 +9,9 @@ for valid lines and for lines cut, merged or damaged around the tail.
 
 from __future__ import annotations
 
+import dataclasses
 import json
+import pickle
 from typing import Any
 
 import pytest
@@ -253,3 +255,16 @@ def test_strict_numbers_reads_without_the_memo() -> None:
     documents = list(jsonl_records(lines, "t.jsonl", 1, False, True, tails=memo))
     assert all(isinstance(d, Document) and d.shared is None for d in documents)
     assert not memo._tails and not memo._seen_once
+
+
+def test_a_documents_tail_is_not_kept_by_copies() -> None:
+    """``Document.shared`` is the intake's: a copy made by ``replace`` or pickling, or a
+    Document built by hand, has none (and equality ignores it)."""
+    line = b'{"run": 1, "protocol": {"n": 1}}\n'
+    *_, document = jsonl_records([line] * 3, "t.jsonl", 1, False, tails=TailMemo(KEYS))
+    assert isinstance(document, Document) and document.shared is not None
+    assert dataclasses.replace(document).shared is None
+    assert pickle.loads(pickle.dumps(document)).shared is None
+    assert Document("t.jsonl", 3, document.value).shared is None
+    assert document == Document("t.jsonl", 3, document.value)
+    assert "shared" not in repr(document)

@@ -8,6 +8,7 @@ ships, on the seeds, and on valid bundles with any one node replaced by any JSON
 from __future__ import annotations
 
 import copy
+import io
 import json
 import tempfile
 from pathlib import Path
@@ -489,3 +490,36 @@ def test_a_remembered_claim_beside_a_member_whose_kind_is_no_string(
     (items, tally, _), without = _problems_both_ways(lines)
     assert (items, tally) == without[:2]
     assert [item.line for item in items] == [2] and tally.valid == 1
+
+
+def test_standard_input_is_read_with_the_tail_memo_too(seed_bundle: dict[str, Any]) -> None:
+    """``validate -``: piped bundles that share a tail are read with the memo (their
+    tail's members checked once), with the same problems as a file read without it."""
+    lines = []
+    for n in range(5):
+        bundle = copy.deepcopy(seed_bundle)
+        bundle["run"]["metadata"]["name"] = f"run-{n}"
+        if n == 3:
+            bundle["run"]["spec"]["environmentDigest"] = _OTHER_DIGEST
+        lines.append(json.dumps(bundle).encode() + b"\n")
+    session = ValidationSession(strict_json=True)
+    calls = []
+    original = session.passes_shared
+
+    def passes_shared(value: Any, shared: Any) -> bool:
+        calls.append(shared)
+        return original(value, shared)
+
+    session.passes_shared = passes_shared  # type: ignore[method-assign]
+    piped = Pipeline(["-"], checker=session, report="problems", stdin=io.BytesIO(b"".join(lines)))
+    items = list(piped)
+    (expected, tally, _), _ = _problems_both_ways(lines)
+
+    def said(found: list[Item]) -> list[Any]:
+        return [(i.line, [(p.message, p.pointer) for p in i.problems]) for i in found]
+
+    assert said(items) == said(expected) and len(items) == 1
+    assert piped.tally.valid == tally.valid == 4
+    # Line 1 is sniffed (read on its own), line 2 brings the tail, line 3 brings it again
+    # (remembered), lines 4 and 5 are read with it.
+    assert len(calls) == 2 and calls[0] is calls[1]
