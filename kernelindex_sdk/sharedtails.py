@@ -46,14 +46,19 @@ __all__ = ["SharedTail", "TailMemo"]
 class SharedTail:
     """A line end seen before: its bytes, from the ``,`` before its first member on,
     and the members they hold (the objects every document read with it shares).
-    Hashed and compared by identity: a checker may remember what it found for one."""
+    Hashed and compared by identity.
 
-    __slots__ = ("keys", "members", "text")
+    ``checked`` is a checker's to set (the memo never reads it): what it found for the
+    tail's members, kept on the tail so that it goes when the memo drops the tail.
+    """
+
+    __slots__ = ("checked", "keys", "members", "text")
 
     def __init__(self, text: bytes, members: dict[str, Any]) -> None:
         self.text = text
         self.members = members
         self.keys = frozenset(members)
+        self.checked: Any = None
 
 
 class TailMemo:
@@ -80,6 +85,9 @@ class TailMemo:
         self._markers = tuple(b'"' + key.encode() + b'":' for key in keys)
         self._tails: dict[bytes, SharedTail] = {}
         self._seen_once: set[bytes] = set()
+        #: The bytes of the tails in each (kept within :data:`_TAIL_BYTES` and
+        #: :data:`_SEEN_ONCE_BYTES`: a long line makes a long tail).
+        self._tail_bytes = self._seen_once_bytes = 0
         #: The length of the last tail found (from its ``,``), and the key it began with.
         self._hint: tuple[int, bytes] = (0, b"")
         #: Lines left in the window being judged, and the tails found or seen again in it.
@@ -155,28 +163,43 @@ class TailMemo:
     def _note(self, text: bytes) -> None:
         """A tail seen: remembered (read on its own) the second time."""
         if text not in self._seen_once:
-            if len(self._seen_once) >= _SEEN_ONCE_KEPT:
+            if (
+                len(self._seen_once) >= _SEEN_ONCE_KEPT
+                or self._seen_once_bytes + len(text) > _SEEN_ONCE_BYTES
+            ):
                 self._seen_once.clear()
+                self._seen_once_bytes = 0
             self._seen_once.add(text)
+            self._seen_once_bytes += len(text)
             return
         self._seen_once.discard(text)
         self._hits += 1  # a tail that repeats: worth looking on
         read = fast_loads(b"{" + text[1:])
         if read is FALLBACK or type(read[0]) is not dict or not read[0]:
             return
-        if len(self._tails) >= _TAILS_KEPT:
+        if len(self._tails) >= _TAILS_KEPT or self._tail_bytes + len(text) > _TAIL_BYTES:
             self._tails.clear()
+            self._tail_bytes = 0
         self._tails[text] = SharedTail(text, read[0])
+        self._tail_bytes += len(text)
 
 
 #: Distinct tails remembered at once (then the memo starts again: memory stays flat).
 _TAILS_KEPT = 1024
+
+#: The bytes of the tails remembered at once (their members' objects take several times
+#: as much): 2 MiB holds 1,700 tails of a protocol and an environment, or 32 tails of a
+#: line at the 64 KiB limit.
+_TAIL_BYTES = 2 << 20
 
 #: How far from where the last tail began the key is looked for before the whole line.
 _HINT_BYTES = 64
 
 #: Distinct tails seen once and waiting for a second sighting.
 _SEEN_ONCE_KEPT = 4096
+
+#: The bytes of the tails seen once, kept at once.
+_SEEN_ONCE_BYTES = 4 << 20
 
 #: Lines between two judgements of whether tails repeat in this stream.
 _WINDOW_LINES = 1024

@@ -57,9 +57,6 @@ def _tail_proves(written: bytes, tail: list[bytes]) -> bool:
     return written.endswith(b"".join(tail))
 
 
-#: Shared tails :meth:`ValidationSession.passes_shared` remembers (then it starts again).
-_SHARED_REMEMBERED = 4096
-
 #: Distinct referenced records :meth:`ValidationSession.passes` remembers (then it
 #: starts again, so memory stays flat on a stream of any length).
 _RECORDS_REMEMBERED = 4096
@@ -334,9 +331,6 @@ class ValidationSession:
         #: stand in two members, valid in only one of them.
         self._records: dict[tuple[str, Any], tuple[bytes, str | None]] = {}
         self._plans: dict[tuple[str, str, bool], _QuickPlan] = {}
-        #: Shared tails whose members passed (:meth:`passes_shared`) → the plan they
-        #: passed under and their run's references to them: (run spec field, value).
-        self._shared: dict[SharedTail, tuple[_QuickPlan, tuple[tuple[str, Any], ...]]] = {}
         #: Referenced records repeat across a stream: their digests, once each (strict
         #: intake's values only, whose bytes determine them; a pure speed-up).
         self._memo = DigestMemo() if strict_json else None
@@ -492,9 +486,9 @@ class ValidationSession:
         skip: frozenset[str] | None = None
         claims: tuple[tuple[str, Any], ...] = ()
         if shared is not None:
-            known = self._shared.get(shared)
-            if known is not None and known[0] is plan:
-                skip, claims = shared.keys, known[1]
+            known = shared.checked
+            if known is not None and known[0] is self and known[1] is plan:
+                skip, claims = shared.keys, known[2]
         for member, record in value.items():
             if skip is not None and member in skip:
                 continue
@@ -557,17 +551,16 @@ class ValidationSession:
         return shell is not None or self._references_match(plan, value)
 
     def _remember_shared(self, plan: _QuickPlan, shared: SharedTail, spec: Any) -> None:
-        """That ``shared``'s members passed under ``plan``, with the references of the
-        run they passed with (:meth:`passes_shared`)."""
+        """That ``shared``'s members passed this session under ``plan``, with the
+        references of the run they passed with (:meth:`passes_shared`): kept on the tail
+        (``SharedTail.checked``), so it goes when the memo drops the tail."""
         claims = []
         for member in shared.keys:
             step = plan.steps.get(member)
             if step is not None and step[1] is not None:
                 field = step[1][1]
                 claims.append((field, spec.get(field)))
-        if len(self._shared) >= _SHARED_REMEMBERED:
-            self._shared.clear()
-        self._shared[shared] = (plan, tuple(claims))
+        shared.checked = (self, plan, tuple(claims))
 
     def _written_referenced(
         self, schema_id: str, record: Any, key: tuple[str, Any]

@@ -229,6 +229,19 @@ def test_a_stream_of_distinct_tails_is_read_whole_after_a_window() -> None:
     )
 
 
+def test_memory_stays_bounded_by_the_tails_bytes() -> None:
+    """Long lines make long tails: the memo keeps their bytes within a bound too."""
+    memo = TailMemo(KEYS)
+    pad = "x" * 60_000
+    for n in range(80):
+        line = b'{"run": 0, "protocol": {"n": %d, "pad": "%s"}}\n' % (n, pad.encode())
+        list(jsonl_records([line, line, line], "t.jsonl", 1, False, tails=memo))
+        assert memo._tail_bytes <= sharedtails._TAIL_BYTES
+        assert memo._seen_once_bytes <= sharedtails._SEEN_ONCE_BYTES
+        assert memo._tail_bytes == sum(map(len, memo._tails))
+    assert 0 < len(memo._tails) < 40
+
+
 def test_memory_stays_bounded_over_many_distinct_tails() -> None:
     """Tails are remembered up to a bound, then the memo starts again."""
     memo = TailMemo(KEYS)

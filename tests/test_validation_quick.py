@@ -462,15 +462,24 @@ def test_a_remembered_tail_does_not_stand_in_for_another_reference(
     pipeline = Pipeline([], checker=session, report="problems")
     memo = pipeline._tail_memo()
     assert memo is not None
-    shared = 0
+    tails = []
     for document in jsonl_records(lines, "b.jsonl", 1, False, tails=memo):
         assert isinstance(document, Document)
         if document.shared is not None:
-            shared += 1
+            tails.append(document.shared)
             assert session.passes_shared(document.value, document.shared) == (
                 document.line not in (4, 5)
             )
-    assert shared == 4 and len(session._shared) == 1
+    assert len(tails) == 4 and all(tail is tails[0] for tail in tails)
+    assert tails[0].checked[0] is session  # what it found, kept on the tail
+    # What a session keeps on a tail is its own: made to claim another protocol, the
+    # record is taken at its word by that session only.
+    valid = {**runs[0], **tails[0].members}
+    plan = tails[0].checked[1]
+    tails[0].checked = (session, plan, (("protocolDigest", _OTHER_DIGEST),))
+    assert not session.passes_shared(valid, tails[0])
+    other = ValidationSession(strict_json=True)
+    assert other.passes_shared(valid, tails[0]) and tails[0].checked[0] is other
 
 
 @pytest.mark.parametrize("kind", [[], {}, ["Workload"]])
