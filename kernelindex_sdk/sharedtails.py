@@ -76,7 +76,8 @@ class TailMemo:
     the memo judges itself every :data:`_WINDOW_LINES` lines, and when fewer than one in
     :data:`_MIN_HIT_SHARE` found a tail or saw one again it reads lines whole for a
     while (a window, then twice as long each time it judges so again, up to
-    :data:`_LONGEST_PAUSE`).
+    :data:`_LONGEST_PAUSE`; that at once where almost no line holds any of the keys: a
+    stream of records, not bundles).
     """
 
     def __init__(self, keys: Iterable[str]) -> None:
@@ -90,9 +91,10 @@ class TailMemo:
         self._tail_bytes = self._seen_once_bytes = 0
         #: The length of the last tail found (from its ``,``), and the key it began with.
         self._hint: tuple[int, bytes] = (0, b"")
-        #: Lines left in the window being judged, and the tails found or seen again in it.
+        #: Lines left in the window being judged, the tails found or seen again in it,
+        #: and its lines without any of the keys.
         self._left = _WINDOW_LINES if self._markers else 0
-        self._hits = 0
+        self._hits = self._unmarked = 0
         #: Lines still to be read whole, and the next pause's length.
         self._paused = 0 if self._markers else -1
         self._pause = _WINDOW_LINES
@@ -118,13 +120,16 @@ class TailMemo:
         return read[0], read[1], None
 
     def _judge(self) -> None:
-        """The end of a window: go on looking, or pause (module docstring)."""
-        if self._hits * _MIN_HIT_SHARE < _WINDOW_LINES:
+        """The end of a window: go on looking, or pause (class docstring)."""
+        if self._unmarked * _MIN_HIT_SHARE >= (_MIN_HIT_SHARE - 1) * _WINDOW_LINES:
+            # Lines without the keys at all (records, not bundles): the longest pause.
+            self._paused = self._pause = _LONGEST_PAUSE
+        elif self._hits * _MIN_HIT_SHARE < _WINDOW_LINES:
             self._paused = self._pause
             self._pause = min(2 * self._pause, _LONGEST_PAUSE)
         else:
             self._pause = _WINDOW_LINES
-        self._left, self._hits = _WINDOW_LINES, 0
+        self._left, self._hits, self._unmarked = _WINDOW_LINES, 0, 0
 
     def _with_tail(self, raw: bytes) -> tuple[Any, None, SharedTail] | None:
         size = len(raw)
@@ -140,6 +145,7 @@ class TailMemo:
                 if at > 0:
                     break
             else:
+                self._unmarked += 1
                 return None
         cut = raw.rfind(b",", 0, at)
         if cut <= 0:

@@ -281,3 +281,13 @@ def test_a_documents_tail_is_not_kept_by_copies() -> None:
     assert Document("t.jsonl", 3, document.value).shared is None
     assert document == Document("t.jsonl", 3, document.value)
     assert "shared" not in repr(document)
+
+
+def test_a_stream_without_the_keys_pauses_longest_at_once() -> None:
+    """Records, not bundles (no line holds a key the tails start with): after one
+    window the memo stops looking for its longest pause."""
+    window = sharedtails._WINDOW_LINES
+    records = [b'{"kind": "BenchmarkRun", "spec": {"n": %d}}\n' % n for n in range(window + 10)]
+    memo = TailMemo(KEYS)
+    assert _outcomes(records, memo) == _outcomes(records, None)
+    assert memo._paused > window and memo._pause == sharedtails._LONGEST_PAUSE
