@@ -393,7 +393,7 @@ class ValidationSession:
         :class:`~kernelindex_sdk.sharedtails.TailMemo` whose documents go to
         :meth:`passes_shared`: those a run references, in the order a bundle lists
         them (the current version's: asking for the newest would list the versions'
-        modules, which imports ``inspect`` at start-up). None where :meth:`passes`
+        modules, which imports ``inspect`` at start-up). Empty where :meth:`passes`
         cannot answer."""
         return checks.bundle_members(CURRENT_API_VERSION)[1:] if self._quick else ()
 
@@ -405,10 +405,11 @@ class ValidationSession:
         The first value with a tail is checked in full, as :meth:`passes` checks any.
         What it found for the tail's members depends on nothing but those members and
         its run's references to them: the schema check and the rules of a record read
-        only the record, and its digest is that of its bytes. So, while the session
-        remembers the tail (and for the same plan), a later value with it has only its
-        own members checked, the shell checks the whole value as always, and each of
-        its run's references to a tail member must name what the first one named.
+        only the record, and its digest is that of its bytes. So, while the tail keeps
+        what this session found (``SharedTail.checked``, for the same plan), a later
+        value with it has only its own members checked, the shell checks the whole
+        value as always, and each of its run's references to a tail member must name
+        what the first one named.
         """
         return self.passes(value, None, shared)
 
