@@ -475,11 +475,66 @@ def test_a_remembered_tail_does_not_stand_in_for_another_reference(
     # What a session keeps on a tail is its own: made to claim another protocol, the
     # record is taken at its word by that session only.
     valid = {**runs[0], **tails[0].members}
-    plan = tails[0].checked[1]
-    tails[0].checked = (session, plan, (("protocolDigest", _OTHER_DIGEST),))
+    tails[0].checked = tails[0].checked._replace(claims=(("protocolDigest", _OTHER_DIGEST),))
     assert not session.passes_shared(valid, tails[0])
     other = ValidationSession(strict_json=True)
     assert other.passes_shared(valid, tails[0]) and tails[0].checked[0] is other
+
+
+def _run_variants(run: dict[str, Any]) -> list[tuple[str, Any]]:
+    """The seed's run changed in each way the short path of passes_shared reads."""
+    variants: list[tuple[str, Any]] = [("same", run)]
+    for name, change in [
+        ("other name", lambda r: r["metadata"].update(name="other")),
+        ("other protocol", lambda r: r["spec"].update(protocolDigest=_OTHER_DIGEST)),
+        ("no protocol claim", lambda r: r["spec"].pop("protocolDigest")),
+        ("other apiVersion", lambda r: r.update(apiVersion="kernelindex.dev/v9")),
+        ("other kind", lambda r: r.update(kind="Workload")),
+        ("no kind", lambda r: r.pop("kind")),
+        ("spec not an object", lambda r: r.update(spec=[])),
+        ("in the future", lambda r: r["spec"].update(observedAt="2999-01-01T00:00:00Z")),
+        ("unknown member", lambda r: r.update(extra=1)),
+    ]:
+        changed = copy.deepcopy(run)
+        change(changed)
+        variants.append((name, changed))
+    variants += [("a list", []), ("a string", "run")]
+    return variants
+
+
+def test_the_short_path_of_a_shared_tail_answers_as_passes(
+    seed_bundle: dict[str, Any],
+) -> None:
+    """A line of a run and a remembered tail is answered by passes_shared without
+    passes' routing and member loop: for each way the run may differ from the one the
+    tail passed with (its references, apiVersion, kind, spec, rules, schema), and for
+    heads of more than the run, the answer is the full check's."""
+    line = orjson.dumps(seed_bundle) + b"\n"
+    session = ValidationSession(strict_json=True)
+    memo = Pipeline([], checker=session, report="problems")._tail_memo()
+    assert memo is not None
+    tail = None
+    for document in jsonl_records([line] * 3, "b.jsonl", 1, False, tails=memo):
+        assert isinstance(document, Document)
+        tail = document.shared
+    assert tail is not None and tail.checked is None
+    assert session.passes_shared({**seed_bundle}, tail)  # the tail checked, remembered
+    assert tail.checked is not None and tail.checked.session is session
+    run = seed_bundle["run"]
+    heads: list[tuple[str, dict[str, Any]]] = [(n, {"run": r}) for n, r in _run_variants(run)]
+    heads += [
+        ("a workload too", {"run": run, "workload": seed_bundle.get("protocol")}),
+        ("a kind too", {"run": run, "kind": "BenchmarkRun"}),
+        ("no run", {"runs": run}),
+    ]
+    for name, head in heads:
+        value = {**head, **tail.members}
+        expected = not [
+            item for item in session.check_document(value, source="b.jsonl") if item.problems
+        ]
+        assert session.passes_shared(value, tail) is expected, name
+        assert session.passes(value, None, tail) is expected, name
+    assert tail.checked.session is session  # a line that failed left the verdict as it was
 
 
 @pytest.mark.parametrize("kind", [[], {}, ["Workload"]])
