@@ -173,16 +173,21 @@ class Document(FrozenValue):
     from, when a :class:`~kernelindex_sdk.sharedtails.TailMemo` read the line (those
     members are then objects shared with other documents, and ``written`` is None);
     else None.
+
+    ``offered`` (a slot too) is True when the memo's ``take`` was asked for this
+    document and did not take it (:func:`jsonl_records`): its caller's quick check
+    has already said "not known to pass", so it is not asked again.
     """
 
     __match_args__ = ("source", "line", "value")
-    __slots__ = (*__match_args__, "written", "shared")
+    __slots__ = (*__match_args__, "written", "shared", "offered")
     source: str
     line: int | None
     value: Any
     if TYPE_CHECKING:  # no annotation at run time: slots, not fields
         written: bytes | None
         shared: Any  # SharedTail | None (sharedtails is above this module)
+        offered: bool
 
     def __init__(self, source: str, line: int | None, value: Any) -> None:
         _set = object.__setattr__
@@ -191,6 +196,7 @@ class Document(FrozenValue):
         _set(self, "value", value)
         _set(self, "written", None)
         _set(self, "shared", None)
+        _set(self, "offered", False)
 
 
 _new_object = object.__new__
@@ -199,20 +205,28 @@ _set_line = Document.__dict__["line"].__set__
 _set_value = Document.__dict__["value"].__set__
 _set_written = Document.__dict__["written"].__set__
 _set_shared = Document.__dict__["shared"].__set__
+_set_offered = Document.__dict__["offered"].__set__
 
 
 def _document(
-    source: str, line: int | None, value: Any, written: bytes | None, shared: Any = None
+    source: str,
+    line: int | None,
+    value: Any,
+    written: bytes | None,
+    shared: Any = None,
+    offered: bool = False,
 ) -> Document:
-    """``Document(source, line, value)`` with its ``written`` and ``shared``, its slots
-    set directly: the JSON Lines loop makes one per line, and ``Document.__init__`` (an
-    ``object.__setattr__`` call per field) costs ~2k instructions more."""
+    """``Document(source, line, value)`` with its ``written``, ``shared`` and
+    ``offered``, its slots set directly: the JSON Lines loop makes one per line, and
+    ``Document.__init__`` (an ``object.__setattr__`` call per field) costs ~2k
+    instructions more."""
     document: Document = _new_object(Document)
     _set_source(document, source)
     _set_line(document, line)
     _set_value(document, value)
     _set_written(document, written)
     _set_shared(document, shared)
+    _set_offered(document, offered)
     return document
 
 
@@ -1129,11 +1143,15 @@ def jsonl_records(
     instead of the fast path alone: a line ending as an earlier one did is parsed only
     up to that end, and its document's last members are shared with other documents
     (for a caller that checks documents and drops them; the verdicts are the same).
+    Each document the memo reads is offered to its ``take`` (when set) first: one it
+    takes is not yielded at all (no :class:`Document` is made), one it does not is
+    yielded with ``offered`` True.
     """
     lineno = first_lineno - 1
     # What _loads does first for bytes, asked once rather than per line.
     fast = _fast_loads if _jiter_from_json is not None and not strict_numbers else None
     with_tails = tails.read if tails is not None and fast is not None else None
+    take = tails.take if with_tails is not None else None
     try:
         for lineno, raw in enumerate(lines, first_lineno):
             if type(raw) is not bytes and not isinstance(raw, bytes):
@@ -1147,7 +1165,10 @@ def jsonl_records(
             if with_tails is not None:
                 read = with_tails(raw)
                 if read is not _FALLBACK:
-                    yield _document(source, lineno, read[0], read[1], read[2])
+                    if take is None:
+                        yield _document(source, lineno, read[0], read[1], read[2])
+                    elif not take(read):
+                        yield _document(source, lineno, read[0], read[1], read[2], True)
                     continue
             else:
                 read = fast(raw) if fast is not None else _FALLBACK

@@ -32,13 +32,13 @@ from __future__ import annotations
 
 import os
 import typing
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from itertools import chain
 from typing import Any, Literal, NamedTuple, Protocol
 
 from kernelindex_sdk.errors import IntakeError, Problem, UnreadableFile
 from kernelindex_sdk.intake import Document, OverlongLine, empty_jsonl, jsonl_records
-from kernelindex_sdk.sharedtails import TailMemo
+from kernelindex_sdk.sharedtails import SharedTail, TailMemo
 from kernelindex_sdk.sources import (
     LINE_BUFFER_BYTES,
     MAX_DOCUMENT_BYTES,
@@ -392,6 +392,8 @@ class Pipeline:
 
     def _in_process(self, sources: Iterator[Source | IntakeError]) -> Iterator[Item]:
         checker, tally, every = self.checker, self.tally, self.report == "all"
+        if self._tails is not None:
+            self._tails.take = _taking(checker, tally, None)
         for source in sources:
             if isinstance(source, IntakeError):
                 item = unreadable_item(source)
@@ -479,6 +481,9 @@ class Pipeline:
         checker, every = self.checker, self.report == "all"
         tally = Tally()
         progress = _RangeProgress()
+        if self._tails is not None:  # (this worker's copy: each task counts its own)
+            ranges = None if isinstance(task, FilesTask) else progress
+            self._tails.take = _taking(checker, tally, ranges)
         if isinstance(task, FilesTask):
             documents: Iterable[Document | IntakeError | Item] = _files(
                 task, self.max_document_bytes, self.strict_numbers, self._tails
@@ -515,11 +520,13 @@ def _reported(
     Where only problems are reported, the checker's quick pass answers first: a
     document it passes is counted valid and builds no item. A checker written before
     ``passes`` existed has none: its documents are all checked in full, as they were.
+    A document the quick pass was asked for as it was read (:func:`_taking`) is not
+    asked again: it is here because it was not taken.
     """
     passes = None if every else getattr(checker, "passes", None)
     passes_shared = getattr(checker, "passes_shared", None)
     for document in documents:
-        if passes is not None and type(document) is Document:
+        if passes is not None and type(document) is Document and not document.offered:
             shared = document.shared
             if shared is None:
                 if passes(document.value, document.written):
@@ -537,6 +544,37 @@ def _reported(
             tally.count(item)
             if every or item.problems:
                 yield item
+
+
+def _taking(
+    checker: Checker, tally: Tally, progress: _RangeProgress | None
+) -> Callable[[tuple[Any, bytes | None, SharedTail | None]], bool]:
+    """The memo's ``take`` (:attr:`~kernelindex_sdk.sharedtails.TailMemo.take`): the
+    quick pass of :func:`_reported`, asked as each JSON Lines line is read, so that a
+    document that passes is counted valid there and is never made, yielded through
+    the readers' generators or looked at again (the interpreter's work a line, which
+    is most of what the line costs beside the Rust parse and schema check).
+    ``progress``: a range task's, told that its range held a document.
+
+    Only for a checker with ``passes_shared`` (the memo exists only for one)."""
+    passes = checker.passes
+    passes_shared = getattr(checker, "passes_shared")  # noqa: B009  (not in the Protocol)
+
+    def take(read: tuple[Any, bytes | None, SharedTail | None]) -> bool:
+        shared = read[2]
+        if passes(read[0], read[1]) if shared is None else passes_shared(read[0], shared):
+            tally.valid += 1
+            return True
+        return False
+
+    if progress is None:
+        return take
+
+    def take_in_range(read: tuple[Any, bytes | None, SharedTail | None]) -> bool:
+        progress.seen_any = True
+        return take(read)
+
+    return take_in_range
 
 
 def _check(checker: Checker, document: Document | IntakeError) -> list[Item]:

@@ -33,7 +33,7 @@ without a memo; so is everything the strict intake cannot decide alone.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 # The strict intake's fast reader and its "cannot decide": this module is its companion.
@@ -80,7 +80,14 @@ class TailMemo:
     stream of records, not bundles).
     """
 
+    #: A caller's hook (None: none): given each ``(value, written, tail)`` this memo
+    #: reads, True when the caller takes the document there (checked it and found it
+    #: valid), so that :func:`~kernelindex_sdk.intake.jsonl_records` yields nothing for
+    #: it. The memo itself never calls it.
+    take: Callable[[tuple[Any, bytes | None, SharedTail | None]], bool] | None
+
     def __init__(self, keys: Iterable[str]) -> None:
+        self.take = None
         # (With the colon: ``"`` ends every key of a JSON text, ``":`` fewer places, and
         # a backward search for it is ~2.5 times as fast as a forward one for ``"key"``.)
         self._markers = tuple(b'"' + key.encode() + b'":' for key in keys)

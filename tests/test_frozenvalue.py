@@ -170,7 +170,7 @@ def _field_facts(cls: type[Any]) -> list[tuple[Any, ...]]:
 #: ``Document.written``, the intake's bytes of the value, and ``Document.shared``, the
 #: tail its last members came from (neither compared, shown, pickled or set by the
 #: constructor; see its docstring).
-EXTRA_SLOTS: dict[type[Any], tuple[str, ...]] = {Document: ("written", "shared")}
+EXTRA_SLOTS: dict[type[Any], tuple[str, ...]] = {Document: ("written", "shared", "offered")}
 
 
 @pytest.mark.parametrize(("cls", "twin"), PUBLIC, ids=lambda c: c.__name__)

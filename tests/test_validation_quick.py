@@ -556,6 +556,71 @@ def test_a_remembered_claim_beside_a_member_whose_kind_is_no_string(
     assert [item.line for item in items] == [2] and tally.valid == 1
 
 
+def test_a_document_the_memo_take_takes_is_not_yielded_and_one_it_refuses_is_not_asked_again(
+    seed_bundle: dict[str, Any],
+) -> None:
+    """jsonl_records offers each document the memo reads to its ``take``: one taken is
+    gone, one refused comes out ``offered`` (the pipeline's quick pass is not asked
+    again), and a line the memo cannot read is never offered."""
+    good = json.dumps(seed_bundle).encode() + b"\n"
+    bad = seed_bundle | {"run": {**seed_bundle["run"], "kind": "Nothing"}}
+    lines = [good, good, json.dumps(bad).encode() + b"\n", good, b'{"a": 1, "a": 2}\n', good]
+    memo = Pipeline([], report="problems")._tail_memo()
+    assert memo is not None
+    offered: list[Any] = []
+
+    def take(read: tuple[Any, Any, Any]) -> bool:
+        offered.append(read)
+        return read[0]["run"]["kind"] == "BenchmarkRun"
+
+    memo.take = take
+    first, second = jsonl_records(lines, "b.jsonl", 1, False, tails=memo)
+    assert isinstance(first, Document) and (first.line, first.offered) == (3, True)
+    assert isinstance(second, IntakeError) and second.problem.line == 5
+    assert len(offered) == 5  # every line but the duplicate key's
+    session = ValidationSession(strict_json=True)
+    asked = []
+    original = session.passes
+
+    def passes(value: Any, written: Any = None, shared: Any = None) -> bool:
+        asked.append(value)
+        return original(value, written, shared)
+
+    session.passes = passes  # type: ignore[method-assign]
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder, "b.jsonl")
+        path.write_bytes(b"".join(lines))
+        run = Pipeline([str(path)], checker=session, report="problems", jobs=1)
+        items = list(run)
+    assert [item.line for item in items] == [3, 5] and run.tally.valid == 4
+    assert len([value for value in asked if value["run"]["kind"] == "Nothing"]) == 1
+
+
+@pytest.mark.parametrize("jobs", [1, 2, 3])
+def test_ranges_whose_every_line_is_taken_are_not_empty(
+    monkeypatch: pytest.MonkeyPatch, seed_bundle: dict[str, Any], jobs: int
+) -> None:
+    """A large JSON Lines file read in ranges by workers, every line of a range taken
+    by the memo's ``take`` (none yielded): the ranges still held documents, so the
+    file is not "empty", and each worker's count reaches the tally."""
+    from kernelindex_sdk import pipeline as pipeline_module
+
+    monkeypatch.setattr(pipeline_module, "CHUNK_BYTES", 4096)
+    lines = []
+    for n in range(60):
+        bundle = copy.deepcopy(seed_bundle)
+        bundle["run"]["metadata"]["name"] = f"run-{n}"
+        lines.append(json.dumps(bundle).encode() + b"\n")
+    lines.insert(30, b"\n")
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder, "b.jsonl")
+        path.write_bytes(b"".join(lines))
+        run = Pipeline([str(path)], report="problems", jobs=jobs)
+        items = list(run)
+        assert run.jobs_used == jobs
+    assert items == [] and run.tally.valid == 60 and run.tally.exit_status() == 0
+
+
 def test_standard_input_is_read_with_the_tail_memo_too(seed_bundle: dict[str, Any]) -> None:
     """``validate -``: piped bundles that share a tail are read with the memo (their
     tail's members checked once), with the same problems as a file read without it."""
