@@ -521,24 +521,20 @@ def _reported(
     document it passes is counted valid and builds no item. A checker written before
     ``passes`` existed has none: its documents are all checked in full, as they were.
     A document the quick pass was asked for as it was read (:func:`_taking`) is not
-    asked again: it is here because it was not taken.
+    asked again: it is here because it was not taken. Every document a tail memo read
+    was asked so (the pipeline sets the memo's ``take`` wherever it uses one), so those
+    with a shared tail, which ``passes_shared`` answers, never get this far unasked.
     """
     passes = None if every else getattr(checker, "passes", None)
-    passes_shared = getattr(checker, "passes_shared", None)
     for document in documents:
-        if passes is not None and type(document) is Document and not document.offered:
-            shared = document.shared
-            if shared is None:
-                if passes(document.value, document.written):
-                    tally.valid += 1
-                    continue
-            elif (
-                passes_shared(document.value, shared)
-                if passes_shared is not None
-                else passes(document.value, None)
-            ):
-                tally.valid += 1
-                continue
+        if (
+            passes is not None
+            and type(document) is Document
+            and not document.offered
+            and passes(document.value, document.written)
+        ):
+            tally.valid += 1
+            continue
         items = [document] if isinstance(document, Item) else _check(checker, document)
         for item in items:
             tally.count(item)
