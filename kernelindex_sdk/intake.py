@@ -1017,6 +1017,9 @@ _LONG_DIGITS = rb"[0-9]{19}"
 #: Returned by :func:`_fast_loads` when the stdlib path must decide.
 _FALLBACK: Any = object()
 
+#: Returned by a tail memo's read for a document its ``take`` took (nothing to yield).
+_TAKEN: Any = object()
+
 
 def _loads(
     data: bytes | str,
@@ -1143,15 +1146,15 @@ def jsonl_records(
     instead of the fast path alone: a line ending as an earlier one did is parsed only
     up to that end, and its document's last members are shared with other documents
     (for a caller that checks documents and drops them; the verdicts are the same).
-    Each document the memo reads is offered to its ``take`` (when set) first: one it
-    takes is not yielded at all (no :class:`Document` is made), one it does not is
+    The memo offers each document it reads to its ``take`` (when set) first: one
+    taken is not yielded at all (no :class:`Document` is made), one not taken is
     yielded with ``offered`` True.
     """
     lineno = first_lineno - 1
     # What _loads does first for bytes, asked once rather than per line.
     fast = _fast_loads if _jiter_from_json is not None and not strict_numbers else None
     with_tails = tails.read if tails is not None and fast is not None else None
-    take = tails.take if with_tails is not None else None
+    offered = with_tails is not None and tails.take is not None
     try:
         for lineno, raw in enumerate(lines, first_lineno):
             if type(raw) is not bytes and not isinstance(raw, bytes):
@@ -1165,10 +1168,8 @@ def jsonl_records(
             if with_tails is not None:
                 read = with_tails(raw)
                 if read is not _FALLBACK:
-                    if take is None:
-                        yield _document(source, lineno, read[0], read[1], read[2])
-                    elif not take(read):
-                        yield _document(source, lineno, read[0], read[1], read[2], True)
+                    if read is not _TAKEN:
+                        yield _document(source, lineno, read[0], read[1], read[2], offered)
                     continue
             else:
                 read = fast(raw) if fast is not None else _FALLBACK

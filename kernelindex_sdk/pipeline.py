@@ -544,7 +544,7 @@ def _reported(
 
 def _taking(
     checker: Checker, tally: Tally, progress: _RangeProgress | None
-) -> Callable[[tuple[Any, bytes | None, SharedTail | None]], bool]:
+) -> Callable[[Any, bytes | None, SharedTail | None], bool]:
     """The memo's ``take`` (:attr:`~kernelindex_sdk.sharedtails.TailMemo.take`): the
     quick pass of :func:`_reported`, asked as each JSON Lines line is read, so that a
     document that passes is counted valid there and is never made, yielded through
@@ -552,13 +552,13 @@ def _taking(
     is most of what the line costs beside the Rust parse and schema check).
     ``progress``: a range task's, told that its range held a document.
 
-    Only for a checker with ``passes_shared`` (the memo exists only for one)."""
+    Only for a checker with ``passes_shared`` (the memo exists only for one), which
+    takes the head of a line read with a shared tail as it is given."""
     passes = checker.passes
     passes_shared = getattr(checker, "passes_shared")  # noqa: B009  (not in the Protocol)
 
-    def take(read: tuple[Any, bytes | None, SharedTail | None]) -> bool:
-        shared = read[2]
-        if passes(read[0], read[1]) if shared is None else passes_shared(read[0], shared):
+    def take(value: Any, written: bytes | None, shared: SharedTail | None) -> bool:
+        if passes(value, written) if shared is None else passes_shared(value, shared):
             tally.valid += 1
             return True
         return False
@@ -566,9 +566,9 @@ def _taking(
     if progress is None:
         return take
 
-    def take_in_range(read: tuple[Any, bytes | None, SharedTail | None]) -> bool:
+    def take_in_range(value: Any, written: bytes | None, shared: SharedTail | None) -> bool:
         progress.seen_any = True
-        return take(read)
+        return take(value, written, shared)
 
     return take_in_range
 

@@ -38,6 +38,7 @@ from typing import Any
 
 # The strict intake's fast reader and its "cannot decide": this module is its companion.
 from kernelindex_sdk.intake import _FALLBACK as FALLBACK
+from kernelindex_sdk.intake import _TAKEN as TAKEN
 from kernelindex_sdk.intake import _fast_loads as fast_loads
 
 __all__ = ["SharedTail", "TailMemo"]
@@ -80,11 +81,14 @@ class TailMemo:
     stream of records, not bundles).
     """
 
-    #: A caller's hook (None: none): given each ``(value, written, tail)`` this memo
-    #: reads, True when the caller takes the document there (checked it and found it
-    #: valid), so that :func:`~kernelindex_sdk.intake.jsonl_records` yields nothing for
-    #: it. The memo itself never calls it.
-    take: Callable[[tuple[Any, bytes | None, SharedTail | None]], bool] | None
+    #: A caller's hook (None: none), asked ``take(value, written, tail)`` for each
+    #: document this memo reads: True when the caller takes the document there
+    #: (checked it and found it valid), and :meth:`read` then returns ``TAKEN``, so
+    #: that :func:`~kernelindex_sdk.intake.jsonl_records` yields nothing for it. For a
+    #: line read with a tail, ``value`` holds only the head's members (the tail's are
+    #: added after a False, not before: most lines are taken, and the caller may add
+    #: them itself if it needs the whole); ``written`` is then None.
+    take: Callable[[Any, bytes | None, SharedTail | None], bool] | None
 
     def __init__(self, keys: Iterable[str]) -> None:
         self.take = None
@@ -107,8 +111,9 @@ class TailMemo:
         self._pause = _WINDOW_LINES
 
     def read(self, raw: bytes) -> Any:
-        """``(value, written, tail)`` of one line as the strict intake reads it, or
-        ``intake._FALLBACK`` where only the stdlib path can say.
+        """``(value, written, tail)`` of one line as the strict intake reads it,
+        ``intake._FALLBACK`` where only the stdlib path can say, or ``intake._TAKEN``
+        where :attr:`take` took the document.
         ``tail`` is the :class:`SharedTail` the value's last members are from (then
         ``written`` is None: no ``orjson.dumps`` of the whole value was made), or None
         when the line was read whole."""
@@ -124,7 +129,11 @@ class TailMemo:
         read = fast_loads(raw)
         if read is FALLBACK:
             return read
-        return read[0], read[1], None
+        value, written = read
+        take = self.take
+        if take is not None and take(value, written, None):
+            return TAKEN
+        return value, written, None
 
     def _judge(self) -> None:
         """The end of a window: go on looking, or pause (class docstring)."""
@@ -138,7 +147,8 @@ class TailMemo:
             self._pause = _WINDOW_LINES
         self._left, self._hits, self._unmarked = _WINDOW_LINES, 0, 0
 
-    def _with_tail(self, raw: bytes) -> tuple[Any, None, SharedTail] | None:
+    def _with_tail(self, raw: bytes) -> Any:
+        """:meth:`read` of a line whose tail this memo knows; None for any other."""
         size = len(raw)
         # Where the last tail found began, its key first (most lines of a stream are
         # alike): a look at a few bytes there, else a search of the whole line.
@@ -168,9 +178,13 @@ class TailMemo:
         value = head[0]
         if type(value) is not dict or not value or not tail.keys.isdisjoint(value):
             return None
-        value.update(tail.members)
         self._hits += 1
-        self._hint = (size - cut, marker)
+        if size - cut != length or marker is not self._hint[1]:
+            self._hint = (size - cut, marker)
+        take = self.take
+        if take is not None and take(value, None, tail):
+            return TAKEN
+        value.update(tail.members)  # (again, if take added them: the same objects)
         return value, None, tail
 
     def _note(self, text: bytes) -> None:

@@ -413,16 +413,19 @@ class ValidationSession:
     def passes_shared(self, value: Any, shared: SharedTail) -> bool:
         """:meth:`passes` for a value whose last members are ``shared``'s (a line that a
         :class:`~kernelindex_sdk.sharedtails.TailMemo` read only up to a tail it had
-        seen: :attr:`~kernelindex_sdk.intake.Document.shared`).
+        seen: :attr:`~kernelindex_sdk.intake.Document.shared`), or for its *head*
+        alone: the members before the tail, as the memo's ``take`` is given them. A
+        head this needs whole is completed here (in place) with the tail's members.
 
         The first value with a tail is checked in full, as :meth:`passes` checks any.
         What it found for the tail's members depends on nothing but those members and
         its run's references to them: the schema check and the rules of a record read
         only the record, and its digest is that of its bytes. So, while the tail keeps
         what this session found (``SharedTail.checked``, for the same plan), a later
-        value with it has only its own members checked, the shell checks the whole
-        value as always, and each of its run's references to a tail member must name
-        what the first one named.
+        value with it has only its own members checked, the shell checks what it is
+        given (the tail's members passed it, and it checks each member alone), and
+        each of its run's references to a tail member must name what the first one
+        named.
 
         Most lines of such a stream are a run and the tail alone; those are answered
         here, without the routing and the member loop of :meth:`passes` (the same
@@ -430,8 +433,13 @@ class ValidationSession:
         what a shared line costs most, after the Rust parse and schema check.
         """
         known: _SharedVerdict | None = shared.checked
-        if known is None or known.session is not self or len(value) != len(shared.keys) + 1:
-            return self.passes(value, None, shared)
+        size = len(value)
+        if (
+            known is None
+            or known.session is not self
+            or (size != 1 and size != len(shared.keys) + 1)
+        ):
+            return self._passes_whole(value, shared)
         _, plan, claims, api_version, kind = known
         shell = plan.shell
         # The head is one member. A tail is remembered only under a bundle's plan, so
@@ -442,10 +450,11 @@ class ValidationSession:
             or head.get("apiVersion") != api_version
             or head.get("kind") != kind
         ):
-            return self.passes(value, None, shared)
+            return self._passes_whole(value, shared)
         try:
             if shell is None or not shell(value):  # (a remembered plan is split)
-                return False
+                # (A head the shell refuses: asked again whole, as passes would be.)
+                return size == 1 and self._passes_whole(value, shared)
         except Exception:  # as passes: "not known to pass"
             return False
         spec = head.get("spec")
@@ -463,6 +472,12 @@ class ValidationSession:
             if spec.get(field) != claim:
                 return False
         return True
+
+    def _passes_whole(self, value: Any, shared: SharedTail) -> bool:
+        """:meth:`passes` of a value read with ``shared``, its head completed first."""
+        if type(value) is dict and shared.keys.isdisjoint(value):
+            value.update(shared.members)
+        return self.passes(value, None, shared)
 
     def passes(
         self, value: Any, written: bytes | None = None, shared: SharedTail | None = None

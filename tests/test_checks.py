@@ -422,11 +422,11 @@ def test_the_plain_rules_see_problems() -> None:
 def test_the_quick_rules_pass_exactly_the_runs_without_problems(
     spec: dict[str, Any], now: datetime | None
 ) -> None:
-    """check_run_spec answers a run with no problem from ``_run_spec_passes`` alone:
+    """check_run_spec answers a run with no problem from ``run_spec_passes`` alone:
     it must say yes exactly when the full rules find nothing (a yes too many would
     hide a problem; a no too many only costs time, but the oracle test above cannot
     see it)."""
-    passes = v1alpha1._run_spec_passes(spec, now)
+    passes = v1alpha1.run_spec_passes(spec, now)
     assert passes is (not v1alpha1._run_spec_problems(spec, "/run/spec", now))
 
 
@@ -448,7 +448,7 @@ def test_a_run_the_quick_rules_cannot_read_gets_the_full_rules_answer(
 ) -> None:
     """The rules trust the schema's shape; given something else, the quick answer is
     "not known" and the full rules answer (or raise) as they always did."""
-    assert v1alpha1._run_spec_passes(spec, NOW) is False
+    assert v1alpha1.run_spec_passes(spec, NOW) is False
     try:
         expected: Any = v1alpha1._run_spec_problems(spec, "/s", NOW)
     except Exception as error:  # compared below

@@ -534,6 +534,8 @@ def test_the_short_path_of_a_shared_tail_answers_as_passes(
         ]
         assert session.passes_shared(value, tail) is expected, name
         assert session.passes(value, None, tail) is expected, name
+        # The head alone, as a memo's take is given it: the same answer.
+        assert session.passes_shared(copy.deepcopy(head), tail) is expected, name
     assert tail.checked.session is session  # a line that failed left the verdict as it was
 
 
@@ -569,15 +571,19 @@ def test_a_document_the_memo_take_takes_is_not_yielded_and_one_it_refuses_is_not
     assert memo is not None
     offered: list[Any] = []
 
-    def take(read: tuple[Any, Any, Any]) -> bool:
-        offered.append(read)
-        return read[0]["run"]["kind"] == "BenchmarkRun"
+    def take(value: Any, written: Any, shared: Any) -> bool:
+        offered.append((value, written, shared))
+        # A line read with a tail is offered by its head alone, and not written.
+        assert shared is None or (list(value) == ["run"] and written is None)
+        return bool(value["run"]["kind"] == "BenchmarkRun")
 
     memo.take = take
     first, second = jsonl_records(lines, "b.jsonl", 1, False, tails=memo)
     assert isinstance(first, Document) and (first.line, first.offered) == (3, True)
+    assert first.shared is not None and first.value.keys() == seed_bundle.keys()  # whole
     assert isinstance(second, IntakeError) and second.problem.line == 5
     assert len(offered) == 5  # every line but the duplicate key's
+    assert [shared is not None for _, _, shared in offered] == [False, False, True, True, True]
     session = ValidationSession(strict_json=True)
     asked = []
     original = session.passes

@@ -55,6 +55,12 @@ ORDER: tuple[str, ...] = (
 )  # fmt: skip
 _RANK = {name: i for i, name in enumerate(ORDER)}
 
+#: Metric → {unit of it: factor to the metric's base unit} (UNITS, by metric).
+_FACTORS: Mapping[str, Mapping[str, int]] = {
+    metric: {unit: factor for unit, (of, factor) in UNITS.items() if of == metric}
+    for _, _, metric in RESULTS
+}
+
 #: A ranked figure of a run (see :func:`check_run_spec`).
 _Figure = tuple[int, float, bool, str, tuple[str, str] | int]
 
@@ -77,7 +83,7 @@ def check_record(
     if record.get("kind") != "BenchmarkRun":
         return []
     spec = record["spec"]
-    if _run_spec_passes(spec, now):
+    if run_spec_passes(spec, now):
         return []  # the pointer is built only for a run with problems
     return _run_spec_problems(spec, f"{pointer}/spec", now)
 
@@ -85,63 +91,80 @@ def check_record(
 def check_run_spec(spec: Mapping[str, Any], at: str, now: datetime | None = None) -> list[Problem]:
     """Every semantic problem of a run's spec; ``at`` is the spec's pointer, ``now``
     as :func:`check_record`'s."""
-    if _run_spec_passes(spec, now):
+    if run_spec_passes(spec, now):
         return []
     return _run_spec_problems(spec, at, now)
 
 
-def _run_spec_passes(
+def run_spec_passes(
     spec: Mapping[str, Any],
     now: datetime | None,
-    _results: tuple[tuple[str, str, str], ...] = RESULTS,
-    _units: Mapping[str, tuple[str, int]] = UNITS,
+    _factors: Mapping[str, Mapping[str, int]] = _FACTORS,
     _rank_of: Any = _RANK.get,
 ) -> bool:
-    """True only when :func:`_run_spec_problems` finds nothing; False: look closely.
+    """True only when :func:`check_run_spec` finds nothing in ``spec``; False: look
+    closely (``now`` as :func:`check_record`'s).
 
     The rules once more, as a yes/no: every run of a valid stream is checked, and the
     full rules, which keep each figure's statistic and place for the messages they may
-    have to write, cost about three times as much (~40k instructions a run). A value
-    it cannot read (an exception) is False too: the full rules then raise, or not, as
-    they always did. ``tests/test_checks.py`` holds the two to each other."""
+    have to write, cost about three times as much. A value it cannot read (an
+    exception) is False too: the full rules then raise, or not, as they always did.
+    ``tests/test_checks.py`` holds the two to each other.
+
+    Written for a run of one result (a timing or a memory summary: every schema-valid
+    run that passed), in as few bytecodes and calls as it can, for it is asked of each
+    line of a JSON Lines stream, where the interpreter's work is what a line costs
+    most. A run with both results, or with measurements and no result (neither is
+    schema-valid), goes to :func:`_figures_pass`, the same rules in general."""
     try:
         observed_at = spec["observedAt"]
-        if observed_at[:10] >= _past_cutoff(now):  # as _run_spec_problems: recent ones
+        # _past_cutoff(None), read inline while the clock is in the remembered day.
+        if now is None and _CUTOFF:
+            _, start, cutoff = _CUTOFF[0]
+            if not 0 <= time() - start < _DAY_SECONDS:
+                cutoff = _past_cutoff(None)
+        else:
+            cutoff = _past_cutoff(now)
+        if observed_at[:10] >= cutoff:  # as _run_spec_problems: recent ones are parsed
             observed = parse_timestamp(observed_at)
             if observed is not None and observed > (now or datetime.now(timezone.utc)) + CLOCK_SKEW:
                 return False
-        result_metric = None
-        summary: Mapping[str, Any] = {}
-        # (rank, value): sorted, their values must not decrease. Ties in rank and value
-        # are equal values, so the order the full rules break them in cannot matter.
+        timing, memory = spec.get("timing"), spec.get("memory")
+        if memory is None and timing is not None:
+            result_metric, summary = "latency", timing["latencyNs"]
+            primary = timing["primaryStatistic"]
+        elif timing is None and memory is not None:
+            result_metric, summary = "peak_memory", memory["peakBytes"]
+            primary = memory["primaryStatistic"]
+        else:  # no result (a run that did not pass), or both (not schema-valid)
+            return _figures_pass(spec)
+        if primary not in summary:
+            return False
+        # (rank, value): sorted, their values must not decrease. With one result no two
+        # figures share a rank (a statistic given twice is refused first).
         ranked: list[tuple[int, Any]] = []
-        for field, summary_key, metric in _results:
-            result = spec.get(field)
-            if result is None:
-                continue
-            result_metric = metric
-            summary = result[summary_key]
-            if result["primaryStatistic"] not in summary:
-                return False
-            for statistic, value in summary.items():
-                rank = _rank_of(statistic)
-                if rank is not None:
-                    ranked.append((rank, value))
-        seen: set[tuple[str, str]] = set()
-        for measurement in spec.get("measurements", ()):
-            metric, statistic = measurement["metric"], measurement["statistic"]
-            unit_metric, factor = _units[measurement["unit"]]
-            if unit_metric != metric:
-                return False
-            key = (metric, "median" if statistic == "p50" else statistic)
-            if key in seen or (
-                result_metric is not None and (metric != result_metric or key[1] in summary)
-            ):
-                return False
-            seen.add(key)
-            rank = _rank_of(statistic)  # "p50" has none: it is never ranked
+        for statistic, value in summary.items():
+            rank = _rank_of(statistic)
             if rank is not None:
-                ranked.append((rank, measurement["value"] * factor))
+                ranked.append((rank, value))
+        measurements = spec.get("measurements")
+        if measurements:
+            # A unit of the result's metric (else the unit does not fit the metric, or
+            # the metric is not the result's), converted to the summary's unit.
+            factors = _factors[result_metric]
+            seen: set[str] = set()
+            for measurement in measurements:
+                statistic = measurement["statistic"]
+                factor = factors.get(measurement["unit"])
+                if factor is None or measurement["metric"] != result_metric:
+                    return False
+                key = "median" if statistic == "p50" else statistic
+                if key in summary or key in seen:
+                    return False
+                seen.add(key)
+                rank = _rank_of(statistic)  # "p50" has none: it is never ranked
+                if rank is not None:
+                    ranked.append((rank, measurement["value"] * factor))
         if len(ranked) > 1:
             ranked.sort()
             previous = ranked[0][1]
@@ -154,9 +177,60 @@ def _run_spec_passes(
     return True
 
 
+def _figures_pass(
+    spec: Mapping[str, Any],
+    _results: tuple[tuple[str, str, str], ...] = RESULTS,
+    _units: Mapping[str, tuple[str, int]] = UNITS,
+    _rank_of: Any = _RANK.get,
+) -> bool:
+    """:func:`run_spec_passes`' figure rules for any run (both results, measurements
+    without a result): True only when :func:`_run_spec_problems` finds no problem with
+    the figures. Exceptions are the caller's to catch."""
+    result_metric = None
+    summary: Mapping[str, Any] = {}
+    # (rank, value): sorted, their values must not decrease. Ties in rank and value
+    # are equal values, so the order the full rules break them in cannot matter.
+    ranked: list[tuple[int, Any]] = []
+    for field, summary_key, metric in _results:
+        result = spec.get(field)
+        if result is None:
+            continue
+        result_metric = metric
+        summary = result[summary_key]
+        if result["primaryStatistic"] not in summary:
+            return False
+        for statistic, value in summary.items():
+            rank = _rank_of(statistic)
+            if rank is not None:
+                ranked.append((rank, value))
+    seen: set[tuple[str, str]] = set()
+    for measurement in spec.get("measurements", ()):
+        metric, statistic = measurement["metric"], measurement["statistic"]
+        unit_metric, factor = _units[measurement["unit"]]
+        if unit_metric != metric:
+            return False
+        key = (metric, "median" if statistic == "p50" else statistic)
+        if key in seen or (
+            result_metric is not None and (metric != result_metric or key[1] in summary)
+        ):
+            return False
+        seen.add(key)
+        rank = _rank_of(statistic)  # "p50" has none: it is never ranked
+        if rank is not None:
+            ranked.append((rank, measurement["value"] * factor))
+    if len(ranked) > 1:
+        ranked.sort()
+        previous = ranked[0][1]
+        for _, value in ranked:
+            if not previous <= value:  # (not >: a NaN from Python fails here)
+                return False
+            previous = value
+    return True
+
+
 def _run_spec_problems(spec: Mapping[str, Any], at: str, now: datetime | None) -> list[Problem]:
     """Every semantic problem of a run's spec (:func:`check_run_spec`), worked out in
-    full: what :func:`_run_spec_passes` has found some reason to look at."""
+    full: what :func:`run_spec_passes` has found some reason to look at."""
     problems: list[Problem] = []
     observed_at = spec["observedAt"]
     # A schema-valid timestamp dated two or more days before today (UTC) is in the
