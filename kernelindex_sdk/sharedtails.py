@@ -116,16 +116,47 @@ class TailMemo:
         where :attr:`take` took the document.
         ``tail`` is the :class:`SharedTail` the value's last members are from (then
         ``written`` is None: no ``orjson.dumps`` of the whole value was made), or None
-        when the line was read whole."""
+        when the line was read whole.
+
+        (One function, the look for a tail written in it: this is every line's.)"""
         if self._paused:
             self._paused -= 1  # (from -1, without keys: never 0)
         else:
             self._left -= 1
             if not self._left:
                 self._judge()
-            found = self._with_tail(raw)
-            if found is not None:
-                return found
+            # The tail: where the last one found began, its key first (most lines of a
+            # stream are alike), a look at a few bytes there, else a search of the line.
+            size = len(raw)
+            length, marker = self._hint
+            start = size - length
+            at = raw.find(marker, start, start + _HINT_BYTES) if 0 < length < size else -1
+            if at < 0:
+                find = raw.rfind
+                for marker in self._markers:
+                    at = find(marker)
+                    if at > 0:
+                        break
+                else:
+                    self._unmarked += 1
+            cut = raw.rfind(b",", 0, at) if at > 0 else -1
+            if cut > 0:
+                text = raw[cut:]
+                tail = self._tails.get(text)
+                if tail is None:
+                    self._note(text)
+                else:
+                    head = fast_loads(raw[:cut] + b"}")
+                    value = head[0] if head is not FALLBACK else None
+                    if type(value) is dict and value and tail.keys.isdisjoint(value):
+                        self._hits += 1
+                        if size - cut != length or marker is not self._hint[1]:
+                            self._hint = (size - cut, marker)
+                        take = self.take
+                        if take is not None and take(value, None, tail):
+                            return TAKEN
+                        value.update(tail.members)  # (again if take added them: the same)
+                        return value, None, tail
         read = fast_loads(raw)
         if read is FALLBACK:
             return read
@@ -146,46 +177,6 @@ class TailMemo:
         else:
             self._pause = _WINDOW_LINES
         self._left, self._hits, self._unmarked = _WINDOW_LINES, 0, 0
-
-    def _with_tail(self, raw: bytes) -> Any:
-        """:meth:`read` of a line whose tail this memo knows; None for any other."""
-        size = len(raw)
-        # Where the last tail found began, its key first (most lines of a stream are
-        # alike): a look at a few bytes there, else a search of the whole line.
-        length, marker = self._hint
-        start = size - length
-        at = raw.find(marker, start, start + _HINT_BYTES) if 0 < length < size else -1
-        if at < 0:
-            find = raw.rfind
-            for marker in self._markers:
-                at = find(marker)
-                if at > 0:
-                    break
-            else:
-                self._unmarked += 1
-                return None
-        cut = raw.rfind(b",", 0, at)
-        if cut <= 0:
-            return None
-        text = raw[cut:]
-        tail = self._tails.get(text)
-        if tail is None:
-            self._note(text)
-            return None
-        head = fast_loads(raw[:cut] + b"}")
-        if head is FALLBACK:
-            return None
-        value = head[0]
-        if type(value) is not dict or not value or not tail.keys.isdisjoint(value):
-            return None
-        self._hits += 1
-        if size - cut != length or marker is not self._hint[1]:
-            self._hint = (size - cut, marker)
-        take = self.take
-        if take is not None and take(value, None, tail):
-            return TAKEN
-        value.update(tail.members)  # (again, if take added them: the same objects)
-        return value, None, tail
 
     def _note(self, text: bytes) -> None:
         """A tail seen: remembered (read on its own) the second time."""

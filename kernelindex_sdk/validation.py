@@ -21,7 +21,7 @@ from kernelindex_sdk import checks
 from kernelindex_sdk.canonical import DigestMemo, digest
 from kernelindex_sdk.engine import ValidationEngine
 from kernelindex_sdk.errors import IntakeError, Problem, UnknownKind
-from kernelindex_sdk.fastengine import Check, Split, default_engine
+from kernelindex_sdk.fastengine import Check, Split, default_engine, quick_part
 from kernelindex_sdk.frozenvalue import FrozenValue
 from kernelindex_sdk.intake import json_problems
 from kernelindex_sdk.pointers import escape_token
@@ -282,6 +282,12 @@ class _QuickPlan(NamedTuple):
     #: The version's check_record, and the kinds it has rules for (None: all).
     rules: checks.RecordCheck | None
     checked: frozenset[str] | None
+    #: The shell's :func:`~kernelindex_sdk.fastengine.quick_part` (None without a
+    #: shell), and the version's quick rules for a bundle's run of this plan's kind
+    #: (``QUICK_RULES``; None: none, its ``rules`` answer), both asked by
+    #: :meth:`ValidationSession.passes_shared`.
+    shell_quick: Check | None
+    run_quick: Callable[[Mapping[str, Any], datetime | None], bool] | None
     #: Bundle members → their pointers (the members records_of() lists).
     members: Mapping[str, str]
     #: (member, run spec field referencing it).
@@ -449,10 +455,11 @@ class ValidationSession:
             type(head) is not dict
             or head.get("apiVersion") != api_version
             or head.get("kind") != kind
+            or shell is None  # (a remembered plan is split)
         ):
             return self._passes_whole(value, shared)
         try:
-            if shell is None or not shell(value):  # (a remembered plan is split)
+            if not (plan.shell_quick(value) or shell(value)):  # type: ignore[misc]
                 # (A head the shell refuses: asked again whole, as passes would be.)
                 return size == 1 and self._passes_whole(value, shared)
         except Exception:  # as passes: "not known to pass"
@@ -460,14 +467,17 @@ class ValidationSession:
         spec = head.get("spec")
         if type(spec) is not dict:
             return False
-        rules, checked, pointer = plan.rules, plan.checked, plan.members.get("run")
-        if (
-            rules is not None
-            and pointer is not None  # (as passes: only a member the plan knows)
-            and (checked is None or kind in checked)
-            and rules(head, pointer, self._now)
-        ):
-            return False
+        rules, checked, run_quick = plan.rules, plan.checked, plan.run_quick
+        if rules is not None and (checked is None or kind in checked):
+            # The run's quick rules, else check_record (as passes: only a member the
+            # plan knows has its rules run).
+            if run_quick is not None:
+                if not run_quick(spec, self._now):
+                    return False
+            elif (pointer := plan.members.get("run")) is not None and rules(
+                head, pointer, self._now
+            ):
+                return False
         for field, claim in claims:  # noqa: SIM110  (a loop: no generator's frame a line)
             if spec.get(field) != claim:
                 return False
@@ -708,6 +718,8 @@ class ValidationSession:
             referenced=referenced,
             rules=module.check_record if module is not None else None,
             checked=getattr(module, "CHECKED_KINDS", None),
+            shell_quick=quick_part(shell) if shell is not None else None,
+            run_quick=getattr(module, "QUICK_RULES", {}).get(kind) if bundle else None,
             members=pointers,
             references=tuple((member, field) for member, (_, field) in references.items()),
             steps={

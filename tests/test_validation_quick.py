@@ -24,6 +24,7 @@ from strategies import replaced_at, value_paths
 
 from kernelindex_sdk import validation
 from kernelindex_sdk.canonical import digest
+from kernelindex_sdk.checks import v1alpha1
 from kernelindex_sdk.checks.v1alpha1 import REFERENCES
 from kernelindex_sdk.engine import JsonschemaEngine, ValidationEngine
 from kernelindex_sdk.errors import IntakeError, Problem
@@ -493,6 +494,8 @@ def _run_variants(run: dict[str, Any]) -> list[tuple[str, Any]]:
         ("no kind", lambda r: r.pop("kind")),
         ("spec not an object", lambda r: r.update(spec=[])),
         ("in the future", lambda r: r["spec"].update(observedAt="2999-01-01T00:00:00Z")),
+        # Valid, but past the shell's quick part (its date-time subset pattern).
+        ("a leap day", lambda r: r["spec"].update(observedAt="2024-02-29T00:00:00Z")),
         ("unknown member", lambda r: r.update(extra=1)),
     ]:
         changed = copy.deepcopy(run)
@@ -502,13 +505,17 @@ def _run_variants(run: dict[str, Any]) -> list[tuple[str, Any]]:
     return variants
 
 
+@pytest.mark.parametrize("quick_rules", [True, False], ids=["quick-rules", "check-record"])
 def test_the_short_path_of_a_shared_tail_answers_as_passes(
-    seed_bundle: dict[str, Any],
+    monkeypatch: pytest.MonkeyPatch, seed_bundle: dict[str, Any], quick_rules: bool
 ) -> None:
     """A line of a run and a remembered tail is answered by passes_shared without
     passes' routing and member loop: for each way the run may differ from the one the
     tail passed with (its references, apiVersion, kind, spec, rules, schema), and for
-    heads of more than the run, the answer is the full check's."""
+    heads of more than the run, the answer is the full check's. With the version's
+    quick rules for runs (QUICK_RULES), and without (its check_record answers)."""
+    if not quick_rules:
+        monkeypatch.setattr(v1alpha1, "QUICK_RULES", {})
     line = orjson.dumps(seed_bundle) + b"\n"
     session = ValidationSession(strict_json=True)
     memo = Pipeline([], checker=session, report="problems")._tail_memo()
@@ -520,6 +527,7 @@ def test_the_short_path_of_a_shared_tail_answers_as_passes(
     assert tail is not None and tail.checked is None
     assert session.passes_shared({**seed_bundle}, tail)  # the tail checked, remembered
     assert tail.checked is not None and tail.checked.session is session
+    assert (tail.checked.plan.run_quick is v1alpha1.run_spec_passes) is quick_rules
     run = seed_bundle["run"]
     heads: list[tuple[str, dict[str, Any]]] = [(n, {"run": r}) for n, r in _run_variants(run)]
     heads += [

@@ -3,7 +3,11 @@
 A version module exports ``check_record(record, pointer, now) -> list[Problem]`` (run
 only on schema-valid records, so it may trust their shape; ``now`` None means the
 clock's time, read only by a rule that needs it) and ``REFERENCES``, the map
-from bundle member to ``(kind, run spec field)``. :func:`for_version` finds the module
+from bundle member to ``(kind, run spec field)``. It may export ``CHECKED_KINDS``, the
+kinds ``check_record`` has rules for, and ``QUICK_RULES``: kind → ``passes(spec, now)
+-> bool``, True only when ``check_record`` finds nothing in a record of that kind with
+that spec (a validation session asks it of each record of a stream, and the full rules
+only where it says False). :func:`for_version` finds the module
 by name, so a new apiVersion brings its own module and the engine stays unchanged.
 """
 

@@ -13,7 +13,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from datetime import date, datetime, timedelta, timezone
 from itertools import pairwise
 from time import time
@@ -175,6 +175,14 @@ def run_spec_passes(
     except Exception:  # "not known to pass": the full rules decide
         return False
     return True
+
+
+#: Kind → a quick yes for a record's spec: True only when :func:`check_record` finds no
+#: problem in a record of that kind with that spec, False: "look closely" (see
+#: :mod:`kernelindex_sdk.checks`). A kind with no rules needs none (CHECKED_KINDS).
+QUICK_RULES: Mapping[str, Callable[[Mapping[str, Any], datetime | None], bool]] = {
+    "BenchmarkRun": run_spec_passes,
+}
 
 
 def _figures_pass(
