@@ -115,7 +115,8 @@ def run_spec_passes(
     run that passed), in as few bytecodes and calls as it can, for it is asked of each
     line of a JSON Lines stream, where the interpreter's work is what a line costs
     most. A run with both results, or with measurements and no result (neither is
-    schema-valid), goes to :func:`_figures_pass`, the same rules in general."""
+    schema-valid), has its figures read by :func:`_figures_ranked`, the same rules in
+    general."""
     try:
         observed_at = spec["observedAt"]
         # _past_cutoff(None), read inline while the clock is in the remembered day.
@@ -129,42 +130,48 @@ def run_spec_passes(
             observed = parse_timestamp(observed_at)
             if observed is not None and observed > (now or datetime.now(timezone.utc)) + CLOCK_SKEW:
                 return False
-        timing, memory = spec.get("timing"), spec.get("memory")
-        if memory is None and timing is not None:
-            result_metric, summary = "latency", timing["latencyNs"]
-            primary = timing["primaryStatistic"]
-        elif timing is None and memory is not None:
-            result_metric, summary = "peak_memory", memory["peakBytes"]
-            primary = memory["primaryStatistic"]
-        else:  # no result (a run that did not pass), or both (not schema-valid)
-            return _figures_pass(spec)
-        if primary not in summary:
-            return False
-        # (rank, value): sorted, their values must not decrease. With one result no two
-        # figures share a rank (a statistic given twice is refused first).
-        ranked: list[tuple[int, Any]] = []
-        for statistic, value in summary.items():
-            rank = _rank_of(statistic)
-            if rank is not None:
-                ranked.append((rank, value))
-        measurements = spec.get("measurements")
-        if measurements:
-            # A unit of the result's metric (else the unit does not fit the metric, or
-            # the metric is not the result's), converted to the summary's unit.
-            factors = _factors[result_metric]
-            seen: set[str] = set()
-            for measurement in measurements:
-                statistic = measurement["statistic"]
-                factor = factors.get(measurement["unit"])
-                if factor is None or measurement["metric"] != result_metric:
-                    return False
-                key = "median" if statistic == "p50" else statistic
-                if key in summary or key in seen:
-                    return False
-                seen.add(key)
-                rank = _rank_of(statistic)  # "p50" has none: it is never ranked
+        timing: Any = spec.get("timing")
+        memory: Any = spec.get("memory")
+        if (timing is None) == (memory is None):
+            # No result (a run that did not pass), or both (not schema-valid).
+            figures = _figures_ranked(spec)
+            if figures is None:
+                return False
+            ranked = figures
+        else:
+            if timing is not None:
+                result_metric, summary = "latency", timing["latencyNs"]
+                primary = timing["primaryStatistic"]
+            else:
+                result_metric, summary = "peak_memory", memory["peakBytes"]
+                primary = memory["primaryStatistic"]
+            if primary not in summary:
+                return False
+            # (rank, value): sorted, their values must not decrease. With one result no
+            # two figures share a rank (a statistic given twice is refused first).
+            ranked = []
+            for statistic, value in summary.items():
+                rank = _rank_of(statistic)
                 if rank is not None:
-                    ranked.append((rank, measurement["value"] * factor))
+                    ranked.append((rank, value))
+            measurements = spec.get("measurements")
+            if measurements:
+                # A unit of the result's metric (else the unit does not fit the metric,
+                # or the metric is not the result's), converted to the summary's unit.
+                factors = _factors[result_metric]
+                seen: set[str] = set()
+                for measurement in measurements:
+                    statistic = measurement["statistic"]
+                    factor = factors.get(measurement["unit"])
+                    if factor is None or measurement["metric"] != result_metric:
+                        return False
+                    key = "median" if statistic == "p50" else statistic
+                    if key in summary or key in seen:
+                        return False
+                    seen.add(key)
+                    rank = _rank_of(statistic)  # "p50" has none: it is never ranked
+                    if rank is not None:
+                        ranked.append((rank, measurement["value"] * factor))
         if len(ranked) > 1:
             ranked.sort()
             previous = ranked[0][1]
@@ -185,19 +192,21 @@ QUICK_RULES: Mapping[str, Callable[[Mapping[str, Any], datetime | None], bool]] 
 }
 
 
-def _figures_pass(
+def _figures_ranked(
     spec: Mapping[str, Any],
     _results: tuple[tuple[str, str, str], ...] = RESULTS,
     _units: Mapping[str, tuple[str, int]] = UNITS,
     _rank_of: Any = _RANK.get,
-) -> bool:
+) -> list[tuple[int, Any]] | None:
     """:func:`run_spec_passes`' figure rules for any run (both results, measurements
-    without a result): True only when :func:`_run_spec_problems` finds no problem with
-    the figures. Exceptions are the caller's to catch."""
+    without a result), but the order: None when :func:`_run_spec_problems` finds a
+    problem with the figures' results, units or repeats, else the ranked figures
+    ``(rank, value in the base unit)`` whose order it checks. Exceptions are the
+    caller's to catch."""
     result_metric = None
     summary: Mapping[str, Any] = {}
-    # (rank, value): sorted, their values must not decrease. Ties in rank and value
-    # are equal values, so the order the full rules break them in cannot matter.
+    # Ties in rank and value are equal values, so the order the full rules break them
+    # in cannot matter.
     ranked: list[tuple[int, Any]] = []
     for field, summary_key, metric in _results:
         result = spec.get(field)
@@ -206,34 +215,23 @@ def _figures_pass(
         result_metric = metric
         summary = result[summary_key]
         if result["primaryStatistic"] not in summary:
-            return False
-        for statistic, value in summary.items():
-            rank = _rank_of(statistic)
-            if rank is not None:
-                ranked.append((rank, value))
+            return None
+        ranked += [(r, v) for s, v in summary.items() if (r := _rank_of(s)) is not None]
     seen: set[tuple[str, str]] = set()
     for measurement in spec.get("measurements", ()):
         metric, statistic = measurement["metric"], measurement["statistic"]
         unit_metric, factor = _units[measurement["unit"]]
         if unit_metric != metric:
-            return False
+            return None
         key = (metric, "median" if statistic == "p50" else statistic)
         if key in seen or (
             result_metric is not None and (metric != result_metric or key[1] in summary)
         ):
-            return False
+            return None
         seen.add(key)
-        rank = _rank_of(statistic)  # "p50" has none: it is never ranked
-        if rank is not None:
+        if (rank := _rank_of(statistic)) is not None:  # "p50" has none: never ranked
             ranked.append((rank, measurement["value"] * factor))
-    if len(ranked) > 1:
-        ranked.sort()
-        previous = ranked[0][1]
-        for _, value in ranked:
-            if not previous <= value:  # (not >: a NaN from Python fails here)
-                return False
-            previous = value
-    return True
+    return ranked
 
 
 def _run_spec_problems(spec: Mapping[str, Any], at: str, now: datetime | None) -> list[Problem]:
