@@ -119,14 +119,7 @@ def run_spec_passes(
     general."""
     try:
         observed_at = spec["observedAt"]
-        # _past_cutoff(None), read inline while the clock is in the remembered day.
-        if now is None and _CUTOFF:
-            _, start, cutoff = _CUTOFF[0]
-            if not 0 <= time() - start < _DAY_SECONDS:
-                cutoff = _past_cutoff(None)
-        else:
-            cutoff = _past_cutoff(now)
-        if observed_at[:10] >= cutoff:  # as _run_spec_problems: recent ones are parsed
+        if observed_at[:10] >= _past_cutoff(now):  # as _run_spec_problems: recent ones
             observed = parse_timestamp(observed_at)
             if observed is not None and observed > (now or datetime.now(timezone.utc)) + CLOCK_SKEW:
                 return False
