@@ -36,6 +36,27 @@ except ImportError:  # pragma: no cover - depends on the environment
     _orjson_dumps = None
 
 
+_ABSENT = object()
+
+
+def _run_and_tail(value: Any, shared: SharedTail) -> bool:
+    """Whether ``value`` is a bundle's run alone (a line's head as the tail memo gives
+    it) or that run and ``shared``'s very members: the two shapes whose tail members
+    :meth:`ValidationSession.passes_shared` may skip. A head that holds any other
+    member (a referenced record written before the tail, in any member order) is
+    not one of them: its members are checked as :meth:`ValidationSession.passes`
+    checks any."""
+    if type(value) is not dict or "run" not in value:
+        return False
+    size = len(value)
+    if size == 1:
+        return True
+    members = shared.members
+    if size != len(members) + 1:
+        return False
+    return all(value.get(key, _ABSENT) is member for key, member in members.items())
+
+
 def _tail_proves(written: bytes, tail: list[bytes]) -> bool:
     """Whether ``written``, ``orjson.dumps`` of an object, ends with the members of
     ``tail`` (``,"name":`` and the bytes of a JSON value, in turn): then the object's
@@ -436,15 +457,19 @@ class ValidationSession:
         Most lines of such a stream are a run and the tail alone; those are answered
         here, without the routing and the member loop of :meth:`passes` (the same
         checks, in the same order, for that one shape): the interpreter's work is
-        what a shared line costs most, after the Rust parse and schema check.
+        what a shared line costs most, after the Rust parse and schema check. Any
+        other shape (a head that holds a referenced record too, written before the
+        tail; a value holding the tail's keys with objects other than the tail's own)
+        goes to :meth:`passes`, which checks every member the tail does not hold.
+        ``tests/test_fast_path_law.py`` holds the law: over every member order, broken
+        members and writers, the verdicts are those of the full check.
         """
         known: _SharedVerdict | None = shared.checked
-        size = len(value)
         if (
             known is None
             or known.session is not self
-            or (size != 1 and size != len(shared.keys) + 1)
-        ):
+            or (len(value) != 1 and not _run_and_tail(value, shared))
+        ):  # (a head of one member, the common case, is read as the run below)
             return self._passes_whole(value, shared)
         _, plan, claims, api_version, kind = known
         shell = plan.shell
@@ -461,7 +486,7 @@ class ValidationSession:
         try:
             if not (plan.shell_quick(value) or shell(value)):  # type: ignore[misc]
                 # (A head the shell refuses: asked again whole, as passes would be.)
-                return size == 1 and self._passes_whole(value, shared)
+                return len(value) == 1 and self._passes_whole(value, shared)
         except Exception:  # as passes: "not known to pass"
             return False
         spec = head.get("spec")
@@ -484,9 +509,14 @@ class ValidationSession:
         return True
 
     def _passes_whole(self, value: Any, shared: SharedTail) -> bool:
-        """:meth:`passes` of a value read with ``shared``, its head completed first."""
-        if type(value) is dict and shared.keys.isdisjoint(value):
-            value.update(shared.members)
+        """:meth:`passes` of a value read with ``shared``, its head completed first. A
+        value that already holds a tail key with another object than the tail's is
+        checked as any value is: only the tail's very members may be skipped."""
+        if type(value) is dict:
+            if shared.keys.isdisjoint(value):
+                value.update(shared.members)
+            elif not all(value.get(k, _ABSENT) is m for k, m in shared.members.items()):
+                return self.passes(value)
         return self.passes(value, None, shared)
 
     def passes(

@@ -33,7 +33,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from profiles import examples, long_profile
-from strategies import schema_instances
+from strategies import replaced_at, schema_instances
 
 from kernelindex_sdk.engine import JsonschemaEngine
 from kernelindex_sdk.registry import SchemaRegistry, default_registry, packaged_schema_root
@@ -969,3 +969,44 @@ def test_a_definition_referenced_twice_is_inlined_at_both_places(tmp_path: Path)
     assert engine.compiled(schema_id)
     for value, valid in (([1, 2], True), ([1, -2], False), ([-1, 2], False)):
         assert engine.is_valid(schema_id, {"kind": "Thing", "n": value}) is valid
+
+
+#: Strings a date-time may be given as: well-formed ones, impossible days and times,
+#: other spellings of the separators and the zone, and text that is no date.
+_DATE_TIME_LIKE = st.one_of(
+    st.builds(
+        "{:04d}-{:02d}-{:02d}{}{:02d}:{:02d}:{:02d}{}{}".format,
+        st.integers(0, 9999),
+        st.integers(0, 13),
+        st.integers(0, 32),
+        st.sampled_from(["T", "t", " ", "_"]),
+        st.integers(0, 24),
+        st.integers(0, 60),
+        st.integers(0, 61),
+        st.sampled_from(["", ".5", ".000", ".123456789", ","]),
+        st.sampled_from(["Z", "z", "+00:00", "-23:59", "+24:00", "", "+0000"]),
+    ),
+    st.text(max_size=30),
+)
+
+
+@settings(SETTINGS, max_examples=examples(200))
+@given(st.sampled_from(KINDS), st.data())
+def test_what_the_quick_part_accepts_the_check_and_the_reference_accept(
+    kind: str, data: st.DataObject
+) -> None:
+    """The law of the quick part (:func:`quick_part`, which ``passes_shared`` asks
+    before the shell): a subset. Over drawn instances of every shipped kind, a node
+    replaced by a date-time-like string or another value, whatever it accepts the
+    whole check accepts, and the reference too; the split shell's likewise."""
+    entry = next(e for e in REGISTRY.entries if e.kind == kind)
+    instance = data.draw(schema_instances(kind), label="instance")
+    path = data.draw(st.sampled_from(list(_paths(instance))), label="path")
+    new = data.draw(_DATE_TIME_LIKE | st.integers() | st.none(), label="new")
+    split = FAST.split(entry.id)
+    for value in (instance, replaced_at(instance, path, new)):
+        check = FAST._check(entry.id)
+        if check is not None and quick_part(check)(value):
+            assert check(value) and REFERENCE.is_valid(entry.id, value), value
+        if split is not None and quick_part(split[0])(value):
+            assert split[0](value), value
