@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, TextIO
 import attrs
 import click
 
-from kernelindex_sdk.printable import one_line
+from kernelindex_sdk.base.printable import one_line
 
 if TYPE_CHECKING:  # the runner imports the catalogs and the Liger importer: not for --help
     from bench_adapters.liger_bench.runner import Tools

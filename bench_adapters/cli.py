@@ -346,7 +346,7 @@ class _Reporting:
         self.stream = stream
 
     def on_warning(self, message: str) -> None:
-        from kernelindex_sdk.printable import one_line
+        from kernelindex_sdk.base.printable import one_line
 
         line = one_line(f"warning: {message}")
         if len(line) > MAX_WARNING:
@@ -385,8 +385,8 @@ def _run_import(
     from bench_adapters.common.importing import UnreadableSource
     from bench_adapters.common.provenance import DeclarationError
     from bench_adapters.common.writer import ExistingOutput, OutputError
+    from kernelindex_sdk.base.printable import one_line
     from kernelindex_sdk.errors import IntakeError
-    from kernelindex_sdk.printable import one_line
 
     try:
         summary = run(_Reporting(stream))
@@ -416,7 +416,7 @@ def _run_import(
 
 def _error_channel(prog: str, err: TextIO | None) -> tuple[TextIO, Callable[[str], int]]:
     """Where a command reports (``err`` or stderr), and how it fails: one line, exit 2."""
-    from kernelindex_sdk.printable import one_line
+    from kernelindex_sdk.base.printable import one_line
 
     stream = err if err is not None else sys.stderr
 
@@ -467,8 +467,8 @@ def run_liger_export(
 ) -> int:
     """The ``export liger`` command without click: returns the exit status."""
     from bench_adapters.liger.export import Exporter, csv_bytes
+    from kernelindex_sdk.base.fileio import atomic_write_bytes, directory_lock
     from kernelindex_sdk.errors import Problem
-    from kernelindex_sdk.fileio import atomic_write_bytes, directory_lock
 
     prog = "kernelindex export liger"
     stream, fail = _error_channel(prog, err)

@@ -38,9 +38,9 @@ import make_corpus
 
 import kernelindex_sdk
 from kernelindex_sdk.canonical import digest
-from kernelindex_sdk.engine import JsonschemaEngine
-from kernelindex_sdk.fastengine import FastEngine
-from kernelindex_sdk.registry import default_registry
+from kernelindex_sdk.schema.registry import default_registry
+from kernelindex_sdk.validating.engine import JsonschemaEngine
+from kernelindex_sdk.validating.fastengine import FastEngine
 
 
 def pin_one_core() -> str:

@@ -10,11 +10,12 @@ validate, digest, write — on plain JSON values and model instances alike::
     run = ki.link(run, protocol=..., environment=...)   # reference digests filled in
     text = ki.dumps(run, indent=2)
 
-Everything else lives in submodules: :mod:`~kernelindex_sdk.pipeline` (validating
-paths as the CLI does), :mod:`~kernelindex_sdk.sources` (reading files, directories,
-JSON Lines), :mod:`~kernelindex_sdk.validation` (sessions), :mod:`~kernelindex_sdk.bundled`,
-:mod:`~kernelindex_sdk.schemafiles`, :mod:`~kernelindex_sdk.strategies` (hypothesis),
-:mod:`~kernelindex_sdk.schemadiff` (what a schema change breaks, with witnesses).
+Everything else lives in submodules: :mod:`~kernelindex_sdk.validating.pipeline`
+(validating paths as the CLI does), :mod:`~kernelindex_sdk.reading.sources` (reading files,
+directories, JSON Lines), :mod:`~kernelindex_sdk.validating.validation` (sessions),
+:mod:`~kernelindex_sdk.schema.bundled`, :mod:`~kernelindex_sdk.schema.schemafiles`,
+:mod:`~kernelindex_sdk.models.strategies` (hypothesis), :mod:`~kernelindex_sdk.schemadiff`
+(what a schema change breaks, with witnesses).
 
 Names are imported on first use, so a command that needs only the intake layer does
 not pay for jsonschema or cattrs at start-up. :data:`_EXPORTS` is the one list of the
@@ -28,7 +29,7 @@ import importlib
 import warnings
 from typing import TYPE_CHECKING, Any
 
-from kernelindex_sdk.lightimport import standard_modules
+from kernelindex_sdk.base.lightimport import standard_modules
 
 # dataclasses and uuid (which orjson imports) and pathlib, loaded first here, come
 # without inspect, platform and urllib.parse (~50M instructions): see lightimport.
@@ -39,22 +40,22 @@ __version__ = "0.1.0"
 #: Top-level name → the module that defines it. ``models`` is the models package.
 _EXPORTS: dict[str, str] = {
     # reading
-    "loads": "kernelindex_sdk.intake",
-    "load_file": "kernelindex_sdk.sources",
+    "loads": "kernelindex_sdk.reading.intake",
+    "load_file": "kernelindex_sdk.reading.sources",
     # the record life cycle
-    "validate": "kernelindex_sdk.lifecycle",
-    "digest": "kernelindex_sdk.lifecycle",
-    "canonicalize": "kernelindex_sdk.lifecycle",
-    "dumps": "kernelindex_sdk.lifecycle",
-    "link": "kernelindex_sdk.lifecycle",
-    "timestamp": "kernelindex_sdk.lifecycle",
-    "nanoseconds": "kernelindex_sdk.lifecycle",
+    "validate": "kernelindex_sdk.validating.facade",
+    "digest": "kernelindex_sdk.validating.facade",
+    "canonicalize": "kernelindex_sdk.validating.facade",
+    "dumps": "kernelindex_sdk.validating.facade",
+    "link": "kernelindex_sdk.validating.facade",
+    "timestamp": "kernelindex_sdk.validating.facade",
+    "nanoseconds": "kernelindex_sdk.validating.facade",
     # models
     "structure": "kernelindex_sdk.models",
     "unstructure": "kernelindex_sdk.models",
     # schemas
-    "SchemaRegistry": "kernelindex_sdk.registry",
-    "default_registry": "kernelindex_sdk.registry",
+    "SchemaRegistry": "kernelindex_sdk.schema.registry",
+    "default_registry": "kernelindex_sdk.schema.registry",
     # problems and errors
     "Problem": "kernelindex_sdk.errors",
     "KernelIndexError": "kernelindex_sdk.errors",
@@ -83,20 +84,20 @@ _EXPORTS: dict[str, str] = {
 #: Names that were top-level before the surface was narrowed: still found (with a
 #: DeprecationWarning naming their module) so that existing code keeps working.
 _MOVED: dict[str, str] = {
-    "iter_documents": "kernelindex_sdk.sources",
-    "iter_jsonl": "kernelindex_sdk.sources",
-    "Document": "kernelindex_sdk.intake",
-    "bundled_schema": "kernelindex_sdk.bundled",
-    "ValidationSession": "kernelindex_sdk.validation",
-    "Item": "kernelindex_sdk.validation",
-    "ValidationEngine": "kernelindex_sdk.engine",
-    "JsonschemaEngine": "kernelindex_sdk.engine",
-    "Pipeline": "kernelindex_sdk.pipeline",
-    "Tally": "kernelindex_sdk.pipeline",
-    "WorkerFailed": "kernelindex_sdk.parallel",
-    "atomic_write_bytes": "kernelindex_sdk.fileio",
-    "atomic_write_many": "kernelindex_sdk.fileio",
-    "Progress": "kernelindex_sdk.progress",
+    "iter_documents": "kernelindex_sdk.reading.sources",
+    "iter_jsonl": "kernelindex_sdk.reading.sources",
+    "Document": "kernelindex_sdk.reading.intake",
+    "bundled_schema": "kernelindex_sdk.schema.bundled",
+    "ValidationSession": "kernelindex_sdk.validating.validation",
+    "Item": "kernelindex_sdk.validating.validation",
+    "ValidationEngine": "kernelindex_sdk.validating.engine",
+    "JsonschemaEngine": "kernelindex_sdk.validating.engine",
+    "Pipeline": "kernelindex_sdk.validating.pipeline",
+    "Tally": "kernelindex_sdk.validating.pipeline",
+    "WorkerFailed": "kernelindex_sdk.base.parallel",
+    "atomic_write_bytes": "kernelindex_sdk.base.fileio",
+    "atomic_write_many": "kernelindex_sdk.base.fileio",
+    "Progress": "kernelindex_sdk.base.progress",
 }
 
 __all__ = ["models", *_EXPORTS]  # built from the one list above
@@ -126,8 +127,11 @@ if TYPE_CHECKING:
         UnreadableFile,
         UnresolvableReference,
     )
-    from kernelindex_sdk.intake import loads
-    from kernelindex_sdk.lifecycle import (
+    from kernelindex_sdk.models import ModelError, structure, unstructure
+    from kernelindex_sdk.reading.intake import loads
+    from kernelindex_sdk.reading.sources import load_file
+    from kernelindex_sdk.schema.registry import SchemaRegistry, default_registry
+    from kernelindex_sdk.validating.facade import (
         canonicalize,
         digest,
         dumps,
@@ -136,9 +140,6 @@ if TYPE_CHECKING:
         timestamp,
         validate,
     )
-    from kernelindex_sdk.models import ModelError, structure, unstructure
-    from kernelindex_sdk.registry import SchemaRegistry, default_registry
-    from kernelindex_sdk.sources import load_file
 
 
 def __getattr__(name: str) -> Any:

@@ -15,17 +15,17 @@ from __future__ import annotations
 
 import re
 
-from kernelindex_sdk.frozenvalue import FrozenValue
-from kernelindex_sdk.printable import one_line, short_repr
-from kernelindex_sdk.suggest import closest, did_you_mean
-from kernelindex_sdk.wire import json_type
+from kernelindex_sdk.base.frozenvalue import FrozenValue
+from kernelindex_sdk.base.printable import one_line, short_repr
+from kernelindex_sdk.base.suggest import closest, did_you_mean
+from kernelindex_sdk.base.wire import json_type
 
 
 class Problem(FrozenValue):
     """One thing wrong with one input, located as precisely as we can.
 
     A frozen dataclass to :mod:`dataclasses` (``replace``, ``fields``, ``asdict``), made
-    without one's import-time cost (:mod:`kernelindex_sdk.frozenvalue`)."""
+    without one's import-time cost (:mod:`kernelindex_sdk.base.frozenvalue`)."""
 
     __match_args__ = __slots__ = ("message", "code", "pointer", "source", "line", "column")
     message: str
@@ -70,7 +70,7 @@ class Problem(FrozenValue):
         """``file[:line[:col]]: <pointer>: message`` as one printable line.
 
         The pointer is left out for the root. Everything from input is escaped
-        (:func:`~kernelindex_sdk.printable.one_line`), so a problem is always one line.
+        (:func:`~kernelindex_sdk.base.printable.one_line`), so a problem is always one line.
         """
         if self.pointer:
             return one_line(f"{self.located()}: {self.pointer}: {self.message}")

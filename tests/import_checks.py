@@ -13,9 +13,9 @@ from pathlib import Path
 from typing import Any
 
 import kernelindex_sdk as ki
-from kernelindex_sdk.pipeline import Pipeline
-from kernelindex_sdk.pointers import unescape_token
-from kernelindex_sdk.sources import documents
+from kernelindex_sdk.base.pointers import unescape_token
+from kernelindex_sdk.reading.sources import documents
+from kernelindex_sdk.validating.pipeline import Pipeline
 
 _ABSENT = object()
 

@@ -1,9 +1,9 @@
 """Hypothesis strategies of the tests, and the settings the laws run under.
 
 * **Model strategies** (:data:`MODELS`, :func:`consistent_bundles`, ...) ship in the
-  wheel as :mod:`kernelindex_sdk.strategies`; they are re-exported here.
+  wheel as :mod:`kernelindex_sdk.models.strategies`; they are re-exported here.
 * **Schema strategies** (:func:`schema_instances`) generate straight from the
-  schemas with hypothesis-jsonschema, via :func:`kernelindex_sdk.bundled.bundled_schema`
+  schemas with hypothesis-jsonschema, via :func:`kernelindex_sdk.schema.bundled.bundled_schema`
   (hypothesis-jsonschema resolves no ``$ref`` to another file).
 * JSON rewriting for differential tests: shuffled keys, random whitespace, mutations.
 
@@ -28,12 +28,9 @@ from hypothesis.errors import HypothesisWarning
 from hypothesis_jsonschema import from_schema
 from profiles import examples
 
-from kernelindex_sdk.bundled import bundled_schema
-from kernelindex_sdk.intake import MAX_SAFE_INTEGER
-
-# The record strategies ship in the wheel (kernelindex_sdk.strategies); the tests use
+# The record strategies ship in the wheel (kernelindex_sdk.models.strategies); the tests use
 # those, so what users draw from is what the project's own laws are checked with.
-from kernelindex_sdk.strategies import (
+from kernelindex_sdk.models.strategies import (
     MODELS,
     RECORD_KINDS,
     consistent_bundles,
@@ -42,6 +39,8 @@ from kernelindex_sdk.strategies import (
     uris,
     wire_records,
 )
+from kernelindex_sdk.reading.intake import MAX_SAFE_INTEGER
+from kernelindex_sdk.schema.bundled import bundled_schema
 
 T = TypeVar("T")
 

@@ -11,7 +11,8 @@ from pathlib import Path
 import pytest
 
 import kernelindex_sdk as ki
-from kernelindex_sdk.fileio import atomic_write_bytes, atomic_write_many
+from kernelindex_sdk.base import fileio
+from kernelindex_sdk.base.fileio import atomic_write_bytes, atomic_write_many
 
 
 def test_every_exported_name_resolves() -> None:
@@ -53,7 +54,7 @@ def test_atomic_write_many_is_all_or_nothing(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     files = [(tmp_path / f"{i}.json", b"%d" % i) for i in range(3)]
-    real_mkstemp = ki.fileio.tempfile.mkstemp  # type: ignore[attr-defined]
+    real_mkstemp = fileio.tempfile.mkstemp
     calls = []
 
     def failing_mkstemp(*args: object, **kwargs: object) -> tuple[int, str]:
@@ -62,7 +63,7 @@ def test_atomic_write_many_is_all_or_nothing(
             raise OSError(28, "No space left on device")
         return real_mkstemp(*args, **kwargs)  # type: ignore[no-any-return]
 
-    monkeypatch.setattr(ki.fileio.tempfile, "mkstemp", failing_mkstemp)  # type: ignore[attr-defined]
+    monkeypatch.setattr(fileio.tempfile, "mkstemp", failing_mkstemp)
     with pytest.raises(OSError):
         atomic_write_many(files)
     assert list(tmp_path.iterdir()) == []  # nothing renamed, temporaries removed

@@ -10,10 +10,10 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from profiles import examples
 
+from kernelindex_sdk.base.wire import parse_timestamp
 from kernelindex_sdk.checks import for_version, v1alpha1
 from kernelindex_sdk.checks.v1alpha1 import CLOCK_SKEW, check_run_spec
-from kernelindex_sdk.validation import ValidationSession
-from kernelindex_sdk.wire import parse_timestamp
+from kernelindex_sdk.validating.validation import ValidationSession
 
 NOW = datetime(2026, 11, 30, tzinfo=timezone.utc)
 

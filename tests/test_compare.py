@@ -34,10 +34,10 @@ from kernelindex_sdk.compare.explain import describe
 from kernelindex_sdk.compare.records import RecordIndex
 from kernelindex_sdk.compare.runs import ResolvedRun, parse_timestamp
 from kernelindex_sdk.compare.units import number, pick_unit, quantity, spread, times
-from kernelindex_sdk.engine import JsonschemaEngine
 from kernelindex_sdk.errors import Problem
-from kernelindex_sdk.fastengine import default_engine
-from kernelindex_sdk.registry import default_registry
+from kernelindex_sdk.schema.registry import default_registry
+from kernelindex_sdk.validating.engine import JsonschemaEngine
+from kernelindex_sdk.validating.fastengine import default_engine
 
 EXAMPLES = Path(__file__).resolve().parent / "examples" / "compare"
 

@@ -303,7 +303,7 @@ def test_progress_bar_goes_to_stderr_only() -> None:
 
 
 def test_progress_bar_draws_on_a_slow_load(monkeypatch: pytest.MonkeyPatch) -> None:
-    from kernelindex_sdk import progress
+    from kernelindex_sdk.base import progress
 
     class Eager(progress.Progress):
         """Draws at once (a real bar waits a moment, so short loads show none)."""
@@ -448,8 +448,8 @@ def _undated_set(
     ``order``; returns the file and the runs' names → digests."""
     from compare_corpus import GEN
 
+    from kernelindex_sdk.base.wire import OBSERVED_AT_UNKNOWN, UNKNOWN_OBSERVED_AT
     from kernelindex_sdk.canonical import digest
-    from kernelindex_sdk.wire import OBSERVED_AT_UNKNOWN, UNKNOWN_OBSERVED_AT
 
     refs = {
         "protocol": GEN.protocol("forward"),

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from compare_corpus import EXAMPLES, generator
 
-from kernelindex_sdk.pipeline import Pipeline
+from kernelindex_sdk.validating.pipeline import Pipeline
 
 
 def test_stored_examples_match_the_generator() -> None:

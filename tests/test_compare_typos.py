@@ -3,7 +3,7 @@
 ``--kernel gelgu`` used to say only "no run matches the filters"; ``--baseline
 huggingfce`` exited 0 with every ratio n/a; ``--metric latency`` was refused although
 the reports call the metric latency. Unit tests of :mod:`kernelindex_sdk.compare.filters`
-and :mod:`kernelindex_sdk.metrics`, then the command in-process and as a real
+and :mod:`kernelindex_sdk.base.metrics`, then the command in-process and as a real
 process (on the shared Liger CSV when present).
 """
 
@@ -17,7 +17,7 @@ import pytest
 import shared_data
 from click.testing import CliRunner
 
-from kernelindex_sdk import metrics
+from kernelindex_sdk.base import metrics
 from kernelindex_sdk.cli.main import cli
 from kernelindex_sdk.compare import filters, records, runs
 

@@ -1,4 +1,4 @@
-"""``kernelindex_sdk.daskvalidate``: JSON Lines validated on a real Dask cluster give
+"""``kernelindex_sdk.validating.daskvalidate``: JSON Lines validated on a real Dask cluster give
 the problems and tally of ``kernelindex validate`` (#30)."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ import pytest
 pytest.importorskip("dask.bag")
 pytest.importorskip("distributed")
 
-from kernelindex_sdk.pipeline import Pipeline
+from kernelindex_sdk.validating.pipeline import Pipeline
 from tests.store_helpers import write_corpus
 
 
@@ -52,7 +52,7 @@ def test_a_local_cluster_of_processes_validates_as_validate_does(
     import dask.bag as db
     from distributed import Client, LocalCluster
 
-    from kernelindex_sdk.daskvalidate import validate_bag
+    from kernelindex_sdk.validating.daskvalidate import validate_bag
 
     expected = _validate(inputs, strict_refs)
     assert expected[0]  # the inputs do have problems

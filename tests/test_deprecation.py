@@ -17,10 +17,10 @@ from conftest import seed_paths
 
 from kernelindex_sdk.errors import SchemaDirectoryError
 from kernelindex_sdk.models import API_VERSION
-from kernelindex_sdk.pipeline import Pipeline
-from kernelindex_sdk.registry import SchemaRegistry, default_registry, packaged_schema_root
-from kernelindex_sdk.validation import ValidationSession
-from kernelindex_sdk.versionstatus import VERSIONS_FILE, VersionStatus, VersionWatch
+from kernelindex_sdk.schema.registry import SchemaRegistry, default_registry, packaged_schema_root
+from kernelindex_sdk.schema.versionstatus import VERSIONS_FILE, VersionStatus, VersionWatch
+from kernelindex_sdk.validating.pipeline import Pipeline
+from kernelindex_sdk.validating.validation import ValidationSession
 
 V1ALPHA2 = "kernelindex.dev/v1alpha2"
 DEPRECATED = {
@@ -130,7 +130,9 @@ def test_deprecated_records_are_counted_in_every_process(
 def test_validate_warns_once_per_version(
     deprecating: SchemaRegistry, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, jobs: str
 ) -> None:
-    monkeypatch.setattr("kernelindex_sdk.validation.default_registry", lambda: deprecating)
+    monkeypatch.setattr(
+        "kernelindex_sdk.validating.validation.default_registry", lambda: deprecating
+    )
     run = make_invoke()("validate", "--jobs", jobs, _documents(tmp_path))
     assert run.exit_code == 0, run.output
     assert run.lines == ["4 valid, 0 invalid in 4 files"]
@@ -143,7 +145,9 @@ def test_validate_warns_once_per_version(
 def test_validate_is_quiet_without_deprecated_records(
     deprecating: SchemaRegistry, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr("kernelindex_sdk.validation.default_registry", lambda: deprecating)
+    monkeypatch.setattr(
+        "kernelindex_sdk.validating.validation.default_registry", lambda: deprecating
+    )
     folder = _documents(tmp_path)
     for path in sorted(folder.glob("*.json"))[:3]:
         path.unlink()

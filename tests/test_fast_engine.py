@@ -35,14 +35,14 @@ from hypothesis import strategies as st
 from profiles import examples, long_profile
 from strategies import replaced_at, schema_instances
 
-from kernelindex_sdk.engine import JsonschemaEngine
-from kernelindex_sdk.registry import SchemaRegistry, default_registry, packaged_schema_root
-from kernelindex_sdk.validation import is_bundle, split_document
+from kernelindex_sdk.schema.registry import SchemaRegistry, default_registry, packaged_schema_root
+from kernelindex_sdk.validating.engine import JsonschemaEngine
+from kernelindex_sdk.validating.validation import is_bundle, split_document
 
 jsonschema_rs = pytest.importorskip("jsonschema_rs")
 
-from kernelindex_sdk import fastengine  # noqa: E402
-from kernelindex_sdk.fastengine import (  # noqa: E402
+from kernelindex_sdk.validating import fastengine  # noqa: E402
+from kernelindex_sdk.validating.fastengine import (  # noqa: E402
     SIMPLE_URI,
     FastEngine,
     format_function,
@@ -594,7 +594,7 @@ def test_simple_uris_are_uris_to_the_reference(sample: str) -> None:
 def test_simple_uri_needs_no_uri_library() -> None:
     """A typical record's URIs are checked without importing rfc3986_validator."""
     code = (
-        "import sys; from kernelindex_sdk.fastengine import format_function; "
+        "import sys; from kernelindex_sdk.validating.fastengine import format_function; "
         "f = format_function('uri'); "
         "assert f('https://github.com/linkedin/Liger-Kernel'); "
         "assert 'rfc3986_validator' not in sys.modules; "

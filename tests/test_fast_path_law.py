@@ -31,14 +31,14 @@ from hypothesis import strategies as st
 from profiles import examples
 from strategies import mutate_somewhere, replaced_at, value_paths
 
-from kernelindex_sdk import pipeline as pipeline_module
 from kernelindex_sdk.checks.v1alpha1 import REFERENCES
-from kernelindex_sdk.intake import loads
 from kernelindex_sdk.models import unstructure
-from kernelindex_sdk.pipeline import Pipeline
-from kernelindex_sdk.sharedtails import TailMemo
-from kernelindex_sdk.strategies import consistent_bundles, json_values
-from kernelindex_sdk.validation import ValidationSession
+from kernelindex_sdk.models.strategies import consistent_bundles, json_values
+from kernelindex_sdk.reading.intake import loads
+from kernelindex_sdk.reading.sharedtails import TailMemo
+from kernelindex_sdk.validating import pipeline as pipeline_module
+from kernelindex_sdk.validating.pipeline import Pipeline
+from kernelindex_sdk.validating.validation import ValidationSession
 
 _OTHER_DIGEST = "sha256:" + "0" * 64
 

@@ -17,12 +17,12 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from kernelindex_sdk.errors import Problem
-from kernelindex_sdk.intake import Document
-from kernelindex_sdk.pipeline import Tally
-from kernelindex_sdk.registry import SchemaEntry, SchemaRegistry
-from kernelindex_sdk.sources import FileSource, StdinSource, StoreSource
-from kernelindex_sdk.validation import Item, RecordRef
-from kernelindex_sdk.versionstatus import VersionStatus
+from kernelindex_sdk.reading.intake import Document
+from kernelindex_sdk.reading.sources import FileSource, StdinSource, StoreSource
+from kernelindex_sdk.schema.registry import SchemaEntry, SchemaRegistry
+from kernelindex_sdk.schema.versionstatus import VersionStatus
+from kernelindex_sdk.validating.pipeline import Tally
+from kernelindex_sdk.validating.validation import Item, RecordRef
 
 FROZEN: list[type[Any]] = [FileSource, StdinSource, StoreSource, VersionStatus]
 

@@ -24,15 +24,15 @@ from hypothesis import strategies as st
 from profiles import examples
 from strategies import replaced_at, value_paths
 
-from kernelindex_sdk.bundled import inlined_schema
-from kernelindex_sdk.engine import JsonschemaEngine
+from kernelindex_sdk.base.wire import DRAFT_2020_12
 from kernelindex_sdk.errors import IntakeError
-from kernelindex_sdk.intake import Document
 from kernelindex_sdk.models import unstructure
-from kernelindex_sdk.registry import SchemaRegistry, default_registry
-from kernelindex_sdk.sources import documents
-from kernelindex_sdk.strategies import consistent_bundles, json_values
-from kernelindex_sdk.wire import DRAFT_2020_12
+from kernelindex_sdk.models.strategies import consistent_bundles, json_values
+from kernelindex_sdk.reading.intake import Document
+from kernelindex_sdk.reading.sources import documents
+from kernelindex_sdk.schema.bundled import inlined_schema
+from kernelindex_sdk.schema.registry import SchemaRegistry, default_registry
+from kernelindex_sdk.validating.engine import JsonschemaEngine
 
 REGISTRY = default_registry()
 INLINED = JsonschemaEngine(REGISTRY)

@@ -1,4 +1,4 @@
-"""The one ``$ref`` inliner (``kernelindex_sdk.inlining``) and its two callers.
+"""The one ``$ref`` inliner (``kernelindex_sdk.schema.inlining``) and its two callers.
 
 * Every shipped schema and every schema-diff fixture inlines, for the reference engine
   (``bundled.inlined_schema``) and for the fast engine (``fastengine._prepare``), to
@@ -24,9 +24,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from profiles import examples
 
-from kernelindex_sdk import fastengine
-from kernelindex_sdk.bundled import inlined_schema
-from kernelindex_sdk.inlining import (
+from kernelindex_sdk.base.pointers import pointed_at
+from kernelindex_sdk.base.wire import DRAFT_2020_12
+from kernelindex_sdk.schema.bundled import inlined_schema
+from kernelindex_sdk.schema.inlining import (
     DECLINED_KEYWORDS,
     Declined,
     Reference,
@@ -35,9 +36,8 @@ from kernelindex_sdk.inlining import (
     inline,
     resolved,
 )
-from kernelindex_sdk.pointers import pointed_at
-from kernelindex_sdk.registry import SchemaRegistry, default_registry
-from kernelindex_sdk.wire import DRAFT_2020_12
+from kernelindex_sdk.schema.registry import SchemaRegistry, default_registry
+from kernelindex_sdk.validating import fastengine
 
 ROOT = Path(__file__).resolve().parent.parent
 CASES = ROOT / "tests" / "examples" / "schema-diff"

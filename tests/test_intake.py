@@ -22,7 +22,6 @@ from hypothesis import strategies as st
 from profiles import examples
 from strategies import dumps_with_whitespace, mutate_somewhere
 
-from kernelindex_sdk import intake, sources
 from kernelindex_sdk.errors import (
     ByteOrderMark,
     DuplicateKey,
@@ -35,7 +34,9 @@ from kernelindex_sdk.errors import (
     NumberOutOfRange,
     UnreadableFile,
 )
-from kernelindex_sdk.intake import (
+from kernelindex_sdk.models.strategies import json_values
+from kernelindex_sdk.reading import intake, sources
+from kernelindex_sdk.reading.intake import (
     MAX_DEPTH,
     MAX_SAFE_INTEGER,
     Document,
@@ -43,8 +44,7 @@ from kernelindex_sdk.intake import (
     jsonl_records,
     loads,
 )
-from kernelindex_sdk.sources import iter_documents, iter_jsonl, load_file
-from kernelindex_sdk.strategies import json_values
+from kernelindex_sdk.reading.sources import iter_documents, iter_jsonl, load_file
 
 EXAMPLES = Path(__file__).parent / "examples" / "intake"
 SEEDS = shared_data.find("seeds") or Path("shared/seeds")

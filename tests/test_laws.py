@@ -45,13 +45,13 @@ from strategies import (
 )
 
 from kernelindex_sdk.canonical import canonicalize, digest
-from kernelindex_sdk.engine import JsonschemaEngine
 from kernelindex_sdk.errors import IntakeError
-from kernelindex_sdk.intake import loads
 from kernelindex_sdk.models import KINDS, structure, unstructure
 from kernelindex_sdk.models.v1alpha1 import Status
-from kernelindex_sdk.registry import default_registry
-from kernelindex_sdk.validation import validate
+from kernelindex_sdk.reading.intake import loads
+from kernelindex_sdk.schema.registry import default_registry
+from kernelindex_sdk.validating.engine import JsonschemaEngine
+from kernelindex_sdk.validating.validation import validate
 
 REGISTRY = default_registry()
 ENGINE = JsonschemaEngine(REGISTRY)

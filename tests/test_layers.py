@@ -1,16 +1,17 @@
-"""The layers of the SDK, enforced: each module imports only from the layers below it.
+"""The layers of the SDK, enforced: each folder imports only from the folders below it.
 
-Lowest first (``docs/design.md`` says why):
+Lowest first (``docs/design.md`` draws the same picture):
 
-0. shared base — problems and errors, printable lines, JSON pointers, files, progress,
-   wire facts, metric names
-1. strict JSON intake, then where documents come from (sources)
-2. canonical form and digests
-3. schema registry
-4. models
-5. validation engine and the document pipeline (checks, sessions, executor)
-6. compare
-7. CLI
+0. ``base/`` and ``errors`` — problems and errors, printable lines, JSON pointers, files
+   written whole, progress, wire facts, metric names, workers
+1. ``reading/`` — strict JSON intake, JSON Lines and the tail memo, then where documents
+   come from (sources, stores)
+2. ``canonical`` — the canonical form and digests
+3. ``schema/`` — the schema registry, dialects, inlined and bundled forms
+4. ``models/`` and ``checks/`` — the attrs models, the semantic rules of each version
+5. ``validating/`` — the engines, the validation session, the document pipeline
+6. ``compare/``, ``store/``, ``schemadiff/`` — what the commands answer
+7. ``cli/``
 
 A module may import its own layer and those below, never one above. On top of that:
 nothing in the SDK imports ``bench_adapters``; nothing in the SDK outside ``cli``
@@ -30,52 +31,28 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 SDK = ROOT / "kernelindex_sdk"
 
-#: First dotted part under ``kernelindex_sdk`` → layer.
+#: Each entry at the top of ``kernelindex_sdk`` (a folder or a module) → its layer.
 LAYERS: dict[str, int] = {
+    "base": 0,
     "errors": 0,
-    "printable": 0,
-    "suggest": 0,
-    "pointers": 0,
-    "fileio": 0,
-    "wholewrite": 0,
-    "progress": 0,
-    "wire": 0,
-    "frozenvalue": 0,
-    "lightimport": 0,
-    "metrics": 0,
-    "jsontext": 0,
-    "intake": 1,
-    "sharedtails": 1,
-    "positions": 1,
-    "storefile": 1,
-    "sources": 1,
+    "reading": 1,
     "canonical": 2,
-    "registry": 3,
-    "versionstatus": 3,
-    "bundled": 3,
-    "dialects": 3,
-    "inlining": 3,
-    "schemafiles": 3,
+    "schema": 3,
     "models": 4,
-    "engine": 5,
-    "fastengine": 5,
-    "checks": 5,
-    "validation": 5,
-    "digesting": 5,
-    "parallel": 5,
-    "pipeline": 5,
-    "strategies": 5,
-    "lifecycle": 5,
-    "schemadiff": 5,
-    "daskvalidate": 5,
-    "fingerprint": 5,
+    "checks": 4,
+    "validating": 5,
     "compare": 6,
     "store": 6,
+    "schemadiff": 6,
     "cli": 7,
 }
-#: Within layer 1, sources reads files through intake, never the reverse; the tail memo
-#: reads lines with intake's fast path (and intake takes a memo only as an argument).
-ORDER_WITHIN = {("intake", "sources"), ("intake", "sharedtails"), ("sharedtails", "sources")}
+#: Within ``reading/``, sources reads files through intake, never the reverse; the tail
+#: memo reads lines with intake's fast path (and intake takes a memo only as an argument).
+ORDER_WITHIN = {
+    ("reading.intake", "reading.sources"),
+    ("reading.intake", "reading.sharedtails"),
+    ("reading.sharedtails", "reading.sources"),
+}
 
 
 def _modules(package: Path) -> Iterator[tuple[str, Path]]:
@@ -114,12 +91,13 @@ def _is_module(dotted: str) -> bool:
 
 
 def _layer(module: str) -> tuple[int, str] | None:
+    """The layer of ``module`` and its place: the top entry, and the module under it."""
     parts = module.split(".")
     if parts[0] != "kernelindex_sdk" or len(parts) < 2:
         return None  # the facade (``import kernelindex_sdk``) or another package
     top = parts[1]
     assert top in LAYERS, f"kernelindex_sdk.{top} has no layer: add it to LAYERS"
-    return LAYERS[top], top
+    return LAYERS[top], ".".join(parts[1:3])
 
 
 def _violations() -> Iterator[str]:
@@ -136,7 +114,10 @@ def _violations() -> Iterator[str]:
             if target is None:
                 continue
             if target[0] > own[0]:
-                yield f"{where}: layer {target[0]} ({target[1]}) above layer {own[0]} ({own[1]})"
+                yield (
+                    f"{where}: layer {target[0]} ({target[1].split('.')[0]}) above layer"
+                    f" {own[0]} ({own[1].split('.')[0]})"
+                )
             elif target[0] == own[0] and (own[1], target[1]) in ORDER_WITHIN:
                 yield f"{where}: {own[1]} sits below {target[1]}"
 
@@ -167,7 +148,7 @@ def test_adapters_use_the_public_sdk() -> None:
     [
         ("from kernelindex_sdk.cli import main\n", "layer 7 (cli) above layer 2 (canonical)"),
         ("import bench_adapters.liger\n", "the SDK never imports an adapter"),
-        ("def f():\n    from kernelindex_sdk import registry\n", "layer 3 (registry)"),
+        ("def f():\n    from kernelindex_sdk.schema import registry\n", "layer 3 (schema)"),
     ],
 )
 def test_the_check_catches_what_it_claims(
@@ -181,7 +162,9 @@ def test_the_check_catches_what_it_claims(
     (fake / "cli").mkdir()
     (fake / "cli" / "__init__.py").write_text("", encoding="utf-8")
     (fake / "cli" / "main.py").write_text("", encoding="utf-8")
-    (fake / "registry.py").write_text("", encoding="utf-8")
+    (fake / "schema").mkdir()
+    (fake / "schema" / "__init__.py").write_text("", encoding="utf-8")
+    (fake / "schema" / "registry.py").write_text("", encoding="utf-8")
     monkeypatch.setitem(globals(), "ROOT", tmp_path)
     monkeypatch.setitem(globals(), "SDK", fake)
     found = list(_violations())

@@ -19,7 +19,7 @@ from profiles import examples
 import kernelindex_sdk as ki
 from kernelindex_sdk import models as m
 from kernelindex_sdk.canonical import digest as json_digest
-from kernelindex_sdk.strategies import bundles, records
+from kernelindex_sdk.models.strategies import bundles, records
 
 ROOT = Path(__file__).resolve().parent.parent
 SEED = ROOT / "examples" / "seeds" / "000_0dade080a6775df8.json"
@@ -203,10 +203,10 @@ def test_moved_names_still_resolve_with_a_warning() -> None:
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         session_class = ki.ValidationSession  # type: ignore[attr-defined]
-    from kernelindex_sdk.validation import ValidationSession
+    from kernelindex_sdk.validating.validation import ValidationSession
 
     assert session_class is ValidationSession
-    assert "import it from kernelindex_sdk.validation" in str(caught[0].message)
+    assert "import it from kernelindex_sdk.validating.validation" in str(caught[0].message)
     assert "ValidationSession" not in ki.__all__
 
 
@@ -225,7 +225,7 @@ _VALUES = st.recursive(
 @settings(max_examples=examples(500), deadline=None)
 @given(_VALUES)
 def test_the_fast_check_agrees_with_the_precise_walk(value: Any) -> None:
-    from kernelindex_sdk.lifecycle import is_strict_json, json_problems
+    from kernelindex_sdk.validating.facade import is_strict_json, json_problems
 
     if is_strict_json(value):
         assert json_problems(value) == []

@@ -30,7 +30,7 @@ from bench_adapters.liger import (
 )
 from bench_adapters.liger.writer import Layout, pretty
 from kernelindex_sdk.canonical import digest
-from kernelindex_sdk.validation import validate
+from kernelindex_sdk.validating.validation import validate
 
 REPO = Path(__file__).resolve().parents[1]
 EXAMPLES = REPO / "tests" / "examples" / "liger"

@@ -17,7 +17,7 @@ from bench_adapters.liger import convert, load_catalog
 from bench_adapters.liger.hardware import resolve_gpu
 from bench_adapters.liger.mapper import Warnings
 from bench_adapters.liger.workload import describe_workload
-from kernelindex_sdk.validation import validate
+from kernelindex_sdk.validating.validation import validate
 
 EXAMPLES = Path(__file__).resolve().parent / "examples" / "liger"
 SCHEMAS = Path(__file__).resolve().parents[1] / "schemas" / "kernelindex.dev" / "v1alpha1"

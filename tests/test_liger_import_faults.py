@@ -23,8 +23,8 @@ from liger_rows import HEADER, good_rows, row, write_csv
 
 from bench_adapters.cli import run_liger_import
 from bench_adapters.liger import JSONL_NAME
-from kernelindex_sdk.fileio import STAGING_PREFIX
-from kernelindex_sdk.pipeline import Pipeline
+from kernelindex_sdk.base.fileio import STAGING_PREFIX
+from kernelindex_sdk.validating.pipeline import Pipeline
 
 COMMAND = [sys.executable, "-m", "kernelindex_sdk.cli.main", "import", "liger"]
 #: Run as a user for whom mode 000 means something (root reads anything otherwise).

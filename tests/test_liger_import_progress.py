@@ -9,7 +9,7 @@ from types import SimpleNamespace
 import pytest
 
 from bench_adapters.liger import import_csv
-from kernelindex_sdk.progress import Progress
+from kernelindex_sdk.base.progress import Progress
 
 EXAMPLES = Path(__file__).resolve().parent / "examples" / "liger"
 
@@ -30,7 +30,7 @@ class Clock:
 @pytest.fixture
 def clock(monkeypatch: pytest.MonkeyPatch) -> Clock:
     fake = Clock()
-    monkeypatch.setattr("kernelindex_sdk.progress.time", SimpleNamespace(monotonic=fake))
+    monkeypatch.setattr("kernelindex_sdk.base.progress.time", SimpleNamespace(monotonic=fake))
     return fake
 
 

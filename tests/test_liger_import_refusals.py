@@ -18,7 +18,7 @@ from liger_rows import good_rows, row, write_csv
 
 from bench_adapters.cli import run_liger_import
 from bench_adapters.liger import JSONL_NAME, import_csv
-from kernelindex_sdk.pipeline import Pipeline
+from kernelindex_sdk.validating.pipeline import Pipeline
 
 ODD_CELLS = {
     "unsafe number in config": (

@@ -16,7 +16,7 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from profiles import examples
 
-from kernelindex_sdk.lightimport import _parsedate_to_datetime
+from kernelindex_sdk.base.lightimport import _parsedate_to_datetime
 
 pytest.importorskip("jsonschema_rs")
 
@@ -49,7 +49,7 @@ def test_build_info_is_the_plain_imports() -> None:
     light = _fresh(
         f"""
         import sys
-        from kernelindex_sdk.lightimport import jsonschema_rs
+        from kernelindex_sdk.base.lightimport import jsonschema_rs
         m = jsonschema_rs()
         assert 'email.utils' not in sys.modules and 'socket' not in sys.modules
         assert getattr(sys.modules['email'], 'utils', None) is None
@@ -133,7 +133,7 @@ def test_modules_loaded_before_are_used_as_they_are() -> None:
         import uuid, pathlib
         assert uuid.platform is platform
         assert pathlib.urlquote_from_bytes is urllib.parse.quote_from_bytes
-        from kernelindex_sdk.lightimport import jsonschema_rs
+        from kernelindex_sdk.base.lightimport import jsonschema_rs
         module = jsonschema_rs()
         assert calls, 'the real email.utils was not used'
         assert sys.modules['email.utils'] is email.utils and sys.modules['inspect'] is inspect
@@ -146,7 +146,7 @@ def test_a_failed_import_leaves_no_stand_in() -> None:
     _fresh(
         """
         import sys
-        from kernelindex_sdk.lightimport import jsonschema_rs
+        from kernelindex_sdk.base.lightimport import jsonschema_rs
 
         class Refuse:
             def find_spec(self, name, path=None, target=None):
@@ -168,7 +168,7 @@ def test_a_failed_import_leaves_no_stand_in() -> None:
 def test_the_platform_stand_ins_system_is_platforms() -> None:
     import platform
 
-    from kernelindex_sdk.lightimport import _platform_system
+    from kernelindex_sdk.base.lightimport import _platform_system
 
     assert _platform_system() == platform.system()
 
@@ -179,7 +179,7 @@ def test_other_attributes_come_from_the_real_module() -> None:
     _fresh(
         """
         import sys
-        from kernelindex_sdk.lightimport import _StandingIn, _standin, _parsedate_to_datetime
+        from kernelindex_sdk.base.lightimport import _StandingIn, _standin, _parsedate_to_datetime
         standin = _standin('email.utils', parsedate_to_datetime=_parsedate_to_datetime)
         with _StandingIn('email.utils', standin):
             import email.utils as seen

@@ -25,11 +25,11 @@ from profiles import examples
 
 import kernelindex_sdk as ki
 from kernelindex_sdk import models as m
-from kernelindex_sdk import sources
-from kernelindex_sdk.bundled import bundled_schema, inlined_schema
+from kernelindex_sdk.base.printable import int_text, short_repr
 from kernelindex_sdk.errors import KernelIndexError
-from kernelindex_sdk.printable import int_text, short_repr
-from kernelindex_sdk.validation import ValidationSession
+from kernelindex_sdk.reading import sources
+from kernelindex_sdk.schema.bundled import bundled_schema, inlined_schema
+from kernelindex_sdk.validating.validation import ValidationSession
 
 ROOT = Path(__file__).resolve().parent.parent
 SEED = ROOT / "examples" / "seeds" / "000_0dade080a6775df8.json"

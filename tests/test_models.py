@@ -21,7 +21,6 @@ import attrs
 import pytest
 from conftest import seed_paths
 
-from kernelindex_sdk.bundled import bundled_schema
 from kernelindex_sdk.canonical import canonicalize
 from kernelindex_sdk.errors import Problem
 from kernelindex_sdk.models import (
@@ -38,8 +37,9 @@ from kernelindex_sdk.models import (
     unstructure,
     wire_name,
 )
-from kernelindex_sdk.registry import default_registry
-from kernelindex_sdk.validation import validate
+from kernelindex_sdk.schema.bundled import bundled_schema
+from kernelindex_sdk.schema.registry import default_registry
+from kernelindex_sdk.validating.validation import validate
 
 MEMBERS = ("run", "protocol", "workload", "environment", "implementation")
 

@@ -13,7 +13,7 @@ import attrs
 
 from kernelindex_sdk import checks
 from kernelindex_sdk.models import API_VERSION, KINDS, v1alpha1, wire_name
-from kernelindex_sdk.registry import default_registry
+from kernelindex_sdk.schema.registry import default_registry
 
 REGISTRY = default_registry()
 FACTS = checks.for_version(API_VERSION)
@@ -26,7 +26,7 @@ def _spec_schema() -> dict[str, Any]:
 
 
 def test_the_models_api_version_is_the_registrys() -> None:
-    from kernelindex_sdk.wire import CURRENT_API_VERSION
+    from kernelindex_sdk.base.wire import CURRENT_API_VERSION
 
     assert API_VERSION == CURRENT_API_VERSION == max(REGISTRY.api_versions())
     assert FACTS is checks.newest()
@@ -127,7 +127,7 @@ def test_the_wire_keys_are_the_models_members() -> None:
     """``wire.*_KEY`` (read off plain dicts by ``compare`` and the adapters) name the
     models' members: renaming one in the model without the other fails here, and so
     does a key added to ``wire`` without saying which member it names."""
-    from kernelindex_sdk import wire
+    from kernelindex_sdk.base import wire
 
     keys = {name for name in vars(wire) if name.endswith("_KEY")}
     assert keys == set(_WIRE_KEYS)

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from kernelindex_sdk import parallel
-from kernelindex_sdk.parallel import WorkerFailed, ordered_map
+from kernelindex_sdk.base import parallel
+from kernelindex_sdk.base.parallel import WorkerFailed, ordered_map
 
 
 def _square_slowly(n: int) -> int:

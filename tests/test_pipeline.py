@@ -12,13 +12,19 @@ from hypothesis import strategies as st
 from mixed_inputs import LIMIT, SEEDS, write_mixed
 from profiles import examples
 
-from kernelindex_sdk import pipeline as pipeline_module
-from kernelindex_sdk.digesting import DigestSession
-from kernelindex_sdk.intake import Document
-from kernelindex_sdk.parallel import WorkerFailed
-from kernelindex_sdk.pipeline import Pipeline, RangeTask, Tally, _range_documents, _RangeProgress
-from kernelindex_sdk.sources import iter_documents
-from kernelindex_sdk.validation import ValidationSession
+from kernelindex_sdk.base.parallel import WorkerFailed
+from kernelindex_sdk.reading.intake import Document
+from kernelindex_sdk.reading.sources import iter_documents
+from kernelindex_sdk.validating import pipeline as pipeline_module
+from kernelindex_sdk.validating.digesting import DigestSession
+from kernelindex_sdk.validating.pipeline import (
+    Pipeline,
+    RangeTask,
+    Tally,
+    _range_documents,
+    _RangeProgress,
+)
+from kernelindex_sdk.validating.validation import ValidationSession
 
 
 @pytest.fixture
@@ -105,7 +111,7 @@ def test_nothing_found_is_an_error(tmp_path: Path) -> None:
 def test_unset_jobs_fork_only_for_large_inputs(
     monkeypatch: pytest.MonkeyPatch, mixed: list[str]
 ) -> None:
-    monkeypatch.setattr("kernelindex_sdk.parallel.default_jobs", lambda: 4)
+    monkeypatch.setattr("kernelindex_sdk.base.parallel.default_jobs", lambda: 4)
     small = Pipeline(mixed, jobs=None)
     small.run()
     assert small.jobs_used == 1
@@ -194,7 +200,7 @@ def test_lines_across_and_beyond_the_read_buffer_are_read_whole(tmp_path: Path) 
     whole or in ranges cut near the buffer's edges."""
     import json
 
-    from kernelindex_sdk.sources import LINE_BUFFER_BYTES
+    from kernelindex_sdk.reading.sources import LINE_BUFFER_BYTES
 
     sizes = [10, LINE_BUFFER_BYTES - 40, 7, 3 * LINE_BUFFER_BYTES, 1, LINE_BUFFER_BYTES, 12]
     values = [{"n": n, "pad": "x" * size} for n, size in enumerate(sizes)]

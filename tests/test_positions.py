@@ -1,4 +1,4 @@
-"""Pointers placed on their line and column (kernelindex_sdk.positions), for annotations."""
+"""Pointers placed on their line and column (kernelindex_sdk.reading.positions), for annotations."""
 
 from __future__ import annotations
 
@@ -10,9 +10,9 @@ from hypothesis import strategies as st
 from profiles import examples
 from strategies import value_paths
 
-from kernelindex_sdk.intake import MAX_DEPTH
-from kernelindex_sdk.pointers import pointer_of
-from kernelindex_sdk.positions import pointer_positions
+from kernelindex_sdk.base.pointers import pointer_of
+from kernelindex_sdk.reading.intake import MAX_DEPTH
+from kernelindex_sdk.reading.positions import pointer_positions
 
 _SCALARS = st.none() | st.booleans() | st.integers() | st.text(max_size=8)
 _VALUES = st.recursive(

@@ -22,8 +22,8 @@ import pytest
 from compare_corpus import corpus
 from liger_rows import good_rows, write_csv
 
-from kernelindex_sdk.progress import Progress
-from kernelindex_sdk.sources import FileSource, read
+from kernelindex_sdk.base.progress import Progress
+from kernelindex_sdk.reading.sources import FileSource, read
 
 CLI = [sys.executable, "-m", "kernelindex_sdk.cli.main"]
 PERCENT = re.compile(r"^(.*?) \[[#-]+\](?: \d+/\d+)? +(\d+)%$")

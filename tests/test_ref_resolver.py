@@ -1,4 +1,4 @@
-"""The one ``$ref`` resolver (``kernelindex_sdk.inlining``) and the two walkers that read it.
+"""The one ``$ref`` resolver (``kernelindex_sdk.schema.inlining``) and the two walkers that read it.
 
 The inliner (for both engines) and the schema diff's normal form
 (``schemadiff.normal``) resolve a ``$ref`` through the same functions — joining,
@@ -29,13 +29,14 @@ from urllib.parse import urldefrag, urljoin
 
 import pytest
 
-from kernelindex_sdk import fastengine, inlining
-from kernelindex_sdk.dialects import dialect_of, id_keyword
-from kernelindex_sdk.inlining import Declined, NotAPointer, Reference, Unresolvable, inline
-from kernelindex_sdk.registry import SchemaRegistry, default_registry
+from kernelindex_sdk.base.wire import DRAFT_2020_12
+from kernelindex_sdk.schema import inlining
+from kernelindex_sdk.schema.dialects import dialect_of, id_keyword
+from kernelindex_sdk.schema.inlining import Declined, NotAPointer, Reference, Unresolvable, inline
+from kernelindex_sdk.schema.registry import SchemaRegistry, default_registry
 from kernelindex_sdk.schemadiff import normal
 from kernelindex_sdk.schemadiff.normal import Normalizer, Undecidable, UnresolvableRef, Where
-from kernelindex_sdk.wire import DRAFT_2020_12
+from kernelindex_sdk.validating import fastengine
 
 ROOT = Path(__file__).resolve().parent.parent
 CASES = ROOT / "tests" / "examples" / "schema-diff"

@@ -12,17 +12,17 @@ import pytest
 from conftest import seed_paths
 from jsonschema import Draft202012Validator
 
-from kernelindex_sdk.bundled import bundled_schema
-from kernelindex_sdk.engine import JsonschemaEngine
 from kernelindex_sdk.errors import UnknownKind, UnresolvableReference
 from kernelindex_sdk.models import API_VERSION, KINDS
-from kernelindex_sdk.registry import (
+from kernelindex_sdk.schema.bundled import bundled_schema
+from kernelindex_sdk.schema.registry import (
     BUNDLE_KIND,
     SchemaRegistry,
     default_registry,
     packaged_schema_root,
 )
-from kernelindex_sdk.validation import ValidationSession, validate
+from kernelindex_sdk.validating.engine import JsonschemaEngine
+from kernelindex_sdk.validating.validation import ValidationSession, validate
 
 V1ALPHA2 = "kernelindex.dev/v1alpha2"
 RECORD_KINDS = sorted(k for k in KINDS if k != BUNDLE_KIND)
@@ -448,7 +448,7 @@ def test_bundled_names_never_collide(tmp_path: Path) -> None:
 
 def test_from_directory_takes_str_and_refuses_an_empty_or_missing_folder(tmp_path: Path) -> None:
     from kernelindex_sdk.errors import SchemaDirectoryError
-    from kernelindex_sdk.registry import packaged_schema_root
+    from kernelindex_sdk.schema.registry import packaged_schema_root
 
     registry = SchemaRegistry.from_directory(str(packaged_schema_root()))
     assert {e.kind for e in registry.entries} >= {"BenchmarkRun", "Bundle"}

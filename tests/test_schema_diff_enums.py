@@ -3,8 +3,8 @@
 The diff tries every value of an enum against the other side. python-jsonschema checks
 ``enum`` by comparing the instance with each member in turn, so that cost the square of
 the enum's size (10,000 values: 14 s; 30,000: 225 s). The diff's own validator
-(:func:`kernelindex_sdk.engine.schema_validator`) now looks values up in a set of
-:func:`~kernelindex_sdk.engine.equality_key`\\ s. These tests hold it to the reference:
+(:func:`kernelindex_sdk.validating.engine.schema_validator`) now looks values up in a set of
+:func:`~kernelindex_sdk.validating.engine.equality_key`\\ s. These tests hold it to the reference:
 
 * the key equates exactly the values python-jsonschema's ``equal`` equates (``1`` and
   ``1.0`` alike, ``true`` and ``1`` not, arrays and objects by their members);
@@ -15,7 +15,7 @@ the enum's size (10,000 values: 14 s; 30,000: 225 s). The diff's own validator
 * a diff of a 2,000-value enum compares values member by member a bounded number of
   times per value (it counts comparisons, it does not time them);
 * the witnesses too: each is proven by the reference engine with ``keyed_enums`` (the
-  set look-up) and located by :meth:`~kernelindex_sdk.engine.JsonschemaEngine.
+  set look-up) and located by :meth:`~kernelindex_sdk.validating.engine.JsonschemaEngine.
   problem_pointers` (no messages, which list an enum's every member). Generated enum
   pairs, disjoint ones included, give the report the member-by-member engine and
   ``problems()`` gave; ``problem_pointers`` places problems where ``problems`` does;
@@ -43,9 +43,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 from strategies import law_settings
 
-from kernelindex_sdk import engine
-from kernelindex_sdk.registry import SchemaRegistry
+from kernelindex_sdk.schema.registry import SchemaRegistry
 from kernelindex_sdk.schemadiff import diff, load, values, witness
+from kernelindex_sdk.validating import engine
 
 DRAFT = "https://json-schema.org/draft/2020-12/schema"
 

@@ -5,7 +5,7 @@
   shipped strategies).
 * Changes to a copy of the shipped schemas — the kind a pull request makes — give the
   expected rules, each with a witness a plain validator confirms; where the verdict
-  is "compatible", records drawn by :func:`kernelindex_sdk.strategies.records` from
+  is "compatible", records drawn by :func:`kernelindex_sdk.models.strategies.records` from
   the old schemas are searched for a counterexample.
 * ``kernelindex schema diff``: exit statuses 0/1/2/3, the four formats, one line per
   violation whatever the schemas hold, no traceback, nothing fetched.
@@ -30,12 +30,12 @@ from referencing import Registry, Resource
 from referencing.jsonschema import DRAFT202012
 from strategies import law_settings
 
-from kernelindex_sdk.bundled import bundled_schema
-from kernelindex_sdk.engine import JsonschemaEngine
 from kernelindex_sdk.models import API_VERSION
-from kernelindex_sdk.registry import default_registry, packaged_schema_root
+from kernelindex_sdk.models.strategies import RECORD_KINDS, records
+from kernelindex_sdk.schema.bundled import bundled_schema
+from kernelindex_sdk.schema.registry import default_registry, packaged_schema_root
 from kernelindex_sdk.schemadiff import DiffReport, diff, load, normalized
-from kernelindex_sdk.strategies import RECORD_KINDS, records
+from kernelindex_sdk.validating.engine import JsonschemaEngine
 
 ROOT = Path(__file__).resolve().parent.parent
 SHIPPED = packaged_schema_root() / "kernelindex.dev" / "v1alpha1"

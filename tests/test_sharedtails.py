@@ -1,4 +1,4 @@
-"""The tail memo (``kernelindex_sdk.sharedtails``): a JSON Lines line that ends as an
+"""The tail memo (``kernelindex_sdk.reading.sharedtails``): a JSON Lines line that ends as an
 earlier line ended is parsed only up to that end, and reads exactly as it reads whole.
 
 The law, checked differentially over every writer of ``test_intake.WRITERS``: a stream
@@ -20,11 +20,11 @@ from hypothesis import strategies as st
 from profiles import examples
 from test_intake import WRITERS, _written
 
-from kernelindex_sdk import intake, sharedtails
 from kernelindex_sdk.errors import IntakeError
-from kernelindex_sdk.intake import Document, jsonl_records
-from kernelindex_sdk.sharedtails import TailMemo
-from kernelindex_sdk.strategies import json_values
+from kernelindex_sdk.models.strategies import json_values
+from kernelindex_sdk.reading import intake, sharedtails
+from kernelindex_sdk.reading.intake import Document, jsonl_records
+from kernelindex_sdk.reading.sharedtails import TailMemo
 
 pytestmark = pytest.mark.skipif(
     intake._jiter_from_json is None, reason="the fast intake (orjson, jiter) is not installed"

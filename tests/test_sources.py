@@ -19,8 +19,8 @@ from kernelindex_sdk.errors import (
     SymlinkLoop,
     UnreadableFile,
 )
-from kernelindex_sdk.intake import Document
-from kernelindex_sdk.sources import (
+from kernelindex_sdk.reading.intake import Document
+from kernelindex_sdk.reading.sources import (
     FileSource,
     StdinSource,
     documents,
@@ -171,8 +171,8 @@ def test_an_overlong_line_of_a_file_is_refused_without_being_held(tmp_path: Path
     line within the limit is then read whole, and reading goes on after either."""
     import tracemalloc
 
-    from kernelindex_sdk.intake import OverlongLine
-    from kernelindex_sdk.sources import bounded_lines
+    from kernelindex_sdk.reading.intake import OverlongLine
+    from kernelindex_sdk.reading.sources import bounded_lines
 
     mib = 1 << 20
     path = tmp_path / "long.jsonl"
@@ -284,7 +284,7 @@ def test_json_lines_piped_in_are_read_whole_across_the_read_buffer() -> None:
     line, numbered, whatever the buffer's edges cut (a real pipe, a real process)."""
     import json
 
-    from kernelindex_sdk.sources import LINE_BUFFER_BYTES
+    from kernelindex_sdk.reading.sources import LINE_BUFFER_BYTES
 
     bundle = Path(__file__).parent / "examples" / "valid" / "bundle-all-five.json"
     line = json.dumps(json.loads(bundle.read_text(encoding="utf-8"))).encode() + b"\n"

@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 from liger_rows import good_rows, write_csv
 
-from kernelindex_sdk.fileio import JOURNAL, STAGING_PREFIX, UnsafeJournal, atomic_write_bytes
+from kernelindex_sdk.base.fileio import JOURNAL, STAGING_PREFIX, UnsafeJournal, atomic_write_bytes
 
 COMMAND = [sys.executable, "-m", "kernelindex_sdk.cli.main", "import", "liger"]
 

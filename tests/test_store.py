@@ -280,8 +280,9 @@ def test_without_duckdb_one_line_says_how_to_install_it(tmp_path: Path, filled: 
 
 def test_the_sdk_imports_duckdb_only_when_a_store_is_opened() -> None:
     code = (
-        "import sys, kernelindex_sdk, kernelindex_sdk.sources, kernelindex_sdk.pipeline,"
-        " kernelindex_sdk.storefile, kernelindex_sdk.store;"
+        "import sys, kernelindex_sdk, kernelindex_sdk.reading.sources,"
+        " kernelindex_sdk.validating.pipeline, kernelindex_sdk.reading.storefile,"
+        " kernelindex_sdk.store;"
         " print('duckdb' in sys.modules)"
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
@@ -351,7 +352,7 @@ def _with_checks(store: Path, copy: Path, fingerprint: str | None, tamper: bool 
 
 
 def test_every_add_says_what_checked_its_records(filled: Path) -> None:
-    from kernelindex_sdk.fingerprint import checks_fingerprint
+    from kernelindex_sdk.schema.fingerprint import checks_fingerprint
 
     with duckdb.connect(str(filled), read_only=True) as connection:
         adds = connection.execute("SELECT add_id FROM adds ORDER BY 1").fetchall()
@@ -364,7 +365,7 @@ def test_a_store_checked_by_the_same_checks_is_read_without_checking_again(
     filled: Path, tmp_path: Path
 ) -> None:
     from kernelindex_sdk.compare.records import load_records
-    from kernelindex_sdk.fingerprint import checks_fingerprint
+    from kernelindex_sdk.schema.fingerprint import checks_fingerprint
 
     results = {}
     for name, fingerprint in [
@@ -387,7 +388,7 @@ def test_a_store_checked_by_the_same_checks_is_read_without_checking_again(
 
 
 def test_a_store_whose_fingerprint_differs_is_checked_again(filled: Path, tmp_path: Path) -> None:
-    from kernelindex_sdk.fingerprint import checks_fingerprint
+    from kernelindex_sdk.schema.fingerprint import checks_fingerprint
 
     trusted = _with_checks(filled, tmp_path / "t.kistore", checks_fingerprint(), tamper=True)
     altered = _with_checks(filled, tmp_path / "a.kistore", "checks-sha256:x", tamper=True)

@@ -15,9 +15,9 @@ import pytest
 duckdb = pytest.importorskip("duckdb")
 
 from kernelindex_sdk.canonical import digest  # noqa: E402
-from kernelindex_sdk.pipeline import Pipeline  # noqa: E402
 from kernelindex_sdk.store import adding  # noqa: E402
-from kernelindex_sdk.validation import records_of  # noqa: E402
+from kernelindex_sdk.validating.pipeline import Pipeline  # noqa: E402
+from kernelindex_sdk.validating.validation import records_of  # noqa: E402
 from tests.store_helpers import ROOT, corpus_module  # noqa: E402
 
 
@@ -55,7 +55,7 @@ def test_add_resolves_references_as_validate_strict_refs(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, jobs: int, chunk: int | None, held: int | None
 ) -> None:
     if chunk is not None:  # a JSON Lines file checked in ranges by the workers
-        monkeypatch.setattr("kernelindex_sdk.pipeline.CHUNK_BYTES", chunk)
+        monkeypatch.setattr("kernelindex_sdk.validating.pipeline.CHUNK_BYTES", chunk)
     if held is not None:  # open references spilled to the staging folder
         monkeypatch.setattr(adding, "HELD_IN_MEMORY", held)
     paths, kept, protocol = _inputs(tmp_path)

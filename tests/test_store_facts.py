@@ -12,8 +12,8 @@ import pytest
 
 duckdb = pytest.importorskip("duckdb")
 
-from kernelindex_sdk import storefile  # noqa: E402
 from kernelindex_sdk.compare import records, runs  # noqa: E402
+from kernelindex_sdk.reading import storefile  # noqa: E402
 from tests.store_helpers import COMPLETE, kernelindex, write_corpus  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -311,6 +311,6 @@ def test_a_store_of_a_newer_format_is_one_line(store: Path, tmp_path: Path) -> N
 
 
 def _fingerprint() -> Any:
-    from kernelindex_sdk.fingerprint import checks_fingerprint
+    from kernelindex_sdk.schema.fingerprint import checks_fingerprint
 
     return checks_fingerprint()

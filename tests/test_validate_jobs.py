@@ -11,8 +11,8 @@ import pytest
 from mixed_inputs import seed as mixed_seed
 from mixed_inputs import write_mixed
 
-from kernelindex_sdk import pipeline
 from kernelindex_sdk.cli.validate_cmd import ValidateOptions, run_validate
+from kernelindex_sdk.validating import pipeline
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -110,5 +110,5 @@ def test_unset_jobs_give_the_same_report(
     capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, inputs: list[str]
 ) -> None:
     monkeypatch.setattr(pipeline, "AUTO_MIN_FILES", 10)
-    monkeypatch.setattr("kernelindex_sdk.parallel.default_jobs", lambda: 2)
+    monkeypatch.setattr("kernelindex_sdk.base.parallel.default_jobs", lambda: 2)
     assert _run(capsys, inputs) == _run(capsys, inputs, jobs=1)

@@ -13,8 +13,8 @@ from strategies import replaced_at, value_paths
 
 from kernelindex_sdk.canonical import digest
 from kernelindex_sdk.models import unstructure
-from kernelindex_sdk.strategies import consistent_bundles, json_values
-from kernelindex_sdk.validation import ValidationSession, validate
+from kernelindex_sdk.models.strategies import consistent_bundles, json_values
+from kernelindex_sdk.validating.validation import ValidationSession, validate
 
 
 def test_bundle_reference_mismatch(seed_bundle: dict[str, Any]) -> None:

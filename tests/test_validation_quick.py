@@ -22,19 +22,19 @@ from hypothesis import strategies as st
 from profiles import examples
 from strategies import replaced_at, value_paths
 
-from kernelindex_sdk import validation
 from kernelindex_sdk.canonical import digest
 from kernelindex_sdk.checks import v1alpha1
 from kernelindex_sdk.checks.v1alpha1 import REFERENCES
-from kernelindex_sdk.engine import JsonschemaEngine, ValidationEngine
 from kernelindex_sdk.errors import IntakeError, Problem
-from kernelindex_sdk.intake import Document, jsonl_records, loads
 from kernelindex_sdk.models import unstructure
-from kernelindex_sdk.pipeline import Pipeline
-from kernelindex_sdk.registry import default_registry
-from kernelindex_sdk.sources import documents
-from kernelindex_sdk.strategies import consistent_bundles, json_values
-from kernelindex_sdk.validation import Item, ValidationSession
+from kernelindex_sdk.models.strategies import consistent_bundles, json_values
+from kernelindex_sdk.reading.intake import Document, jsonl_records, loads
+from kernelindex_sdk.reading.sources import documents
+from kernelindex_sdk.schema.registry import default_registry
+from kernelindex_sdk.validating import validation
+from kernelindex_sdk.validating.engine import JsonschemaEngine, ValidationEngine
+from kernelindex_sdk.validating.pipeline import Pipeline
+from kernelindex_sdk.validating.validation import Item, ValidationSession
 
 EXAMPLES = Path(__file__).parent / "examples"
 
@@ -621,7 +621,7 @@ def test_ranges_whose_every_line_is_taken_are_not_empty(
     """A large JSON Lines file read in ranges by workers, every line of a range taken
     by the memo's ``take`` (none yielded): the ranges still held documents, so the
     file is not "empty", and each worker's count reaches the tally."""
-    from kernelindex_sdk import pipeline as pipeline_module
+    from kernelindex_sdk.validating import pipeline as pipeline_module
 
     monkeypatch.setattr(pipeline_module, "CHUNK_BYTES", 4096)
     lines = []

@@ -2,7 +2,7 @@
 
 No importer writes a record that ``validate`` would reject: before anything is
 written, every run and every record it references goes through the SDK's
-:class:`~kernelindex_sdk.validation.ValidationSession` — schemas and semantic rules
+:class:`~kernelindex_sdk.validating.validation.ValidationSession` — schemas and semantic rules
 alike (statistics in order, ``observedAt`` not in the future, numbers in range, text
 within its limits). References resolve by construction: a run is only ever written
 with the very records it was checked with.
@@ -22,7 +22,7 @@ from datetime import datetime
 from typing import Any
 
 from kernelindex_sdk.errors import Problem
-from kernelindex_sdk.validation import ValidationSession
+from kernelindex_sdk.validating.validation import ValidationSession
 
 #: Bundle members a run references, in the run's digest-field order.
 MEMBERS = ("protocol", "workload", "environment", "implementation")

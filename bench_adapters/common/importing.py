@@ -38,10 +38,10 @@ from bench_adapters.common.writer import (
     write_records,
     write_steps,
 )
-from kernelindex_sdk import wire
+from kernelindex_sdk.base import wire
+from kernelindex_sdk.base.progress import Progress
 from kernelindex_sdk.canonical import digest
 from kernelindex_sdk.errors import KernelIndexError, Problem
-from kernelindex_sdk.progress import Progress
 
 SummaryT = TypeVar("SummaryT", bound="ImportCounts")
 

@@ -26,8 +26,8 @@ from typing import Any
 
 import attrs
 
-from kernelindex_sdk.pointers import pointer_of
-from kernelindex_sdk.wire import parse_timestamp
+from kernelindex_sdk.base.pointers import pointer_of
+from kernelindex_sdk.base.wire import parse_timestamp
 
 RECORD = "record"
 FILE = "file"

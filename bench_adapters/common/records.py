@@ -10,16 +10,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from kernelindex_sdk import checks, wire
-from kernelindex_sdk.models import (
-    Comparability,
-    Harness,
-    Metadata,
-    Workload,
-    WorkloadSpec,
-    unstructure,
-)
-from kernelindex_sdk.wire import (
+from kernelindex_sdk import checks
+from kernelindex_sdk.base import wire
+from kernelindex_sdk.base.wire import (
     API_VERSION_KEY,
     COMPARABILITY_KEY,
     CURRENT_API_VERSION,
@@ -32,12 +25,20 @@ from kernelindex_sdk.wire import (
     SOFTWARE_KEY,
     SPEC_KEY,
 )
+from kernelindex_sdk.models import (
+    Comparability,
+    Harness,
+    Metadata,
+    Workload,
+    WorkloadSpec,
+    unstructure,
+)
 
 #: The apiVersion importers write: the SDK's current one (one definition).
 API_VERSION = CURRENT_API_VERSION
 
 #: ``observedAt`` of a run whose source records no time, and the quality flag that says
-#: so: defined once in the SDK (:mod:`kernelindex_sdk.wire`), where readers find them too.
+#: so: defined once in the SDK (:mod:`kernelindex_sdk.base.wire`), where readers find them too.
 UNKNOWN_OBSERVED_AT = wire.UNKNOWN_OBSERVED_AT
 OBSERVED_AT_UNKNOWN = wire.OBSERVED_AT_UNKNOWN
 

@@ -41,14 +41,14 @@ from typing import Any, Literal, Protocol
 
 import attrs
 
-from kernelindex_sdk import wire
+from kernelindex_sdk.base import wire
+from kernelindex_sdk.base.fileio import ExistingFiles, atomic_write_many, directory_lock
+from kernelindex_sdk.base.fileio import write_steps as fileio_write_steps
+from kernelindex_sdk.base.jsontext import pretty
+from kernelindex_sdk.base.wire import CURRENT_API_VERSION
 from kernelindex_sdk.checks import bundle_members
 from kernelindex_sdk.errors import KernelIndexError, Problem
-from kernelindex_sdk.fileio import ExistingFiles, atomic_write_many, directory_lock
-from kernelindex_sdk.fileio import write_steps as fileio_write_steps
-from kernelindex_sdk.jsontext import pretty
-from kernelindex_sdk.pipeline import Pipeline
-from kernelindex_sdk.wire import CURRENT_API_VERSION
+from kernelindex_sdk.validating.pipeline import Pipeline
 
 Layout = Literal["bundles", "jsonl"]
 LAYOUTS: tuple[Layout, ...] = ("bundles", "jsonl")
@@ -238,7 +238,7 @@ def write_records(
 def write_steps(runs: int, layout: Layout) -> int:
     """How many steps :func:`write_records` counts through ``advance`` for ``runs`` runs:
     each run rendered, then each file compared with what is there and staged
-    (:func:`~kernelindex_sdk.fileio.write_steps`) — so a bar moves through all three,
+    (:func:`~kernelindex_sdk.base.fileio.write_steps`) — so a bar moves through all three,
     not only once everything is on disk."""
     files = runs if layout == "bundles" else 1
     return runs + fileio_write_steps(files)

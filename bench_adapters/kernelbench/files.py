@@ -19,7 +19,7 @@ import attrs
 
 from bench_adapters.kernelbench.mapping import KernelBenchMapping
 from kernelindex_sdk.errors import IntakeError
-from kernelindex_sdk.sources import walk
+from kernelindex_sdk.reading.sources import walk
 
 _FOLDER = re.compile(r"([A-Za-z0-9][A-Za-z0-9.-]*)_(.+)")
 _TOKENS = re.compile(r"[a-z0-9]+")

@@ -2,7 +2,7 @@
 
 ``kernelindex export liger RECORDS... --out FILE|-`` reads records exactly as
 ``kernelindex validate --strict-refs`` reads them (files, folders, JSON Lines, ``-``;
-through the SDK's :class:`~kernelindex_sdk.pipeline.Pipeline`), and writes one row per
+through the SDK's :class:`~kernelindex_sdk.validating.pipeline.Pipeline`), and writes one row per
 ``BenchmarkRun`` of speed or memory under Liger's current header
 (:data:`~bench_adapters.liger.source.LIGER_HEADER`), as Liger's harness writes it
 (minimal quoting, ``\\r\\n``). So Liger-Kernel's ``benchmarks_visualizer.py`` reads it as
@@ -39,10 +39,10 @@ from bench_adapters.liger.checking import MEMBERS
 from bench_adapters.liger.source import LIGER_HEADER
 from bench_adapters.liger.spelling import LINE_END, Referenced, Speller, encode_line
 from bench_adapters.liger.structured import NotExpressible, RowComputer, Sweep
-from kernelindex_sdk import wire
+from kernelindex_sdk.base import wire
 from kernelindex_sdk.errors import Problem
-from kernelindex_sdk.pipeline import Pipeline
-from kernelindex_sdk.validation import is_bundle
+from kernelindex_sdk.validating.pipeline import Pipeline
+from kernelindex_sdk.validating.validation import is_bundle
 
 #: The run spec fields of the references, in :data:`MEMBERS` order.
 REFERENCE_FIELDS = tuple(f"{member}Digest" for member in MEMBERS)

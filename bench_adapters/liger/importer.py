@@ -37,9 +37,9 @@ from bench_adapters.liger.mapper import MappedRun, Mapper, Warnings
 from bench_adapters.liger.source import STDIN_NAME, LigerCsv, LigerRow, RowError, open_csv
 from bench_adapters.liger.spelling import Referenced, Speller
 from bench_adapters.liger.writer import JSONL_NAME, Layout
+from kernelindex_sdk.base.progress import Progress
 from kernelindex_sdk.errors import Problem
-from kernelindex_sdk.progress import Progress
-from kernelindex_sdk.sources import STDIN
+from kernelindex_sdk.reading.sources import STDIN
 
 
 @attrs.define

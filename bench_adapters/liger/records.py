@@ -28,7 +28,7 @@ from bench_adapters.liger.hardware import Hardware
 from bench_adapters.liger.names import gpu_slug, record_name, slug
 from bench_adapters.liger.workload import WorkloadShape
 from kernelindex_sdk import models as m
-from kernelindex_sdk import wire
+from kernelindex_sdk.base import wire
 
 __all__ = [
     "API_VERSION",

@@ -12,7 +12,7 @@ errors.
 Input is read as a stream, one record at a time, so memory stays bounded whatever the
 file holds: a record longer than :data:`MAX_ROW_BYTES` is reported and its bytes are
 skipped, never held (from a stream that is not a file, reading stops there: see
-:func:`~kernelindex_sdk.sources.bounded_lines`). The config cell goes through the SDK's
+:func:`~kernelindex_sdk.reading.sources.bounded_lines`). The config cell goes through the SDK's
 strict JSON intake — the one parser of the project — so it is refused for exactly what
 a record would be.
 
@@ -42,8 +42,8 @@ from kernelindex_sdk.errors import (
     Problem,
     UnreadableFile,
 )
-from kernelindex_sdk.intake import OverlongLine, loads
-from kernelindex_sdk.sources import STDIN, bounded_lines, open_regular
+from kernelindex_sdk.reading.intake import OverlongLine, loads
+from kernelindex_sdk.reading.sources import STDIN, bounded_lines, open_regular
 
 #: Liger's header, in Liger's order: what its harness writes and what the export writes.
 LIGER_HEADER = (

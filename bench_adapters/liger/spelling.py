@@ -40,7 +40,7 @@ from typing import Any
 from bench_adapters.liger.catalog import Catalog, MetricInfo
 from bench_adapters.liger.hardware import resolve_gpu
 from bench_adapters.liger.source import LIGER_HEADER, SourceText
-from kernelindex_sdk import wire
+from kernelindex_sdk.base import wire
 
 PREFIX = "liger-csv/"
 LINE_LABEL = PREFIX + "line"

@@ -52,7 +52,7 @@ from bench_adapters.liger.source import (
 )
 from bench_adapters.liger.spelling import PREFIX, WORKLOAD_COLUMNS, Referenced, Speller, get_text
 from bench_adapters.liger.workload import describe_workload
-from kernelindex_sdk import wire
+from kernelindex_sdk.base import wire
 
 #: The quantile columns and the run statistic each is read from.
 _STATISTICS = (("y_value_50", "median"), ("y_value_20", "p20"), ("y_value_80", "p80"))

@@ -37,7 +37,7 @@ from bench_adapters.recording.environment import GPU_FIELDS, SOFTWARE_FIELDS, Pr
 from bench_adapters.recording.environment import environment_record as build_environment
 from bench_adapters.recording.recorder import link, unfinished_run
 from kernelindex_sdk import models as m
-from kernelindex_sdk import wire
+from kernelindex_sdk.base import wire
 
 #: sourceNative.source of every run this adapter measures (the importer's is liger-kernel-bench).
 SOURCE = "kernelindex-bench-liger"

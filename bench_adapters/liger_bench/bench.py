@@ -30,8 +30,8 @@ from bench_adapters.recording.bundles import InvalidBundle
 from bench_adapters.recording.bundles import write_bundle as recorded_bundle
 from bench_adapters.recording.measure import FIRST_CALL
 from bench_adapters.recording.recorder import harness_version
-from kernelindex_sdk.printable import one_line
-from kernelindex_sdk.progress import Progress
+from kernelindex_sdk.base.printable import one_line
+from kernelindex_sdk.base.progress import Progress
 
 
 @attrs.frozen

@@ -47,8 +47,8 @@ from bench_adapters.liger_bench.plan import PlannedItem, seed_request
 from bench_adapters.liger_bench.probes import DeviceInfo, NoDevice, TimerSettings
 from bench_adapters.liger_bench.runner import Outcome, Tools
 from bench_adapters.recording.bundles import InvalidBundle
-from kernelindex_sdk.fileio import atomic_write_bytes
-from kernelindex_sdk.printable import one_line
+from kernelindex_sdk.base.fileio import atomic_write_bytes
+from kernelindex_sdk.base.printable import one_line
 
 #: The columns of ``bench liger``'s table this one keeps (metric and workload go: one of
 #: each per kernel here): kernel, pass, provider, status, median, p20–p80, speed-up,
@@ -141,7 +141,7 @@ def check(
 ) -> int:
     """The whole check; ``tools`` stands in for the CUDA tools in tests."""
     from bench_adapters.liger.writer import OutputError
-    from kernelindex_sdk.pipeline import Pipeline
+    from kernelindex_sdk.validating.pipeline import Pipeline
 
     stdout, stderr = out or sys.stdout, err or sys.stderr
 

@@ -50,10 +50,10 @@ from bench_adapters.common.records import (
 from bench_adapters.nvbench.mapping import Method, NvbenchMapping
 from bench_adapters.nvbench.reader import NvbenchFile, argv_text, flags_in
 from kernelindex_sdk import models as m
-from kernelindex_sdk import wire
+from kernelindex_sdk.base import wire
 from kernelindex_sdk.canonical import digest
-from kernelindex_sdk.intake import MAX_SAFE_INTEGER
 from kernelindex_sdk.models.v1alpha1 import Statistic
+from kernelindex_sdk.reading.intake import MAX_SAFE_INTEGER
 
 NS_PER_S = 1_000_000_000
 _TEXT_LIMIT = 4096

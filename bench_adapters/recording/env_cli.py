@@ -15,7 +15,7 @@ import sys
 
 import click
 
-from kernelindex_sdk.printable import one_line
+from kernelindex_sdk.base.printable import one_line
 
 
 @click.command("env", context_settings={"help_option_names": ["-h", "--help"]})
@@ -46,7 +46,7 @@ def env_command(settings: tuple[str, ...], device: int) -> None:
         parse_settings,
         probe,
     )
-    from kernelindex_sdk.jsontext import pretty
+    from kernelindex_sdk.base.jsontext import pretty
 
     try:
         declared = parse_settings(settings)

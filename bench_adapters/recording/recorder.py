@@ -35,7 +35,7 @@ from bench_adapters.recording import environment as env
 from bench_adapters.recording.measure import Measured, Step, measure, stage, timing, utc_now
 from bench_adapters.recording.timing import DoBenchTimer, Timer, TimerSettings
 from kernelindex_sdk import models as m
-from kernelindex_sdk import wire
+from kernelindex_sdk.base import wire
 from kernelindex_sdk.canonical import digest
 from kernelindex_sdk.models.v1alpha1 import Statistic
 

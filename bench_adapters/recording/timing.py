@@ -22,7 +22,7 @@ from typing import Any, Protocol
 
 import attrs
 
-from kernelindex_sdk import wire
+from kernelindex_sdk.base import wire
 
 #: Quantiles asked of do_bench by default (Liger's harness's): median, then p20 and p80.
 QUANTILES = (0.5, 0.2, 0.8)

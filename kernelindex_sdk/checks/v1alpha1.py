@@ -19,9 +19,9 @@ from itertools import pairwise
 from time import time
 from typing import Any
 
+from kernelindex_sdk.base.pointers import escape_token
+from kernelindex_sdk.base.wire import parse_timestamp
 from kernelindex_sdk.errors import Problem
-from kernelindex_sdk.pointers import escape_token
-from kernelindex_sdk.wire import parse_timestamp
 
 #: Bundle member → (kind it must be, the run spec field that references it).
 REFERENCES: Mapping[str, tuple[str, str]] = {

@@ -90,10 +90,10 @@ def parse_fast_p(summary: bool, fast_p: tuple[float, ...], format_: str) -> tupl
 def run_before_after(options: CompareOptions, out: TextIO, err: TextIO) -> int:
     """Load both sides, pair, judge, report; return the exit status. Never raises for
     bad input."""
+    from kernelindex_sdk.base.printable import one_line
     from kernelindex_sdk.cli.beforeafter_reporters import GithubReporter, JunitReporter
     from kernelindex_sdk.cli.filter_options import select_runs
     from kernelindex_sdk.compare import beforeafter, beforeafter_report, records, runs
-    from kernelindex_sdk.printable import one_line
 
     def say(message: str) -> None:
         err.write(one_line(f"kernelindex compare: {message}") + "\n")
@@ -173,10 +173,10 @@ def _load(
 ) -> tuple[LoadResult, list[ResolvedRun]]:
     """One side's records, validated, its runs resolved as they are read (against the
     records read so far); problems on ``err`` as validate words them."""
+    from kernelindex_sdk.base.progress import Progress
     from kernelindex_sdk.cli.reporters import format_problem
     from kernelindex_sdk.compare import records, runs
-    from kernelindex_sdk.progress import Progress
-    from kernelindex_sdk.sources import FileSource, StdinSource, expand
+    from kernelindex_sdk.reading.sources import FileSource, StdinSource, expand
 
     found = list(expand(paths))
     streamed = any(isinstance(source, StdinSource) for source in found)

@@ -30,15 +30,15 @@ from typing import TYPE_CHECKING, Final, TextIO
 import attrs
 import click
 
+from kernelindex_sdk.base.metrics import METRIC_ALIASES
 from kernelindex_sdk.cli.filter_options import filter_options, format_option
 from kernelindex_sdk.compare.beforeafter import PAIR_BY
-from kernelindex_sdk.metrics import METRIC_ALIASES
 
 if TYPE_CHECKING:
-    from kernelindex_sdk.sources import FileSource
+    from kernelindex_sdk.reading.sources import FileSource
 
 #: Metric names on the command line → as the records name them (one definition:
-#: :mod:`kernelindex_sdk.metrics`).
+#: :mod:`kernelindex_sdk.base.metrics`).
 METRICS: Final = METRIC_ALIASES
 FORMATS: Final = ("text", "markdown", "json", "csv")
 # --- before/after (--against): formats only a gate has; see beforeafter_cmd.
@@ -88,15 +88,15 @@ def run_compare(
     options: CompareOptions, *, out: TextIO | None = None, err: TextIO | None = None
 ) -> int:
     """Load, validate, group and report; return the exit status. Never raises for bad input."""
+    from kernelindex_sdk.base.printable import one_line
+    from kernelindex_sdk.base.progress import Progress
     from kernelindex_sdk.cli.filter_options import select_runs, unknown_metric
     from kernelindex_sdk.cli.reporters import format_problem
     from kernelindex_sdk.compare import filters, grouping, records, report, runs, summary, sweeps
     from kernelindex_sdk.compare.plot import PlotError, PlotUnavailable, check_path
     from kernelindex_sdk.compare.summary_report import SUMMARY_REPORTERS
     from kernelindex_sdk.errors import Problem
-    from kernelindex_sdk.printable import one_line
-    from kernelindex_sdk.progress import Progress
-    from kernelindex_sdk.sources import FileSource, StdinSource, expand
+    from kernelindex_sdk.reading.sources import FileSource, StdinSource, expand
 
     out = out if out is not None else sys.stdout
     err = err if err is not None else sys.stderr

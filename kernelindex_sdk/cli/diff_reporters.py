@@ -7,7 +7,7 @@ The same four forms as ``validate`` (:mod:`~kernelindex_sdk.cli.reporters`), for
 ``json`` (the report as one ASCII-only object), ``github`` (an ``::error`` annotation
 per violation on the schema file it is in), ``junit`` (a test case per kind and
 direction). Everything that comes from input — pointers, kinds, messages, witnesses —
-is written through :func:`~kernelindex_sdk.printable.one_line`, so one violation is
+is written through :func:`~kernelindex_sdk.base.printable.one_line`, so one violation is
 always one line.
 """
 
@@ -18,8 +18,8 @@ import sys
 from collections.abc import Callable
 from typing import IO, Any
 
+from kernelindex_sdk.base.printable import one_line
 from kernelindex_sdk.cli.reporters import JunitCase, _github_data, _github_property, write_junit
-from kernelindex_sdk.printable import one_line
 from kernelindex_sdk.schemadiff import DiffReport, Undecided, Violation
 from kernelindex_sdk.schemadiff.rules import DIRECTIONS
 

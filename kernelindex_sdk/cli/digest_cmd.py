@@ -8,7 +8,7 @@ from typing import Any
 
 import click
 
-from kernelindex_sdk.printable import one_line
+from kernelindex_sdk.base.printable import one_line
 
 
 def run_digest(paths: tuple[str, ...], format_: str) -> int:
@@ -19,9 +19,9 @@ def run_digest(paths: tuple[str, ...], format_: str) -> int:
     Problems go to stderr. Exit status: 2 when anything could not be read (or
     nothing was found), 1 when an item is not a record, else 0.
     """
-    from kernelindex_sdk.digesting import DigestSession
-    from kernelindex_sdk.pipeline import Pipeline
-    from kernelindex_sdk.sources import STDIN, standard_input
+    from kernelindex_sdk.reading.sources import STDIN, standard_input
+    from kernelindex_sdk.validating.digesting import DigestSession
+    from kernelindex_sdk.validating.pipeline import Pipeline
 
     rows: list[dict[str, Any]] = []
     pipeline = Pipeline(
@@ -77,7 +77,7 @@ def run_canonicalize(path: str) -> int:
     """Write the RFC 8785 bytes of the one document in ``path`` (``-``: stdin)."""
     from kernelindex_sdk.canonical import canonicalize
     from kernelindex_sdk.errors import IntakeError
-    from kernelindex_sdk.sources import iter_documents
+    from kernelindex_sdk.reading.sources import iter_documents
 
     for document in iter_documents(path, jsonl=False):
         if isinstance(document, IntakeError):

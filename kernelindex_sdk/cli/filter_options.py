@@ -5,7 +5,7 @@ command that takes them (:func:`~kernelindex_sdk.compare.grouping.select`), so t
 declared once here — names, choices, help texts — and applied with
 :func:`filter_options`; :func:`select_runs` applies them to resolved runs and
 :func:`unknown_metric` refuses a metric word outside the one list
-(:data:`~kernelindex_sdk.metrics.METRIC_ALIASES`) for callers that bypass click.
+(:data:`~kernelindex_sdk.base.metrics.METRIC_ALIASES`) for callers that bypass click.
 ``--format`` differs in its choices per command, so :func:`format_option` takes them.
 """
 
@@ -16,8 +16,8 @@ from typing import TYPE_CHECKING, Final, Protocol, TypeVar
 
 import click
 
+from kernelindex_sdk.base.metrics import METRIC_ALIASES
 from kernelindex_sdk.compare.grouping import PASS_ORDER
-from kernelindex_sdk.metrics import METRIC_ALIASES
 
 if TYPE_CHECKING:
     from kernelindex_sdk.compare.runs import ResolvedRun

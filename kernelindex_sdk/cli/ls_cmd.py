@@ -31,20 +31,20 @@ class LsOptions:
     kernels: tuple[str, ...] = ()
     passes: tuple[str, ...] = ()
     gpus: tuple[str, ...] = ()
-    #: Words of :data:`~kernelindex_sdk.metrics.METRIC_ALIASES` (``--metric``).
+    #: Words of :data:`~kernelindex_sdk.base.metrics.METRIC_ALIASES` (``--metric``).
     metrics: tuple[str, ...] = ()
     format: str = "text"
 
 
 def run_ls(options: LsOptions, *, out: TextIO | None = None, err: TextIO | None = None) -> int:
     """Load, validate, count and report; return the exit status. Never raises for bad input."""
+    from kernelindex_sdk.base.printable import one_line
     from kernelindex_sdk.cli.filter_options import select_runs, unknown_metric
     from kernelindex_sdk.cli.reporters import format_problem
     from kernelindex_sdk.compare import filters, inventory, records, runs
     from kernelindex_sdk.compare.inventory_report import INVENTORY_REPORTERS
     from kernelindex_sdk.errors import Problem
-    from kernelindex_sdk.printable import one_line
-    from kernelindex_sdk.sources import FileSource, StdinSource, StoreSource, expand
+    from kernelindex_sdk.reading.sources import FileSource, StdinSource, StoreSource, expand
 
     out = out if out is not None else sys.stdout
     err = err if err is not None else sys.stderr

@@ -23,9 +23,9 @@ import sys
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any, NoReturn
 
+from kernelindex_sdk.base.printable import one_line
+from kernelindex_sdk.base.wholewrite import whole_text_stream
 from kernelindex_sdk.errors import SchemaDirectoryError
-from kernelindex_sdk.printable import one_line
-from kernelindex_sdk.wholewrite import whole_text_stream
 
 if TYPE_CHECKING:
     from kernelindex_sdk.cli.validate_cmd import ValidateOptions
@@ -123,7 +123,7 @@ def _whole_stdout() -> Iterator[None]:
     """Standard output, for the command, whose every write is whole or raises.
 
     The interpreter's own passes a short write off as success (a reader that left
-    mid-write, a disk that filled partway: :mod:`kernelindex_sdk.wholewrite`), which
+    mid-write, a disk that filled partway: :mod:`kernelindex_sdk.base.wholewrite`), which
     let ``canonicalize BIG.json | head -c 100`` exit 0 with the output cut. Through
     this one, every command's output — text, ``sys.stdout.buffer``, click's echo —
     raises instead, and :func:`main` turns that into 141 or one line and exit 2. The

@@ -3,7 +3,7 @@
 A reporter receives each item as the pipeline yields it (so text output streams),
 the late problems, and the final tally; it never decides anything. Every line a
 reporter writes is one line whatever the input holds: text goes through
-:func:`~kernelindex_sdk.printable.one_line`, JSON is written ASCII-only (control
+:func:`~kernelindex_sdk.base.printable.one_line`, JSON is written ASCII-only (control
 characters and everything beyond ASCII as ``\\u`` escapes), so it stays valid JSON
 under any output encoding.
 """
@@ -15,10 +15,10 @@ import sys
 from collections.abc import Callable, Iterable, Sequence
 from typing import IO, Any, NamedTuple
 
+from kernelindex_sdk.base.printable import one_line
 from kernelindex_sdk.errors import Problem
-from kernelindex_sdk.pipeline import Tally
-from kernelindex_sdk.printable import one_line
-from kernelindex_sdk.validation import Item
+from kernelindex_sdk.validating.pipeline import Tally
+from kernelindex_sdk.validating.validation import Item
 
 
 def format_problem(problem: Problem) -> str:
@@ -117,7 +117,7 @@ class JsonReporter:
 def _github_data(text: str) -> str:
     """A workflow command's message: ``%``, CR and LF percent-encoded (GitHub's rule,
     which its runner decodes back), then every other control escaped as
-    :func:`~kernelindex_sdk.printable.one_line` does, so a command is one line."""
+    :func:`~kernelindex_sdk.base.printable.one_line` does, so a command is one line."""
     return one_line(text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A"))
 
 
@@ -131,7 +131,7 @@ def _positions(source: str, pointers: Iterable[str]) -> dict[str, tuple[int, int
     read again (standard input, a file gone since): the annotation then has no line."""
     from pathlib import Path
 
-    from kernelindex_sdk.positions import pointer_positions
+    from kernelindex_sdk.reading.positions import pointer_positions
 
     if source in ("<stdin>", "<input>"):
         return {}
@@ -150,7 +150,7 @@ class GithubReporter:
     record, array or bundle is located by pointer only (validation tracks no positions
     on its fast path), so its file's problems are held until the file is done, and then
     the file is read once more to place each pointer on its line and column
-    (:mod:`kernelindex_sdk.positions`): only files with problems are read again.
+    (:mod:`kernelindex_sdk.reading.positions`): only files with problems are read again.
     """
 
     def __init__(self, out: IO[str] | None = None, *, verbose: bool = False) -> None:

@@ -3,7 +3,7 @@
 The exported files are the packaged ones, byte for byte, under
 ``DIR/<group>/<version>/`` (relative ``$ref``s resolve by file location and by ``$id``),
 or with ``--bundled`` one self-contained file per kind; see
-:mod:`kernelindex_sdk.schemafiles`. ``diff`` is :func:`kernelindex_sdk.schemadiff.diff`
+:mod:`kernelindex_sdk.schema.schemafiles`. ``diff`` is :func:`kernelindex_sdk.schemadiff.diff`
 with a reporter from :mod:`kernelindex_sdk.cli.diff_reporters`.
 """
 
@@ -13,12 +13,12 @@ import sys
 
 import click
 
+from kernelindex_sdk.base.fileio import ExistingFiles
+from kernelindex_sdk.base.printable import one_line
 from kernelindex_sdk.errors import Problem, SchemaDirectoryError, UnknownKind
-from kernelindex_sdk.fileio import ExistingFiles
-from kernelindex_sdk.printable import one_line
-from kernelindex_sdk.registry import default_registry
+from kernelindex_sdk.schema.registry import default_registry
+from kernelindex_sdk.schema.schemafiles import export_schemas, schema_bytes
 from kernelindex_sdk.schemadiff.rules import MODES, POLICIES
-from kernelindex_sdk.schemafiles import export_schemas, schema_bytes
 
 #: The names of :data:`kernelindex_sdk.cli.diff_reporters.DIFF_REPORTERS` (that module
 #: is imported only when ``schema diff`` runs).

@@ -13,7 +13,7 @@ from typing import Any, Literal, NoReturn
 
 import click
 
-from kernelindex_sdk.printable import one_line
+from kernelindex_sdk.base.printable import one_line
 
 _STORE_HELP = (
     "The store file. Default: $KERNELINDEX_STORE, else kernelindex.kistore in the"
@@ -37,7 +37,7 @@ def _waiting(command: str) -> Any:
 
 
 def _store_path(store: str | None) -> str:
-    from kernelindex_sdk.storefile import default_store
+    from kernelindex_sdk.reading.storefile import default_store
 
     return store or default_store()
 
@@ -52,7 +52,7 @@ def store_group() -> None:
     try:
         import duckdb  # noqa: F401
     except ImportError:
-        from kernelindex_sdk.storefile import INSTALL_HINT
+        from kernelindex_sdk.reading.storefile import INSTALL_HINT
 
         _fail("", f"needs DuckDB: {INSTALL_HINT}")
 
@@ -76,10 +76,10 @@ def add_command(paths: tuple[str, ...], store: str | None, jobs: int | None) -> 
     (same digest) is counted, not stored again. Exit status: 0 all stored or
     present, 1 something refused, 2 unreadable input or an unusable store.
     """
+    from kernelindex_sdk.base.parallel import WorkerFailed
     from kernelindex_sdk.cli.reporters import format_problem
-    from kernelindex_sdk.parallel import WorkerFailed
+    from kernelindex_sdk.reading.storefile import require_duckdb
     from kernelindex_sdk.store import StoreError, add
-    from kernelindex_sdk.storefile import require_duckdb
 
     duckdb = require_duckdb()
     path = _store_path(store)
@@ -120,8 +120,8 @@ def _first_line(text: str) -> str:
 def query_command(sql: str, store: str | None, format_: str) -> None:
     """Run one read-only SELECT over the store's views (runs, benchmark_runs,
     workloads, implementations, protocols, environments; docs/store.md)."""
+    from kernelindex_sdk.reading.storefile import StoreError
     from kernelindex_sdk.store.querying import query
-    from kernelindex_sdk.storefile import StoreError
 
     path = _store_path(store)
     try:
@@ -145,8 +145,8 @@ def query_command(sql: str, store: str | None, format_: str) -> None:
 def export_command(format_: str, out: str, store: str | None, force: bool) -> None:
     """Write the store's records out: JSON Lines, or Parquet for Spark, DuckDB,
     pandas and polars."""
+    from kernelindex_sdk.reading.storefile import StoreError, require_duckdb
     from kernelindex_sdk.store.exporting import export
-    from kernelindex_sdk.storefile import StoreError, require_duckdb
 
     duckdb = require_duckdb()
     path = _store_path(store)

@@ -18,8 +18,8 @@ import sys
 from collections.abc import Sequence
 from typing import Literal, NamedTuple
 
+from kernelindex_sdk.base.printable import one_line
 from kernelindex_sdk.cli.reporters import REPORTERS
-from kernelindex_sdk.printable import one_line
 
 
 class ValidateOptions(NamedTuple):
@@ -205,13 +205,13 @@ def run_validate(options: ValidateOptions) -> int:
     """Validate every document under ``options.paths``; return the exit status.
 
     Records of a deprecated apiVersion are valid; a line on stderr per such version
-    says what replaces it (see :mod:`kernelindex_sdk.versionstatus`).
+    says what replaces it (see :mod:`kernelindex_sdk.schema.versionstatus`).
     """
-    from kernelindex_sdk.parallel import WorkerFailed
-    from kernelindex_sdk.pipeline import Pipeline
-    from kernelindex_sdk.sources import STDIN, standard_input
-    from kernelindex_sdk.validation import ValidationSession
-    from kernelindex_sdk.versionstatus import VersionWatch
+    from kernelindex_sdk.base.parallel import WorkerFailed
+    from kernelindex_sdk.reading.sources import STDIN, standard_input
+    from kernelindex_sdk.schema.versionstatus import VersionWatch
+    from kernelindex_sdk.validating.pipeline import Pipeline
+    from kernelindex_sdk.validating.validation import ValidationSession
 
     reporter = REPORTERS[options.format](verbose=options.verbose)
     strict_refs = options.strict_refs or bool(options.refs_from)

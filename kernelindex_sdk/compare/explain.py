@@ -12,9 +12,8 @@ from typing import Any, Final
 
 import attrs
 
-from kernelindex_sdk.compare.runs import ResolvedRun, short_digest, show_value
-from kernelindex_sdk.metrics import METRIC_NAMES
-from kernelindex_sdk.wire import (
+from kernelindex_sdk.base.metrics import METRIC_NAMES
+from kernelindex_sdk.base.wire import (
     DTYPE_KEY,
     HARDWARE_KEY,
     HARNESS_KEY,
@@ -25,6 +24,7 @@ from kernelindex_sdk.wire import (
     PROVIDER_KEY,
     SPEC_KEY,
 )
+from kernelindex_sdk.compare.runs import ResolvedRun, short_digest, show_value
 
 #: How many field differences to spell out per part before "and N more".
 MAX_DETAILS: Final = 4

@@ -18,12 +18,12 @@ from typing import Final
 
 import attrs
 
-from kernelindex_sdk import suggest
+from kernelindex_sdk.base import suggest
 from kernelindex_sdk.compare.grouping import select, squash
 from kernelindex_sdk.compare.runs import ResolvedRun
 
 #: How close a present value must be to be offered, and how many are: one rule for
-#: every suggestion (:mod:`kernelindex_sdk.suggest`).
+#: every suggestion (:mod:`kernelindex_sdk.base.suggest`).
 CUTOFF: Final = suggest.CUTOFF
 SUGGESTIONS: Final = suggest.SUGGESTIONS
 #: Present values listed when none is close.

@@ -25,8 +25,8 @@ from typing import Final
 
 import attrs
 
+from kernelindex_sdk.base.metrics import RATIO_NAMES
 from kernelindex_sdk.compare.runs import ComparabilityKey, ResolvedRun
-from kernelindex_sdk.metrics import RATIO_NAMES
 
 #: Providers that are the reference a kernel is measured against, most preferred first.
 #: Data, not logic: Liger benchmarks compare against Hugging Face Transformers modules or

@@ -31,13 +31,13 @@ from typing import Final
 
 import attrs
 
+from kernelindex_sdk.base.metrics import METRIC_NAMES
+from kernelindex_sdk.base.wire import KIND_KEY
 from kernelindex_sdk.compare.grouping import PASS_ORDER, natural_order
 from kernelindex_sdk.compare.noise import KINDS as NOISE_KINDS
 from kernelindex_sdk.compare.noise import noise_of
 from kernelindex_sdk.compare.records import RecordIndex
 from kernelindex_sdk.compare.runs import ResolvedRun
-from kernelindex_sdk.metrics import METRIC_NAMES
-from kernelindex_sdk.wire import KIND_KEY
 
 #: Run statuses in the order people read them (the schema's; any other after them).
 STATUS_ORDER: Final = ("passed", "failed", "oom", "skipped")

@@ -12,9 +12,9 @@ import json
 from collections.abc import Callable, Mapping
 from typing import IO, Any, Final
 
+from kernelindex_sdk.base.metrics import METRIC_NAMES
+from kernelindex_sdk.base.printable import one_line
 from kernelindex_sdk.compare.inventory import Inventory, utc_text
-from kernelindex_sdk.metrics import METRIC_NAMES
-from kernelindex_sdk.printable import one_line
 
 
 def _section(out: IO[str], title: str, counts: Mapping[str, int]) -> None:

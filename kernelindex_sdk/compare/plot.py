@@ -33,10 +33,10 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Final
 
+from kernelindex_sdk.base.metrics import METRIC_NAMES, RATIO_NAMES
 from kernelindex_sdk.compare.speedups import SpeedupPanel
 from kernelindex_sdk.compare.sweeps import Panel
 from kernelindex_sdk.compare.units import pick_unit
-from kernelindex_sdk.metrics import METRIC_NAMES, RATIO_NAMES
 
 #: File types ``--plot`` writes, by suffix.
 FORMATS: Final = (".png", ".svg", ".pdf")

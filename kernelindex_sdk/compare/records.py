@@ -1,9 +1,10 @@
 """Loading records for comparison: validated on the way in, indexed by digest.
 
 A comparison is only as trustworthy as its inputs, so every item is validated exactly
-as ``kernelindex validate`` would (same :class:`~kernelindex_sdk.validation.ValidationSession`,
-same problems); an invalid item is reported and left out *whole* (a bundle with a bad
-protocol contributes none of its records), never half-used. What stays is indexed:
+as ``kernelindex validate`` would (same
+:class:`~kernelindex_sdk.validating.validation.ValidationSession`, same problems); an
+invalid item is reported and left out *whole* (a bundle with a bad protocol contributes
+none of its records), never half-used. What stays is indexed:
 
 * runs by their digest: the same run given twice (in a bundle directory and in a JSON
   Lines export of it) is one measurement, and must not count as a re-run;
@@ -26,12 +27,17 @@ from typing import TYPE_CHECKING, Any
 
 import attrs
 
+from kernelindex_sdk.base.wire import KIND_KEY
 from kernelindex_sdk.errors import IntakeError, Problem
-from kernelindex_sdk.validation import Item, ValidationSession, records_of, unreadable_item
-from kernelindex_sdk.wire import KIND_KEY
+from kernelindex_sdk.validating.validation import (
+    Item,
+    ValidationSession,
+    records_of,
+    unreadable_item,
+)
 
 if TYPE_CHECKING:
-    from kernelindex_sdk.storefile import RunFacts
+    from kernelindex_sdk.reading.storefile import RunFacts
 
 #: Called with each problem as soon as it is found (so a long load streams its errors).
 ProblemSink = Callable[[Problem], None]
@@ -56,7 +62,7 @@ class RecordIndex:
 
     A run is a :class:`StoredRun` (its record), or, read from a trusted store with
     ``load_records(..., facts=True)``, its stored facts
-    (:class:`~kernelindex_sdk.storefile.RunFacts`): what resolving it needs, without
+    (:class:`~kernelindex_sdk.reading.storefile.RunFacts`): what resolving it needs, without
     the record (:meth:`kernelindex_sdk.compare.runs.Resolver.resolve` takes either).
     """
 
@@ -163,7 +169,7 @@ def load_records(
 ) -> LoadResult:
     """Read, validate and index every record under ``paths`` (files, dirs, JSONL, ``-``).
 
-    Reading and validation are the document pipeline's (:mod:`kernelindex_sdk.pipeline`),
+    Reading and validation are the document pipeline's (:mod:`kernelindex_sdk.validating.pipeline`),
     exactly as ``kernelindex validate`` runs them. Never raises for bad input:
     unreadable documents and invalid items are counted and their problems passed to
     ``on_problem``. ``tick`` is called once per file read; ``on_read`` with the bytes
@@ -172,7 +178,7 @@ def load_records(
     are read).
 
     A store named in ``paths`` whose every add was checked under the checks this
-    process runs (:mod:`kernelindex_sdk.fingerprint`) is trusted: its records are
+    process runs (:mod:`kernelindex_sdk.schema.fingerprint`) is trusted: its records are
     indexed with the digests ``add`` stored, without checking them again — they passed
     ``validate --strict-refs``'s checks, which are stricter than these, and a store is
     never updated in place. Any other store is checked like files. (Not with a
@@ -182,7 +188,7 @@ def load_records(
     instead of as records parsed one by one: what ``compare`` resolves them to is the
     same (docs/store.md, "Trusting a store's checks").
     """
-    from kernelindex_sdk.sources import names_store
+    from kernelindex_sdk.reading.sources import names_store
 
     if session is None:
         session = default_session()
@@ -221,7 +227,7 @@ def _load_checked(
     on_read: Callable[[int], None] | None,
 ) -> None:
     """Every item under ``paths`` through the pipeline, checked (:func:`load_records`)."""
-    from kernelindex_sdk.pipeline import Pipeline
+    from kernelindex_sdk.validating.pipeline import Pipeline
 
     for item in Pipeline(paths, checker=session, on_read=on_read):
         tock(item.source)
@@ -233,8 +239,8 @@ def _load_facts(
 ) -> bool:
     """A trusted store of the current format, its runs as their facts; False (nothing
     read) where it must be read as :func:`_load_store` reads it."""
-    from kernelindex_sdk.fingerprint import checks_fingerprint
-    from kernelindex_sdk.sources import read_store_facts
+    from kernelindex_sdk.reading.sources import read_store_facts
+    from kernelindex_sdk.schema.fingerprint import checks_fingerprint
 
     stored = read_store_facts(path, checks_fingerprint())
     if stored is None:
@@ -280,10 +286,10 @@ def _load_store(
 ) -> None:
     """The documents of one store: trusted ones indexed as they are (with the digests
     the store holds), any other one checked as the pipeline checks it."""
-    from kernelindex_sdk.fingerprint import checks_fingerprint
-    from kernelindex_sdk.intake import Document
-    from kernelindex_sdk.sources import read_trusting_store
-    from kernelindex_sdk.storefile import CheckedDocument
+    from kernelindex_sdk.reading.intake import Document
+    from kernelindex_sdk.reading.sources import read_trusting_store
+    from kernelindex_sdk.reading.storefile import CheckedDocument
+    from kernelindex_sdk.schema.fingerprint import checks_fingerprint
 
     index = result.index
     for document in read_trusting_store(path, checks_fingerprint()):

@@ -37,13 +37,12 @@ from typing import TYPE_CHECKING, Any, Final
 
 import attrs
 
-from kernelindex_sdk import checks, wire
-from kernelindex_sdk.canonical import canonicalize
-from kernelindex_sdk.compare.records import RecordIndex, StoredRun, gc_paused
-from kernelindex_sdk.metrics import LATENCY, PEAK_MEMORY, UNKNOWN
+from kernelindex_sdk import checks
+from kernelindex_sdk.base import wire
+from kernelindex_sdk.base.metrics import LATENCY, PEAK_MEMORY, UNKNOWN
 
 # Names, not ``wire.`` lookups: resolving reads them for every run.
-from kernelindex_sdk.wire import (
+from kernelindex_sdk.base.wire import (
     API_VERSION_KEY,
     MEASUREMENTS_KEY,
     METADATA_KEY,
@@ -60,9 +59,11 @@ from kernelindex_sdk.wire import (
     UNIT_KEY,
     VALUE_KEY,
 )
+from kernelindex_sdk.canonical import canonicalize
+from kernelindex_sdk.compare.records import RecordIndex, StoredRun, gc_paused
 
 if TYPE_CHECKING:
-    from kernelindex_sdk.storefile import RunFacts, RunShape
+    from kernelindex_sdk.reading.storefile import RunFacts, RunShape
 
 #: Result field, summary field, metric.
 
@@ -155,7 +156,7 @@ class ResolvedRun:
     #: ``spec.qualityFlags`` (e.g. ``collapsed_quantiles``).
     flags: tuple[str, ...] = ()
     #: False for a run flagged ``observed_at_unknown``: its ``observedAt`` is the
-    #: placeholder :data:`~kernelindex_sdk.wire.UNKNOWN_OBSERVED_AT`, no time at all.
+    #: placeholder :data:`~kernelindex_sdk.base.wire.UNKNOWN_OBSERVED_AT`, no time at all.
     dated: bool = True
 
     @property
@@ -674,7 +675,7 @@ _EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
 
 def parse_timestamp(text: str) -> datetime:
     """An RFC 3339 timestamp as an aware datetime, for ordering runs by age
-    (:func:`kernelindex_sdk.wire.parse_timestamp`); anything unparseable (schema-valid
+    (:func:`kernelindex_sdk.base.wire.parse_timestamp`); anything unparseable (schema-valid
     input never is) orders as the epoch."""
     return wire.parse_timestamp(text) or _EPOCH
 

@@ -45,10 +45,10 @@ from typing import Final
 
 import attrs
 
+from kernelindex_sdk.base.metrics import LATENCY, PEAK_MEMORY
 from kernelindex_sdk.compare.beforeafter import BeforeAfter, lineage
 from kernelindex_sdk.compare.grouping import Comparison, natural_order
 from kernelindex_sdk.compare.runs import ResolvedRun, short_digest
-from kernelindex_sdk.metrics import LATENCY, PEAK_MEMORY
 
 #: The threshold ``fast_p`` is given at when none is asked for: faster than the baseline.
 DEFAULT_THRESHOLDS: Final[tuple[float, ...]] = (1.0,)

@@ -38,9 +38,9 @@ from typing import Any, Final
 
 import attrs
 
+from kernelindex_sdk.base.metrics import METRIC_NAMES
 from kernelindex_sdk.compare.grouping import Comparison, Group, scalar_order
 from kernelindex_sdk.compare.runs import ResolvedRun, show_value
-from kernelindex_sdk.metrics import METRIC_NAMES
 
 #: A flattened workload coordinate: parameter, dtype or setting value.
 Value = int | float | str | bool

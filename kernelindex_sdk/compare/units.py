@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Final
 
-from kernelindex_sdk.metrics import PEAK_MEMORY
+from kernelindex_sdk.base.metrics import PEAK_MEMORY
 
 #: (unit, size in ns), smallest first.
 TIME_UNITS: Final = (("ns", 1.0), ("µs", 1e3), ("ms", 1e6), ("s", 1e9))

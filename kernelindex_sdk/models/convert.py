@@ -25,11 +25,11 @@ from cattrs.errors import (
 )
 from cattrs.gen import make_dict_structure_fn, make_dict_unstructure_fn, override
 
+from kernelindex_sdk.base.pointers import pointer_of
+from kernelindex_sdk.base.printable import short_repr
+from kernelindex_sdk.base.wire import json_type
 from kernelindex_sdk.errors import KernelIndexError, NestingTooDeep, NotJSON, Problem
-from kernelindex_sdk.intake import json_problems
-from kernelindex_sdk.pointers import pointer_of
-from kernelindex_sdk.printable import short_repr
-from kernelindex_sdk.wire import json_type
+from kernelindex_sdk.reading.intake import json_problems
 
 T = TypeVar("T")
 
@@ -293,7 +293,7 @@ def unstructure(model: Any) -> Any:
 
     The converter recurses into lists and dicts; a value too deep for that (or
     cyclic) is a :class:`~kernelindex_sdk.errors.NotJSON`, located by
-    :func:`~kernelindex_sdk.intake.json_problems` once the recursion has failed."""
+    :func:`~kernelindex_sdk.reading.intake.json_problems` once the recursion has failed."""
     try:
         return converter().unstructure(model)
     except RecursionError:

@@ -11,7 +11,7 @@
     raise SystemExit(report.exit_status())   # 0 compatible, 1 violations, 3 undecided
 
 A side is a schema file, a folder of schema files, an apiVersion of the installed
-registry, a :class:`~kernelindex_sdk.registry.SchemaRegistry` or a :class:`SchemaSet`
+registry, a :class:`~kernelindex_sdk.schema.registry.SchemaRegistry` or a :class:`SchemaSet`
 (:func:`load`). **backward**: every record OLD accepts, NEW accepts; **forward**: the
 reverse; **full**: both. ``policy="lenient"`` lets an optional property be added to or
 removed from a closed object. Rule IDs and their directions: :mod:`.rules`.

@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Literal
 from urllib.parse import urldefrag
 
-from kernelindex_sdk.registry import BUNDLE_KIND, SchemaEntry, SchemaRegistry
+from kernelindex_sdk.schema.registry import BUNDLE_KIND, SchemaEntry, SchemaRegistry
 from kernelindex_sdk.schemadiff.inputs import SchemaInputError, SchemaSet, load, match
 from kernelindex_sdk.schemadiff.normal import Norm, Normalizer, Undecidable, UnresolvableRef, Where
 from kernelindex_sdk.schemadiff.report import DiffReport, Undecided, Violation

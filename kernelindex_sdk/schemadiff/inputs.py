@@ -1,10 +1,10 @@
 """What ``schema diff`` compares: a schema file, a folder of them, or an installed apiVersion.
 
 Each side of a diff is a :class:`SchemaSet`: the schemas whose kinds are compared, and a
-:class:`~kernelindex_sdk.registry.SchemaRegistry` of every document their ``$ref``\\ s
+:class:`~kernelindex_sdk.schema.registry.SchemaRegistry` of every document their ``$ref``\\ s
 may reach — the folder's own files (a file's folder, for one file), or the installed
 registry. Nothing outside it is ever read or fetched. A folder is walked as ``validate``
-walks one (:func:`kernelindex_sdk.sources.walk`), and what it cannot read — a folder
+walks one (:func:`kernelindex_sdk.reading.sources.walk`), and what it cannot read — a folder
 that cannot be listed or searched, a schema file that cannot be opened — is a
 :class:`SchemaInputError` in the walk's own words, never passed over.
 
@@ -28,10 +28,12 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urldefrag
 
-from kernelindex_sdk.dialects import NAMES, dialect_of, id_keyword, validator_class
+from kernelindex_sdk.base.wire import DRAFT_2020_12
 from kernelindex_sdk.errors import IntakeError, KernelIndexError, NotARegularFile
-from kernelindex_sdk.inlining import Unresolvable, resolved, target
-from kernelindex_sdk.registry import (
+from kernelindex_sdk.reading.sources import FileSource, _path_error, load_file, walk
+from kernelindex_sdk.schema.dialects import NAMES, dialect_of, id_keyword, validator_class
+from kernelindex_sdk.schema.inlining import Unresolvable, resolved, target
+from kernelindex_sdk.schema.registry import (
     BUNDLE_KIND,
     SchemaEntry,
     SchemaRegistry,
@@ -39,8 +41,6 @@ from kernelindex_sdk.registry import (
     default_registry,
 )
 from kernelindex_sdk.schemadiff.normal import Normalizer, to_schema
-from kernelindex_sdk.sources import FileSource, _path_error, load_file, walk
-from kernelindex_sdk.wire import DRAFT_2020_12
 
 __all__ = ["SchemaInputError", "SchemaSet", "load", "match", "normalized"]
 
@@ -126,7 +126,7 @@ def _same(one: Path, other: Path) -> bool:
 
 def _schema_files(folder: str) -> list[Path]:
     """The ``*.schema.json`` files under ``folder``, any depth, walked as ``validate``
-    walks a folder (:func:`kernelindex_sdk.sources.walk`: names starting with ``.``
+    walks a folder (:func:`kernelindex_sdk.reading.sources.walk`: names starting with ``.``
     left out, links followed). A folder that cannot be listed or searched, or an entry
     that may be or may hold a schema and cannot be read, stops the diff with the walk's
     own words: a schema left out would make a kind look removed, or the verdict

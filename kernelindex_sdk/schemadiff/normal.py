@@ -6,7 +6,7 @@ titles. A diff that walked the text would report a refactor as a change; so both
 are first brought to this form, and only then walked in parallel:
 
 * every ``$ref`` resolved against the schemas given, as the inliner resolves it
-  (:func:`kernelindex_sdk.inlining.target`), and inlined; ``allOf`` members and a
+  (:func:`kernelindex_sdk.schema.inlining.target`), and inlined; ``allOf`` members and a
   ``$ref``'s siblings merged into one schema (a conjunction). Nothing is fetched: a
   ``$ref`` into a document none of the schemas given is (``kubernetes-definitions.json``
   beside a CI schema) is an **external** schema, known by its absolute URI alone — an
@@ -54,12 +54,12 @@ subschema in place is the ``additionalProperties``/``items`` it amounts to there
 ``additionalProperties`` over the names no member declares
 (:meth:`Normalizer._unevaluated_properties`). Beside ``anyOf``, ``if``... whose
 subschemas declare members, ``unevaluatedItems`` beside any of them, ``$dynamicRef``
-(the inliner's :data:`~kernelindex_sdk.inlining.CONTEXT_KEYWORDS`, read from there) and
+(the inliner's :data:`~kernelindex_sdk.schema.inlining.CONTEXT_KEYWORDS`, read from there) and
 an ``$id`` below a document's root raise :class:`Undecidable`: their meaning depends on
 more than the schema object they sit in, and a diff that cannot be sure must say so rather than
 guess. Other dialects' keywords are first rewritten in Draft 2020-12
 (:mod:`.upgrade`). Where these rules differ from the inliner's, and why:
-:mod:`kernelindex_sdk.inlining`.
+:mod:`kernelindex_sdk.schema.inlining`.
 
 :func:`to_schema` writes a normal form back as a plain, self-contained JSON Schema that
 accepts exactly what the original accepts (its recursion targets under ``$defs``), so
@@ -78,13 +78,13 @@ from dataclasses import dataclass, field
 from functools import cache, cached_property
 from typing import Any
 
-from kernelindex_sdk import inlining
-from kernelindex_sdk.dialects import DRAFT_2019_09, NAMES, dialect_of
+from kernelindex_sdk.base.pointers import pointer_of
+from kernelindex_sdk.base.wire import DRAFT_2020_12
 from kernelindex_sdk.errors import UnresolvableReference
-from kernelindex_sdk.pointers import pointer_of
+from kernelindex_sdk.schema import inlining
+from kernelindex_sdk.schema.dialects import DRAFT_2019_09, NAMES, dialect_of
 from kernelindex_sdk.schemadiff.patterns import compiles, matches
 from kernelindex_sdk.schemadiff.upgrade import as_2020_12
-from kernelindex_sdk.wire import DRAFT_2020_12
 
 __all__ = [
     "ALL_TYPES",
@@ -690,7 +690,7 @@ class Normalizer:
         #: Names of recursion targets: this normalizer's own (see :class:`Recur`).
         self._names: dict[tuple[str, str], str] = {}
         self._serial = next(_NORMALIZERS)
-        #: Each document's dialect (a key of :data:`~kernelindex_sdk.dialects.DIALECTS`).
+        #: Each document's dialect (a key of :data:`~kernelindex_sdk.schema.dialects.DIALECTS`).
         self._dialects: dict[str, str] = {}
         #: The document normalized from (where evaluation begins), and whether a normal
         #: form in ``_done`` depends on it (a ``$recursiveRef`` read as a ``$ref``).

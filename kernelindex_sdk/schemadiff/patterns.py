@@ -7,7 +7,7 @@ the diff must tell whether a regex matches a name — and be right, or say it ca
 
 JSON Schema reads the regex as ECMA-262; python-jsonschema, the reference engine,
 matches member names with Python's ``re.search`` (not the ECMA ``$`` that
-:func:`~kernelindex_sdk.engine.ecma_anchors` gives ``pattern``). :func:`matches` answers
+:func:`~kernelindex_sdk.validating.engine.ecma_anchors` gives ``pattern``). :func:`matches` answers
 only where both readings agree: the regex compiles in Python, the ECMA ``$`` gives the
 same answer, and a name with a character beyond printable ASCII meets no escape
 (``\\d``, ``\\s``...), ``.`` or flag, whose meaning there differs between the two.
@@ -25,8 +25,8 @@ from collections.abc import Iterable, Iterator
 from functools import cache
 from itertools import islice
 
-from kernelindex_sdk.engine import ecma_anchors
 from kernelindex_sdk.schemadiff.regexgen import examples
+from kernelindex_sdk.validating.engine import ecma_anchors
 
 __all__ = ["compiles", "matches", "names", "universal"]
 

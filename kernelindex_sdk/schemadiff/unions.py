@@ -42,7 +42,6 @@ from collections.abc import Iterable, Mapping, Sequence
 from fractions import Fraction
 from typing import Any
 
-from kernelindex_sdk.engine import schema_validator
 from kernelindex_sdk.schemadiff.normal import (
     Branch,
     Norm,
@@ -50,6 +49,7 @@ from kernelindex_sdk.schemadiff.normal import (
     branch_schema,
     canonical,
 )
+from kernelindex_sdk.validating.engine import schema_validator
 
 __all__ = [
     "BUDGET",

@@ -3,7 +3,7 @@
 The normal form (:mod:`.normal`) is written in Draft 2020-12. A schema object of an
 older dialect is first rewritten, one object at a time, into the Draft 2020-12 object
 that accepts exactly the same values under Draft 2020-12 as the original does under
-its own dialect (python-jsonschema's class for it, :mod:`kernelindex_sdk.dialects`):
+its own dialect (python-jsonschema's class for it, :mod:`kernelindex_sdk.schema.dialects`):
 
 * keywords the dialect does not have are dropped — its validator ignores them
   (``const`` in Draft 4, ``if`` before Draft 7, ``prefixItems`` before 2020-12);
@@ -27,14 +27,14 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from kernelindex_sdk.dialects import (
+from kernelindex_sdk.base.wire import DRAFT_2020_12
+from kernelindex_sdk.schema.dialects import (
     DRAFT_4,
     DRAFT_6,
     DRAFT_7,
     DRAFT_2019_09,
     validator_class,
 )
-from kernelindex_sdk.wire import DRAFT_2020_12
 
 __all__ = ["as_2020_12"]
 

@@ -25,7 +25,6 @@ from typing import Any, Literal
 
 from referencing.exceptions import Unresolvable
 
-from kernelindex_sdk.engine import schema_validator
 from kernelindex_sdk.schemadiff.normal import (
     Branch,
     Norm,
@@ -39,6 +38,7 @@ from kernelindex_sdk.schemadiff.normal import (
 )
 from kernelindex_sdk.schemadiff.patterns import matches
 from kernelindex_sdk.schemadiff.regexgen import examples
+from kernelindex_sdk.validating.engine import schema_validator
 
 __all__ = [
     "ANY_VALUES",

@@ -45,7 +45,7 @@ from fractions import Fraction
 from functools import partial
 from typing import Any
 
-from kernelindex_sdk.pointers import escape_token
+from kernelindex_sdk.base.pointers import escape_token
 from kernelindex_sdk.schemadiff.normal import (
     Branch,
     Norm,

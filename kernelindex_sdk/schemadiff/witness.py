@@ -3,7 +3,7 @@
 A finding of the walk claims "records like this: the accepting side takes them, the
 rejecting side refuses them, at this place". :class:`Verifier` builds candidates for
 the claim from the accepting side's normal form (:class:`~.values.Builder`) and hands
-each, whole, to :class:`~kernelindex_sdk.engine.JsonschemaEngine` over each side's
+each, whole, to :class:`~kernelindex_sdk.validating.engine.JsonschemaEngine` over each side's
 registry — the same engine ``kernelindex validate`` uses as its reference, with
 ECMA-262 patterns and format checking, and with ``enum`` checked by a set look-up
 (``keyed_enums``, the same answers): a diff of an enum whose every value is replaced
@@ -32,13 +32,13 @@ from __future__ import annotations
 import itertools
 from typing import Any
 
-from kernelindex_sdk.engine import JsonschemaEngine
+from kernelindex_sdk.base.pointers import unescape_token
 from kernelindex_sdk.errors import UnresolvableReference
-from kernelindex_sdk.pointers import unescape_token
-from kernelindex_sdk.registry import SchemaEntry, SchemaRegistry
+from kernelindex_sdk.schema.registry import SchemaEntry, SchemaRegistry
 from kernelindex_sdk.schemadiff.normal import Norm
 from kernelindex_sdk.schemadiff.values import Builder, Leaf, SearchExhausted, Step
 from kernelindex_sdk.schemadiff.walk import instance_pointer
+from kernelindex_sdk.validating.engine import JsonschemaEngine
 
 __all__ = ["Verifier", "located"]
 

@@ -4,7 +4,7 @@ then append the valid ones to the store in one transaction.
 Two phases, so the store's lock is held only for the second:
 
 1. **Check and stage.** The document pipeline runs with a
-   :class:`~kernelindex_sdk.validation.ValidationSession` in ``strict_refs`` mode —
+   :class:`~kernelindex_sdk.validating.validation.ValidationSession` in ``strict_refs`` mode —
    the checks of ``validate --strict-refs``, reported the same way. References not
    resolved by the records given are looked up in the store (a short read) before the
    session decides, so a run may reference a workload added last week. Each valid
@@ -23,7 +23,7 @@ Two phases, so the store's lock is held only for the second:
    already present (same digest: counted, not stored twice; the first occurrence in
    input order wins, chosen over the keys, so the large staging file is read once),
    their facts, a row in ``adds``, and the fingerprint of the
-   checks they passed (:mod:`kernelindex_sdk.fingerprint`) in ``kernelindex_store``.
+   checks they passed (:mod:`kernelindex_sdk.schema.fingerprint`) in ``kernelindex_store``.
    Killed at any moment, the store has all of the add or none of it (DuckDB's
    write-ahead log); nothing already stored is ever updated.
 """
@@ -43,12 +43,12 @@ from kernelindex_sdk.canonical import DIGEST_PREFIX
 from kernelindex_sdk.compare.records import RecordIndex, StoredRun
 from kernelindex_sdk.compare.runs import Resolver
 from kernelindex_sdk.errors import Problem
-from kernelindex_sdk.fingerprint import checks_fingerprint
-from kernelindex_sdk.intake import loads
-from kernelindex_sdk.pipeline import Pipeline
+from kernelindex_sdk.reading.intake import loads
+from kernelindex_sdk.reading.storefile import checks_key, connect
+from kernelindex_sdk.schema.fingerprint import checks_fingerprint
 from kernelindex_sdk.store.facts import referenced_digests, run_facts
-from kernelindex_sdk.storefile import checks_key, connect
-from kernelindex_sdk.validation import (
+from kernelindex_sdk.validating.pipeline import Pipeline
+from kernelindex_sdk.validating.validation import (
     Item,
     ValidationSession,
     is_bundle,
@@ -215,7 +215,7 @@ class _StoreAwareChecker:
     kinds of those that are not runs are kept by digest (runs reference them, a few
     distinct ones), and the runs' digests as 32 raw bytes each (a run can only be
     named by mistake: they serve the message saying so). The problems are those of
-    the session (:func:`~kernelindex_sdk.validation.resolve_references`), in its order.
+    the session (:func:`~kernelindex_sdk.validating.validation.resolve_references`), in its order.
     """
 
     def __init__(
@@ -546,7 +546,7 @@ def add(
 
     ``on_problem`` gets each problem as found (a refused item, an unreadable path).
     ``on_wait`` gets one message when another process holds the store for over a
-    second. Raises :class:`~kernelindex_sdk.storefile.StoreError` when the store
+    second. Raises :class:`~kernelindex_sdk.reading.storefile.StoreError` when the store
     cannot be used (foreign, corrupt, locked past ``wait_s``) and ``OSError`` when a
     disk fills or a file cannot be written; in either case nothing was added.
     """

@@ -1,7 +1,7 @@
 """``kernelindex store export``: the store's records out, as JSON Lines or Parquet.
 
 * ``jsonl``: ``DIR/records.jsonl``, one document per line in the order and shape they
-  were added (:func:`~kernelindex_sdk.storefile.store_documents`): added to a new
+  were added (:func:`~kernelindex_sdk.reading.storefile.store_documents`): added to a new
   store, it gives the same records, digest for digest.
 * ``parquet``: one dataset per kind (``DIR/<view>/``, split into files of at most
   :data:`FILE_BYTES` so readers take them in parallel) and the flattened runs
@@ -22,7 +22,7 @@ from collections.abc import Callable
 from typing import Final, Literal
 
 from kernelindex_sdk.errors import IntakeError
-from kernelindex_sdk.storefile import KIND_VIEWS, StoreError, connect, store_documents
+from kernelindex_sdk.reading.storefile import KIND_VIEWS, StoreError, connect, store_documents
 
 __all__ = ["FILE_BYTES", "ExportRefused", "export"]
 

@@ -20,8 +20,8 @@ import attrs
 import pytest
 from click.testing import CliRunner, Result
 
+from kernelindex_sdk.base.printable import one_line
 from kernelindex_sdk.cli.main import cli
-from kernelindex_sdk.printable import one_line
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent.parent

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from kernelindex_sdk.schemafiles import export_schemas
+from kernelindex_sdk.schema.schemafiles import export_schemas
 
 from .support import SEEDS, assert_no_traceback
 

@@ -486,12 +486,12 @@ def test_github_annotations_read_no_valid_file_again(
     invoke: Invoke, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Positions cost nothing on the valid path: no valid file is read a second time."""
-    import kernelindex_sdk.positions
+    import kernelindex_sdk.reading.positions
 
     def refuse(text: str, pointers: object) -> None:
         raise AssertionError("positions computed for a valid file")
 
-    monkeypatch.setattr(kernelindex_sdk.positions, "pointer_positions", refuse)
+    monkeypatch.setattr(kernelindex_sdk.reading.positions, "pointer_positions", refuse)
     run = invoke("validate", "--format", "github", *SEED_FILES)
     assert run.exit_code == 0, run.output
 

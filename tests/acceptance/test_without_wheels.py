@@ -26,7 +26,9 @@ _WITHOUT_WHEELS = f"""
 import sys
 for name in {WHEELS!r}:
     sys.modules[name] = None
-from kernelindex_sdk import canonical, fastengine, intake
+from kernelindex_sdk import canonical
+from kernelindex_sdk.validating import fastengine
+from kernelindex_sdk.reading import intake
 assert canonical.BACKEND == "json" and intake._jiter_from_json is None
 assert not fastengine.available()
 from kernelindex_sdk.cli.main import main

@@ -1,9 +1,9 @@
 """The one ``$ref`` resolver, and the one inliner: every ``$ref`` replaced by its target.
 
 Two engines want a schema without references: the reference engine
-(:func:`kernelindex_sdk.bundled.inlined_schema`; python-jsonschema walks such a schema
+(:func:`kernelindex_sdk.schema.bundled.inlined_schema`; python-jsonschema walks such a schema
 2–3× faster than one whose references it resolves as it goes) and the fast engine
-(:mod:`kernelindex_sdk.fastengine`, which compiles the flat schema with jsonschema-rs).
+(:mod:`kernelindex_sdk.validating.fastengine`, which compiles the flat schema with jsonschema-rs).
 Both ask :func:`inline`, so what is inlined, and what is declined, is written once.
 
 **What it makes.** A ``$ref`` with nothing beside it (but ``$defs``, ``$schema``, the
@@ -74,9 +74,9 @@ import functools
 from collections.abc import Callable, Mapping
 from typing import Any, Literal, NamedTuple
 
-from kernelindex_sdk.pointers import pointed_at
-from kernelindex_sdk.registry import SchemaRegistry
-from kernelindex_sdk.wire import DRAFT_2020_12
+from kernelindex_sdk.base.pointers import pointed_at
+from kernelindex_sdk.base.wire import DRAFT_2020_12
+from kernelindex_sdk.schema.registry import SchemaRegistry
 
 __all__ = [
     "CONTEXT_KEYWORDS", "DECLINED_KEYWORDS", "NAMING_KEYWORDS", "SCHEMAS", "SCHEMA_LISTS",

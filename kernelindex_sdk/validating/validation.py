@@ -18,16 +18,21 @@ from datetime import datetime, timezone
 from typing import Any, NamedTuple
 
 from kernelindex_sdk import checks
+from kernelindex_sdk.base.frozenvalue import FrozenValue
+from kernelindex_sdk.base.pointers import escape_token
+from kernelindex_sdk.base.wire import CURRENT_API_VERSION
 from kernelindex_sdk.canonical import DigestMemo, digest
-from kernelindex_sdk.engine import ValidationEngine
 from kernelindex_sdk.errors import IntakeError, Problem, UnknownKind
-from kernelindex_sdk.fastengine import Check, Split, default_engine, quick_part
-from kernelindex_sdk.frozenvalue import FrozenValue
-from kernelindex_sdk.intake import json_problems
-from kernelindex_sdk.pointers import escape_token
-from kernelindex_sdk.registry import BUNDLE_KIND, SchemaEntry, SchemaRegistry, default_registry
-from kernelindex_sdk.sharedtails import SharedTail
-from kernelindex_sdk.wire import CURRENT_API_VERSION
+from kernelindex_sdk.reading.intake import json_problems
+from kernelindex_sdk.reading.sharedtails import SharedTail
+from kernelindex_sdk.schema.registry import (
+    BUNDLE_KIND,
+    SchemaEntry,
+    SchemaRegistry,
+    default_registry,
+)
+from kernelindex_sdk.validating.engine import ValidationEngine
+from kernelindex_sdk.validating.fastengine import Check, Split, default_engine, quick_part
 
 _orjson_dumps: Callable[[Any], bytes] | None
 try:  # the key of a remembered record; without orjson, nothing is remembered
@@ -157,7 +162,7 @@ class RecordRef(tuple):  # type: ignore[type-arg]
 class Item(FrozenValue):
     """One record or bundle and everything wrong with it — or a document that could
     not be read at all (``unreadable``: its one problem says why). A frozen dataclass to
-    :mod:`dataclasses` (:mod:`kernelindex_sdk.frozenvalue`)."""
+    :mod:`dataclasses` (:mod:`kernelindex_sdk.base.frozenvalue`)."""
 
     __match_args__ = __slots__ = (
         "source", "line", "pointer", "kind", "name", "problems", "records", "unreadable",
@@ -303,7 +308,7 @@ class _QuickPlan(NamedTuple):
     #: The version's check_record, and the kinds it has rules for (None: all).
     rules: checks.RecordCheck | None
     checked: frozenset[str] | None
-    #: The shell's :func:`~kernelindex_sdk.fastengine.quick_part` (None without a
+    #: The shell's :func:`~kernelindex_sdk.validating.fastengine.quick_part` (None without a
     #: shell), and the version's quick rules for a bundle's run of this plan's kind
     #: (``QUICK_RULES``; None: none, its ``rules`` answer), both asked by
     #: :meth:`ValidationSession.passes_shared`.
@@ -356,7 +361,7 @@ class ValidationSession:
             getattr(self.engine, "accepts", None) or self.engine.is_valid
         )
         self.strict_refs = strict_refs
-        #: The caller promises every document came from :mod:`kernelindex_sdk.intake`,
+        #: The caller promises every document came from :mod:`kernelindex_sdk.reading.intake`,
         #: whose values JCS can always canonicalize: the "not canonicalizable" check
         #: (for documents built in Python) cannot fire, and, unless ``strict_refs``
         #: needs them, the digests of runs are not computed (nothing references a
@@ -411,7 +416,7 @@ class ValidationSession:
         A document built in Python that is no strict JSON (an integer past Python's
         int-to-str limit, which a schema error message would print; nesting too deep
         for a recursive encoder) is one item whose problems
-        :func:`~kernelindex_sdk.intake.json_problems` locates, not a ``ValueError`` or
+        :func:`~kernelindex_sdk.reading.intake.json_problems` locates, not a ``ValueError`` or
         ``RecursionError`` from inside: looked for only once checking has failed, so
         a document that checks pays nothing for it.
         """
@@ -430,7 +435,7 @@ class ValidationSession:
     @property
     def shared_tail_keys(self) -> tuple[str, ...]:
         """The members a JSON Lines line's shared tail starts with, for a
-        :class:`~kernelindex_sdk.sharedtails.TailMemo` whose documents go to
+        :class:`~kernelindex_sdk.reading.sharedtails.TailMemo` whose documents go to
         :meth:`passes_shared`: those a run references, in the order a bundle lists
         them (the current version's: asking for the newest would list the versions'
         modules, which imports ``inspect`` at start-up). Empty where :meth:`passes`
@@ -439,8 +444,8 @@ class ValidationSession:
 
     def passes_shared(self, value: Any, shared: SharedTail) -> bool:
         """:meth:`passes` for a value whose last members are ``shared``'s (a line that a
-        :class:`~kernelindex_sdk.sharedtails.TailMemo` read only up to a tail it had
-        seen: :attr:`~kernelindex_sdk.intake.Document.shared`), or for its *head*
+        :class:`~kernelindex_sdk.reading.sharedtails.TailMemo` read only up to a tail it had
+        seen: :attr:`~kernelindex_sdk.reading.intake.Document.shared`), or for its *head*
         alone: the members before the tail, as the memo's ``take`` is given them. A
         head this needs whole is completed here (in place) with the tail's members.
 
@@ -526,7 +531,7 @@ class ValidationSession:
         problem: the quick answer for the common case, asked first by a pipeline that
         reports only problems (``validate`` without ``--strict-refs``). ``written`` is
         ``orjson.dumps(value)`` when the intake made it
-        (:attr:`~kernelindex_sdk.intake.Document.written`), else None.
+        (:attr:`~kernelindex_sdk.reading.intake.Document.written`), else None.
 
         It runs what :meth:`check_item` runs on a valid item (routing, the schema, the
         semantic rules, the digests of a bundle's records against its run's
@@ -767,7 +772,7 @@ class ValidationSession:
         return plan
 
     def _split(self, entry: SchemaEntry) -> Split | None:
-        """The engine's :meth:`~kernelindex_sdk.fastengine.FastEngine.split` of
+        """The engine's :meth:`~kernelindex_sdk.validating.fastengine.FastEngine.split` of
         ``entry``'s schema, if it has one, with only the members a run field
         references taken out (:meth:`_referenced` checks those from memory); the shell
         checks the others itself."""

@@ -13,7 +13,7 @@ found. An object member is placed at its key (where a reader looks for it), an a
 element or the root at its value. A pointer that names nothing in the text (a
 required member that is missing) is placed at the nearest enclosing value that
 exists. Lines are counted by ``\\n`` and columns are 1-based code points, as
-:mod:`kernelindex_sdk.intake` counts them.
+:mod:`kernelindex_sdk.reading.intake` counts them.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ import json
 import re
 from collections.abc import Iterable
 
-from kernelindex_sdk.pointers import escape_token
+from kernelindex_sdk.base.pointers import escape_token
 
 __all__ = ["pointer_positions"]
 

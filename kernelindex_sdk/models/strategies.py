@@ -4,7 +4,7 @@ Install the extra that brings hypothesis (``pip install '.[strategies]'`` in a c
 or ``pip install hypothesis``), then::
 
     from hypothesis import given
-    from kernelindex_sdk.strategies import bundles, records
+    from kernelindex_sdk.models.strategies import bundles, records
 
     @given(records("Workload"))
     def test_my_exporter_round_trips(workload):
@@ -38,9 +38,9 @@ from hypothesis import strategies as st
 
 from kernelindex_sdk.canonical import digest
 from kernelindex_sdk.checks.v1alpha1 import ORDER, UNITS
-from kernelindex_sdk.intake import MAX_SAFE_INTEGER
 from kernelindex_sdk.models import unstructure
 from kernelindex_sdk.models import v1alpha1 as m
+from kernelindex_sdk.reading.intake import MAX_SAFE_INTEGER
 
 __all__ = [
     "MODELS",

@@ -6,14 +6,14 @@ include_path=True)`` — and returns the problems and the tally that ``kernelind
 validate`` gives for the same lines: the same :class:`~kernelindex_sdk.errors.Problem`
 values (file, line, pointer, message), in the same order, and the same counts.
 
-It is the parallel pipeline's design (:mod:`kernelindex_sdk.pipeline`) on Dask's
+It is the parallel pipeline's design (:mod:`kernelindex_sdk.validating.pipeline`) on Dask's
 scheduler instead of forked workers:
 
 1. a first pass counts each partition's lines per file, so each partition knows the
    line its first element has in its file (lines are numbered as ``validate`` numbers
    them, from 1 in each file);
 2. each partition is checked by its own
-   :class:`~kernelindex_sdk.validation.ValidationSession` on a worker, which sends
+   :class:`~kernelindex_sdk.validating.validation.ValidationSession` on a worker, which sends
    back only the items with problems, its counts, and — with ``strict_refs`` — the
    digests it saw and the references it could not resolve;
 3. the caller's session merges those in partition order and resolves the references
@@ -32,9 +32,9 @@ from dataclasses import dataclass, field
 from typing import Any, NamedTuple, cast
 
 from kernelindex_sdk.errors import IntakeError, Problem
-from kernelindex_sdk.intake import jsonl_records
-from kernelindex_sdk.pipeline import Tally
-from kernelindex_sdk.validation import Item, ValidationSession, unreadable_item
+from kernelindex_sdk.reading.intake import jsonl_records
+from kernelindex_sdk.validating.pipeline import Tally
+from kernelindex_sdk.validating.validation import Item, ValidationSession, unreadable_item
 
 __all__ = ["DaskValidation", "validate_bag"]
 

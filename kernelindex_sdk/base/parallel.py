@@ -1,7 +1,7 @@
 """Running tasks on forked worker processes, results in task order: the one executor.
 
 :func:`ordered_map` is ``map(func, tasks)`` on ``jobs`` processes. It knows nothing of
-documents; the pipeline (:mod:`kernelindex_sdk.pipeline`) gives it tasks and reads
+documents; the pipeline (:mod:`kernelindex_sdk.validating.pipeline`) gives it tasks and reads
 results. Why it is built the way it is:
 
 * **Fork and pipes, no pool.** Workers are forked copies of this process, so they
@@ -42,9 +42,9 @@ from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from typing import TYPE_CHECKING, Any, NoReturn, TypeVar
 
+from kernelindex_sdk.base.printable import one_line
+from kernelindex_sdk.base.wholewrite import write_all
 from kernelindex_sdk.errors import KernelIndexError
-from kernelindex_sdk.printable import one_line
-from kernelindex_sdk.wholewrite import write_all
 
 if TYPE_CHECKING:
     import signal  # at run time, imported where workers are: its enums cost ~1 % of start-up
@@ -65,7 +65,7 @@ class WorkerFailed(KernelIndexError):
 
     Its message names the task (a file name from input) and may quote the worker's
     error: it is escaped here, where it is made
-    (:func:`~kernelindex_sdk.printable.one_line`), so it is one line wherever printed.
+    (:func:`~kernelindex_sdk.base.printable.one_line`), so it is one line wherever printed.
     """
 
     def __init__(self, message: str) -> None:

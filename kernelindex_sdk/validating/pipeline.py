@@ -4,7 +4,7 @@ One loop serves ``kernelindex validate``, ``digest`` and ``compare`` and the lib
 alike, so every one of them reads, counts and reports input the same way::
 
     run = Pipeline(["records/", "runs.jsonl"], strict_refs=True, jobs=0)
-    for item in run:                    # kernelindex_sdk.validation.Item, in input order
+    for item in run:                    # kernelindex_sdk.validating.validation.Item, in input order
         for problem in item.problems:
             print(problem)              # file[:line]: pointer: message, one line
     for problem in run.late:            # references resolved only at the end
@@ -12,15 +12,15 @@ alike, so every one of them reads, counts and reports input the same way::
     print(run.tally.summary())          # "3 valid, 1 invalid in 4 files"
     exit_status = run.tally.exit_status()
 
-**Reading** is :mod:`kernelindex_sdk.sources` (one walking rule; special files,
+**Reading** is :mod:`kernelindex_sdk.reading.sources` (one walking rule; special files,
 oversized documents and unreadable directories are problems, never skipped).
-**Checking** is a *checker*: :class:`~kernelindex_sdk.validation.ValidationSession`
-by default, :class:`~kernelindex_sdk.digesting.DigestSession` to list digests.
+**Checking** is a *checker*: :class:`~kernelindex_sdk.validating.validation.ValidationSession`
+by default, :class:`~kernelindex_sdk.validating.digesting.DigestSession` to list digests.
 **Counting**: every item is valid, invalid or unreadable; a path or document that
 could not be read is an item too (``Item.unreadable``), so nothing is ever dropped.
 
 **Parallel runs** (``jobs`` > 1) go through the one executor,
-:func:`kernelindex_sdk.parallel.ordered_map`: whole files in batches, and large
+:func:`kernelindex_sdk.base.parallel.ordered_map`: whole files in batches, and large
 JSON Lines files as byte ranges that each worker reads for itself (a line belongs to
 the range it starts in, so no byte is read twice and nothing is sent through pipes
 but results). Workers number lines from the start of their range; the parent, taking
@@ -37,9 +37,9 @@ from itertools import chain
 from typing import Any, Literal, NamedTuple, Protocol
 
 from kernelindex_sdk.errors import IntakeError, Problem, UnreadableFile
-from kernelindex_sdk.intake import Document, OverlongLine, empty_jsonl, jsonl_records
-from kernelindex_sdk.sharedtails import SharedTail, TailMemo
-from kernelindex_sdk.sources import (
+from kernelindex_sdk.reading.intake import Document, OverlongLine, empty_jsonl, jsonl_records
+from kernelindex_sdk.reading.sharedtails import SharedTail, TailMemo
+from kernelindex_sdk.reading.sources import (
     LINE_BUFFER_BYTES,
     MAX_DOCUMENT_BYTES,
     STDIN,
@@ -51,7 +51,12 @@ from kernelindex_sdk.sources import (
     open_regular,
     read,
 )
-from kernelindex_sdk.validation import Item, ValidationSession, shifted_pending, unreadable_item
+from kernelindex_sdk.validating.validation import (
+    Item,
+    ValidationSession,
+    shifted_pending,
+    unreadable_item,
+)
 
 __all__ = [
     "AUTO_MIN_FILES",
@@ -80,7 +85,7 @@ _ODD_START = (b"\xef", b"\xff", b"\xfe", b"\x00")
 
 class Checker(Protocol):
     """What the pipeline runs on each document (a :class:`ValidationSession` or
-    :class:`~kernelindex_sdk.digesting.DigestSession`)."""
+    :class:`~kernelindex_sdk.validating.digesting.DigestSession`)."""
 
     #: Items that passed when checked but failed in :meth:`finish`.
     invalidated: int
@@ -98,7 +103,7 @@ class Checker(Protocol):
         """True only if :meth:`check_document` would make ``value`` one item with no
         problem, which a run that reports only problems then need not build; False
         when unsure (the document is then checked in full). ``written`` is the
-        document's :attr:`~kernelindex_sdk.intake.Document.written`. Optional at run
+        document's :attr:`~kernelindex_sdk.reading.intake.Document.written`. Optional at run
         time: a checker without it has every document checked in full."""
         ...
 
@@ -227,7 +232,7 @@ class TaskResult(NamedTuple):
 
 
 def describe(task: Task) -> str:
-    """A task in a :class:`~kernelindex_sdk.parallel.WorkerFailed` message."""
+    """A task in a :class:`~kernelindex_sdk.base.parallel.WorkerFailed` message."""
     if isinstance(task, RangeTask):
         span = (
             f"from byte {task.start} to the end"
@@ -295,7 +300,7 @@ class Pipeline:
         #: Where else references may resolve (``--refs-from``): see :meth:`_referable`.
         self.refs_from = tuple(refs_from)
         #: Told the bytes of input read as they are read, for a progress bar (runs in
-        #: this process only; see :func:`~kernelindex_sdk.sources.read`).
+        #: this process only; see :func:`~kernelindex_sdk.reading.sources.read`).
         self.on_read = on_read
         self.tally = Tally()
         #: Problems found once everything was read (unresolved references).
@@ -333,7 +338,7 @@ class Pipeline:
         reported or counted: they are not inputs. What cannot be read there (or holds
         no record) is passed over; the inputs' own records, added first, win.
         """
-        from kernelindex_sdk.digesting import DigestSession
+        from kernelindex_sdk.validating.digesting import DigestSession
 
         known: list[tuple[str, str]] = []
         found = Pipeline(
@@ -347,7 +352,7 @@ class Pipeline:
         return known
 
     def _tail_memo(self) -> TailMemo | None:
-        """A :class:`~kernelindex_sdk.sharedtails.TailMemo` for the JSON Lines lines,
+        """A :class:`~kernelindex_sdk.reading.sharedtails.TailMemo` for the JSON Lines lines,
         where only problems are reported and the checker's quick pass takes documents
         with shared tails (``passes_shared``): the documents are checked and dropped,
         so sharing their last members changes nothing but the time. None otherwise."""
@@ -365,7 +370,7 @@ class Pipeline:
     # ------------------------------------------------------------------ planning
 
     def _plan(self) -> tuple[int, Iterator[Source | IntakeError]]:
-        from kernelindex_sdk.parallel import can_fork, default_jobs
+        from kernelindex_sdk.base.parallel import can_fork, default_jobs
 
         sources = expand(self.paths)
         if STDIN in self.paths or not can_fork():
@@ -414,7 +419,7 @@ class Pipeline:
     # ------------------------------------------------------------------ parallel
 
     def _parallel(self, sources: Iterator[Source | IntakeError], jobs: int) -> Iterator[Item]:
-        from kernelindex_sdk.parallel import ordered_map
+        from kernelindex_sdk.base.parallel import ordered_map
 
         self.checker.prepare()
         tally = self.tally
@@ -545,7 +550,7 @@ def _reported(
 def _taking(
     checker: Checker, tally: Tally, progress: _RangeProgress | None
 ) -> Callable[[Any, bytes | None, SharedTail | None], bool]:
-    """The memo's ``take`` (:attr:`~kernelindex_sdk.sharedtails.TailMemo.take`): the
+    """The memo's ``take`` (:attr:`~kernelindex_sdk.reading.sharedtails.TailMemo.take`): the
     quick pass of :func:`_reported`, asked as each JSON Lines line is read, so that a
     document that passes is counted valid there and is never made, yielded through
     the readers' generators or looked at again (the interpreter's work a line, which

@@ -21,16 +21,16 @@ from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from kernelindex_sdk.base.frozenvalue import FACTORY, FrozenValue
+from kernelindex_sdk.base.wire import DRAFT_2020_12
 from kernelindex_sdk.errors import SchemaDirectoryError, UnknownKind
-from kernelindex_sdk.frozenvalue import FACTORY, FrozenValue
-from kernelindex_sdk.versionstatus import VersionStatus, read_statuses
-from kernelindex_sdk.wire import DRAFT_2020_12
+from kernelindex_sdk.schema.versionstatus import VersionStatus, read_statuses
 
 if TYPE_CHECKING:  # imported when first used: only the reference engine needs it
     from referencing import Registry
 
 #: The dialect of every schema without a ``$schema`` of its own.
-DRAFT202012_URI = DRAFT_2020_12  # one definition: kernelindex_sdk.wire
+DRAFT202012_URI = DRAFT_2020_12  # one definition: kernelindex_sdk.base.wire
 
 BUNDLE_FILE = "bundle.schema.json"
 #: The name bundles go by in ``schema list`` / ``schema show``.
@@ -42,7 +42,7 @@ def packaged_schema_root() -> Path:
 
     Missing, it is :class:`SchemaDirectoryError` (not a bare ``FileNotFoundError``, which
     the CLI would report as a failed write to standard output)."""
-    here = Path(__file__).resolve().parent
+    here = Path(__file__).resolve().parent.parent  # the package, then the checkout
     for candidate in (here / "schemas", here.parent / "schemas"):
         if candidate.is_dir():
             return candidate
@@ -51,7 +51,7 @@ def packaged_schema_root() -> Path:
 
 class SchemaEntry(FrozenValue):
     """One schema file: what it describes and where it came from. (Both classes here
-    are frozen dataclasses to :mod:`dataclasses`: :mod:`kernelindex_sdk.frozenvalue`.)"""
+    are frozen dataclasses to :mod:`dataclasses`: :mod:`kernelindex_sdk.base.frozenvalue`.)"""
 
     __match_args__ = __slots__ = ("api_version", "kind", "id", "path", "contents")
     _field_options_ = {"contents": {"repr": False, "compare": False}}  # noqa: RUF012 - read once, by FrozenValue

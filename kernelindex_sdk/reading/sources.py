@@ -14,7 +14,7 @@ what is read and how, and nothing that cannot be read is ever skipped silently:
   a dangling link an :class:`~kernelindex_sdk.errors.UnreadableFile`.
 * A named regular file whose name does not end in ``.json``, ``.jsonl`` or ``.ndjson``
   and that starts with DuckDB's magic bytes is a kernelindex store
-  (:class:`StoreSource`, :mod:`kernelindex_sdk.storefile`): its records are read back
+  (:class:`StoreSource`, :mod:`kernelindex_sdk.reading.storefile`): its records are read back
   as the documents they were added as. A walk never reads a store (a store kept
   beside the files it indexes would count every record twice).
 * Only regular files are read. A FIFO, socket or device, named or found under one of
@@ -46,6 +46,7 @@ from collections.abc import Callable, Iterable, Iterator
 from itertools import chain
 from typing import TYPE_CHECKING, Final
 
+from kernelindex_sdk.base.frozenvalue import FrozenValue
 from kernelindex_sdk.errors import (
     ByteOrderMark,
     DocumentTooLarge,
@@ -58,8 +59,7 @@ from kernelindex_sdk.errors import (
     UnreadableDirectory,
     UnreadableFile,
 )
-from kernelindex_sdk.frozenvalue import FrozenValue
-from kernelindex_sdk.intake import (
+from kernelindex_sdk.reading.intake import (
     Document,
     OverlongLine,
     is_blank_line,
@@ -69,8 +69,8 @@ from kernelindex_sdk.intake import (
 )
 
 if TYPE_CHECKING:
-    from kernelindex_sdk.sharedtails import TailMemo
-    from kernelindex_sdk.storefile import CheckedDocument, StoreFacts
+    from kernelindex_sdk.reading.sharedtails import TailMemo
+    from kernelindex_sdk.reading.storefile import CheckedDocument, StoreFacts
 
 __all__ = [
     "JSONL_SUFFIXES",
@@ -142,7 +142,7 @@ class StdinSource(FrozenValue):
 
 
 class StoreSource(FrozenValue):
-    """A kernelindex store file named as a PATH (:mod:`kernelindex_sdk.storefile`)."""
+    """A kernelindex store file named as a PATH (:mod:`kernelindex_sdk.reading.storefile`)."""
 
     __match_args__ = __slots__ = ("path",)
     path: str
@@ -210,7 +210,7 @@ def _is_store(path: str) -> bool:
     and ``shutil`` cost ~3 ms of ``validate one.json``'s start-up.)"""
     if path.lower().endswith(SUFFIXES):
         return False
-    from kernelindex_sdk.storefile import is_store_file
+    from kernelindex_sdk.reading.storefile import is_store_file
 
     return is_store_file(path)
 
@@ -343,7 +343,7 @@ def documents(
 def standard_input() -> typing.BinaryIO | None:
     """Standard input, read through a buffer of ``LINE_BUFFER_BYTES``: for a process
     that has read none of it yet (the command line), to pass as ``stdin`` to
-    :func:`read` or :class:`~kernelindex_sdk.pipeline.Pipeline`.
+    :func:`read` or :class:`~kernelindex_sdk.validating.pipeline.Pipeline`.
 
     ``sys.stdin.buffer`` reads 8 KiB at a time: JSON Lines piped in then cost ~3 µs a
     line more than the same file named (100,000 bundle lines: 3.2 s against 2.7 s). The
@@ -377,7 +377,7 @@ def read(
     ``on_read`` is told the bytes read as they are read — line by line in JSON Lines
     and standard input, a whole file at once — for a progress bar that moves while a
     long file is read. ``tails`` reads JSON Lines lines, of a file or standard input (see
-    :func:`~kernelindex_sdk.intake.jsonl_records`: for a caller that checks each
+    :func:`~kernelindex_sdk.reading.intake.jsonl_records`: for a caller that checks each
     document and drops it)."""
     if isinstance(source, StdinSource):
         stream = stdin if stdin is not None else getattr(sys.stdin, "buffer", None)
@@ -397,7 +397,7 @@ def read(
             tails=tails,
         )
     elif isinstance(source, StoreSource):
-        from kernelindex_sdk.storefile import store_documents
+        from kernelindex_sdk.reading.storefile import store_documents
 
         yield from store_documents(source.path, on_wait=_say_waiting)
     elif source.jsonl:
@@ -418,25 +418,25 @@ def read_trusting_store(
 ) -> Iterator[Document | CheckedDocument | IntakeError]:
     """The documents of the store at ``path`` as :func:`read` gives them, except that,
     when every add of the store wrote the checks ``fingerprint`` the caller runs, they
-    come as :class:`~kernelindex_sdk.storefile.CheckedDocument` (with their digests),
+    come as :class:`~kernelindex_sdk.reading.storefile.CheckedDocument` (with their digests),
     which the caller may take as checked (docs/store.md, "Trusting a store's checks")."""
-    from kernelindex_sdk.storefile import read_store
+    from kernelindex_sdk.reading.storefile import read_store
 
     yield from read_store(path, on_wait=_say_waiting, trusted_by=fingerprint)
 
 
 def read_store_facts(path: str, fingerprint: str) -> StoreFacts | None:
     """The store at ``path`` through its facts, for a reader that trusts it
-    (:func:`~kernelindex_sdk.storefile.read_facts`); None where it must be read through
+    (:func:`~kernelindex_sdk.reading.storefile.read_facts`); None where it must be read through
     :func:`read_trusting_store` instead."""
-    from kernelindex_sdk.storefile import read_facts
+    from kernelindex_sdk.reading.storefile import read_facts
 
     return read_facts(path, trusted_by=fingerprint, on_wait=_say_waiting)
 
 
 def _say_waiting(message: str) -> None:
     """A store another process holds: say on stderr that we wait, not why we hang."""
-    from kernelindex_sdk.printable import one_line
+    from kernelindex_sdk.base.printable import one_line
 
     sys.stderr.write(one_line(f"kernelindex: {message}") + "\n")
     sys.stderr.flush()
@@ -507,7 +507,7 @@ def load_file(
     strict_numbers: bool = False,
     big_integers: bool = False,
 ) -> typing.Any:
-    """Read one regular file and parse it strictly (:func:`~kernelindex_sdk.intake.loads`;
+    """Read one regular file and parse it strictly (:func:`~kernelindex_sdk.reading.intake.loads`;
     ``big_integers`` for a schema file, whose bounds may be any integer).
 
     Raises an :class:`~kernelindex_sdk.errors.IntakeError` subclass — never a bare
@@ -525,7 +525,7 @@ def bounded_lines(
     stream: typing.BinaryIO, max_bytes: int = MAX_DOCUMENT_BYTES
 ) -> Iterator[bytes | OverlongLine]:
     """The lines of ``stream``; a line longer than ``max_bytes`` (its ``\\n`` aside)
-    becomes an :class:`~kernelindex_sdk.intake.OverlongLine`. Memory stays bounded by
+    becomes an :class:`~kernelindex_sdk.reading.intake.OverlongLine`. Memory stays bounded by
     the limit, and reading by the input's end *or* the limit, whatever the input.
 
     Past an overlong line, only a regular file is read on (its bytes skipped up to the

@@ -37,9 +37,9 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 # The strict intake's fast reader and its "cannot decide": this module is its companion.
-from kernelindex_sdk.intake import _FALLBACK as FALLBACK
-from kernelindex_sdk.intake import _TAKEN as TAKEN
-from kernelindex_sdk.intake import _fast_loads as fast_loads
+from kernelindex_sdk.reading.intake import _FALLBACK as FALLBACK
+from kernelindex_sdk.reading.intake import _TAKEN as TAKEN
+from kernelindex_sdk.reading.intake import _fast_loads as fast_loads
 
 __all__ = ["SharedTail", "TailMemo"]
 
@@ -63,7 +63,7 @@ class SharedTail:
 
 
 class TailMemo:
-    """Reads JSON Lines lines as :func:`~kernelindex_sdk.intake.jsonl_records` does,
+    """Reads JSON Lines lines as :func:`~kernelindex_sdk.reading.intake.jsonl_records` does,
     parsing only the head of a line whose tail it has seen (module docstring).
 
     ``keys`` name the members a shared tail starts with (a bundle's referenced records,
@@ -84,7 +84,7 @@ class TailMemo:
     #: A caller's hook (None: none), asked ``take(value, written, tail)`` for each
     #: document this memo reads: True when the caller takes the document there
     #: (checked it and found it valid), and :meth:`read` then returns ``TAKEN``, so
-    #: that :func:`~kernelindex_sdk.intake.jsonl_records` yields nothing for it. For a
+    #: that :func:`~kernelindex_sdk.reading.intake.jsonl_records` yields nothing for it. For a
     #: line read with a tail, ``value`` holds only the head's members (the tail's are
     #: added after a False, not before: most lines are taken, and the caller may add
     #: them itself if it needs the whole); ``written`` is then None.

@@ -4,7 +4,7 @@ A *store* (``kernelindex store``, docs/store.md) is one DuckDB database file hol
 every record ever added, append-only. This module is the one definition of its format
 — the tables, the views, the marker that says a DuckDB file is a kernelindex store —
 and the reading side: :func:`store_documents` turns a store back into the documents
-it was given as, so that :mod:`kernelindex_sdk.sources` reads a store named as a PATH
+it was given as, so that :mod:`kernelindex_sdk.reading.sources` reads a store named as a PATH
 exactly as it reads files (validate, digest, ls, compare and export all go through
 it).
 
@@ -32,9 +32,9 @@ from typing import Any, Final, NamedTuple
 
 from orjson import loads as orjson_loads
 
+from kernelindex_sdk.base.printable import one_line
 from kernelindex_sdk.errors import IntakeError, UnreadableFile
-from kernelindex_sdk.intake import Document, loads
-from kernelindex_sdk.printable import one_line
+from kernelindex_sdk.reading.intake import Document, loads
 
 __all__ = [
     "DEFAULT_STORE",
@@ -352,7 +352,7 @@ def read_store(
 ) -> Iterator[Document | CheckedDocument | IntakeError]:
     """:func:`store_documents`, and for a reader that may trust the store's checks:
     with ``trusted_by`` (the reader's own checks fingerprint,
-    :func:`kernelindex_sdk.fingerprint.checks_fingerprint`), when every add that
+    :func:`kernelindex_sdk.schema.fingerprint.checks_fingerprint`), when every add that
     stored a record of the snapshot wrote that very fingerprint, each document comes
     as a :class:`CheckedDocument` (docs/store.md, "Trusting a store's checks"); else,
     and for a store made before adds wrote one, as a plain :class:`Document`.

@@ -20,7 +20,7 @@ Misuse is a ``TypeError`` (a Python type that is no JSON value, a non-mapping gi
 a record) or a documented :class:`~kernelindex_sdk.errors.KernelIndexError` —
 :class:`~kernelindex_sdk.errors.NotARecord`, :class:`~kernelindex_sdk.errors.NotJSON` —
 never a ``KeyError``, ``RecursionError`` or an encoder's exception from deep inside:
-a value is walked iteratively (:func:`~kernelindex_sdk.intake.json_problems`) before
+a value is walked iteratively (:func:`~kernelindex_sdk.reading.intake.json_problems`) before
 recursive code sees it, or, where that would cost every record (the digest), when
 the recursive code fails.
 """
@@ -36,16 +36,16 @@ from fractions import Fraction
 from typing import Any, TypeVar
 
 from kernelindex_sdk import canonical, checks
+from kernelindex_sdk.base.jsontext import pretty
+from kernelindex_sdk.base.printable import int_text, short_repr
+from kernelindex_sdk.base.wire import json_type
 from kernelindex_sdk.errors import NotARecord, NotJSON, Problem
-from kernelindex_sdk.intake import (
+from kernelindex_sdk.reading.intake import (
     MAX_SAFE_INTEGER,
     has_raw_surrogate,
     is_strict_json,
     json_problems,
 )
-from kernelindex_sdk.jsontext import pretty
-from kernelindex_sdk.printable import int_text, short_repr
-from kernelindex_sdk.wire import json_type
 
 __all__ = [
     "MAX_INDENT",
@@ -135,7 +135,7 @@ def validate(value: Any, *, source: str = "<input>", strict_refs: bool = False) 
     key, a ``set``, ``NaN``) is reported as problems, not raised, and not validated
     further.
     """
-    from kernelindex_sdk.validation import validate as validate_json
+    from kernelindex_sdk.validating.validation import validate as validate_json
 
     plain = as_json(value)
     if isinstance(plain, list):
@@ -156,7 +156,7 @@ def dumps(value: Any, *, indent: int | None = None) -> str:
     ``\\u`` escapes), compact on one line, or indented by ``indent`` spaces (0 to
     :data:`MAX_INDENT`; 2 is how bundle files are written); strict JSON only
     (:class:`NotJSON` otherwise: a lone surrogate too, which no UTF-8 text can hold),
-    so what it writes reads back through :func:`~kernelindex_sdk.intake.loads`
+    so what it writes reads back through :func:`~kernelindex_sdk.reading.intake.loads`
     unchanged."""
     if indent is not None:
         if isinstance(indent, bool) or not hasattr(type(indent), "__index__"):

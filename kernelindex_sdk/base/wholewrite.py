@@ -13,7 +13,7 @@ Every write the SDK and its commands make ends here:
 
 * :func:`write_all` writes every byte to a descriptor, or raises the ``OSError`` that
   stopped it: ``BrokenPipeError`` for a reader gone, ``ENOSPC`` for a full disk. The
-  atomic file writers (:mod:`kernelindex_sdk.fileio`) write their temporary files
+  atomic file writers (:mod:`kernelindex_sdk.base.fileio`) write their temporary files
   with it.
 * :func:`whole_text_stream` gives a text stream (standard output) the same rule: text,
   ``.buffer`` and ``print`` all go through :class:`WholeWrites`, and the command line

@@ -1,8 +1,8 @@
 """The fast validation engine: jsonschema-rs for verdicts, the reference for everything else.
 
-:class:`FastEngine` implements :class:`~kernelindex_sdk.engine.ValidationEngine` with a
+:class:`FastEngine` implements :class:`~kernelindex_sdk.validating.engine.ValidationEngine` with a
 compiled Rust validator (the ``jsonschema-rs`` package) as a *fast path for the valid
-case*, and :class:`~kernelindex_sdk.engine.JsonschemaEngine` (python-jsonschema, the
+case*, and :class:`~kernelindex_sdk.validating.engine.JsonschemaEngine` (python-jsonschema, the
 reference) for every other answer:
 
 * ``is_valid`` returns ``True`` only when the compiled validator accepts the instance
@@ -19,7 +19,7 @@ Why an accepted instance is accepted by the reference too
 The schema is compiled only when it keeps to what both engines provably read alike
 (:func:`_prepare`; anything else leaves that schema to the reference):
 
-* Every ``$ref`` is inlined by the one inliner (:func:`kernelindex_sdk.inlining.inline`,
+* Every ``$ref`` is inlined by the one inliner (:func:`kernelindex_sdk.schema.inlining.inline`,
   which declines cycles, non-pointer fragments, embedded ``$id``,
   ``$dynamicRef``/``$anchor`` and their kin), and annotations (``title``,
   ``description``, ...) and ``$defs`` are dropped: none asserts anything, and the
@@ -47,10 +47,10 @@ The schema is compiled only when it keeps to what both engines provably read ali
   Python; what it refuses gets the check above.
 
 The verdicts are equal for JSON values — ``dict``, ``list``, ``str``, ``int``,
-finite ``float``, ``bool``, ``None``, as :mod:`kernelindex_sdk.intake` and
+finite ``float``, ``bool``, ``None``, as :mod:`kernelindex_sdk.reading.intake` and
 :func:`json.loads` produce them. For other Python objects (a ``tuple`` where an array
 is expected, ``Decimal``, infinities) the Rust validator may accept what the reference
-rejects: validate such values with :class:`~kernelindex_sdk.engine.JsonschemaEngine`.
+rejects: validate such values with :class:`~kernelindex_sdk.validating.engine.JsonschemaEngine`.
 ``tests/test_fast_engine.py`` checks the verdicts against the reference on the seeds,
 the examples and generated valid and invalid instances.
 
@@ -67,11 +67,11 @@ import re
 from collections.abc import Callable, Hashable, Iterable, Mapping
 from typing import Any, TypeVar
 
-from kernelindex_sdk.engine import JsonschemaEngine, ValidationEngine
+from kernelindex_sdk.base.lightimport import jsonschema_rs
 from kernelindex_sdk.errors import Problem
-from kernelindex_sdk.inlining import Declined, documents_of, inline, resolved
-from kernelindex_sdk.lightimport import jsonschema_rs
-from kernelindex_sdk.registry import SchemaRegistry
+from kernelindex_sdk.schema.inlining import Declined, documents_of, inline, resolved
+from kernelindex_sdk.schema.registry import SchemaRegistry
+from kernelindex_sdk.validating.engine import JsonschemaEngine, ValidationEngine
 
 _T = TypeVar("_T")
 _K = TypeVar("_K", bound=Hashable)
@@ -606,7 +606,7 @@ def _prepare(registry: SchemaRegistry, schema_id: str) -> tuple[Any, set[str]]:
 
 
 def _flatten(documents: Mapping[str, Any], schema_id: str) -> tuple[Any, set[str]]:
-    """The one inliner (:func:`kernelindex_sdk.inlining.inline`) with the fast path's
+    """The one inliner (:func:`kernelindex_sdk.schema.inlining.inline`) with the fast path's
     rules: annotations dropped, the target of a ``$ref`` beside ``allOf`` appended to
     it, and every schema object checked by :func:`_fast_keywords`; and the formats seen.
     """

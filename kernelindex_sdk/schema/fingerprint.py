@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Final
 
 from kernelindex_sdk import __version__
-from kernelindex_sdk.registry import packaged_schema_root
+from kernelindex_sdk.schema.registry import packaged_schema_root
 
 __all__ = ["PREFIX", "checks_fingerprint"]
 
@@ -61,7 +61,7 @@ def checks_fingerprint() -> str:
         except metadata.PackageNotFoundError:
             version = "-"
         feed(f"library/{name}", version.encode())
-    for kind, root in (("schemas", packaged_schema_root()), ("sdk", Path(__file__).parent)):
+    for kind, root in (("schemas", packaged_schema_root()), ("sdk", Path(__file__).parent.parent)):
         for path in sorted(root.rglob("*")):
             if path.is_file() and (kind == "schemas" or path.suffix == ".py"):
                 feed(f"{kind}/{path.relative_to(root).as_posix()}", path.read_bytes())

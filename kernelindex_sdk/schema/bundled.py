@@ -29,7 +29,7 @@ only at the root of a schema file, and every file is taken to be in the root's d
 at all, each replaced by what it points to, so python-jsonschema walks the schema
 without resolving a reference (URI joins and registry look-ups were most of the time
 it took to explain an invalid record). Where that cannot be exact it returns None and
-the caller keeps resolving. It is :func:`kernelindex_sdk.inlining.inline` with no
+the caller keeps resolving. It is :func:`kernelindex_sdk.schema.inlining.inline` with no
 parameter: what is inlined and what declined is written there, once, for this and
 the fast engine.
 """
@@ -41,11 +41,18 @@ from collections.abc import Mapping
 from typing import Any
 from urllib.parse import quote, urldefrag
 
+from kernelindex_sdk.base.pointers import escape_token
+from kernelindex_sdk.base.wire import DRAFT_2020_12
 from kernelindex_sdk.errors import UnresolvableReference
-from kernelindex_sdk.inlining import DATA, Declined, documents_of, inline, resolved, subschemas
-from kernelindex_sdk.pointers import escape_token
-from kernelindex_sdk.registry import SchemaRegistry, default_registry
-from kernelindex_sdk.wire import DRAFT_2020_12
+from kernelindex_sdk.schema.inlining import (
+    DATA,
+    Declined,
+    documents_of,
+    inline,
+    resolved,
+    subschemas,
+)
+from kernelindex_sdk.schema.registry import SchemaRegistry, default_registry
 
 __all__ = ["bundled_schema", "inlined_schema"]
 
@@ -58,7 +65,7 @@ def bundled_schema(
     ``kind`` is matched case-insensitively and ``api_version`` (``"v1alpha1"`` or
     ``"kernelindex.dev/v1alpha1"``) defaults to the newest version that has the kind,
     as :meth:`SchemaRegistry.find` does. ``registry`` defaults to
-    :func:`~kernelindex_sdk.registry.default_registry`.
+    :func:`~kernelindex_sdk.schema.registry.default_registry`.
 
     The result is a new ``dict`` on every call (callers may change it). It has no
     ``$id``: it is a different document from the schema file it was made from, and

@@ -16,12 +16,12 @@ from collections.abc import Mapping, Sequence
 from functools import cache
 from typing import TYPE_CHECKING, Any, Protocol
 
-from kernelindex_sdk.dialects import dialect_of, validator_class
+from kernelindex_sdk.base.pointers import pointer_of
+from kernelindex_sdk.base.printable import short_repr
+from kernelindex_sdk.base.wire import DRAFT_2020_12, json_type
 from kernelindex_sdk.errors import Problem, UnresolvableReference
-from kernelindex_sdk.pointers import pointer_of
-from kernelindex_sdk.printable import short_repr
-from kernelindex_sdk.registry import SchemaRegistry
-from kernelindex_sdk.wire import DRAFT_2020_12, json_type
+from kernelindex_sdk.schema.dialects import dialect_of, validator_class
+from kernelindex_sdk.schema.registry import SchemaRegistry
 
 if TYPE_CHECKING:  # imported when first used: jsonschema is slow to import
     from jsonschema import Draft202012Validator
@@ -74,7 +74,7 @@ def _compiled(pattern: str) -> re.Pattern[str]:
 
 @cache
 def _ecma_validator_class(dialect: str = DRAFT_2020_12) -> Any:
-    """Draft 2020-12 (or another :mod:`~kernelindex_sdk.dialects` dialect's class), with
+    """Draft 2020-12 (or another :mod:`~kernelindex_sdk.schema.dialects` dialect's class), with
     ``pattern`` matched the ECMA-262 way (see :func:`ecma_anchors`)."""
     from jsonschema import ValidationError, validators
 
@@ -192,7 +192,7 @@ def schema_validator(schema: Any) -> Draft202012Validator:
 class JsonschemaEngine:
     """The reference engine: python-jsonschema Draft 2020-12 with format checking.
 
-    Each schema is validated in its inlined form (:func:`~kernelindex_sdk.bundled.
+    Each schema is validated in its inlined form (:func:`~kernelindex_sdk.schema.bundled.
     inlined_schema`: every ``$ref`` replaced by its target), which python-jsonschema
     walks 2–3× faster than one whose references it resolves one by one through the
     registry, with the same errors; a schema that cannot be inlined exactly is resolved
@@ -241,7 +241,7 @@ class JsonschemaEngine:
     def _validator(self, schema_id: str) -> Draft202012Validator:
         validator = self._validators.get(schema_id)
         if validator is None:
-            from kernelindex_sdk.bundled import inlined_schema
+            from kernelindex_sdk.schema.bundled import inlined_schema
 
             inlined = inlined_schema(schema_id, self._registry) if self._inline else None
             if inlined is not None:

@@ -3,8 +3,8 @@
 ``kernelindex digest`` prints the digest of anything that has one — a record needs
 only ``apiVersion``, ``kind`` and ``spec`` — valid or not, so a user can see what a
 broken record *would* be referenced by. :class:`DigestSession` is the checker the
-document pipeline (:mod:`kernelindex_sdk.pipeline`) runs for it: each item comes back
-with one :class:`~kernelindex_sdk.validation.RecordRef` per record (every member of a
+document pipeline (:mod:`kernelindex_sdk.validating.pipeline`) runs for it: each item comes back
+with one :class:`~kernelindex_sdk.validating.validation.RecordRef` per record (every member of a
 bundle), and a ``not-a-record`` problem for anything that has no digest.
 """
 
@@ -14,7 +14,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from kernelindex_sdk.errors import Problem
-from kernelindex_sdk.validation import (
+from kernelindex_sdk.validating.validation import (
     Item,
     RecordRef,
     name_of,

@@ -43,8 +43,8 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any, Literal, Protocol
 
+from kernelindex_sdk.base.frozenvalue import FrozenValue
 from kernelindex_sdk.errors import Problem, SchemaDirectoryError
-from kernelindex_sdk.frozenvalue import FrozenValue
 
 __all__ = ["VERSIONS_FILE", "VersionStatus", "VersionWatch", "read_statuses"]
 

@@ -8,7 +8,7 @@ Two layouts, both under ``DIR/<group>/<version>/``:
   ``--base-uri file:///ABSOLUTE/DIR/<group>/<version>/`` (the trailing ``/`` matters;
   docs/ci.md).
 * **bundled** — one self-contained file per kind (``Bundle`` included), every schema
-  it references inlined under ``$defs`` (:func:`~kernelindex_sdk.bundled.bundled_schema`).
+  it references inlined under ``$defs`` (:func:`~kernelindex_sdk.schema.bundled.bundled_schema`).
   Plain ``jsonschema``, check-jsonschema without ``--base-uri`` and editors take a
   bundled file as it is, offline.
 
@@ -24,9 +24,9 @@ import json
 import os
 from pathlib import Path
 
-from kernelindex_sdk.bundled import bundled_schema
-from kernelindex_sdk.fileio import atomic_write_many
-from kernelindex_sdk.registry import SchemaRegistry, default_registry
+from kernelindex_sdk.base.fileio import atomic_write_many
+from kernelindex_sdk.schema.bundled import bundled_schema
+from kernelindex_sdk.schema.registry import SchemaRegistry, default_registry
 
 __all__ = ["export_schemas", "schema_bytes"]
 
@@ -59,11 +59,11 @@ def export_schemas(
 ) -> list[Path]:
     """Write the schemas under ``directory/<group>/<version>/``; return the paths written.
 
-    The files are written as one batch (:func:`~kernelindex_sdk.fileio.atomic_write_many`):
+    The files are written as one batch (:func:`~kernelindex_sdk.base.fileio.atomic_write_many`):
     each whole or absent, and a file that already holds the same bytes is left as it
     is. A file there with other content — a checkout's own ``schemas/``, an edited
     schema — is replaced only with ``force``: otherwise
-    :class:`~kernelindex_sdk.fileio.ExistingFiles` names every such file and nothing
+    :class:`~kernelindex_sdk.base.fileio.ExistingFiles` names every such file and nothing
     is written (exporting ``--bundled`` over a checkout's sources once left the
     package unable to load its own schemas). Raises ``OSError`` when a file cannot be
     written.

@@ -46,6 +46,9 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from itertools import accumulate
 from typing import TYPE_CHECKING, Any, ClassVar, NoReturn
 
+from kernelindex_sdk.base.frozenvalue import FrozenValue
+from kernelindex_sdk.base.pointers import escape_token
+from kernelindex_sdk.base.printable import abbreviated, int_text, short_repr
 from kernelindex_sdk.errors import (
     ByteOrderMark,
     DocumentTooLarge,
@@ -60,9 +63,6 @@ from kernelindex_sdk.errors import (
     Problem,
     UnreadableFile,
 )
-from kernelindex_sdk.frozenvalue import FrozenValue
-from kernelindex_sdk.pointers import escape_token
-from kernelindex_sdk.printable import abbreviated, int_text, short_repr
 
 __all__ = [
     "MAX_DEPTH",
@@ -158,7 +158,7 @@ class Document(FrozenValue):
 
     ``line`` is the line of a JSON Lines record, ``None`` for a whole-file document,
     so reporters can say ``file:line`` for records and just ``file`` otherwise. A frozen
-    dataclass to :mod:`dataclasses` (:mod:`kernelindex_sdk.frozenvalue`).
+    dataclass to :mod:`dataclasses` (:mod:`kernelindex_sdk.base.frozenvalue`).
 
     ``written`` (a slot, no field: not compared, not shown, no argument) is
     ``orjson.dumps(value)``, byte for byte, when the intake made those bytes anyway (a
@@ -169,8 +169,8 @@ class Document(FrozenValue):
     caller made up.
 
     ``shared`` (a slot too, set the same way) is the
-    :class:`~kernelindex_sdk.sharedtails.SharedTail` the value's last members come
-    from, when a :class:`~kernelindex_sdk.sharedtails.TailMemo` read the line (those
+    :class:`~kernelindex_sdk.reading.sharedtails.SharedTail` the value's last members come
+    from, when a :class:`~kernelindex_sdk.reading.sharedtails.TailMemo` read the line (those
     members are then objects shared with other documents, and ``written`` is None);
     else None.
 
@@ -1142,7 +1142,7 @@ def jsonl_records(
     whether a document came before these lines: only a stream with no document at all
     yields :class:`EmptyDocument`.
 
-    ``tails``, a :class:`~kernelindex_sdk.sharedtails.TailMemo`, reads the lines
+    ``tails``, a :class:`~kernelindex_sdk.reading.sharedtails.TailMemo`, reads the lines
     instead of the fast path alone: a line ending as an earlier one did is parsed only
     up to that end, and its document's last members are shared with other documents
     (for a caller that checks documents and drops them; the verdicts are the same).
