@@ -23,6 +23,7 @@ because a layer rule broken "only lazily" is still broken.
 from __future__ import annotations
 
 import ast
+import re
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -131,16 +132,54 @@ def test_the_sdk_imports_only_downwards() -> None:
     assert list(_violations()) == []
 
 
+def public_modules() -> set[str]:
+    """The public line: the modules docs/library.md lists between its markers."""
+    text = (ROOT / "docs" / "library.md").read_text(encoding="utf-8")
+    listed = text.split("<!-- public-modules -->")[1].split("<!-- /public-modules -->")[0]
+    return set(re.findall(r"`(kernelindex_sdk(?:\.[a-z_0-9]+)*)`", listed))
+
+
+def test_the_public_line_names_modules_that_exist() -> None:
+    found = public_modules()
+    assert "kernelindex_sdk.errors" in found and len(found) > 10
+    assert [m for m in sorted(found) if m != "kernelindex_sdk" and not _is_module(m)] == []
+
+
 def test_adapters_use_the_public_sdk() -> None:
-    found = []
+    assert list(_adapter_violations()) == []
+
+
+def test_the_public_line_check_can_fail(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "library.md").write_text(
+        (ROOT / "docs" / "library.md").read_text(encoding="utf-8"), encoding="utf-8"
+    )
+    for folder in ("kernelindex_sdk", "kernelindex_sdk/validating", "bench_adapters"):
+        (tmp_path / folder).mkdir()
+        (tmp_path / folder / "__init__.py").write_text("", encoding="utf-8")
+    for module in ("fastengine", "pipeline"):
+        (tmp_path / "kernelindex_sdk" / "validating" / f"{module}.py").write_text("")
+    (tmp_path / "bench_adapters" / "x.py").write_text(
+        "from kernelindex_sdk.validating import pipeline\n"
+        "from kernelindex_sdk.validating.fastengine import FastEngine\n",
+        encoding="utf-8",
+    )
+    monkeypatch.setitem(globals(), "ROOT", tmp_path)
+    found = list(_adapter_violations())
+    assert len(found) == 1 and "imports kernelindex_sdk.validating.fastengine" in found[0]
+
+
+def _adapter_violations() -> Iterator[str]:
+    public = public_modules()
     for name, path in _modules(ROOT / "bench_adapters"):
-        for imported, line in _imports(name, path):
-            parts = imported.split(".")
-            if parts[0] != "kernelindex_sdk":
-                continue
-            if "cli" in parts[1:2] or any(part.startswith("_") for part in parts[1:]):
-                found.append(f"{path.relative_to(ROOT)}:{line}: {name} imports {imported}")
-    assert found == []
+        imports = list(_imports(name, path))
+        for imported, line in imports:
+            if imported.split(".")[0] != "kernelindex_sdk" or not _is_module(imported):
+                continue  # (a name imported from a module is judged with its module)
+            if any(i.startswith(imported + ".") and n == line for i, n in imports):
+                continue  # a folder named on the way to the module imported from it
+            if imported not in public:
+                yield f"{path.relative_to(ROOT)}:{line}: {name} imports {imported}"
 
 
 @pytest.mark.parametrize(
