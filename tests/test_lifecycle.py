@@ -242,3 +242,31 @@ def _has_tuple(value: Any) -> bool:
     if isinstance(value, list):
         return any(_has_tuple(v) for v in value)
     return False
+
+
+def _outcome(function: Any, value: Any) -> Any:
+    try:
+        return function(value)
+    except Exception as error:  # compared: the same type and words either way
+        return type(error), str(error)
+
+
+@settings(max_examples=examples(500), deadline=None)
+@given(
+    st.one_of(
+        records("BenchmarkRun"),
+        records("Workload"),
+        st.fixed_dictionaries(
+            {"apiVersion": _VALUES, "kind": _VALUES, "spec": _VALUES},
+            optional={"metadata": _VALUES},
+        ),
+        _VALUES,
+    )
+)
+def test_the_digest_of_a_plain_record_is_the_digest_of_every_step(value: Any) -> None:
+    """``ki.digest`` answers a plain dict holding the identity's members at once; the
+    law: its answer (a digest, or the error's type and words) is what every step of
+    ``digest_any`` gives, for records, broken identities and any other value."""
+    from kernelindex_sdk.validating.facade import digest_any
+
+    assert _outcome(ki.digest, value) == _outcome(digest_any, value)

@@ -115,6 +115,20 @@ def digest(record: Any) -> str:
     without ``apiVersion``, ``kind`` or ``spec``, :class:`NotJSON` for one whose
     identity is no strict JSON.
     """
+    if type(record) is dict and "apiVersion" in record and "kind" in record and "spec" in record:
+        # The common case, a plain record: no model to convert, nothing missing to name
+        # (what digest_any does for it, without its steps; tests/test_lifecycle.py
+        # holds the two alike).
+        try:
+            return canonical.digest(record)
+        except (ValueError, TypeError, RecursionError) as error:
+            raise _not_json(canonical.identity(record), error) from None
+    return digest_any(record)
+
+
+def digest_any(record: Any) -> str:
+    """:func:`digest` of any value, every step taken: a model converted, a value that
+    is no mapping or lacks a member of the identity refused, by name."""
     plain = as_json(record)
     if not isinstance(plain, Mapping):
         raise TypeError(f"digest() takes a record (a mapping or a model), not {json_type(plain)}")
