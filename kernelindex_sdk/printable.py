@@ -71,6 +71,35 @@ def one_line(text: str) -> str:
     return unsafe.sub(_escape, text)
 
 
+#: A surrogate code point: what ``surrogateescape`` makes of a byte that is not UTF-8.
+_SURROGATE_CLASS = "[\ud800-\udfff]"
+#: How many of the bytes :func:`not_utf8` lists before it stops.
+_LISTED_BYTES = 16
+
+
+def not_utf8(what: str, text: str) -> str | None:
+    """Why ``text``, given as ``what`` (``--set``, a file name), cannot go into a record;
+    None when it can.
+
+    Python decodes the command line, the environment and file names with
+    ``surrogateescape``: a byte that is not UTF-8 arrives as a lone surrogate, which no
+    record may hold (JSON text is Unicode, and ``validate`` refuses it). Every option,
+    argument or name whose text a command writes into a record is asked this first,
+    so such bytes are refused in one line that names ``what`` and shows the bytes as
+    ``\\xNN`` — never written into a record that its own ``validate`` then refuses.
+    """
+    if text.isascii():
+        return None
+    found = re.findall(_SURROGATE_CLASS, text)
+    if not found:
+        return None
+    shown = "".join(one_line(char) for char in found[:_LISTED_BYTES])
+    more = "…" if len(found) > _LISTED_BYTES else ""
+    return one_line(
+        f"{what} {text}: not UTF-8 text (bytes {shown}{more}); a record holds Unicode text only"
+    )
+
+
 def abbreviated(text: str, limit: int = 40) -> str:
     """``text``, or its start and end around ``…`` when longer than ``limit``."""
     return text if len(text) <= limit else text[: limit - 11] + "…" + text[-10:]

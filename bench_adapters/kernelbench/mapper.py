@@ -59,6 +59,7 @@ from kernelindex_sdk import wire
 from kernelindex_sdk.canonical import digest
 from kernelindex_sdk.errors import Problem
 from kernelindex_sdk.models.v1alpha1 import Statistic
+from kernelindex_sdk.printable import not_utf8
 from kernelindex_sdk.sources import load_file
 from kernelindex_sdk.wire import json_type
 
@@ -70,6 +71,16 @@ _TEXT_LIMIT = 4096
 DIFFERS_FROM_FOLDER = "hardware_differs_from_folder"
 HARDWARE_FROM_OTHER_ENTRIES = "hardware_from_other_entries"
 HARDWARE_UNKNOWN = "hardware_unknown"
+
+
+def _check_names(path: str) -> None:
+    """Refuse a file whose folder or file name is not UTF-8 (UnreadableSource): both
+    names are written into every run it becomes (``externalId``, the
+    ``kernelbench/folder`` label), and no record may hold such bytes."""
+    for what, name in (("folder name", folder_name(path)), ("file name", os.path.basename(path))):
+        problem = not_utf8(what, name)
+        if problem is not None:
+            raise UnreadableSource(Problem(problem, code="invalid-encoding", source=path))
 
 
 class KernelBenchMapper:
@@ -110,6 +121,7 @@ class KernelBenchMapper:
         mapped: IntakeError, UnreadableSource), then map each file's entries."""
         loaded = []
         for path in paths:
+            _check_names(path)
             data = self._load(path)
             self.collector.expect(_entry_count(data), path)
             loaded.append((path, data))
