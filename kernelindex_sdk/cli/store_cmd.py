@@ -13,6 +13,7 @@ from typing import Any, Literal, NoReturn
 
 import click
 
+from kernelindex_sdk.cli.checked_options import worker_count
 from kernelindex_sdk.printable import one_line
 
 _STORE_HELP = (
@@ -63,9 +64,11 @@ def store_group() -> None:
 @click.option(
     "-j",
     "--jobs",
-    type=click.IntRange(min=0),
+    type=click.INT,
+    callback=worker_count,
     default=None,
-    help="Processes to check with, as for validate (0: one per core).",
+    help="Processes to check with, as for validate (0: one per core; never more than two"
+    " per core, nor than there is work for; above 1024 is refused).",
 )
 def add_command(paths: tuple[str, ...], store: str | None, jobs: int | None) -> None:
     """Check records as validate --strict-refs does, then add the valid ones.

@@ -19,6 +19,7 @@ from collections.abc import Sequence
 from typing import Literal, NamedTuple
 
 from kernelindex_sdk.cli.reporters import REPORTERS
+from kernelindex_sdk.parallel import MAX_JOBS
 from kernelindex_sdk.printable import one_line
 
 
@@ -43,8 +44,9 @@ class ValidateOptions(NamedTuple):
 
 
 #: What an option's value is: ``flag`` takes none (True when given); ``choice`` one of
-#: ``choices``; ``count`` a decimal integer ≥ 0; ``path`` a path that exists and can be
-#: read (``-`` is not standard input here).
+#: ``choices``; ``count`` a decimal integer from 0 to :data:`~kernelindex_sdk.parallel.
+#: MAX_JOBS`; ``path`` a path that exists and can be read (``-`` is not standard input
+#: here).
 Kind = Literal["flag", "choice", "count", "path"]
 
 
@@ -106,6 +108,8 @@ OPTIONS: tuple[OptionSpec, ...] = (
         "count",
         help="Processes to validate with: 1 validates in this one, 0 uses one per core."
         " Default: one per core for 500+ files or 16+ MiB of JSON Lines, else 1."
+        " Never more than two per core, nor than there is work for (one small file is"
+        f" validated in this process); N above {MAX_JOBS} is refused."
         " Output is the same for any N.",
     ),
 )
@@ -190,9 +194,10 @@ def _value(spec: OptionSpec, text: str) -> str | int | None:
         if not (text.isascii() and text.isdigit()):
             return None
         try:
-            return int(text)
+            number = int(text)
         except ValueError:  # more digits than the interpreter converts
             return None
+        return number if number <= MAX_JOBS else None  # click refuses it
     # path: click.Path(exists=True) stats it, and refuses what cannot be read.
     try:
         os.stat(text)
