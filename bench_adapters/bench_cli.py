@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, TextIO
 import attrs
 import click
 
-from kernelindex_sdk.cli.checked_options import utf8_text
+from kernelindex_sdk.checked_options import utf8_text
 from kernelindex_sdk.printable import one_line
 
 if TYPE_CHECKING:  # the runner imports the catalogs and the Liger importer: not for --help

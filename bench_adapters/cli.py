@@ -29,7 +29,7 @@ from typing import BinaryIO, Protocol, TextIO
 import click
 
 from bench_adapters.common.provenance import KNOWN_SOFTWARE
-from kernelindex_sdk.cli.checked_options import utf8_text
+from kernelindex_sdk.checked_options import utf8_text
 
 EXIT_OK = 0
 EXIT_ROWS_SKIPPED = 1

@@ -63,6 +63,7 @@ LAYERS: dict[str, int] = {
     "validation": 5,
     "digesting": 5,
     "parallel": 5,
+    "checked_options": 5,
     "pipeline": 5,
     "strategies": 5,
     "lifecycle": 5,

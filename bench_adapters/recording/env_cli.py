@@ -16,7 +16,7 @@ import sys
 
 import click
 
-from kernelindex_sdk.cli.checked_options import utf8_text
+from kernelindex_sdk.checked_options import utf8_text
 from kernelindex_sdk.printable import one_line
 
 

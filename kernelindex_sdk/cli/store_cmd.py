@@ -13,7 +13,7 @@ from typing import Any, Literal, NoReturn
 
 import click
 
-from kernelindex_sdk.cli.checked_options import worker_count
+from kernelindex_sdk.checked_options import worker_count
 from kernelindex_sdk.printable import one_line
 
 _STORE_HELP = (

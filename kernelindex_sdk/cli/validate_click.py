@@ -10,7 +10,7 @@ from typing import Any
 
 import click
 
-from kernelindex_sdk.cli.checked_options import worker_count
+from kernelindex_sdk.checked_options import worker_count
 from kernelindex_sdk.cli.validate_cmd import (
     HELP,
     OPTIONS,

@@ -1,5 +1,8 @@
 """Option values every command checks alike, each refused in one line with exit 2.
 
+The click callbacks of the SDK's commands and of the adapters' (``env``, ``import``,
+``bench``), which use the SDK's public modules only: so here, not under ``cli``.
+
 * **Text that goes into records** (``--set KEY=VALUE`` of ``env``, ``import`` and
   ``bench``): the callback :func:`utf8_text`. A byte that is not UTF-8
   (``--set $'torch=\\xff'``) reaches Python as a lone surrogate (``surrogateescape``);
