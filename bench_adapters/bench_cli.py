@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, TextIO
 import attrs
 import click
 
+from kernelindex_sdk.base.checked_options import utf8_text
 from kernelindex_sdk.base.printable import one_line
 
 if TYPE_CHECKING:  # the runner imports the catalogs and the Liger importer: not for --help
@@ -242,6 +243,7 @@ def bench_group() -> None:
     "overrides",
     multiple=True,
     metavar="KEY=VALUE",
+    callback=utf8_text,
     help="Override a key of Liger's config, for the kernels whose config has it (strict "
     "JSON value, or text), e.g. --set bsz=4.",
 )

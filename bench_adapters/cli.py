@@ -29,6 +29,7 @@ from typing import BinaryIO, Protocol, TextIO
 import click
 
 from bench_adapters.common.provenance import KNOWN_SOFTWARE
+from kernelindex_sdk.base.checked_options import utf8_text
 
 EXIT_OK = 0
 EXIT_ROWS_SKIPPED = 1
@@ -117,6 +118,7 @@ def _source_options(
                 "declarations",
                 multiple=True,
                 metavar="KEY=VALUE",
+                callback=utf8_text,
                 help=_SET_HELP.format(keys=", ".join(reserved), software=_KNOWN_SOFTWARE),
             ),
         ]
@@ -144,6 +146,7 @@ def _source_options(
     "declarations",
     multiple=True,
     metavar="COMPONENT=VERSION",
+    callback=utf8_text,
     help=f"Declare a software version the CSV does not record ({_KNOWN_SOFTWARE}: "
     "torch=2.4.0, cuda=12.4; any other as software.NAME=VERSION; repeatable): written "
     "with provenance 'caller' (implies --provenance).",

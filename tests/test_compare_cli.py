@@ -215,7 +215,7 @@ def test_csv_format() -> None:
 def test_markdown_format() -> None:
     result = compare(ex("oom"), "--format", "markdown")
     lines = result.out.splitlines()
-    assert lines[0] == "### GeGLU MLP [geglu] · forward · latency · NVIDIA H100 80GB HBM3"
+    assert lines[0] == "### GeGLU MLP \\[geglu\\] · forward · latency · NVIDIA H100 80GB HBM3"
     assert "| implementation | median | p20–p80 | speed-up | observed | note |" in lines
     assert any(line.startswith("| liger 0.5.0 | OOM | CUDA out of memory") for line in lines)
 

@@ -112,8 +112,14 @@ def test_a_wrong_versions_json_is_refused(tmp_path: Path, versions: Any, fragmen
 @pytest.mark.parametrize("report", ["all", "problems"])  # problems: the quick pass counts
 @pytest.mark.parametrize("jobs", [1, 2])
 def test_deprecated_records_are_counted_in_every_process(
-    deprecating: SchemaRegistry, tmp_path: Path, jobs: int, report: Literal["all", "problems"]
+    deprecating: SchemaRegistry,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    jobs: int,
+    report: Literal["all", "problems"],
 ) -> None:
+    # A task per file, so that two workers have work (fewer tasks, fewer workers).
+    monkeypatch.setattr("kernelindex_sdk.validating.pipeline.BATCH_FILES", 1)
     watch = VersionWatch(ValidationSession(registry=deprecating, strict_json=True))
     pipeline = Pipeline([str(_documents(tmp_path))], checker=watch, jobs=jobs, report=report)
     items = list(pipeline)

@@ -116,6 +116,7 @@ def test_unset_jobs_fork_only_for_large_inputs(
     small.run()
     assert small.jobs_used == 1
     monkeypatch.setattr(pipeline_module, "AUTO_MIN_FILES", 20)
+    monkeypatch.setattr(pipeline_module, "BATCH_FILES", 1)  # work for four workers
     large = Pipeline(mixed, jobs=None)
     large.run()
     assert large.jobs_used == 4

@@ -27,6 +27,7 @@ from typing import Any
 import attrs
 
 from kernelindex_sdk.base.pointers import pointer_of
+from kernelindex_sdk.base.printable import not_utf8
 from kernelindex_sdk.base.wire import parse_timestamp
 
 RECORD = "record"
@@ -141,13 +142,17 @@ def parse_declarations(items: Sequence[str], reserved: Iterable[str] = ()) -> De
 
     A key in ``reserved`` is the importer's own; a key in :data:`KNOWN_SOFTWARE` or
     ``software.NAME`` declares that component's version. Raises
-    :class:`DeclarationError` for a malformed item, a key given twice, any other key
-    (naming the known ones), a component name or a version the format does not allow.
+    :class:`DeclarationError` for an item that is not UTF-8 text, a malformed item, a
+    key given twice, any other key (naming the known ones), a component name or a
+    version the format does not allow.
     """
     own = tuple(reserved)
     software: dict[str, str] = {}
     settings: dict[str, str] = {}
     for item in items:
+        problem = not_utf8("--set", item)
+        if problem is not None:
+            raise DeclarationError(problem)
         key, sep, value = item.partition("=")
         key = key.strip()
         if not sep or not key:

@@ -56,11 +56,12 @@ from bench_adapters.kernelbench.files import (
 from bench_adapters.kernelbench.mapping import KernelBenchMapping
 from kernelindex_sdk import models as m
 from kernelindex_sdk.base import wire
-from kernelindex_sdk.base.wire import json_type
 from kernelindex_sdk.canonical import digest
 from kernelindex_sdk.errors import Problem
 from kernelindex_sdk.models.v1alpha1 import Statistic
+from kernelindex_sdk.base.printable import not_utf8
 from kernelindex_sdk.reading.sources import load_file
+from kernelindex_sdk.base.wire import json_type
 
 _LEVEL = re.compile(r"level[ _-]?([0-9]{1,6})", re.IGNORECASE)
 _PROBLEM = re.compile(r"([0-9]{1,9})_(.*?)(?:\.py)?")
@@ -70,6 +71,16 @@ _TEXT_LIMIT = 4096
 DIFFERS_FROM_FOLDER = "hardware_differs_from_folder"
 HARDWARE_FROM_OTHER_ENTRIES = "hardware_from_other_entries"
 HARDWARE_UNKNOWN = "hardware_unknown"
+
+
+def _check_names(path: str) -> None:
+    """Refuse a file whose folder or file name is not UTF-8 (UnreadableSource): both
+    names are written into every run it becomes (``externalId``, the
+    ``kernelbench/folder`` label), and no record may hold such bytes."""
+    for what, name in (("folder name", folder_name(path)), ("file name", os.path.basename(path))):
+        problem = not_utf8(what, name)
+        if problem is not None:
+            raise UnreadableSource(Problem(problem, code="invalid-encoding", source=path))
 
 
 class KernelBenchMapper:
@@ -110,6 +121,7 @@ class KernelBenchMapper:
         mapped: IntakeError, UnreadableSource), then map each file's entries."""
         loaded = []
         for path in paths:
+            _check_names(path)
             data = self._load(path)
             self.collector.expect(_entry_count(data), path)
             loaded.append((path, data))

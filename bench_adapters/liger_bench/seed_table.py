@@ -35,11 +35,11 @@ import attrs
 
 from bench_adapters.liger_bench.bench import UsageParser, format_table
 from kernelindex_sdk.base import wire
-from kernelindex_sdk.base.metrics import METRIC_NAMES, PEAK_MEMORY
-from kernelindex_sdk.base.printable import one_line
-from kernelindex_sdk.base.wire import METADATA_KEY, SPEC_KEY
 from kernelindex_sdk.compare import REFERENCE_PROVIDERS, ResolvedRun, load_records, resolve_runs
 from kernelindex_sdk.errors import Problem
+from kernelindex_sdk.base.metrics import METRIC_NAMES, PEAK_MEMORY
+from kernelindex_sdk.base.printable import markdown_cell
+from kernelindex_sdk.base.wire import METADATA_KEY, SPEC_KEY
 
 #: Harness names for the table, by ``sourceNative.source``.
 HARNESSES = {
@@ -233,13 +233,14 @@ def cells(row: Row) -> list[str]:
 
 
 def markdown(rows: Sequence[Row]) -> str:
-    """A GitHub table; every cell one line with ``|`` escaped."""
+    """A GitHub table; every cell shown as it is
+    (:func:`~kernelindex_sdk.base.printable.markdown_cell`)."""
     lines = [
-        "| " + " | ".join(HEADER) + " |",
+        "| " + " | ".join(markdown_cell(cell) for cell in HEADER) + " |",
         "|" + "|".join(" --- " for _ in HEADER) + "|",
     ]
     for row in rows:
-        escaped = [one_line(cell).replace("|", "\\|") for cell in cells(row)]
+        escaped = [markdown_cell(cell) for cell in cells(row)]
         lines.append("| " + " | ".join(escaped) + " |")
     return "\n".join(lines) + "\n"
 

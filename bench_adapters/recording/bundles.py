@@ -19,10 +19,11 @@ import attrs
 from bench_adapters.common.checking import MEMBERS, RecordChecker
 from bench_adapters.common.writer import bundle_file_name, write_records
 from kernelindex_sdk import checks
-from kernelindex_sdk.base.wire import API_VERSION_KEY, SPEC_KEY
 from kernelindex_sdk.canonical import digest
 from kernelindex_sdk.errors import KernelIndexError, Problem
+from kernelindex_sdk.reading.intake import json_problems
 from kernelindex_sdk.validating.validation import ValidationSession
+from kernelindex_sdk.base.wire import API_VERSION_KEY, SPEC_KEY
 
 #: The stream name the shared writer asks for (the bundles layout never writes one).
 JSONL_NAME = "kernelindex.jsonl"
@@ -54,7 +55,12 @@ def bundle_problems(bundle: Mapping[str, Any]) -> list[Problem]:
 
 
 def record_problems(record: Mapping[str, Any]) -> list[Problem]:
-    """What ``validate`` would find in one record."""
+    """What ``validate`` would find in one record once it is written: what it finds in
+    the value, and what its intake refuses in the text (a lone surrogate, say, which
+    the value holds without complaint but no UTF-8 file can)."""
+    written = json_problems(record)
+    if written:
+        return written
     session = ValidationSession(strict_json=True)
     return list(session.check_item(record, pointer="").problems)
 

@@ -6,7 +6,8 @@ the record is checked by ``validate``'s own checks before it is printed, so what
 prints is always a record ``kernelindex validate`` accepts.
 
 Exit status: 0 printed (also with no GPU, no NVML, no torch: the record says so);
-2 a usage error (an unknown ``--set`` key names the known ones).
+2 a usage error (an unknown ``--set`` key names the known ones; a ``--set`` that is
+not UTF-8 is one line showing its bytes).
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ import sys
 
 import click
 
+from kernelindex_sdk.base.checked_options import utf8_text
 from kernelindex_sdk.base.printable import one_line
 
 
@@ -24,6 +26,7 @@ from kernelindex_sdk.base.printable import one_line
     "settings",
     multiple=True,
     metavar="KEY=VALUE",
+    callback=utf8_text,
     help="Declare a field no probe can read (provenance caller), e.g. --set torch=2.5.1. "
     "KEY is a hardware field (memoryBytes, hostCpu, ...) or software component (torch, "
     "cuda, driver, ...); an unknown KEY lists them.",

@@ -50,8 +50,9 @@ from bench_adapters.common.provenance import (
     ProvenanceMap,
 )
 from bench_adapters.common.records import environment_record as environment_envelope
-from kernelindex_sdk.base.wire import DEVICE_NAME_KEY, HARDWARE_KEY, PRODUCT_KEY, VENDOR_KEY
 from kernelindex_sdk.models import Metadata
+from kernelindex_sdk.base.printable import not_utf8
+from kernelindex_sdk.base.wire import DEVICE_NAME_KEY, HARDWARE_KEY, PRODUCT_KEY, VENDOR_KEY
 
 #: The origin of a probed field (v1alpha1 has no ``probed`` origin: see the module doc).
 PROBED = RECORD
@@ -559,10 +560,14 @@ def _cuda_version(value: Any) -> str:
 def parse_settings(items: Sequence[str]) -> dict[str, Any]:
     """``["torch=2.5.1", "count=8"]`` → key → typed value; an unknown key names the known.
 
-    Raises :class:`~bench_adapters.common.provenance.DeclarationError` (one line).
+    Raises :class:`~bench_adapters.common.provenance.DeclarationError` (one line), also
+    for an item that is not UTF-8 text.
     """
     declared: dict[str, Any] = {}
     for item in items:
+        problem = not_utf8("--set", item)
+        if problem is not None:
+            raise DeclarationError(problem)
         key, sep, value = item.partition("=")
         key = key.strip()
         if not sep or not key:

@@ -31,20 +31,30 @@ results. Why it is built the way it is:
 
 ``jobs <= 1``, or a platform without ``fork``, runs the tasks in this process: the
 same results, in the same order.
+
+**Workers are capped** (:func:`planned_workers`): never more than :data:`JOBS_PER_CORE`
+per core this process may run on (the work is the processor's: more workers only cost
+forks, memory and file descriptors), never more than there are tasks (looked ahead
+for, so one file never forks a thousand idle workers), and asking for more than
+:data:`MAX_JOBS` is a mistake, refused (``ValueError``). A worker that cannot be
+started — no file descriptors left for its pipes (``ulimit -n``), no process left to
+fork — ends the run with :class:`WorkersUnavailable`, which says so in one line.
 """
 
 from __future__ import annotations
 
 import contextlib
+import errno
+import itertools
 import os
 import sys
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from typing import TYPE_CHECKING, Any, NoReturn, TypeVar
 
-from kernelindex_sdk.base.printable import one_line
-from kernelindex_sdk.base.wholewrite import write_all
 from kernelindex_sdk.errors import KernelIndexError
+from kernelindex_sdk.base.printable import int_text, one_line
+from kernelindex_sdk.base.wholewrite import write_all
 
 if TYPE_CHECKING:
     import signal  # at run time, imported where workers are: its enums cost ~1 % of start-up
@@ -54,6 +64,11 @@ R = TypeVar("R")
 
 #: Tasks in flight per worker: enough to keep each busy, few enough for flat memory.
 WINDOW_PER_JOB = 3
+#: The most workers anyone may ask for: more is a mistake (``--jobs 100000``), refused.
+MAX_JOBS = 1024
+#: Workers per usable core at most: checking records is processor work, and a worker
+#: waiting on its disk is rare enough that two per core keep every core busy.
+JOBS_PER_CORE = 2
 
 _HEADER = 8  # bytes of the big-endian length before each pickled message
 _READ_BYTES = 1 << 20
@@ -72,12 +87,43 @@ class WorkerFailed(KernelIndexError):
         super().__init__(one_line(message))
 
 
+class WorkersUnavailable(WorkerFailed):
+    """A worker could not be started: the system refused its pipes or its fork (too many
+    open files, too many processes). Nothing was checked by it; the run ends, its
+    workers ended, with one line that says why — never a message about something else."""
+
+
 def default_jobs() -> int:
     """One worker per core this process may run on."""
     try:
         return len(os.sched_getaffinity(0))
     except AttributeError:  # not on Linux
         return os.cpu_count() or 1
+
+
+def worker_limit() -> int:
+    """The most workers this machine can keep busy: :data:`JOBS_PER_CORE` per core
+    (and never above :data:`MAX_JOBS`)."""
+    return min(MAX_JOBS, JOBS_PER_CORE * default_jobs())
+
+
+def check_jobs(jobs: int) -> None:
+    """Raise ``ValueError`` for a worker count no one means: below 0 or above
+    :data:`MAX_JOBS` (0 and 1 both mean this process alone, to :func:`ordered_map`)."""
+    if not 0 <= jobs <= MAX_JOBS:
+        raise ValueError(f"jobs must be 0 to {MAX_JOBS}, not {int_text(jobs)}")
+
+
+def planned_workers(jobs: int, tasks: Iterable[T]) -> tuple[int, Iterator[T]]:
+    """How many of ``jobs`` workers would have work: at most :func:`worker_limit`, and no
+    more than there are tasks (up to that many are taken from ``tasks`` to count them);
+    and every task, in order, the ones looked at included."""
+    source = iter(tasks)
+    jobs = min(jobs, worker_limit())
+    if jobs <= 1:
+        return jobs, source
+    head = list(itertools.islice(source, jobs))
+    return min(jobs, len(head)), itertools.chain(head, source)
 
 
 def can_fork() -> bool:
@@ -99,7 +145,11 @@ def ordered_map(
     picklable. ``describe(task)`` names a task in a :class:`WorkerFailed` message.
     An exception raised by ``func`` in a worker ends the run with
     :class:`WorkerFailed` (its type and message); the worker's traceback is not shown.
+    Fewer workers than ``jobs`` start where fewer have work (:func:`planned_workers`);
+    ``jobs`` outside 0..:data:`MAX_JOBS` is a ``ValueError``.
     """
+    check_jobs(jobs)
+    jobs, tasks = planned_workers(jobs, tasks)
     if jobs <= 1 or not can_fork():
         for task in tasks:
             yield func(task)
@@ -192,9 +242,31 @@ class _Pool:
 
         gc.freeze()  # forked workers then share these pages instead of copying them
         parent = os.getpid()
-        for _ in range(self.jobs):
-            task_read, task_write = os.pipe()
-            result_read, result_write = os.pipe()
+        try:
+            for number in range(1, self.jobs + 1):
+                task_read, task_write, result_read, result_write = self._fork(
+                    parent, number, signal
+                )
+                os.close(task_read)
+                os.close(result_write)
+                os.set_blocking(task_write, False)
+                os.set_blocking(result_read, False)
+                worker = self.workers[-1]
+                # Results are always awaited; the task pipe is watched only while a
+                # message to it waits for room (see _send).
+                selector.register(result_read, selectors.EVENT_READ, (worker, False))
+        finally:
+            gc.unfreeze()
+
+    def _fork(self, parent: int, number: int, signal: Any) -> tuple[int, int, int, int]:
+        """Make worker ``number``'s two pipes and fork it (added to :attr:`workers`):
+        the four ends. Raises :class:`WorkersUnavailable` when the system refuses,
+        with every end made so far closed."""
+        made: list[int] = []
+        try:
+            made.extend(os.pipe())
+            made.extend(os.pipe())
+            task_read, task_write, result_read, result_write = made
             # Ctrl-C or SIGTERM arriving during the fork would run the parent's handlers
             # in the child before it can ignore them (a stray traceback from Python's
             # after-fork hooks): held back until both sides have set up.
@@ -207,16 +279,13 @@ class _Pool:
                     _serve(self.func, task_read, result_write, others, parent, mask)
             finally:
                 signal.pthread_sigmask(signal.SIG_SETMASK, mask)
-            os.close(task_read)
-            os.close(result_write)
-            os.set_blocking(task_write, False)
-            os.set_blocking(result_read, False)
-            worker = _Worker(pid, task_write, result_read)
-            self.workers.append(worker)
-            # Results are always awaited; the task pipe is watched only while a
-            # message to it waits for room (see _send).
-            selector.register(result_read, selectors.EVENT_READ, (worker, False))
-        gc.unfreeze()
+        except OSError as error:
+            for fd in made:
+                with contextlib.suppress(OSError):
+                    os.close(fd)
+            raise WorkersUnavailable(_unavailable(error, number, self.jobs)) from None
+        self.workers.append(_Worker(pid, task_write, result_read))
+        return task_read, task_write, result_read, result_write
 
     def _send(self, selector: Any, worker: _Worker, pending: dict[int, Any]) -> None:
         """Write what the pipe takes now; watch it for room while anything is left."""
@@ -317,6 +386,18 @@ class _Pool:
             with contextlib.suppress(ChildProcessError):
                 os.waitpid(worker.pid, 0)
         self.workers.clear()
+
+
+def _unavailable(error: OSError, number: int, jobs: int) -> str:
+    """Why worker ``number`` of ``jobs`` could not start, and what to do about it."""
+    name = errno.errorcode.get(error.errno or 0, "")
+    why = f"{error.strerror or error}" + (f" ({name})" if name else "")
+    if error.errno in (errno.EMFILE, errno.ENFILE):
+        import resource
+
+        soft, _ = resource.getrlimit(resource.RLIMIT_NOFILE)
+        why += f"; each worker needs two pipes, and this process may open {soft} files (ulimit -n)"
+    return f"cannot start worker process {number} of {jobs}: {why}"
 
 
 def _how_it_ended(pid: int) -> str:

@@ -19,6 +19,12 @@ What is escaped, and how:
 A backslash itself is left as it is, so messages quoting regular expressions stay
 readable; an escape is therefore recognisable but not always reversible.
 
+Each output format has its own escaping on top of :func:`one_line`, here too, so every
+writer of that format uses the same one: :func:`markdown_cell` for Markdown (tables,
+headings, lists: ``compare``, ``scripts/seed-table``), :func:`github_data` and
+:func:`github_property` for GitHub Actions workflow commands, :func:`xml_text` for
+JUnit XML.
+
 A message that quotes a value quotes it short (:func:`short_repr`, :func:`abbreviated`,
 :func:`int_text`): never a whole record, never deeper than a few levels (a cyclic or
 100,000-deep value), and never an integer past Python's int-to-str limit, which
@@ -69,6 +75,116 @@ def one_line(text: str) -> str:
     if unsafe.search(text) is None:
         return text
     return unsafe.sub(_escape, text)
+
+
+#: A surrogate code point: what ``surrogateescape`` makes of a byte that is not UTF-8.
+_SURROGATE_CLASS = "[\ud800-\udfff]"
+#: How many of the bytes :func:`not_utf8` lists before it stops.
+_LISTED_BYTES = 16
+
+
+def not_utf8(what: str, text: str) -> str | None:
+    """Why ``text``, given as ``what`` (``--set``, a file name), cannot go into a record;
+    None when it can.
+
+    Python decodes the command line, the environment and file names with
+    ``surrogateescape``: a byte that is not UTF-8 arrives as a lone surrogate, which no
+    record may hold (JSON text is Unicode, and ``validate`` refuses it). Every option,
+    argument or name whose text a command writes into a record is asked this first,
+    so such bytes are refused in one line that names ``what`` and shows the bytes as
+    ``\\xNN`` — never written into a record that its own ``validate`` then refuses.
+    """
+    if text.isascii():
+        return None
+    found = re.findall(_SURROGATE_CLASS, text)
+    if not found:
+        return None
+    shown = "".join(one_line(char) for char in found[:_LISTED_BYTES])
+    more = "…" if len(found) > _LISTED_BYTES else ""
+    return one_line(
+        f"{what} {text}: not UTF-8 text (bytes {shown}{more}); a record holds Unicode text only"
+    )
+
+
+#: Markdown's characters, each written so that GitHub shows it as itself: HTML's three
+#: as entities, the rest backslash-escaped (CommonMark lets any ASCII punctuation be).
+#: ``\\`` first in meaning: an input backslash never escapes what follows it.
+_MARKDOWN = {
+    "\\": "\\\\",
+    "&": "&amp;",
+    "<": "&lt;",
+    ">": "&gt;",
+    "|": "\\|",  # a table's cell separator (GFM escapes it even inside code spans)
+    "`": "\\`",
+    "*": "\\*",
+    "_": "\\_",
+    "[": "\\[",
+    "]": "\\]",
+    "#": "\\#",
+    "!": "\\!",
+    "~": "\\~",  # strikethrough
+    "$": "\\$",  # GitHub's math
+}
+
+
+@functools.cache
+def _markdown_patterns() -> tuple[re.Pattern[str], re.Pattern[str], re.Pattern[str]]:
+    """Markdown's characters; the autolinks GitHub makes of bare text
+    (``http://``, ``www.``); what a line may start with to become a list, a quote or a
+    heading underline (``-``, ``+``, ``=``, ``1.``, ``1)``)."""
+    characters = re.compile("[" + re.escape("".join(_MARKDOWN)) + "]")
+    autolink = re.compile(r":(?=//)|(?<=[wW]{3})\.")
+    start = re.compile(r"^(?:[-+=]|[0-9]+(?=[.)](?:\s|$)))")
+    return characters, autolink, start
+
+
+def _markdown_start(match: re.Match[str]) -> str:
+    found = match.group()
+    return "\\" + found if not found[0].isdigit() else found + "\\"
+
+
+def markdown_cell(text: str) -> str:
+    """``text`` as Markdown that GitHub renders as exactly that text, on one line: for
+    a table cell, a heading, a list item or a line of a ``$GITHUB_STEP_SUMMARY``.
+
+    :func:`one_line` first (a newline would end the cell or start a block), then
+    ``&``, ``<``, ``>`` as entities (no HTML, no ``<!--`` comment, no raw tag) and every
+    other Markdown character — ``\\ | ` * _ [ ] # ! ~ $`` — backslash-escaped; the
+    ``:`` of ``scheme://`` and the ``.`` of ``www.`` escaped too, so bare text never
+    becomes a link; and a start that would make a list, a quote or a heading underline
+    (``-``, ``+``, ``=``, ``1.``) escaped. Never put the result in a code span:
+    escapes are not read there.
+    """
+    line = one_line(text)
+    characters, autolink, start = _markdown_patterns()
+    line = characters.sub(lambda match: _MARKDOWN[match.group()], line)
+    line = autolink.sub(lambda match: "\\" + match.group(), line)
+    return start.sub(_markdown_start, line, count=1)
+
+
+def github_data(text: str) -> str:
+    """A GitHub Actions workflow command's message (``::error ...::MESSAGE``): ``%``,
+    CR and LF percent-encoded (GitHub's rule, which its runner decodes back), then every
+    other control escaped as :func:`one_line` does, so a command is one line."""
+    return one_line(text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A"))
+
+
+def github_property(text: str) -> str:
+    """A workflow command's property value (``file=``, ``title=``): as
+    :func:`github_data`, and ``:`` and ``,`` encoded too, which end a property."""
+    return github_data(text).replace(":", "%3A").replace(",", "%2C")
+
+
+#: What XML 1.0 cannot hold beyond what :func:`one_line` escapes: U+FFFE and U+FFFF.
+_NOT_XML = re.compile("[\ufffe\uffff]")
+
+
+def xml_text(text: str) -> str:
+    """``text`` as one line every XML 1.0 parser takes (a JUnit report's names and
+    messages): :func:`one_line` escapes the controls and surrogates XML forbids, and
+    U+FFFE and U+FFFF are written ``\\uXXXX``. ``&``, ``<``, ``>`` and quotes are the
+    XML writer's to escape (ElementTree does)."""
+    return _NOT_XML.sub(lambda match: f"\\u{ord(match.group()):04x}", one_line(text))
 
 
 def abbreviated(text: str, limit: int = 40) -> str:

@@ -11,8 +11,7 @@ from __future__ import annotations
 
 from typing import IO
 
-from kernelindex_sdk.base.printable import one_line
-from kernelindex_sdk.cli.reporters import JunitCase, _github_data, _github_property, write_junit
+from kernelindex_sdk.cli.reporters import JunitCase, write_junit
 from kernelindex_sdk.compare.beforeafter import BeforeAfter, Outcome, Pair
 from kernelindex_sdk.compare.beforeafter_report import (
     ratio_text,
@@ -23,6 +22,7 @@ from kernelindex_sdk.compare.beforeafter_report import (
 from kernelindex_sdk.compare.report import workload_text
 from kernelindex_sdk.compare.runs import ResolvedRun
 from kernelindex_sdk.compare.units import pick_unit
+from kernelindex_sdk.base.printable import github_data, github_property, one_line
 
 
 def _message(pair: Pair) -> str:
@@ -61,12 +61,12 @@ class GithubReporter:
             else:
                 continue
             cand = pair.candidate
-            fields = [f"file={_github_property(cand.source)}"]
+            fields = [f"file={github_property(cand.source)}"]
             if cand.line is not None:
                 fields.append(f"line={cand.line}")
             title = f"kernelindex compare: {pair.verdict} {ratio_text(pair.ratio)}"
-            fields.append(f"title={_github_property(title)}")
-            self.out.write(f"::{level} {','.join(fields)}::{_github_data(_message(pair))}\n")
+            fields.append(f"title={github_property(title)}")
+            self.out.write(f"::{level} {','.join(fields)}::{github_data(_message(pair))}\n")
         self.out.write(one_line(summary_line(result, outcome)) + "\n")
 
 

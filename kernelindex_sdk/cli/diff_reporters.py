@@ -18,8 +18,8 @@ import sys
 from collections.abc import Callable
 from typing import IO, Any
 
-from kernelindex_sdk.base.printable import one_line
-from kernelindex_sdk.cli.reporters import JunitCase, _github_data, _github_property, write_junit
+from kernelindex_sdk.cli.reporters import JunitCase, write_junit
+from kernelindex_sdk.base.printable import github_data, github_property, one_line
 from kernelindex_sdk.schemadiff import DiffReport, Undecided, Violation
 from kernelindex_sdk.schemadiff.rules import DIRECTIONS
 
@@ -102,9 +102,9 @@ class GithubReporter:
         self.out = out or sys.stdout
 
     def _annotate(self, file: str | None, title: str, message: str) -> None:
-        fields = [f"file={_github_property(file)}"] if file else []
-        fields.append(f"title={_github_property(title)}")
-        self.out.write(f"::error {','.join(fields)}::{_github_data(message)}\n")
+        fields = [f"file={github_property(file)}"] if file else []
+        fields.append(f"title={github_property(title)}")
+        self.out.write(f"::error {','.join(fields)}::{github_data(message)}\n")
 
     def report(self, report: DiffReport) -> None:
         for v in report.violations:
@@ -116,7 +116,7 @@ class GithubReporter:
         for u in report.undecided:
             self._annotate(None, "kernelindex schema diff: cannot decide", undecided_line(u))
         for line in assumed_lines(report):
-            self.out.write(f"::notice title=kernelindex schema diff::{_github_data(line)}\n")
+            self.out.write(f"::notice title=kernelindex schema diff::{github_data(line)}\n")
         self.out.write(one_line(verdict(report)) + "\n")
 
 

@@ -15,9 +15,9 @@ import sys
 from collections.abc import Callable, Iterable, Sequence
 from typing import IO, Any, NamedTuple
 
-from kernelindex_sdk.base.printable import one_line
 from kernelindex_sdk.errors import Problem
 from kernelindex_sdk.validating.pipeline import Tally
+from kernelindex_sdk.base.printable import github_data, github_property, one_line, xml_text
 from kernelindex_sdk.validating.validation import Item
 
 
@@ -114,18 +114,6 @@ class JsonReporter:
         self.out.write("\n")
 
 
-def _github_data(text: str) -> str:
-    """A workflow command's message: ``%``, CR and LF percent-encoded (GitHub's rule,
-    which its runner decodes back), then every other control escaped as
-    :func:`~kernelindex_sdk.base.printable.one_line` does, so a command is one line."""
-    return one_line(text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A"))
-
-
-def _github_property(text: str) -> str:
-    """A workflow command's property value: as data, and ``:`` and ``,`` encoded too."""
-    return _github_data(text).replace(":", "%3A").replace(",", "%2C")
-
-
 def _positions(source: str, pointers: Iterable[str]) -> dict[str, tuple[int, int]]:
     """Line and column of each pointer in the file ``source``, or none when it cannot be
     read again (standard input, a file gone since): the annotation then has no line."""
@@ -177,7 +165,7 @@ class GithubReporter:
             self._annotate(problem, positions.get(problem.pointer))
 
     def _annotate(self, problem: Problem, position: tuple[int, int] | None = None) -> None:
-        fields = [f"file={_github_property(problem.source or '<input>')}"]
+        fields = [f"file={github_property(problem.source or '<input>')}"]
         line, column = position if position is not None else (problem.line, problem.column)
         if line is not None:
             fields.append(f"line={line}")
@@ -186,9 +174,9 @@ class GithubReporter:
         title = f"kernelindex {problem.code}" + (
             f" at {problem.pointer}" if problem.pointer else ""
         )
-        fields.append(f"title={_github_property(title)}")
+        fields.append(f"title={github_property(title)}")
         message = f"{problem.pointer}: {problem.message}" if problem.pointer else problem.message
-        self.out.write(f"::error {','.join(fields)}::{_github_data(message)}\n")
+        self.out.write(f"::error {','.join(fields)}::{github_data(message)}\n")
 
     def item(self, item: Item) -> None:
         for problem in item.problems:
@@ -271,8 +259,10 @@ class JunitCase(NamedTuple):
 
 
 def write_junit(out: IO[str], suite: str, cases: Sequence[JunitCase]) -> None:
-    """JUnit XML, one test suite of ``cases``, what CI systems show as tests. Names are
-    escaped to one printable line first, so the XML is always well-formed."""
+    """JUnit XML, one test suite of ``cases``, what CI systems show as tests. Every
+    name, type, message and line is escaped first
+    (:func:`~kernelindex_sdk.base.printable.xml_text`: one printable line, no character XML
+    1.0 forbids), so the XML is always well-formed."""
     import xml.etree.ElementTree as ET
 
     failures = sum(1 for case in cases if case.outcome == "failure")
@@ -284,11 +274,13 @@ def write_junit(out: IO[str], suite: str, cases: Sequence[JunitCase]) -> None:
         test = ET.SubElement(
             element,
             "testcase",
-            {"classname": one_line(case.classname), "name": one_line(case.name)},
+            {"classname": xml_text(case.classname), "name": xml_text(case.name)},
         )
         if case.outcome is not None:
-            found = ET.SubElement(test, case.outcome, {"message": case.lines[0], "type": case.type})
-            found.text = "\n".join(case.lines)
+            lines = [xml_text(line) for line in case.lines]
+            shown = {"message": lines[0] if lines else "", "type": xml_text(case.type)}
+            found = ET.SubElement(test, case.outcome, shown)
+            found.text = "\n".join(lines)
     ET.indent(suites)
     out.write('<?xml version="1.0" encoding="utf-8"?>\n')
     out.write(ET.tostring(suites, encoding="unicode"))

@@ -10,6 +10,7 @@ from typing import Any
 
 import click
 
+from kernelindex_sdk.base.checked_options import worker_count
 from kernelindex_sdk.cli.validate_cmd import (
     HELP,
     OPTIONS,
@@ -27,15 +28,17 @@ def _option(spec: OptionSpec) -> click.Option:
     if spec.kind == "flag":
         return click.Option(declarations, is_flag=True, help=spec.help)
     kind: click.ParamType[Any]
+    callback = None
     if spec.kind == "choice":
         kind = click.Choice(spec.choices)
     elif spec.kind == "count":
-        kind = click.IntRange(min=0)
+        kind, callback = click.INT, worker_count  # out of range: one line, exit 2
     else:
         kind = click.Path(exists=True, allow_dash=False)
     return click.Option(
         declarations,
         type=kind,
+        callback=callback,
         multiple=spec.multiple,
         default=None if spec.multiple else _DEFAULTS[spec.dest],
         show_default=spec.kind == "choice",

@@ -18,8 +18,9 @@ import sys
 from collections.abc import Sequence
 from typing import Literal, NamedTuple
 
-from kernelindex_sdk.base.printable import one_line
 from kernelindex_sdk.cli.reporters import REPORTERS
+from kernelindex_sdk.base.parallel import MAX_JOBS
+from kernelindex_sdk.base.printable import one_line
 
 
 class ValidateOptions(NamedTuple):
@@ -43,8 +44,9 @@ class ValidateOptions(NamedTuple):
 
 
 #: What an option's value is: ``flag`` takes none (True when given); ``choice`` one of
-#: ``choices``; ``count`` a decimal integer ≥ 0; ``path`` a path that exists and can be
-#: read (``-`` is not standard input here).
+#: ``choices``; ``count`` a decimal integer from 0 to :data:`~kernelindex_sdk.base.parallel.
+#: MAX_JOBS`; ``path`` a path that exists and can be read (``-`` is not standard input
+#: here).
 Kind = Literal["flag", "choice", "count", "path"]
 
 
@@ -106,6 +108,8 @@ OPTIONS: tuple[OptionSpec, ...] = (
         "count",
         help="Processes to validate with: 1 validates in this one, 0 uses one per core."
         " Default: one per core for 500+ files or 16+ MiB of JSON Lines, else 1."
+        " Never more than two per core, nor than there is work for (one small file is"
+        f" validated in this process); N above {MAX_JOBS} is refused."
         " Output is the same for any N.",
     ),
 )
@@ -190,9 +194,10 @@ def _value(spec: OptionSpec, text: str) -> str | int | None:
         if not (text.isascii() and text.isdigit()):
             return None
         try:
-            return int(text)
+            number = int(text)
         except ValueError:  # more digits than the interpreter converts
             return None
+        return number if number <= MAX_JOBS else None  # click refuses it
     # path: click.Path(exists=True) stats it, and refuses what cannot be read.
     try:
         os.stat(text)
@@ -208,10 +213,10 @@ def run_validate(options: ValidateOptions) -> int:
     says what replaces it (see :mod:`kernelindex_sdk.schema.versionstatus`).
     """
     from kernelindex_sdk.base.parallel import WorkerFailed
-    from kernelindex_sdk.reading.sources import STDIN, standard_input
-    from kernelindex_sdk.schema.versionstatus import VersionWatch
     from kernelindex_sdk.validating.pipeline import Pipeline
+    from kernelindex_sdk.reading.sources import STDIN, standard_input
     from kernelindex_sdk.validating.validation import ValidationSession
+    from kernelindex_sdk.schema.versionstatus import VersionWatch
 
     reporter = REPORTERS[options.format](verbose=options.verbose)
     strict_refs = options.strict_refs or bool(options.refs_from)

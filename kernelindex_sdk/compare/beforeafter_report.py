@@ -17,8 +17,6 @@ import json
 from collections.abc import Callable, Iterable, Mapping
 from typing import IO, Any, Final
 
-from kernelindex_sdk.base.metrics import BASE_UNITS, METRIC_NAMES
-from kernelindex_sdk.base.printable import one_line
 from kernelindex_sdk.compare.beforeafter import (
     SAME,
     SLOWER,
@@ -35,9 +33,10 @@ from kernelindex_sdk.compare.report import (
     _whole,
     workload_text,
 )
-from kernelindex_sdk.compare.report import _md as _md_text
 from kernelindex_sdk.compare.runs import ResolvedRun, short_digest
 from kernelindex_sdk.compare.units import number, pick_unit, quantity
+from kernelindex_sdk.base.metrics import BASE_UNITS, METRIC_NAMES
+from kernelindex_sdk.base.printable import markdown_cell, one_line
 
 #: How many unpaired runs a text or Markdown report lists per side before "and N more".
 MAX_UNPAIRED: Final = 50
@@ -164,7 +163,8 @@ class TextReporter:
 
 
 class MarkdownReporter:
-    """A PR comment or ``$GITHUB_STEP_SUMMARY``: the summary first, then one table."""
+    """A PR comment or ``$GITHUB_STEP_SUMMARY``: the summary first, then one table.
+    Every piece of text through :func:`~kernelindex_sdk.base.printable.markdown_cell`."""
 
     def __init__(self, out: IO[str]) -> None:
         self.out = out
@@ -172,16 +172,17 @@ class MarkdownReporter:
     def write(self, result: BeforeAfter, outcome: Outcome) -> None:
         write = self.out.write
         mark = "❌" if outcome.status else "✅"
-        write(f"### {mark} Before/after: {_md(outcome.reason)}\n\n")
-        write(f"{_md(summary_line(result, outcome))}\n\n")
+        write(f"### {mark} Before/after: {markdown_cell(outcome.reason)}\n\n")
+        write(f"{markdown_cell(summary_line(result, outcome))}\n\n")
         if result.by_kernel_gpu:
-            write("| kernel | GPU | pairs | " + " | ".join(VERDICTS) + " | geomean ratio |\n")
+            verdicts = " | ".join(markdown_cell(v) for v in VERDICTS)
+            write(f"| kernel | GPU | pairs | {verdicts} | geomean ratio |\n")
             write("|---|---|---:|" + "---:|" * len(VERDICTS) + "---:|\n")
             for (kernel, gpu), tally in result.by_kernel_gpu:
                 counts = " | ".join(str(tally.counts.get(v, 0)) for v in VERDICTS)
                 write(
-                    f"| {_md(kernel)} | {_md(gpu)} | {tally.pairs} | {counts}"
-                    f" | {ratio_text(tally.geomean)} |\n"
+                    f"| {markdown_cell(kernel)} | {markdown_cell(gpu)} | {tally.pairs} | {counts}"
+                    f" | {markdown_cell(ratio_text(tally.geomean))} |\n"
                 )
             write("\n")
         changed = [p for p in result.pairs if p.verdict != SAME]
@@ -202,10 +203,8 @@ class MarkdownReporter:
             write(f"<details><summary>{runs} unpaired {name} runs</summary>\n\n")
             for unpaired in lonely[:MAX_UNPAIRED]:
                 run = unpaired.run
-                write(
-                    f"- {_md(what(run))} · {_md(run.implementation_label)}"
-                    f" `{_md(workload_text(run))}` — {_md(_near_text(unpaired))}\n"
-                )
+                shown = f"{what(run)} · {run.implementation_label} {workload_text(run)}"
+                write(f"- {markdown_cell(shown)} — {markdown_cell(_near_text(unpaired))}\n")
             if len(lonely) > MAX_UNPAIRED:
                 write(f"- and {len(lonely) - MAX_UNPAIRED} more\n")
             write("\n</details>\n\n")
@@ -217,22 +216,23 @@ class MarkdownReporter:
         for pair in pairs:
             unit = _unit(pair)
             ref, cand = pair.reference, pair.candidate
+            verdict = markdown_cell(pair.verdict)
             cells = [
-                f"**{pair.verdict}**" if pair.verdict == SLOWER else pair.verdict,
-                ratio_text(pair.ratio),
-                _md(f"{what(cand)} · {ref.implementation_label} → {cand.implementation_label}"),
-                f"`{_md(workload_text(cand))}`",
-                _md(side_text(ref, pair.reference_noise, unit)),
-                _md(side_text(cand, pair.candidate_noise, unit)),
-                _md(pair.reason),
+                f"**{verdict}**" if pair.verdict == SLOWER else verdict,
+                *map(
+                    markdown_cell,
+                    [
+                        ratio_text(pair.ratio),
+                        f"{what(cand)} · {ref.implementation_label} → {cand.implementation_label}",
+                        workload_text(cand),
+                        side_text(ref, pair.reference_noise, unit),
+                        side_text(cand, pair.candidate_noise, unit),
+                        pair.reason,
+                    ],
+                ),
             ]
             write("| " + " | ".join(cells) + " |\n")
         write("\n")
-
-
-def _md(text: str) -> str:
-    """The compare tables' cell escaping, backticks too (cells hold code spans)."""
-    return _md_text(text).replace("`", "'")
 
 
 def noise_json(noise: Noise) -> dict[str, Any]:

@@ -98,6 +98,20 @@ def render(panels: Sequence[Panel], path: str, *, dpi: int = 100, ratios: bool =
         empty="no selected run has its Workload record",
         narrow="--kernel, --pass, --gpu or --metric",
     )
+    with _literal_text():
+        _render(panels, path, dpi, ratios)
+
+
+def _literal_text() -> Any:
+    """Every text drawn inside shown as written: a record's name or title holding ``$``
+    is never read as mathtext (a GPU named ``A$\\frac{1}{0}$`` would be typeset, or end
+    the drawing with a parse error)."""
+    import matplotlib
+
+    return matplotlib.rc_context({"text.parse_math": False})
+
+
+def _render(panels: Sequence[Panel], path: str, dpi: int, ratios: bool) -> None:
     from matplotlib.figure import Figure
 
     columns = 1 if len(panels) == 1 else 2 if len(panels) <= 4 else 3
@@ -159,6 +173,11 @@ def render_speedups(panels: Sequence[SpeedupPanel], path: str, *, dpi: int = 100
         empty="no problem has a ratio over a baseline",
         narrow="--gpu or --metric",
     )
+    with _literal_text():
+        _render_speedups(panels, path, dpi)
+
+
+def _render_speedups(panels: Sequence[SpeedupPanel], path: str, dpi: int) -> None:
     from matplotlib.figure import Figure
 
     widest = max(len(panel.entries) for panel in panels)

@@ -19,14 +19,14 @@ from typing import IO, Any, Final
 
 import attrs
 
-from kernelindex_sdk.base.metrics import BASE_UNITS, METRIC_NAMES, RATIO_KINDS, RATIO_NAMES
-from kernelindex_sdk.base.printable import one_line
 from kernelindex_sdk.compare.explain import Difference, Lookup, differences
 from kernelindex_sdk.compare.grouping import Comparison, Group, Row
 from kernelindex_sdk.compare.noise import noise_of, overlap
 from kernelindex_sdk.compare.runs import ResolvedRun, short_digest, show_value
 from kernelindex_sdk.compare.sweeps import Panel, panels
 from kernelindex_sdk.compare.units import pick_unit, quantity, spread, times
+from kernelindex_sdk.base.metrics import BASE_UNITS, METRIC_NAMES, RATIO_KINDS, RATIO_NAMES
+from kernelindex_sdk.base.printable import markdown_cell, one_line
 
 #: What a run flagged ``observed_at_unknown`` shows as its time in the tables.
 UNKNOWN_TIME: Final = "unknown"
@@ -351,52 +351,51 @@ class TextReporter:
 
 
 class MarkdownReporter:
-    """GitHub-flavoured tables for docs and PRs: one per sweep, or per group (``by_shape``)."""
+    """GitHub-flavoured tables for docs and PRs: one per sweep, or per group (``by_shape``).
+
+    Every piece of text, cells and headings alike, goes through
+    :func:`~kernelindex_sdk.base.printable.markdown_cell`: a record's names and titles are
+    shown as they are, never read as Markdown or HTML (a PR comment, a step summary).
+    """
 
     def __init__(self, out: IO[str], options: ReportOptions) -> None:
         self.out, self.options = out, options
 
     def write(self, comparison: Comparison) -> None:
         sweeps, shapes = _split(comparison, self.options)
+        md = markdown_cell
         for panel, notes in sweeps:
             table = sweep_table(panel)
-            self.out.write(f"### {_md(table.title)}\n\n")
-            self.out.write(f"fixed `{_md(table.fixed)}` · protocol {_md(panel.protocol)}\n\n")
+            self.out.write(f"### {md(table.title)}\n\n")
+            self.out.write(f"fixed {md(table.fixed)} · protocol {md(panel.protocol)}\n\n")
             for note in [*notes, *table.notes]:
-                self.out.write(f"> {_md(note)}\n\n")
-            self.out.write("| " + " | ".join(_md(h) for h in table.header) + " |\n")
+                self.out.write(f"> {md(note)}\n\n")
+            self.out.write("| " + " | ".join(md(h) for h in table.header) + " |\n")
             align = ["---:" if right else "---" for right in table.numeric]
             self.out.write("|" + "|".join(align) + "|\n")
             for row in table.rows:
-                self.out.write("| " + " | ".join(_md(c) for c in row) + " |\n")
+                self.out.write("| " + " | ".join(md(c) for c in row) + " |\n")
             self.out.write("\n")
         for group in shapes:
             self._group(group)
         if uses_marks(comparison, self.options):
-            self.out.write(f"> legend: {_md(LEGEND)}\n\n")
-        self.out.write(f"_{_md(summary(comparison, self.options, sweeps=len(sweeps)))}_\n")
+            self.out.write(f"> legend: {md(LEGEND)}\n\n")
+        self.out.write(f"_{md(summary(comparison, self.options, sweeps=len(sweeps)))}_\n")
 
     def _group(self, group: Group) -> None:
-        run = group.first
-        self.out.write(f"### {_md(heading(group))}\n\n")
-        self.out.write(
-            f"workload `{_md(workload_text(run))}` · protocol {_md(protocol_text(run))}\n\n"
-        )
+        run, md = group.first, markdown_cell
+        self.out.write(f"### {md(heading(group))}\n\n")
+        self.out.write(f"workload {md(workload_text(run))} · protocol {md(protocol_text(run))}\n\n")
         for note in _notes(group):
-            self.out.write(f"> {_md(note)}\n\n")
+            self.out.write(f"> {md(note)}\n\n")
         self.out.write(
-            f"| implementation | {_statistic(group)} | p20–p80 | {group.ratio_name}"
+            f"| implementation | {md(_statistic(group))} | p20–p80 | {md(group.ratio_name)}"
             " | observed | note |\n|---|---:|---|---:|---|---|\n"
         )
         for line in _lines(group, self.options):
-            cells = " | ".join(_md(str(c)) for c in attrs.astuple(line))
+            cells = " | ".join(markdown_cell(str(c)) for c in attrs.astuple(line))
             self.out.write(f"| {cells} |\n")
         self.out.write("\n")
-
-
-def _md(text: str) -> str:
-    """Text for a markdown table cell or line: one line, pipes escaped."""
-    return one_line(text).replace("|", "\\|")
 
 
 def _put(out: IO[str], text: str) -> None:

@@ -13,10 +13,10 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import IO, Any, Final, Protocol
 
-from kernelindex_sdk.base.metrics import METRIC_NAMES, RATIO_KINDS
-from kernelindex_sdk.base.printable import one_line
 from kernelindex_sdk.compare.summary import Summary, threshold_name
 from kernelindex_sdk.compare.units import times
+from kernelindex_sdk.base.metrics import METRIC_NAMES, RATIO_KINDS
+from kernelindex_sdk.base.printable import markdown_cell, one_line
 
 #: What the columns mean, printed under the tables: (column, meaning).
 LEGEND: Final = (
@@ -139,25 +139,23 @@ class SummaryTextReporter(_Reporter):
 
 
 class SummaryMarkdownReporter(_Reporter):
-    """One GitHub-flavoured table (a PR comment, ``$GITHUB_STEP_SUMMARY``), the legend."""
+    """One GitHub-flavoured table (a PR comment, ``$GITHUB_STEP_SUMMARY``), the legend;
+    every piece of text through :func:`~kernelindex_sdk.base.printable.markdown_cell`."""
 
     def write(self, summaries: Sequence[Summary]) -> None:
         if summaries:
-            self.out.write("| " + " | ".join(_header(self.thresholds, self.against)) + " |\n")
+            header = (markdown_cell(c) for c in _header(self.thresholds, self.against))
+            self.out.write("| " + " | ".join(header) + " |\n")
             align = ["---:" if right else "---" for right in _numeric(self.thresholds)]
             self.out.write("|" + "|".join(align) + "|\n")
             for summary in summaries:
-                cells = (_md(c) for c in _cells(summary, self.thresholds))
+                cells = (markdown_cell(c) for c in _cells(summary, self.thresholds))
                 self.out.write("| " + " | ".join(cells) + " |\n")
             self.out.write("\n")
             for column, meaning in self.legend:
-                self.out.write(f"- **{column}**: {_md(meaning)}\n")
+                self.out.write(f"- **{markdown_cell(column)}**: {markdown_cell(meaning)}\n")
             self.out.write("\n")
-        self.out.write(f"_{_md(_tail(summaries, self.against))}_\n")
-
-
-def _md(text: str) -> str:
-    return one_line(text).replace("|", "\\|")
+        self.out.write(f"_{markdown_cell(_tail(summaries, self.against))}_\n")
 
 
 def summary_json(summary: Summary) -> dict[str, Any]:

@@ -51,12 +51,7 @@ from kernelindex_sdk.reading.sources import (
     open_regular,
     read,
 )
-from kernelindex_sdk.validating.validation import (
-    Item,
-    ValidationSession,
-    shifted_pending,
-    unreadable_item,
-)
+from kernelindex_sdk.validating.validation import Item, ValidationSession, shifted_pending, unreadable_item
 
 __all__ = [
     "AUTO_MIN_FILES",
@@ -254,8 +249,11 @@ class Pipeline:
     every item): what a report of a large input needs, and much less to send back
     from workers. ``jobs``: 1 runs in this process, ``n`` on ``n`` workers, 0 on one
     per core, None on one per core only for large inputs (:data:`AUTO_MIN_FILES`,
-    :data:`AUTO_MIN_JSONL_BYTES`). Standard input (``-``) is always read in this
-    process, so an invocation that names it runs with ``jobs=1``.
+    :data:`AUTO_MIN_JSONL_BYTES`); never more workers than two per core or than there
+    are tasks (:func:`~kernelindex_sdk.base.parallel.planned_workers`), and ``jobs`` above
+    :data:`~kernelindex_sdk.base.parallel.MAX_JOBS` is a ``ValueError``. Standard input
+    (``-``) is always read in this process, so an invocation that names it runs with
+    ``jobs=1``.
 
     A pipeline runs once. After the iteration ends, :attr:`late` holds the problems
     found only at the end (``strict_refs``) and :attr:`tally` the final counts.
@@ -285,8 +283,10 @@ class Pipeline:
             raise TypeError("refs_from must be a sequence of path strings, not one string")
         if report not in ("all", "problems"):
             raise ValueError(f"report must be 'all' or 'problems', not {report!r}")
-        if jobs is not None and jobs < 0:
-            raise ValueError(f"jobs must be >= 0 or None, not {jobs}")
+        if jobs is not None:
+            from kernelindex_sdk.base.parallel import check_jobs
+
+            check_jobs(jobs)
         self.paths = tuple(paths)
         self.checker: Checker = checker or ValidationSession(
             strict_refs=strict_refs, strict_json=True, keep_values=keep_values
@@ -419,13 +419,17 @@ class Pipeline:
     # ------------------------------------------------------------------ parallel
 
     def _parallel(self, sources: Iterator[Source | IntakeError], jobs: int) -> Iterator[Item]:
-        from kernelindex_sdk.base.parallel import ordered_map
+        from kernelindex_sdk.base.parallel import ordered_map, planned_workers
 
         self.checker.prepare()
+        # The workers that would have work: never more than the cores can keep busy, nor
+        # than there are tasks (one small file forks none).
+        jobs, tasks = planned_workers(jobs, self._tasks(sources))
+        self.jobs_used = max(jobs, 1)
         tally = self.tally
         offset = 0  # lines before the current range of the current JSON Lines file
         seen_any = failed = False
-        for result in ordered_map(self._run_task, self._tasks(sources), jobs, describe=describe):
+        for result in ordered_map(self._run_task, tasks, jobs, describe=describe):
             task = result.task
             if isinstance(task, RangeTask):
                 if task.start == 0:
