@@ -203,7 +203,10 @@ def connect(
     killed creation leaves no half-made store). A file that is not a kernelindex
     store, or that DuckDB cannot read, is a :class:`StoreError`; so is, with
     ``appending`` (a connection for ``store add``), a store of an older format
-    version, which this code reads but does not add to.
+    version, which this code reads but does not add to. On a read-only connection,
+    a DuckDB error raised while it is in use (a block that does not check, a file cut
+    short) is a :class:`StoreError` naming the file too: every reader of a store
+    opens it here, so none of them ever sees a DuckDB exception.
     """
     duckdb = require_duckdb()
     exists = os.path.exists(path)
