@@ -433,3 +433,27 @@ def test_any_text_in_a_row_is_read_or_one_problem(
     for problem in problems:
         assert problem.problem.source == str(store)
         assert problem.problem.pointer.startswith(f"/records/{seq}/")
+
+
+def test_adding_beside_a_row_that_cannot_be_read_is_one_line(small: Path, tmp_path: Path) -> None:
+    """``store add`` reads the stored records new ones reference: one of them edited by
+    hand is one line naming the store and the record, nothing added."""
+    split = Path(COMPLETE[2])
+    store = tmp_path / "edited.kistore"
+    shutil.copyfile(small, store)
+    with duckdb.connect(str(store)) as connection:
+        row = connection.execute(
+            "SELECT digest FROM records WHERE kind = 'Workload' AND origin LIKE '%split%'"
+        ).fetchone()
+        connection.execute(
+            "DELETE FROM records WHERE kind = 'BenchmarkRun' AND origin LIKE '%split%'"
+        )
+        connection.execute("UPDATE records SET record = 'x' WHERE digest = ?", [row[0]])
+    before = store.read_bytes()
+    done = kernelindex("store", "add", split / "run.json", "--store", store)
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert done.stderr.splitlines() == [
+        f"kernelindex store add: {store}: the stored record {row[0]} cannot be read:"
+        " expected a JSON value, found 'x'; nothing added"
+    ]
+    assert store.read_bytes() == before
