@@ -217,12 +217,36 @@ def connect(
     if not (_sniff(path) or (os.path.getsize(path) == 0 and not read_only)):
         # (an empty file, e.g. from mktemp, becomes a store when written)
         raise StoreError(f"{path}: not a kernelindex store (not a DuckDB database file)")
+    connection = _open(duckdb, path, read_only, config or {}, wait_s, on_wait)
+    try:
+        _check_format(
+            connection, path, duckdb, create=create and not read_only, appending=appending
+        )
+        yield connection
+    except duckdb.Error as error:
+        if not read_only:
+            raise  # a writer's failure (a full disk, memory) is the writer's to say
+        # A reading connection fails only on the file: a block that does not check,
+        # a file cut short, an I/O error (a query's own refusal is caught inside).
+        raise StoreError(f"{path}: not a readable kernelindex store: {_first(error)}") from None
+    finally:
+        connection.close()
+
+
+def _open(
+    duckdb: Any,
+    path: str,
+    read_only: bool,
+    config: dict[str, Any],
+    wait_s: float,
+    on_wait: Callable[[str], None] | None,
+) -> Any:
+    """``duckdb.connect``, waiting for another process's lock (:func:`connect`)."""
     started = time.monotonic()
     told = False
     while True:
         try:
-            connection = duckdb.connect(path, read_only=read_only, config=config or {})
-            break
+            return duckdb.connect(path, read_only=read_only, config=config)
         except duckdb.Error as error:
             if not _is_lock_conflict(error):
                 raise StoreError(
@@ -237,19 +261,6 @@ def connect(
                 on_wait(f"waiting for {path}: another kernelindex process is using it")
                 told = True
             time.sleep(0.05)
-    try:
-        _check_format(
-            connection, path, duckdb, create=create and not read_only, appending=appending
-        )
-        yield connection
-    except duckdb.Error as error:
-        if not read_only:
-            raise  # a writer's failure (a full disk, memory) is the writer's to say
-        # A reading connection fails only on the file: a block that does not check,
-        # a file cut short, an I/O error (a query's own refusal is caught inside).
-        raise StoreError(f"{path}: not a readable kernelindex store: {_first(error)}") from None
-    finally:
-        connection.close()
 
 
 def _sniff(path: str) -> bool:
