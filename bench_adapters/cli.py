@@ -381,18 +381,22 @@ def _output_dir(
     return out
 
 
+#: The importers that read the files under a folder named as input (the others say
+#: that a folder is not a file).
+_WALKS_FOLDERS = frozenset({"kernelbench"})
 #: A bundle file an import writes: ``<run name>-<16 hex digits>.json``.
 _BUNDLE_NAME = re.compile(r".*-[0-9a-f]{16}\.json")
 
 
 def _import_over_input(out_dir: str, inputs: list[str], source: str) -> str | None:
     """Why an import may not write into ``out_dir``, or None: it is, or is inside, an
-    input folder (what it writes would be read as input next time), or an input file
-    in it has a name the import writes (``<source>.jsonl``, a bundle's), which a write
-    — with ``--force``, a replacement — would take over. ``--force`` or not."""
+    input folder it walks (what it writes would be read as input next time), or an
+    input file in it has a name the import writes (``<source>.jsonl``, a bundle's),
+    which a write — with ``--force``, a replacement — would take over. ``--force`` or
+    not."""
     from kernelindex_sdk.outputs import folder_holding, real
 
-    folder = folder_holding(out_dir, inputs)
+    folder = folder_holding(out_dir, inputs) if source in _WALKS_FOLDERS else None
     if folder is not None:
         return f"--out {out_dir}: is inside the input folder {folder}; nothing written"
     inside = real(out_dir)
