@@ -21,6 +21,8 @@ problems and summaries go to stderr, one line each; no traceback reaches the use
 
 from __future__ import annotations
 
+import os
+import re
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -257,7 +259,7 @@ def run_liger_import(
 
     prog = "kernelindex import liger"
     stream, usage = _error_channel(prog, err)
-    out = _output_dir(out_dir, layout, usage)
+    out = _output_dir(out_dir, layout, usage, csv_paths, "liger")
     if isinstance(out, int):
         return out
     if list(csv_paths).count("-") > 1:
@@ -298,7 +300,7 @@ def run_source_import(
     """``import nvbench`` and ``import kernelbench`` without click: the exit status."""
     prog = f"kernelindex import {source}"
     stream, usage = _error_channel(prog, err)
-    out = _output_dir(out_dir, layout, usage)
+    out = _output_dir(out_dir, layout, usage, paths, source)
     if isinstance(out, int):
         return out
     if any(not path for path in paths):
@@ -360,8 +362,15 @@ class _Reporting:
         self.stream.write(f"{problem}\n")
 
 
-def _output_dir(out_dir: str, layout: str, usage: Callable[[str], int]) -> Path | int:
-    """``--out`` as a path, or the exit status of a usage error."""
+def _output_dir(
+    out_dir: str,
+    layout: str,
+    usage: Callable[[str], int],
+    inputs: Sequence[str] = (),
+    source: str = "",
+) -> Path | int:
+    """``--out`` as a path, or the exit status of a usage error: also an ``--out``
+    over an input (:func:`_import_over_input`)."""
     if not out_dir:
         return usage("--out '': an empty path names no directory")
     out = Path(out_dir)
@@ -369,7 +378,42 @@ def _output_dir(out_dir: str, layout: str, usage: Callable[[str], int]) -> Path 
         return usage(f"--out {out_dir}: exists and is not a directory")
     if layout not in ("bundles", "jsonl"):
         return usage(f"--layout {layout}: expected bundles or jsonl")
+    over = _import_over_input(out_dir, [p for p in inputs if p and p != "-"], source)
+    if over is not None:
+        return usage(over)
     return out
+
+
+#: The importers that read the files under a folder named as input (the others say
+#: that a folder is not a file).
+_WALKS_FOLDERS = frozenset({"kernelbench"})
+#: A bundle file an import writes: ``<run name>-<16 hex digits>.json``.
+_BUNDLE_NAME = re.compile(r".*-[0-9a-f]{16}\.json")
+
+
+def _import_over_input(out_dir: str, inputs: list[str], source: str) -> str | None:
+    """Why an import may not write into ``out_dir``, or None: it is, or is inside, an
+    input folder it walks (what it writes would be read as input next time), or an
+    input file in it has a name the import writes (``<source>.jsonl``, a bundle's),
+    which a write — with ``--force``, a replacement — would take over. ``--force`` or
+    not."""
+    from kernelindex_sdk.base.outputs import folder_holding, real
+
+    folder = folder_holding(out_dir, inputs) if source in _WALKS_FOLDERS else None
+    if folder is not None:
+        return f"--out {out_dir}: is inside the input folder {folder}; nothing written"
+    inside = real(out_dir)
+    for name in inputs:
+        resolved = real(name)
+        base = os.path.basename(resolved)
+        if os.path.dirname(resolved) == inside and (
+            base == f"{source}.jsonl" or _BUNDLE_NAME.fullmatch(base)
+        ):
+            return (
+                f"--out {out_dir}: would write over the input {name} (a name this import"
+                " writes there); nothing written"
+            )
+    return None
 
 
 def _run_import(
@@ -459,6 +503,26 @@ def export_liger_command(record_paths: tuple[str, ...], out_path: str, force: bo
     sys.exit(run_liger_export(record_paths, out_path, force=force))
 
 
+def _over_input(out_path: str, inputs: Sequence[str]) -> str | None:
+    """Why ``export liger --out`` may not be written where it is named, or None: it
+    is one of the inputs (a records file, a store), or a name a walk reads inside an
+    input folder (the CSV would be read as records next time). ``--force`` or not."""
+    from kernelindex_sdk.base.outputs import folder_holding, same_input
+    from kernelindex_sdk.reading.sources import is_walked_name
+
+    named = [path for path in inputs if path != "-"]
+    source = same_input(out_path, named)
+    if source is not None:
+        return f"--out {out_path}: is the input {source}; nothing written (--force or not)"
+    folder = folder_holding(out_path, named)
+    if folder is not None and is_walked_name(os.path.basename(out_path)):
+        return (
+            f"--out {out_path}: is inside the input folder {folder}, which would read it as"
+            " records; nothing written"
+        )
+    return None
+
+
 def run_liger_export(
     record_paths: tuple[str, ...] | list[str],
     out_path: str,
@@ -480,6 +544,10 @@ def run_liger_export(
     target = Path(out_path)
     if out_path != "-" and target.is_dir():
         return fail(f"--out {out_path}: is a directory, not a file")
+    if out_path != "-":
+        over = _over_input(out_path, record_paths)
+        if over is not None:
+            return fail(over)
 
     def on_problem(problem: Problem) -> None:
         stream.write(f"{problem}\n")

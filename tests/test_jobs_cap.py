@@ -24,8 +24,8 @@ from kernelindex_sdk.base.parallel import (
     planned_workers,
     worker_limit,
 )
-from kernelindex_sdk.validating.pipeline import BATCH_FILES, Pipeline
 from kernelindex_sdk.base.printable import int_text
+from kernelindex_sdk.validating.pipeline import BATCH_FILES, Pipeline
 
 ROOT = Path(__file__).resolve().parent.parent
 ONE_SEED = sorted((ROOT / "examples" / "seeds").glob("*.json"))[0]

@@ -20,8 +20,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from profiles import examples
 
-from kernelindex_sdk.canonical import digest
 from kernelindex_sdk.base.printable import markdown_cell, one_line, xml_text
+from kernelindex_sdk.canonical import digest
 
 ROOT = Path(__file__).resolve().parent.parent
 COMPARE = ROOT / "tests" / "examples" / "compare"

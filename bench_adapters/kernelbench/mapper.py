@@ -56,12 +56,12 @@ from bench_adapters.kernelbench.files import (
 from bench_adapters.kernelbench.mapping import KernelBenchMapping
 from kernelindex_sdk import models as m
 from kernelindex_sdk.base import wire
+from kernelindex_sdk.base.printable import not_utf8
+from kernelindex_sdk.base.wire import json_type
 from kernelindex_sdk.canonical import digest
 from kernelindex_sdk.errors import Problem
 from kernelindex_sdk.models.v1alpha1 import Statistic
-from kernelindex_sdk.base.printable import not_utf8
 from kernelindex_sdk.reading.sources import load_file
-from kernelindex_sdk.base.wire import json_type
 
 _LEVEL = re.compile(r"level[ _-]?([0-9]{1,6})", re.IGNORECASE)
 _PROBLEM = re.compile(r"([0-9]{1,9})_(.*?)(?:\.py)?")

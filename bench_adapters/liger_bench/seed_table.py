@@ -35,11 +35,11 @@ import attrs
 
 from bench_adapters.liger_bench.bench import UsageParser, format_table
 from kernelindex_sdk.base import wire
-from kernelindex_sdk.compare import REFERENCE_PROVIDERS, ResolvedRun, load_records, resolve_runs
-from kernelindex_sdk.errors import Problem
 from kernelindex_sdk.base.metrics import METRIC_NAMES, PEAK_MEMORY
 from kernelindex_sdk.base.printable import markdown_cell
 from kernelindex_sdk.base.wire import METADATA_KEY, SPEC_KEY
+from kernelindex_sdk.compare import REFERENCE_PROVIDERS, ResolvedRun, load_records, resolve_runs
+from kernelindex_sdk.errors import Problem
 
 #: Harness names for the table, by ``sourceNative.source``.
 HARNESSES = {

@@ -52,9 +52,9 @@ from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from typing import TYPE_CHECKING, Any, NoReturn, TypeVar
 
-from kernelindex_sdk.errors import KernelIndexError
 from kernelindex_sdk.base.printable import int_text, one_line
 from kernelindex_sdk.base.wholewrite import write_all
+from kernelindex_sdk.errors import KernelIndexError
 
 if TYPE_CHECKING:
     import signal  # at run time, imported where workers are: its enums cost ~1 % of start-up

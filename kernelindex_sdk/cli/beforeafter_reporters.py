@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import IO
 
+from kernelindex_sdk.base.printable import github_data, github_property, one_line
 from kernelindex_sdk.cli.reporters import JunitCase, write_junit
 from kernelindex_sdk.compare.beforeafter import BeforeAfter, Outcome, Pair
 from kernelindex_sdk.compare.beforeafter_report import (
@@ -22,7 +23,6 @@ from kernelindex_sdk.compare.beforeafter_report import (
 from kernelindex_sdk.compare.report import workload_text
 from kernelindex_sdk.compare.runs import ResolvedRun
 from kernelindex_sdk.compare.units import pick_unit
-from kernelindex_sdk.base.printable import github_data, github_property, one_line
 
 
 def _message(pair: Pair) -> str:

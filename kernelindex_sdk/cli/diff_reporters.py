@@ -18,8 +18,8 @@ import sys
 from collections.abc import Callable
 from typing import IO, Any
 
-from kernelindex_sdk.cli.reporters import JunitCase, write_junit
 from kernelindex_sdk.base.printable import github_data, github_property, one_line
+from kernelindex_sdk.cli.reporters import JunitCase, write_junit
 from kernelindex_sdk.schemadiff import DiffReport, Undecided, Violation
 from kernelindex_sdk.schemadiff.rules import DIRECTIONS
 

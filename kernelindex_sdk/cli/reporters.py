@@ -15,9 +15,9 @@ import sys
 from collections.abc import Callable, Iterable, Sequence
 from typing import IO, Any, NamedTuple
 
+from kernelindex_sdk.base.printable import github_data, github_property, one_line, xml_text
 from kernelindex_sdk.errors import Problem
 from kernelindex_sdk.validating.pipeline import Tally
-from kernelindex_sdk.base.printable import github_data, github_property, one_line, xml_text
 from kernelindex_sdk.validating.validation import Item
 
 

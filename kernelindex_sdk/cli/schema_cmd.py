@@ -67,20 +67,42 @@ def schema_show(kind: str, version: str | None, bundled: bool) -> None:
     help="One self-contained file per kind (for plain jsonschema, check-jsonschema"
     " without --base-uri, editors) instead of the packaged files.",
 )
-@click.option("--force", is_flag=True, help="Replace files there that hold other content.")
+@click.option("--force", is_flag=True, help="Replace earlier exported schemas there that differ.")
 def schema_export(directory: str, bundled: bool, force: bool) -> None:
     """Write the schemas under DIRECTORY/<group>/<version>/.
 
     They check the shape of records; digests, semantic rules and references are
     checked only by `kernelindex validate` (see docs/cli.md). A file there with
-    other content (a checkout's own schemas/) is replaced only with --force;
-    otherwise each is named and nothing is written (exit 2).
+    other content is replaced only with --force, and only when it is a schema of
+    that kind (an earlier export's); otherwise each is named and nothing is written
+    (exit 2). Never over the packaged schemas themselves (a checkout's schemas/).
     """
     if not directory:
         click.echo("kernelindex schema export: DIRECTORY must not be empty", err=True)
         sys.exit(2)
+    from kernelindex_sdk.base.outputs import OutputOverInput
+    from kernelindex_sdk.schema.schemafiles import ForeignFiles
+
     try:
         written = export_schemas(directory, bundled=bundled, force=force)
+    except OutputOverInput as error:
+        click.echo(one_line(f"kernelindex schema export: {error}"), err=True)
+        sys.exit(2)
+    except ForeignFiles as error:
+        for path in error.paths:
+            problem = Problem(
+                "exists and is no kernelindex schema of that kind: not replaced, even"
+                " with --force (schema export did not write it)",
+                code="exists",
+                source=str(path),
+            )
+            click.echo(str(problem), err=True)
+        message = (
+            f"kernelindex schema export: error: {len(error.paths)} file(s) there were not"
+            " written by schema export; nothing written (move them away first)"
+        )
+        click.echo(one_line(message), err=True)
+        sys.exit(2)
     except ExistingFiles as error:
         # As `import` and `export liger` say it: each file, then what was (not) done.
         for path in error.paths:

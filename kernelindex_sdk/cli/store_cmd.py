@@ -79,10 +79,10 @@ def add_command(paths: tuple[str, ...], store: str | None, jobs: int | None) -> 
     (same digest) is counted, not stored again. Exit status: 0 all stored or
     present, 1 something refused, 2 unreadable input or an unusable store.
     """
-    from kernelindex_sdk.cli.reporters import format_problem
     from kernelindex_sdk.base.parallel import WorkerFailed
-    from kernelindex_sdk.store import StoreError, add
+    from kernelindex_sdk.cli.reporters import format_problem
     from kernelindex_sdk.reading.storefile import require_duckdb
+    from kernelindex_sdk.store import StoreError, add
 
     duckdb = require_duckdb()
     path = _store_path(store)
@@ -123,8 +123,8 @@ def _first_line(text: str) -> str:
 def query_command(sql: str, store: str | None, format_: str) -> None:
     """Run one read-only SELECT over the store's views (runs, benchmark_runs,
     workloads, implementations, protocols, environments; docs/store.md)."""
-    from kernelindex_sdk.store.querying import query
     from kernelindex_sdk.reading.storefile import StoreError
+    from kernelindex_sdk.store.querying import query
 
     path = _store_path(store)
     try:
@@ -148,8 +148,8 @@ def query_command(sql: str, store: str | None, format_: str) -> None:
 def export_command(format_: str, out: str, store: str | None, force: bool) -> None:
     """Write the store's records out: JSON Lines, or Parquet for Spark, DuckDB,
     pandas and polars."""
-    from kernelindex_sdk.store.exporting import export
     from kernelindex_sdk.reading.storefile import StoreError, require_duckdb
+    from kernelindex_sdk.store.exporting import export
 
     duckdb = require_duckdb()
     path = _store_path(store)

@@ -18,9 +18,9 @@ import sys
 from collections.abc import Sequence
 from typing import Literal, NamedTuple
 
-from kernelindex_sdk.cli.reporters import REPORTERS
 from kernelindex_sdk.base.parallel import MAX_JOBS
 from kernelindex_sdk.base.printable import one_line
+from kernelindex_sdk.cli.reporters import REPORTERS
 
 
 class ValidateOptions(NamedTuple):
@@ -213,10 +213,10 @@ def run_validate(options: ValidateOptions) -> int:
     says what replaces it (see :mod:`kernelindex_sdk.schema.versionstatus`).
     """
     from kernelindex_sdk.base.parallel import WorkerFailed
-    from kernelindex_sdk.validating.pipeline import Pipeline
     from kernelindex_sdk.reading.sources import STDIN, standard_input
-    from kernelindex_sdk.validating.validation import ValidationSession
     from kernelindex_sdk.schema.versionstatus import VersionWatch
+    from kernelindex_sdk.validating.pipeline import Pipeline
+    from kernelindex_sdk.validating.validation import ValidationSession
 
     reporter = REPORTERS[options.format](verbose=options.verbose)
     strict_refs = options.strict_refs or bool(options.refs_from)

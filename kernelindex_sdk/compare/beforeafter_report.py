@@ -17,6 +17,8 @@ import json
 from collections.abc import Callable, Iterable, Mapping
 from typing import IO, Any, Final
 
+from kernelindex_sdk.base.metrics import BASE_UNITS, METRIC_NAMES
+from kernelindex_sdk.base.printable import markdown_cell, one_line
 from kernelindex_sdk.compare.beforeafter import (
     SAME,
     SLOWER,
@@ -35,8 +37,6 @@ from kernelindex_sdk.compare.report import (
 )
 from kernelindex_sdk.compare.runs import ResolvedRun, short_digest
 from kernelindex_sdk.compare.units import number, pick_unit, quantity
-from kernelindex_sdk.base.metrics import BASE_UNITS, METRIC_NAMES
-from kernelindex_sdk.base.printable import markdown_cell, one_line
 
 #: How many unpaired runs a text or Markdown report lists per side before "and N more".
 MAX_UNPAIRED: Final = 50

@@ -19,14 +19,14 @@ from typing import IO, Any, Final
 
 import attrs
 
+from kernelindex_sdk.base.metrics import BASE_UNITS, METRIC_NAMES, RATIO_KINDS, RATIO_NAMES
+from kernelindex_sdk.base.printable import markdown_cell, one_line
 from kernelindex_sdk.compare.explain import Difference, Lookup, differences
 from kernelindex_sdk.compare.grouping import Comparison, Group, Row
 from kernelindex_sdk.compare.noise import noise_of, overlap
 from kernelindex_sdk.compare.runs import ResolvedRun, short_digest, show_value
 from kernelindex_sdk.compare.sweeps import Panel, panels
 from kernelindex_sdk.compare.units import pick_unit, quantity, spread, times
-from kernelindex_sdk.base.metrics import BASE_UNITS, METRIC_NAMES, RATIO_KINDS, RATIO_NAMES
-from kernelindex_sdk.base.printable import markdown_cell, one_line
 
 #: What a run flagged ``observed_at_unknown`` shows as its time in the tables.
 UNKNOWN_TIME: Final = "unknown"

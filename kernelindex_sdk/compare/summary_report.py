@@ -13,10 +13,10 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import IO, Any, Final, Protocol
 
-from kernelindex_sdk.compare.summary import Summary, threshold_name
-from kernelindex_sdk.compare.units import times
 from kernelindex_sdk.base.metrics import METRIC_NAMES, RATIO_KINDS
 from kernelindex_sdk.base.printable import markdown_cell, one_line
+from kernelindex_sdk.compare.summary import Summary, threshold_name
+from kernelindex_sdk.compare.units import times
 
 #: What the columns mean, printed under the tables: (column, meaning).
 LEGEND: Final = (

@@ -12,10 +12,12 @@ what is read and how, and nothing that cannot be read is ever skipped silently:
   read. Symbolic links are followed, to files and to directories alike; a link back
   to a directory being walked is a :class:`~kernelindex_sdk.errors.SymlinkLoop`, and
   a dangling link an :class:`~kernelindex_sdk.errors.UnreadableFile`.
-* A named regular file whose name does not end in ``.json``, ``.jsonl`` or ``.ndjson``
-  and that starts with DuckDB's magic bytes is a kernelindex store
-  (:class:`StoreSource`, :mod:`kernelindex_sdk.reading.storefile`): its records are read back
-  as the documents they were added as. A walk never reads a store (a store kept
+* A named regular file whose name ends in ``.kistore`` (any case), or whose name does
+  not end in ``.json``, ``.jsonl`` or ``.ndjson`` and that starts with DuckDB's magic
+  bytes, is a kernelindex store (:class:`StoreSource`, :mod:`kernelindex_sdk.reading.storefile`):
+  its records are read back as the documents they were added as, and one that is no
+  readable store (empty, cut short, corrupt, not DuckDB at all) is one problem naming
+  it. A walk never reads a store (a store kept
   beside the files it indexes would count every record twice).
 * Only regular files are read. A FIFO, socket or device, named or found under one of
   those names in a walk, is a :class:`~kernelindex_sdk.errors.NotARegularFile`: a
@@ -46,7 +48,6 @@ from collections.abc import Callable, Iterable, Iterator
 from itertools import chain
 from typing import TYPE_CHECKING, Final
 
-from kernelindex_sdk.base.frozenvalue import FrozenValue
 from kernelindex_sdk.errors import (
     ByteOrderMark,
     DocumentTooLarge,
@@ -59,6 +60,7 @@ from kernelindex_sdk.errors import (
     UnreadableDirectory,
     UnreadableFile,
 )
+from kernelindex_sdk.base.frozenvalue import FrozenValue
 from kernelindex_sdk.reading.intake import (
     Document,
     OverlongLine,
@@ -76,6 +78,7 @@ __all__ = [
     "JSONL_SUFFIXES",
     "MAX_DOCUMENT_BYTES",
     "STDIN",
+    "STORE_SUFFIX",
     "SUFFIXES",
     "FileSource",
     "Source",
@@ -101,6 +104,8 @@ __all__ = [
 SUFFIXES: Final = (".json", ".jsonl", ".ndjson")
 #: Read as JSON Lines, named or walked (compared in lower case).
 JSONL_SUFFIXES: Final = (".jsonl", ".ndjson")
+#: A named file of this suffix (any case) is read as a store whatever its bytes.
+STORE_SUFFIX: Final = ".kistore"
 #: The PATH argument that names standard input.
 STDIN: Final = "-"
 #: The largest document read: a whole file, one JSON Lines line, standard input.
@@ -200,7 +205,8 @@ def expand(paths: Iterable[str]) -> Iterator[Source | IntakeError]:
 
 def names_store(arg: str) -> bool:
     """Whether a PATH argument is read as a store (:func:`expand`'s rule): a regular
-    file, not named like JSON, that starts like a DuckDB database."""
+    file named ``*.kistore``, or not named like JSON and starting like a DuckDB
+    database."""
     return arg != STDIN and os.path.isfile(arg) and _is_store(arg)
 
 
@@ -208,7 +214,10 @@ def _is_store(path: str) -> bool:
     """A regular file's name and first bytes say it is a store. (The name first: a
     JSON file's check then costs no import of the store module, whose ``tempfile``
     and ``shutil`` cost ~3 ms of ``validate one.json``'s start-up.)"""
-    if path.lower().endswith(SUFFIXES):
+    lower = path.lower()
+    if lower.endswith(STORE_SUFFIX):
+        return True
+    if lower.endswith(SUFFIXES):
         return False
     from kernelindex_sdk.reading.storefile import is_store_file
 

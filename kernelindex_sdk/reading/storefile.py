@@ -25,6 +25,7 @@ import contextlib
 import errno
 import json
 import os
+import stat
 import tempfile
 import time
 from collections.abc import Callable, Iterator
@@ -32,9 +33,10 @@ from typing import Any, Final, NamedTuple
 
 from orjson import loads as orjson_loads
 
-from kernelindex_sdk.base.printable import one_line
+from kernelindex_sdk.reading import storerows
 from kernelindex_sdk.errors import IntakeError, UnreadableFile
 from kernelindex_sdk.reading.intake import Document, loads
+from kernelindex_sdk.base.printable import one_line
 
 __all__ = [
     "DEFAULT_STORE",
@@ -201,7 +203,10 @@ def connect(
     killed creation leaves no half-made store). A file that is not a kernelindex
     store, or that DuckDB cannot read, is a :class:`StoreError`; so is, with
     ``appending`` (a connection for ``store add``), a store of an older format
-    version, which this code reads but does not add to.
+    version, which this code reads but does not add to. On a read-only connection,
+    a DuckDB error raised while it is in use (a block that does not check, a file cut
+    short) is a :class:`StoreError` naming the file too: every reader of a store
+    opens it here, so none of them ever sees a DuckDB exception.
     """
     duckdb = require_duckdb()
     exists = os.path.exists(path)
@@ -209,20 +214,39 @@ def connect(
         raise StoreError(f"{path}: no such store")
     if not exists:
         _create(path, duckdb)
-        exists = True
-    if exists and not os.path.isfile(path):
-        raise StoreError(f"{path}: not a kernelindex store (not a regular file)")
-    if exists and not is_store_file(path):
-        if os.path.getsize(path) == 0 and not read_only:
-            pass  # an empty file (e.g. from mktemp) becomes a store
-        else:
-            raise StoreError(f"{path}: not a kernelindex store (not a DuckDB database file)")
+    if not (_sniff(path) or (os.path.getsize(path) == 0 and not read_only)):
+        # (an empty file, e.g. from mktemp, becomes a store when written)
+        raise StoreError(f"{path}: not a kernelindex store (not a DuckDB database file)")
+    connection = _open(duckdb, path, read_only, config or {}, wait_s, on_wait)
+    try:
+        _check_format(
+            connection, path, duckdb, create=create and not read_only, appending=appending
+        )
+        yield connection
+    except duckdb.Error as error:
+        if not read_only:
+            raise  # a writer's failure (a full disk, memory) is the writer's to say
+        # A reading connection fails only on the file: a block that does not check,
+        # a file cut short, an I/O error (a query's own refusal is caught inside).
+        raise StoreError(f"{path}: not a readable kernelindex store: {_first(error)}") from None
+    finally:
+        connection.close()
+
+
+def _open(
+    duckdb: Any,
+    path: str,
+    read_only: bool,
+    config: dict[str, Any],
+    wait_s: float,
+    on_wait: Callable[[str], None] | None,
+) -> Any:
+    """``duckdb.connect``, waiting for another process's lock (:func:`connect`)."""
     started = time.monotonic()
     told = False
     while True:
         try:
-            connection = duckdb.connect(path, read_only=read_only and exists, config=config or {})
-            break
+            return duckdb.connect(path, read_only=read_only, config=config)
         except duckdb.Error as error:
             if not _is_lock_conflict(error):
                 raise StoreError(
@@ -237,13 +261,24 @@ def connect(
                 on_wait(f"waiting for {path}: another kernelindex process is using it")
                 told = True
             time.sleep(0.05)
+
+
+def _sniff(path: str) -> bool:
+    """Whether ``path`` is a regular file that starts like a DuckDB database, or a
+    :class:`StoreError` saying why it cannot be read at all."""
     try:
-        _check_format(
-            connection, path, duckdb, create=create and not read_only, appending=appending
-        )
-        yield connection
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    except (OSError, ValueError) as error:
+        reason = getattr(error, "strerror", None) or str(error)
+        raise StoreError(f"{path}: cannot read the store: {reason}") from None
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise StoreError(f"{path}: not a kernelindex store (not a regular file)")
+        return os.pread(fd, _MAGIC_AT + len(_MAGIC), 0)[_MAGIC_AT:] == _MAGIC
+    except OSError as error:
+        raise StoreError(f"{path}: cannot read the store: {error.strerror or error}") from None
     finally:
-        connection.close()
+        os.close(fd)
 
 
 def _create(path: str, duckdb: Any) -> None:
@@ -306,6 +341,7 @@ def _check_format(
                 f" this kernelindex reads versions {', '.join(READABLE_VERSIONS)}"
             )
         )
+    _check_layout(connection, path, duckdb)
     if appending and version != VERSION:
         raise StoreError(
             one_line(
@@ -314,6 +350,49 @@ def _check_format(
                 " (kernelindex store export --format jsonl) and add that to a new store"
             )
         )
+
+
+#: The columns every reader relies on, and their types (versions 1 and 2 alike).
+_LAYOUT: Final = {
+    ("kernelindex_store", "key"): "VARCHAR",
+    ("kernelindex_store", "value"): "VARCHAR",
+    ("records", "seq"): "BIGINT",
+    ("records", "digest"): "VARCHAR",
+    ("records", "kind"): "VARCHAR",
+    ("records", "name"): "VARCHAR",
+    ("records", "record"): "VARCHAR",
+    ("records", "standalone"): "BOOLEAN",
+    ("records", "members"): "VARCHAR",
+    ("records", "origin"): "VARCHAR",
+    ("records", "origin_line"): "BIGINT",
+    ("records", "add_id"): "BIGINT",
+}
+
+
+def _check_layout(connection: Any, path: str, duckdb: Any) -> None:
+    """Raise :class:`StoreError` unless the tables hold the columns readers rely on,
+    of their types: a table altered by hand (a column dropped, or of another type)
+    is one line, not a reader failing on a value of the wrong type."""
+    try:
+        found = {
+            (table, column): kind
+            for table, column, kind in connection.execute(
+                "SELECT table_name, column_name, data_type FROM information_schema.columns"
+                " WHERE table_schema = 'main'"
+                " AND table_name IN ('kernelindex_store', 'records')"
+            ).fetchall()
+        }
+    except duckdb.Error as error:
+        raise StoreError(f"{path}: not a readable kernelindex store: {_first(error)}") from None
+    for (table, column), kind in _LAYOUT.items():
+        if found.get((table, column)) != kind:
+            what = f"is {found[(table, column)]}" if (table, column) in found else "is missing"
+            raise StoreError(
+                one_line(
+                    f"{path}: not a kernelindex store this kernelindex reads: the column"
+                    f" {table}.{column} {what}, not {kind} (a table altered by hand?)"
+                )
+            )
 
 
 def store_documents(
@@ -356,52 +435,75 @@ def read_store(
     stored a record of the snapshot wrote that very fingerprint, each document comes
     as a :class:`CheckedDocument` (docs/store.md, "Trusting a store's checks"); else,
     and for a store made before adds wrote one, as a plain :class:`Document`.
+
+    A row that cannot be read (:mod:`kernelindex_sdk.reading.storerows`) is its problem, and
+    the rows after it are read on; a store that cannot be read any further (a block
+    that does not check, a file cut short) is one :class:`UnreadableFile` naming it.
     """
     try:
         with connect(path, read_only=True, on_wait=on_wait) as connection:
-            row = connection.execute("SELECT max(seq) FROM records").fetchone()
+            row = connection.execute(
+                "SELECT max(seq), count(*) FILTER (WHERE seq IS NULL) FROM records"
+            ).fetchone()
             last = int(row[0]) if row and row[0] is not None else 0
             trusted = trusted_by is not None and _checked_by(connection, last) == {trusted_by}
-        members: dict[str, str] = {}
-        #: Trusted: the bundles' members parsed once each (by digest), shared by the
-        #: bundles that embed them (readers never change a document).
-        parsed: dict[str, Any] = {}
-        start = 0
-        while start < last:
-            with connect(path, read_only=True, on_wait=on_wait) as connection:
-                # READ_CHUNK documents per connection (not a span of seq: an add's
-                # seq has gaps where copies and bundle members were left out).
-                rows = connection.execute(
-                    "SELECT record, members, origin, origin_line, digest, seq FROM records"
-                    " WHERE seq > ? AND seq <= ? AND (standalone OR kind = 'BenchmarkRun')"
-                    " ORDER BY seq LIMIT ?",
-                    [start, last, READ_CHUNK],
-                ).fetchall()
-                wanted = _missing_members(rows, members)
-                if wanted:
-                    if len(members) > 100_000:
-                        members.clear()
-                        parsed.clear()
-                        wanted = _missing_members(rows, members)
-                    members.update(
-                        connection.execute(
-                            "SELECT digest, any_value(record) FROM records"
-                            " WHERE digest IN (SELECT unnest(?)) GROUP BY digest",
-                            [sorted(wanted)],
-                        ).fetchall()
-                    )
-            if not rows:
-                break
-            for record, shape, origin, line, digest, _ in rows:
-                if trusted:
-                    yield _checked(record, shape, origin, line, digest, members, parsed, path)
-                else:
-                    yield _document(record, shape, origin, line, members, path)
-            start = int(rows[-1][5])
+        if row and row[1]:
+            yield UnreadableFile(
+                f"{row[1]} record(s) without a seq, which no reader reads (the table was"
+                " altered by hand)",
+                source=path,
+                pointer="/records",
+            )
+        yield from _read_rows(path, last, trusted, on_wait)
     except StoreError as error:
         yield UnreadableFile(str(error).removeprefix(f"{path}: "), source=path)
-    except IntakeError as error:  # pragma: no cover - stored text is canonical JSON
-        yield error
+
+
+def _read_rows(
+    path: str, last: int, trusted: bool, on_wait: Callable[[str], None] | None
+) -> Iterator[Document | CheckedDocument | IntakeError]:
+    """The documents of the rows up to ``seq`` ``last``, :data:`READ_CHUNK` per
+    connection (:func:`read_store`)."""
+    #: Each member's text by digest, fetched for the bundles of a chunk and kept.
+    members: dict[str, str] = {}
+    #: Trusted: the bundles' members parsed once each (by digest), shared by the
+    #: bundles that embed them (readers never change a document).
+    parsed: dict[str, Any] = {}
+    start = 0
+    while start < last:
+        with connect(path, read_only=True, on_wait=on_wait) as connection:
+            # READ_CHUNK documents per connection (not a span of seq: an add's
+            # seq has gaps where copies and bundle members were left out).
+            rows = connection.execute(
+                f"SELECT {storerows.COLUMNS} FROM records"
+                " WHERE seq > ? AND seq <= ? AND (standalone OR kind = 'BenchmarkRun')"
+                " ORDER BY seq LIMIT ?",
+                [start, last, READ_CHUNK],
+            ).fetchall()
+            checked = [storerows.checked_row(row, path) for row in rows]
+            wanted = _missing_members(checked, members)
+            if wanted:
+                if len(members) > 100_000:
+                    members.clear()
+                    parsed.clear()
+                    wanted = _missing_members(checked, members)
+                members.update(
+                    connection.execute(
+                        "SELECT digest, any_value(record) FROM records WHERE record IS NOT NULL"
+                        " AND digest IN (SELECT unnest(?)) GROUP BY digest",
+                        [sorted(wanted)],
+                    ).fetchall()
+                )
+        if not rows:
+            break
+        for values, one in zip(rows, checked, strict=True):
+            if isinstance(one, IntakeError):
+                yield one
+            elif trusted:
+                yield _checked(values, *one, members, parsed, path)
+            else:
+                yield _document(values, *one, members, path)
+        start = int(rows[-1][5])
 
 
 class RunShape(NamedTuple):
@@ -505,10 +607,14 @@ def read_facts(
     try:
         with connect(path, read_only=True, on_wait=on_wait) as connection:
             marker = dict(connection.execute("SELECT key, value FROM kernelindex_store").fetchall())
-            row = connection.execute("SELECT max(seq) FROM records").fetchone()
+            row = connection.execute(
+                "SELECT max(seq), count(*) FILTER (WHERE seq IS NULL) FROM records"
+            ).fetchone()
             last = int(row[0]) if row and row[0] is not None else 0
             if marker.get("version") != VERSION or _checked_by(connection, last) != {trusted_by}:
                 return None
+            if row and row[1]:
+                return None  # rows no reader reads: read_store says so
             # Every run of the snapshot has one row of facts, no run two (copies of a
             # run share them: add keeps one; anything else reads through records).
             counts = connection.execute(
@@ -535,6 +641,8 @@ def read_facts(
                     [last, FACTS_CHUNK],
                 ).fetchall()
             ]
+        if not all(isinstance(text, str) for _, text, _ in stored):
+            return None  # read_store says which row
         records = [(digest, _stored_value(text, path)) for digest, text, _ in stored]
     except (StoreError, IntakeError):
         return None
@@ -591,35 +699,55 @@ def _whole(row: tuple[Any, ...], width: int) -> RunFacts:
 
 
 def _checked(
-    record: str,
-    shape: str | None,
-    origin: str,
-    line: int | None,
-    digest: str,
+    values: tuple[Any, ...],
+    row: storerows.StoredRow,
+    shape: storerows.Members | None,
     members: dict[str, str],
     parsed: dict[str, Any],
     path: str,
 ) -> CheckedDocument | IntakeError:
     """A trusted document: the value :func:`_document` gives, built from the run's
     text and the members parsed once each, with the stored digests."""
+    try:
+        run = _stored_value(row.record, row.origin)
+    except IntakeError as error:
+        return storerows.relocated(path, values, "record", error)
     if shape is None:
-        return CheckedDocument(Document(origin, line, _stored_value(record, origin)), {"": digest})
-    value: dict[str, Any] = {"run": _stored_value(record, origin)}
-    digests = {"run": digest}
-    for member, member_digest in orjson_loads(shape):
+        return CheckedDocument(Document(row.origin, row.line, run), {"": row.digest})
+    value: dict[str, Any] = {"run": run}
+    digests = {"run": row.digest}
+    for index, (member, member_digest) in enumerate(shape):
         known = parsed.get(member_digest)
         if known is None:
             text = members.get(member_digest)
-            if text is None:  # pragma: no cover - the add stored it in the same transaction
-                return UnreadableFile(
-                    f"corrupt store: the bundle of {origin} embeds {member_digest},"
-                    " which is missing",
-                    source=path,
-                )
-            known = parsed[member_digest] = _stored_value(text, origin)
+            if text is None:
+                return _member_missing(path, values, index, member_digest)
+            try:
+                known = parsed[member_digest] = _stored_value(text, row.origin)
+            except IntakeError as error:
+                return _member_unreadable(path, values, index, member, member_digest, error)
         value[member] = known
         digests[member] = member_digest
-    return CheckedDocument(Document(origin, line, value), digests)
+    return CheckedDocument(Document(row.origin, row.line, value), digests)
+
+
+def _member_missing(path: str, values: tuple[Any, ...], index: int, digest: str) -> IntakeError:
+    return storerows.row_problem(
+        path, values, "members", f"no record of digest {digest} in the store", at=(index, 1)
+    )
+
+
+def _member_unreadable(
+    path: str, values: tuple[Any, ...], index: int, member: str, digest: str, error: IntakeError
+) -> IntakeError:
+    return storerows.relocated(
+        path,
+        values,
+        "members",
+        error,
+        what=f"the stored text of its member {member!r} ({digest}): ",
+        at=(index,),
+    )
 
 
 def _stored_value(text: str, origin: str) -> Any:
@@ -627,7 +755,7 @@ def _stored_value(text: str, origin: str) -> Any:
     intake had parsed — orjson's, or the standard library's for an integer past 64
     bits — so orjson reads back that very value, without intake's checks for
     duplicate keys and odd numbers (there are none); what orjson cannot read (such an
-    integer) goes through intake as before."""
+    integer, or a text altered by hand) goes through intake, which says why."""
     try:
         return orjson_loads(text)
     except ValueError:
@@ -651,37 +779,67 @@ def _checked_by(connection: Any, last: int) -> set[str | None]:
     return {row[0] for row in rows}
 
 
-def _missing_members(rows: list[tuple[Any, ...]], known: dict[str, str]) -> set[str]:
+def _missing_members(
+    checked: list[tuple[storerows.StoredRow, storerows.Members | None] | IntakeError],
+    known: dict[str, str],
+) -> set[str]:
     wanted: set[str] = set()
-    for _, shape, _, _, _, _ in rows:
-        if shape is not None:
-            for _, digest in orjson_loads(shape):
+    for one in checked:
+        if not isinstance(one, IntakeError) and one[1] is not None:
+            for _, digest in one[1]:
                 if digest not in known:
                     wanted.add(digest)
     return wanted
 
 
 def _document(
-    record: str,
-    shape: str | None,
-    origin: str,
-    line: int | None,
+    values: tuple[Any, ...],
+    row: storerows.StoredRow,
+    shape: storerows.Members | None,
     members: dict[str, str],
     path: str,
 ) -> Document | IntakeError:
     if shape is None:
-        return Document(origin, line, loads(record.encode(), source=origin))
+        try:
+            return Document(row.origin, row.line, loads(row.record.encode(), source=row.origin))
+        except IntakeError as error:
+            return storerows.relocated(path, values, "record", error)
     # The bundle's text put together and parsed once: a fifth of the parsing of
     # each member on its own. Member names are JSON-quoted; the texts are JSON.
-    parts = ['{"run":', record]
-    for member, digest in json.loads(shape):
+    parts = ['{"run":', row.record]
+    texts = []
+    for index, (member, digest) in enumerate(shape):
         text = members.get(digest)
-        if text is None:  # pragma: no cover - the add stored it in the same transaction
-            return UnreadableFile(
-                f"corrupt store: the bundle of {origin} embeds {digest}, which is missing",
-                source=path,
-            )
+        if text is None:
+            return _member_missing(path, values, index, digest)
         parts += [",", json.dumps(member), ":", text]
+        texts.append(text)
     parts.append("}")
-    # Bytes, not text: intake's fast path (jiter) takes bytes only.
-    return Document(origin, line, loads("".join(parts).encode(), source=origin))
+    try:
+        # Bytes, not text: intake's fast path (jiter) takes bytes only.
+        return Document(row.origin, row.line, loads("".join(parts).encode(), source=row.origin))
+    except IntakeError as error:
+        return _which_text(path, values, row, shape, texts, error)
+
+
+def _which_text(
+    path: str,
+    values: tuple[Any, ...],
+    row: storerows.StoredRow,
+    shape: storerows.Members,
+    texts: list[str],
+    error: IntakeError,
+) -> IntakeError:
+    """The stored text of a bundle that intake refuses — the run's or a member's —
+    named as a problem of the bundle's row (the texts are parsed one by one only
+    here, once the bundle put together has failed)."""
+    try:
+        loads(row.record.encode(), source=row.origin)
+    except IntakeError as own:
+        return storerows.relocated(path, values, "record", own)
+    for index, ((member, digest), text) in enumerate(zip(shape, texts, strict=True)):
+        try:
+            loads(text.encode(), source=row.origin)
+        except IntakeError as its:
+            return _member_unreadable(path, values, index, member, digest, its)
+    return storerows.relocated(path, values, "members", error)  # pragma: no cover

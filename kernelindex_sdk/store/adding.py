@@ -42,12 +42,12 @@ from typing import IO, Any
 from kernelindex_sdk.canonical import DIGEST_PREFIX
 from kernelindex_sdk.compare.records import RecordIndex, StoredRun
 from kernelindex_sdk.compare.runs import Resolver
-from kernelindex_sdk.errors import Problem
-from kernelindex_sdk.reading.intake import loads
-from kernelindex_sdk.reading.storefile import checks_key, connect
+from kernelindex_sdk.errors import IntakeError, Problem
 from kernelindex_sdk.schema.fingerprint import checks_fingerprint
-from kernelindex_sdk.store.facts import referenced_digests, run_facts
+from kernelindex_sdk.reading.intake import loads
 from kernelindex_sdk.validating.pipeline import Pipeline
+from kernelindex_sdk.store.facts import referenced_digests, run_facts
+from kernelindex_sdk.reading.storefile import StoreError, checks_key, connect
 from kernelindex_sdk.validating.validation import (
     Item,
     ValidationSession,
@@ -347,7 +347,7 @@ class _StoreAwareChecker:
                 ).fetchall()
             for digest, kind, text in rows:
                 kinds.setdefault(digest, kind)
-                self.from_store[digest] = loads(text.encode())
+                self.from_store[digest] = _stored(self.store, digest, text)
         late, self.refused_late = resolve_references(self._held, kinds.get)
         self.invalidated = len(self.refused_late)
         return late
@@ -607,6 +607,20 @@ def add(
                 wait_s,
             )
     return result
+
+
+def _stored(store: str, digest: str, text: Any) -> Any:
+    """A stored record a new one references, parsed; a text that is not one (a table
+    edited by hand) is the store's problem: nothing is added."""
+    try:
+        if not isinstance(text, str):
+            raise IntakeError("no text stored")
+        return loads(text.encode())
+    except IntakeError as error:
+        raise StoreError(
+            f"{store}: the stored record {digest} cannot be read: {error.problem.message};"
+            " nothing added"
+        ) from None
 
 
 @contextlib.contextmanager

@@ -8,9 +8,14 @@
   partitioned by kernel (``DIR/runs/kernel=<name>/``, Hive-style, which Spark, DuckDB,
   pandas and polars read as a column). All from one read transaction: one snapshot.
 
-The output folder is written beside its final place and renamed into it, so a killed
-export leaves no half-written ``DIR``; an existing non-empty ``DIR`` is replaced only
-with ``force``.
+The output folder is written beside its final place and swapped into it in one step,
+so a killed or interrupted export leaves the old ``DIR`` whole (or the new one, never
+a part of either). The folder holds a manifest (:data:`MANIFEST`) of every file
+export wrote, by which a later ``force`` recognises its own output: it replaces a
+folder only when everything in it is what that export wrote, never a folder it did
+not write. Never an output that holds the store read (``DIR`` the store's own folder
+or one above it): replacing it would delete the store. Symbolic links are resolved,
+so a linked ``DIR`` is replaced where it points and the link kept.
 """
 
 from __future__ import annotations
@@ -19,7 +24,7 @@ import os
 import shutil
 import tempfile
 from collections.abc import Callable
-from typing import Final, Literal
+from typing import Any, Final, Literal
 
 from kernelindex_sdk.errors import IntakeError
 from kernelindex_sdk.reading.storefile import KIND_VIEWS, StoreError, connect, store_documents
@@ -30,8 +35,15 @@ __all__ = ["FILE_BYTES", "ExportRefused", "export"]
 FILE_BYTES: Final = "256MB"
 
 
+#: The manifest an export writes into its folder: what it wrote, so that ``force``
+#: replaces only that. Hidden, so readers of the folder pass it over.
+MANIFEST: Final = ".kernelindex-export.json"
+_WRITER: Final = "kernelindex store export"
+
+
 class ExportRefused(StoreError):
-    """The output exists (and ``force`` was not given), or cannot be made."""
+    """The output exists (and ``force`` was not given), holds what export did not
+    write, holds the store, or cannot be made."""
 
 
 def export(
@@ -46,37 +58,121 @@ def export(
     Lines: documents; Parquet: records of every kind)."""
     if format not in ("jsonl", "parquet"):
         raise ValueError(f"format must be 'jsonl' or 'parquet', not {format!r}")
-    if os.path.lexists(out):
-        if not os.path.isdir(out):
-            raise ExportRefused(f"{out}: exists and is not a folder; nothing written")
-        if os.listdir(out) and not force:
-            raise ExportRefused(f"{out}: exists and is not empty; use --force to replace it")
-    parent = os.path.dirname(os.path.abspath(out))
-    work = tempfile.mkdtemp(prefix=f".{os.path.basename(out) or 'export'}.", dir=parent)
+    target = _output_folder(store, out, force)
+    work = tempfile.mkdtemp(prefix=f".{os.path.basename(target)}.", dir=os.path.dirname(target))
     try:
+        os.chmod(work, 0o777 & ~_umask())
         if format == "jsonl":
             count = _jsonl(store, work, on_wait)
         else:
-            count = _parquet(store, work, on_wait)
-        _into_place(work, out)
+            count = _parquet(store, work, out, on_wait)
+        _write_manifest(work, format)
+        _into_place(work, target)
     except BaseException:
         shutil.rmtree(work, ignore_errors=True)
         raise
     return count
 
 
-def _into_place(work: str, out: str) -> None:
-    """Rename the finished folder to ``out``, moving an old one aside first."""
-    old = None
-    if os.path.lexists(out):
-        old = tempfile.mkdtemp(
-            prefix=f".{os.path.basename(out)}.old.", dir=os.path.dirname(os.path.abspath(out))
+def _output_folder(store: str, out: str, force: bool) -> str:
+    """Where ``out`` resolves to, once it is known that an export may replace it."""
+    from kernelindex_sdk.base.outputs import input_inside, real, within
+
+    if input_inside(out, [store]) is not None:
+        raise ExportRefused(
+            f"{out}: holds the store being exported ({store}): replacing it would delete"
+            " the store; export to another folder. Nothing written"
         )
-        os.rmdir(old)
-        os.rename(out, old)
-    os.rename(work, out)
-    if old is not None:
-        shutil.rmtree(old, ignore_errors=True)
+    if within(out, store):
+        raise ExportRefused(f"{out}: is inside the store {store}, which is a file; nothing written")
+    target = real(out)
+    if not os.path.isdir(os.path.dirname(target)):
+        raise ExportRefused(
+            f"{out}: the folder it would be made in does not exist; nothing written"
+        )
+    if not os.path.lexists(target):
+        return target
+    if not os.path.isdir(target):
+        raise ExportRefused(f"{out}: exists and is not a folder; nothing written")
+    if not os.listdir(target):
+        return target
+    if not force:
+        raise ExportRefused(f"{out}: exists and is not empty; use --force to replace it")
+    foreign = _not_written_by_export(target)
+    if foreign is not None:
+        raise ExportRefused(f"{out}: not replaced, even with --force: {foreign}; nothing written")
+    return target
+
+
+def _files(folder: str) -> dict[str, int]:
+    """Every entry under ``folder`` that is not a folder (links not followed), by its
+    path relative to ``folder`` (``/``-separated): its size."""
+    found: dict[str, int] = {}
+    for root, folders, names in os.walk(folder):
+        for name in [*names, *(f for f in folders if os.path.islink(os.path.join(root, f)))]:
+            path = os.path.join(root, name)
+            relative = os.path.relpath(path, folder).replace(os.sep, "/")
+            found[relative] = os.lstat(path).st_size if not os.path.islink(path) else -1
+    return found
+
+
+def _write_manifest(work: str, format: str) -> None:
+    """The manifest of everything written under ``work``."""
+    from orjson import OPT_INDENT_2, OPT_SORT_KEYS, dumps
+
+    files = _files(work)
+    manifest = {"writer": _WRITER, "format": format, "files": files}
+    with open(os.path.join(work, MANIFEST), "wb") as handle:
+        handle.write(dumps(manifest, option=OPT_INDENT_2 | OPT_SORT_KEYS) + b"\n")
+        handle.flush()
+        os.fsync(handle.fileno())
+
+
+def _not_written_by_export(folder: str) -> str | None:
+    """Why the non-empty ``folder`` is not an export's own output, or None: it has
+    the manifest an export wrote, and holds nothing else than the files it lists, of
+    the sizes it lists."""
+    from orjson import loads
+
+    try:
+        with open(os.path.join(folder, MANIFEST), "rb") as handle:
+            manifest = loads(handle.read(1 << 24))
+        listed = manifest["files"]
+        if manifest["writer"] != _WRITER or not isinstance(listed, dict):
+            raise ValueError
+    except FileNotFoundError:
+        return f"it holds no {MANIFEST}, so kernelindex store export did not write it"
+    except (OSError, ValueError, TypeError, KeyError):
+        return f"its {MANIFEST} is not one kernelindex store export wrote"
+    for name, size in sorted(_files(folder).items()):
+        if name != MANIFEST and listed.get(name) != size:
+            what = "was changed since" if name in listed else "is not"
+            return f"{name} {what} what kernelindex store export wrote there"
+    return None
+
+
+def _umask() -> int:
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
+def _into_place(work: str, target: str) -> None:
+    """Put the finished folder at ``target``: swapped with an old one in one step
+    where the system can (the old one then removed), else renamed in two."""
+    from kernelindex_sdk.base.outputs import exchange
+
+    if not os.path.lexists(target):
+        os.rename(work, target)
+        return
+    if exchange(work, target):
+        shutil.rmtree(work, ignore_errors=True)  # the old folder, swapped out
+        return
+    old = tempfile.mkdtemp(prefix=f".{os.path.basename(target)}.old.", dir=os.path.dirname(target))
+    os.rmdir(old)
+    os.rename(target, old)
+    os.rename(work, target)
+    shutil.rmtree(old, ignore_errors=True)
 
 
 def _jsonl(store: str, work: str, on_wait: Callable[[str], None] | None) -> int:
@@ -86,7 +182,7 @@ def _jsonl(store: str, work: str, on_wait: Callable[[str], None] | None) -> int:
     with open(os.path.join(work, "records.jsonl"), "wb") as handle:
         for document in store_documents(store, on_wait=on_wait):
             if isinstance(document, IntakeError):
-                raise StoreError(str(document.problem.message))
+                raise StoreError(f"{document.problem}; nothing written")
             handle.write(dumps(document.value) + b"\n")
             count += 1
         handle.flush()
@@ -98,7 +194,10 @@ def _quote(path: str) -> str:
     return "'" + path.replace("'", "''") + "'"
 
 
-def _parquet(store: str, work: str, on_wait: Callable[[str], None] | None) -> int:
+def _parquet(store: str, work: str, out: str, on_wait: Callable[[str], None] | None) -> int:
+    from kernelindex_sdk.reading.storefile import require_duckdb
+
+    duckdb = require_duckdb()
     count = 0
     with connect(store, read_only=True, on_wait=on_wait) as connection:
         connection.execute("BEGIN TRANSACTION")
@@ -109,19 +208,40 @@ def _parquet(store: str, work: str, on_wait: Callable[[str], None] | None) -> in
             if not row or not row[0]:
                 continue
             count += int(row[0])
-            connection.execute(
+            _copy(
+                connection,
+                duckdb,
                 f"""COPY (SELECT digest, name, api_version, record, origin,
                     origin_line, add_id FROM records WHERE kind = '{kind}' ORDER BY seq)
                 TO {_quote(os.path.join(work, view))}
-                (FORMAT parquet, FILE_SIZE_BYTES '{FILE_BYTES}')"""
+                (FORMAT parquet, FILE_SIZE_BYTES '{FILE_BYTES}')""",
+                work,
+                out,
             )
         row = connection.execute("SELECT count(*) FROM run_facts").fetchone()
         if row and row[0]:
-            connection.execute(
+            _copy(
+                connection,
+                duckdb,
                 f"""COPY (SELECT * REPLACE (coalesce(kernel, '(unknown)') AS kernel)
                     FROM runs)
                 TO {_quote(os.path.join(work, "runs"))}
-                (FORMAT parquet, PARTITION_BY (kernel))"""
+                (FORMAT parquet, PARTITION_BY (kernel))""",
+                work,
+                out,
             )
         connection.execute("COMMIT")
     return count
+
+
+def _copy(connection: Any, duckdb: Any, sql: str, work: str, out: str) -> None:
+    """One ``COPY`` into ``work``: a failure to write there (a full disk) is the
+    output's, said as such; any other (the store cannot be read) is the store's."""
+    try:
+        connection.execute(sql)
+    except duckdb.Error as error:
+        text = str(error)
+        if work not in text:
+            raise
+        first = text.strip().splitlines()[0].replace(work, out)
+        raise ExportRefused(f"{out}: cannot write: {first}; nothing written") from None

@@ -51,7 +51,12 @@ from kernelindex_sdk.reading.sources import (
     open_regular,
     read,
 )
-from kernelindex_sdk.validating.validation import Item, ValidationSession, shifted_pending, unreadable_item
+from kernelindex_sdk.validating.validation import (
+    Item,
+    ValidationSession,
+    shifted_pending,
+    unreadable_item,
+)
 
 __all__ = [
     "AUTO_MIN_FILES",
