@@ -48,6 +48,7 @@ from collections.abc import Callable, Iterable, Iterator
 from itertools import chain
 from typing import TYPE_CHECKING, Final
 
+from kernelindex_sdk.base.frozenvalue import FrozenValue
 from kernelindex_sdk.errors import (
     ByteOrderMark,
     DocumentTooLarge,
@@ -60,7 +61,6 @@ from kernelindex_sdk.errors import (
     UnreadableDirectory,
     UnreadableFile,
 )
-from kernelindex_sdk.base.frozenvalue import FrozenValue
 from kernelindex_sdk.reading.intake import (
     Document,
     OverlongLine,

@@ -24,10 +24,10 @@ from typing import Any, Final, NamedTuple
 
 from orjson import loads as orjson_loads
 
-from kernelindex_sdk.errors import IntakeError, UnreadableFile
 from kernelindex_sdk.base.pointers import escape_token
 from kernelindex_sdk.base.printable import short_repr
 from kernelindex_sdk.base.wire import json_type
+from kernelindex_sdk.errors import IntakeError, UnreadableFile
 
 __all__ = ["COLUMNS", "Members", "StoredRow", "checked_row", "relocated", "row_problem"]
 

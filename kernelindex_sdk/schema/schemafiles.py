@@ -24,8 +24,8 @@ import json
 import os
 from pathlib import Path
 
-from kernelindex_sdk.schema.bundled import bundled_schema
 from kernelindex_sdk.base.fileio import ExistingFiles, atomic_write_many
+from kernelindex_sdk.schema.bundled import bundled_schema
 from kernelindex_sdk.schema.registry import SchemaEntry, SchemaRegistry, default_registry
 
 __all__ = ["ForeignFiles", "export_schemas", "schema_bytes"]

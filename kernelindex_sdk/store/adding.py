@@ -43,11 +43,11 @@ from kernelindex_sdk.canonical import DIGEST_PREFIX
 from kernelindex_sdk.compare.records import RecordIndex, StoredRun
 from kernelindex_sdk.compare.runs import Resolver
 from kernelindex_sdk.errors import IntakeError, Problem
-from kernelindex_sdk.schema.fingerprint import checks_fingerprint
 from kernelindex_sdk.reading.intake import loads
-from kernelindex_sdk.validating.pipeline import Pipeline
-from kernelindex_sdk.store.facts import referenced_digests, run_facts
 from kernelindex_sdk.reading.storefile import StoreError, checks_key, connect
+from kernelindex_sdk.schema.fingerprint import checks_fingerprint
+from kernelindex_sdk.store.facts import referenced_digests, run_facts
+from kernelindex_sdk.validating.pipeline import Pipeline
 from kernelindex_sdk.validating.validation import (
     Item,
     ValidationSession,
