@@ -26,7 +26,6 @@ below against it.
 from __future__ import annotations
 
 import importlib
-import warnings
 from typing import TYPE_CHECKING, Any
 
 from kernelindex_sdk.base.lightimport import standard_modules
@@ -81,25 +80,6 @@ _EXPORTS: dict[str, str] = {
     "NestingTooDeep": "kernelindex_sdk.errors",
 }
 
-#: Names that were top-level before the surface was narrowed: still found (with a
-#: DeprecationWarning naming their module) so that existing code keeps working.
-_MOVED: dict[str, str] = {
-    "iter_documents": "kernelindex_sdk.reading.sources",
-    "iter_jsonl": "kernelindex_sdk.reading.sources",
-    "Document": "kernelindex_sdk.reading.intake",
-    "bundled_schema": "kernelindex_sdk.schema.bundled",
-    "ValidationSession": "kernelindex_sdk.validating.validation",
-    "Item": "kernelindex_sdk.validating.validation",
-    "ValidationEngine": "kernelindex_sdk.validating.engine",
-    "JsonschemaEngine": "kernelindex_sdk.validating.engine",
-    "Pipeline": "kernelindex_sdk.validating.pipeline",
-    "Tally": "kernelindex_sdk.validating.pipeline",
-    "WorkerFailed": "kernelindex_sdk.base.parallel",
-    "atomic_write_bytes": "kernelindex_sdk.base.fileio",
-    "atomic_write_many": "kernelindex_sdk.base.fileio",
-    "Progress": "kernelindex_sdk.base.progress",
-}
-
 __all__ = ["models", *_EXPORTS]  # built from the one list above
 
 if TYPE_CHECKING:
@@ -147,15 +127,7 @@ def __getattr__(name: str) -> Any:
         return importlib.import_module("kernelindex_sdk.models")
     module = _EXPORTS.get(name)
     if module is None:
-        module = _MOVED.get(name)
-        if module is None:
-            raise AttributeError(f"module 'kernelindex_sdk' has no attribute {name!r}")
-        warnings.warn(
-            f"kernelindex_sdk.{name} moved: import it from {module}",
-            DeprecationWarning,
-            stacklevel=2,
-        )
-        return getattr(importlib.import_module(module), name)
+        raise AttributeError(f"module 'kernelindex_sdk' has no attribute {name!r}")
     value = getattr(importlib.import_module(module), name)
     globals()[name] = value
     return value

@@ -18,7 +18,7 @@ import shared_data
 from click.testing import CliRunner
 
 from kernelindex_sdk.base import metrics
-from kernelindex_sdk.cli.main import cli
+from kernelindex_sdk.cli.app import cli
 from kernelindex_sdk.compare import filters, records, runs
 
 EXAMPLES = Path(__file__).resolve().parent / "examples" / "compare"

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import ast
 import json
-import warnings
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
@@ -197,17 +196,6 @@ def test_one_list_of_names_and_the_typing_imports_agree() -> None:
                 if isinstance(statement, ast.ImportFrom):
                     typed.update(alias.asname or alias.name for alias in statement.names)
     assert typed == set(ki.__all__)
-
-
-def test_moved_names_still_resolve_with_a_warning() -> None:
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        session_class = ki.ValidationSession  # type: ignore[attr-defined]
-    from kernelindex_sdk.validating.validation import ValidationSession
-
-    assert session_class is ValidationSession
-    assert "import it from kernelindex_sdk.validating.validation" in str(caught[0].message)
-    assert "ValidationSession" not in ki.__all__
 
 
 _ODD = st.sampled_from(

@@ -139,7 +139,7 @@ def test_find_bundle_and_versions() -> None:
 def test_unknown_kind_suggests_the_closest(given: str, meant: str) -> None:
     from click.testing import CliRunner
 
-    from kernelindex_sdk.cli.main import cli
+    from kernelindex_sdk.cli.app import cli
 
     with pytest.raises(UnknownKind) as raised:
         default_registry().find(given)
