@@ -597,11 +597,6 @@ def identity(record: Mapping[str, Any]) -> dict[str, Any]:
     return {"apiVersion": record["apiVersion"], "kind": record["kind"], "spec": record["spec"]}
 
 
-def digest_bytes(canonical: bytes) -> str:
-    """``sha256:<hex>`` of bytes that are already canonical (e.g. from :func:`canonicalize`)."""
-    return DIGEST_PREFIX + _sha256(canonical).hexdigest()
-
-
 def digest(record: Mapping[str, Any]) -> str:
     """``sha256:<hex>`` of the canonical form of the record's identity.
 

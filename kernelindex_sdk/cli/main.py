@@ -30,6 +30,7 @@ from kernelindex_sdk.errors import SchemaDirectoryError
 if TYPE_CHECKING:
     from kernelindex_sdk.cli.validate_cmd import ValidateOptions
 
+
 def main(argv: list[str] | None = None) -> NoReturn:
     """Run a command and exit with its status, whatever happens: what the ``kernelindex``
     script runs, through ``kernelindex_console`` (which catches a Ctrl-C while this

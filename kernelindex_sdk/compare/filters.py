@@ -22,11 +22,8 @@ from kernelindex_sdk.base import suggest
 from kernelindex_sdk.compare.grouping import select, squash
 from kernelindex_sdk.compare.runs import ResolvedRun
 
-#: How close a present value must be to be offered, and how many are: one rule for
-#: every suggestion (:mod:`kernelindex_sdk.base.suggest`).
-CUTOFF: Final = suggest.CUTOFF
-SUGGESTIONS: Final = suggest.SUGGESTIONS
-#: Present values listed when none is close.
+#: Present values listed when none is close (how close one must be to be offered, and
+#: how many are, is one rule for every suggestion: :mod:`kernelindex_sdk.base.suggest`).
 LISTED: Final = 8
 
 

@@ -687,8 +687,3 @@ def show_value(value: Any) -> str:
     if isinstance(value, (int, float, str)):
         return str(value)
     return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-
-
-def distinct(values: Iterable[str]) -> list[str]:
-    """Values in first-seen order, without repeats."""
-    return list(dict.fromkeys(values))
