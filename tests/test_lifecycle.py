@@ -18,6 +18,7 @@ from profiles import examples
 import kernelindex_sdk as ki
 from kernelindex_sdk import models as m
 from kernelindex_sdk.canonical import digest as json_digest
+from kernelindex_sdk.errors import UnreadableFile
 from kernelindex_sdk.models.strategies import bundles, records
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -142,7 +143,7 @@ def test_loads_takes_text_only() -> None:
 
 
 def test_load_file_of_an_impossible_path() -> None:
-    with pytest.raises(ki.UnreadableFile):
+    with pytest.raises(UnreadableFile):
         ki.load_file("a\x00b")
 
 
