@@ -63,9 +63,9 @@ import rfc8785
 DIGEST_PREFIX = "sha256:"
 
 #: Digests made with the interpreter's own SHA-256 before OpenSSL's is loaded, and the
-#: largest input it takes. ``import hashlib`` loads OpenSSL's ``_hashlib`` (~11M
-#: instructions, ~4 % of ``kernelindex validate one.json``, which makes two digests);
-#: the built-in is slower per byte, so a process that digests much switches early.
+#: largest input it takes. ``import hashlib`` loads OpenSSL's ``_hashlib``, which costs
+#: more than the few digests of ``kernelindex validate one.json``; the built-in is
+#: slower per byte, so a process that digests much switches early.
 _BUILTIN_DIGESTS: Final = 64
 _BUILTIN_MAX_BYTES: Final = 1 << 16
 _builtin_left = _BUILTIN_DIGESTS
@@ -194,7 +194,7 @@ def _scan_values(
             continue
         if t is _dict or t is _list:
             # A child container's values are walked here, not in a call of their
-            # own: records nest two or three deep, and this saves ~11 % of the walk.
+            # own: records nest two or three deep, so most calls are saved.
             for item in val.values() if t is _dict else val:
                 u = _type(item)
                 if u is _str or u is _int:
@@ -603,7 +603,7 @@ def digest(record: Mapping[str, Any]) -> str:
     :func:`identity` and :func:`canonicalize` written out, and, once the short scan
     is in use (orjson, and its floats found to be ``repr``'s), the orjson path too:
     this is the call every validation of a referenced record and every import makes,
-    and the three calls and the checks they repeat were ~7 % of it.
+    and three calls that repeat each other's checks would be a visible part of it.
     """
     value = {"apiVersion": record["apiVersion"], "kind": record["kind"], "spec": record["spec"]}
     if _orjson_scan is _scan_values:

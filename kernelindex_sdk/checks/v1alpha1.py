@@ -99,8 +99,8 @@ def run_spec_passes(
 
     The rules once more, as a yes/no: every run of a valid stream is checked, and the
     full rules, which keep each figure's statistic and place for the messages they may
-    have to write, cost about three times as much. A value it cannot read (an
-    exception) is False too: the full rules then raise, or not, as they always did.
+    have to write, cost several times as much. A value it cannot read (an
+    exception) is False too: the full rules then raise, or not, as they would alone.
     ``tests/test_checks.py`` holds the two to each other.
 
     Written for a run of one result (a timing or a memory summary: every schema-valid

@@ -134,8 +134,8 @@ def _freeze_at_exit() -> None:
 
     After the exit handlers, finalization collects garbage more than once, and each
     collection traverses every object still alive: the modules, the compiled schemas,
-    whatever the command built. That was 30–40 ms of a ~200 ms ``validate one.json``
-    on the development machine (benchmarks/README.md). Frozen objects are still freed
+    whatever the command built: a sizeable share of a short command's time
+    (benchmarks/README.md). Frozen objects are still freed
     and flushed as finalization tears the modules down; only reference cycles among
     them are left to the process's end, as they would be for any object that
     outlives finalization. Registered here, in the console entry point, rather than

@@ -194,7 +194,7 @@ class JsonschemaEngine:
 
     Each schema is validated in its inlined form (:func:`~kernelindex_sdk.schema.bundled.
     inlined_schema`: every ``$ref`` replaced by its target), which python-jsonschema
-    walks 2–3× faster than one whose references it resolves one by one through the
+    walks much faster than one whose references it resolves one by one through the
     registry, with the same errors; a schema that cannot be inlined exactly is resolved
     as written. ``inline=False`` resolves every schema as written (what the inlined
     form is tested against). A schema of another dialect (its ``$schema``: Draft 7, say,
