@@ -79,6 +79,7 @@ _WIRE_KEYS = {
     "BENCHMARK_KEY": (v1alpha1.SourceNative, "benchmark"),
     "EXTERNAL_ID_KEY": (v1alpha1.SourceNative, "external_id"),
     "METRICS_KEY": (v1alpha1.SourceNative, "metrics"),
+    "LATENCY_NS_KEY": (v1alpha1.Timing, "latency_ns"),
     "PRIMARY_STATISTIC_KEY": (v1alpha1.Timing, "primary_statistic"),
     "SAMPLES_KEY": (v1alpha1.Timing, "samples"),
     "METRIC_KEY": (v1alpha1.Measurement, "metric"),
