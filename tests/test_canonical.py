@@ -29,6 +29,7 @@ import shared_data
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from profiles import examples
+from strategies import shuffle_keys
 
 from kernelindex_sdk import canonical
 from kernelindex_sdk.canonical import DIGEST_PREFIX, canonicalize, digest, identity
@@ -626,21 +627,11 @@ def test_identity_is_api_version_kind_and_spec() -> None:
     }
 
 
-def _shuffled(value: Any, rng: random.Random) -> Any:
-    if isinstance(value, dict):
-        items = list(value.items())
-        rng.shuffle(items)
-        return {k: _shuffled(v, rng) for k, v in items}
-    if isinstance(value, list):
-        return [_shuffled(v, rng) for v in value]
-    return value
-
-
 @settings(max_examples=examples(100), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(spec=st.dictionaries(json_keys, json_values, max_size=4), seed=st.integers())
 def test_digest_ignores_key_order(spec: dict[str, Any], seed: int) -> None:
     record = {"spec": spec, "metadata": {"name": "x"}, "kind": "K", "apiVersion": "v"}
-    shuffled = _shuffled(record, random.Random(seed))
+    shuffled = shuffle_keys(record, random.Random(seed))
     assert digest(shuffled) == digest(record) == _reference_digest(record)
 
 
