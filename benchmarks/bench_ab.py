@@ -3,7 +3,7 @@
     python benchmarks/bench_ab.py --rev a61fba3 --rev HEAD [--tree now=.] \\
         [--lines FILE] [--count 30000] [--repeats 9] [--files DIR]
 
-How the end-to-end figures of issue #14 in ``benchmarks/README.md`` are taken. Each
+How the end-to-end figures in ``benchmarks/README.md`` are taken. Each
 ``--rev`` is checked out as a git worktree in a temporary folder; each ``--tree
 LABEL=PATH`` names a folder that holds ``kernelindex_sdk`` (a checkout with changes not
 yet committed). Every repeat runs every command once, in turn, each as its own process,
@@ -14,7 +14,7 @@ minute) falls on all of them alike:
   set to the checkout (``-P``: the current folder cannot shadow it), its bytecode
   compiled first, as an installed copy's is;
 - ``benchmarks/bare_loop.py``: ``orjson.loads`` and jsonschema-rs ``is_valid`` on the
-  bundled Bundle schema, the peer the issue names.
+  bundled Bundle schema, the floor the JSON Lines target is measured against.
 
 ``LINES`` is the first ``--count`` lines of ``--lines`` (default: the JSON Lines file
 ``make_corpus.py`` writes). Every command must accept every line, or nothing is timed.
@@ -25,7 +25,7 @@ With ``--files DIR`` (the folder of files ``make_corpus.py`` writes, say) a seco
 follows, interleaved the same way: per checkout, ``validate DIR`` (``--jobs`` unset, as
 a user runs it) and ``validate`` of DIR's first file (the cold start), beside
 ajv-cli with ajv-formats on the same folder and file when ``setup_peers.sh`` has
-installed it (the peer #14's files target names) and ``python -c pass``. It prints each
+installed it (the peer the files target names) and ``python -c pass``. It prints each
 median, wall and CPU time (user + system of the command and of every process it waited
 for, so a forked run's workers count), and how many times faster than ajv-cli each is
 by both: on a loaded machine the wall-clock ratio measures the scheduler as much as the

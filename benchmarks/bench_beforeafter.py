@@ -13,7 +13,7 @@ interleaved repeat by repeat:
 * ``against``: ``kernelindex compare --against ref.jsonl cand.jsonl --format json``.
 
 Prints the median wall time, the median CPU time and the peak RSS of each, and the
-ratios against plain ``compare`` (the target of issue #28: at most 1.2× its time). With
+ratios against plain ``compare`` (the target: at most 1.2× its time). With
 ``--scaling``, the same at a quarter of the runs too, to show how memory grows with the
 number of runs. Figures, not a test: nothing here asserts.
 """

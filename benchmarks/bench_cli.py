@@ -18,7 +18,7 @@ of 150 MB (a bundle with a huge annotation), ``--jobs 2`` against ``--jobs 1``; 
 Liger CSV import, when ``shared/liger/all_benchmark_data.csv`` is there; ``bare``:
 30,000 JSON Lines bundles, ``kernelindex validate --jobs 1`` against
 ``benchmarks/bare_loop.py`` (orjson + jsonschema-rs on the bundled schema, no other
-check), the ratio the speed issue (#14) sets a target for.
+check), the ratio the JSON Lines target of ``benchmarks/README.md`` is stated in.
 """
 
 from __future__ import annotations

@@ -13,7 +13,7 @@ timestamps, notes, and the number of its measurements, so the corpus is not a fe
 records repeated. With ``--liger`` the corpus is instead every record that
 ``kernelindex import liger`` writes from Liger-Kernel's CSV (``shared/liger/
 all_benchmark_data.csv`` by default), collected into one JSON array and parsed with
-``json.loads`` — the measurement issue #14 quotes. Every digest is checked against the
+``json.loads`` — the measurement the digest target is stated in. Every digest is checked against the
 reference before timing.
 
 One core, in-process: each repeat digests the whole corpus once; the figures are the

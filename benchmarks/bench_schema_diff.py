@@ -1,4 +1,4 @@
-"""Seconds ``kernelindex schema diff`` takes on schemas with large enumerations (issue #29).
+"""Seconds ``kernelindex schema diff`` takes on schemas with large enumerations.
 
     python benchmarks/bench_schema_diff.py [--sizes 1000,10000,30000] [--cases a,b]
         [--timeout S] [--source DIR]
@@ -13,7 +13,7 @@ number of violations are printed beside the time, so two versions can be seen to
 
 The cases:
 
-* ``swapped``: a string enum loses its first value and gains another (the issue's case).
+* ``swapped``: a string enum loses its first value and gains another.
 * ``disjoint``: every value is replaced (each one a violation, each with a witness).
 * ``numbers``: integers, then the same as floats (``1`` and ``1.0``), one swapped.
 * ``consts``: ``anyOf`` of ``n`` ``const``\\ s, one swapped.

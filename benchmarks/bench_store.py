@@ -1,15 +1,15 @@
-"""The store's figures (#30): prints them; not a timed test.
+"""The store's figures: prints them; not a timed test.
 
 On N complete bundles (``store_corpus.py``: make_corpus's seed variants with the
 workload and implementation they reference, so ``--strict-refs`` passes), in one
 JSON Lines file::
 
-    python benchmarks/bench_store.py --runs 100000            # the issue's: --runs 1000000
+    python benchmarks/bench_store.py --runs 100000            # the target's: --runs 1000000
 
 prints, each command run as a real ``kernelindex`` process:
 
 * ``store add`` time beside ``validate --strict-refs`` of the same JSON Lines
-  (the issue's target: at most 1.3x);
+  (the target: at most 1.3x);
 * the store's size on disk beside the JSON Lines';
 * ``compare --format json`` over the store beside over the JSON Lines (target: 5x
   faster), ``--repeats`` times each, interleaved, medians of wall and CPU time (the

@@ -3,9 +3,9 @@
     python benchmarks/bench_writers.py --rev 001eb8b --rev HEAD [--tree now=.] \\
         [--lines FILE] [--count 300000] [--repeats 5] [--writers orjson,json.dumps(d)]
 
-Issue #35's writers table. The same records (the first ``--count`` lines of
-``--lines``, by default the JSON Lines file ``make_corpus.py`` writes, repeated as often
-as needed) are written once by each writer:
+The writers table of ``benchmarks/README.md``'s JSON Lines target. The same records
+(the first ``--count`` lines of ``--lines``, by default the JSON Lines file
+``make_corpus.py`` writes, repeated as often as needed) are written once by each writer:
 
 - ``orjson.dumps``;
 - ``json.dumps(separators=(",", ":"), ensure_ascii=False)``;

@@ -13,7 +13,7 @@ each), ``benchmarks/corpus/records.jsonl`` (one compact bundle per line, ~2 KB) 
 a validator really validates). The output is deterministic for a given ``--seed``.
 ``benchmarks/corpus/`` is git-ignored: nothing large is committed.
 
-With ``--file-writers`` the same files are also written by each writer issue #35's
+With ``--file-writers`` the same files are also written by each writer the
 files target names, one folder each: ``files-indent2/`` (``json.dumps(indent=2)``, its
 ``\\u00b7`` escapes), ``files-indent2-utf8/`` (``json.dumps(indent=2,
 ensure_ascii=False)``) and ``files-orjson-indent2/`` (``orjson.dumps(option=

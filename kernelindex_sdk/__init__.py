@@ -17,6 +17,17 @@ directories, JSON Lines), :mod:`~kernelindex_sdk.validating.validation` (session
 :mod:`~kernelindex_sdk.models.strategies` (hypothesis), :mod:`~kernelindex_sdk.schemadiff`
 (what a schema change breaks, with witnesses).
 
+The top level holds what a user of the library needs: the record functions, the
+models, the schema registry, :class:`Problem`, and the errors those functions raise on
+purpose, which are the ones a caller catches — the base :class:`KernelIndexError`;
+:class:`IntakeError`, the one class of every reason text is not strict JSON or a path
+cannot be read (``load_file``, ``loads``); :class:`NotJSON` and :class:`NotARecord`
+(``dumps``, ``digest``, ``link``); :class:`ModelError` (``structure``); and the
+registry's :class:`UnknownKind`, :class:`SchemaDirectoryError` and
+:class:`UnresolvableReference`. The subclasses of ``IntakeError`` (``MalformedJSON``,
+``DuplicateKey``, ``UnreadableFile``, ...) say which reason; a caller that tells them
+apart imports them from :mod:`kernelindex_sdk.errors`.
+
 Names are imported on first use, so a command that needs only the intake layer does
 not pay for jsonschema or cattrs at start-up. :data:`_EXPORTS` is the one list of the
 top-level names; ``__all__`` is made from it, and a test checks the typing imports
@@ -26,13 +37,12 @@ below against it.
 from __future__ import annotations
 
 import importlib
-import warnings
 from typing import TYPE_CHECKING, Any
 
 from kernelindex_sdk.base.lightimport import standard_modules
 
 # dataclasses and uuid (which orjson imports) and pathlib, loaded first here, come
-# without inspect, platform and urllib.parse (~50M instructions): see lightimport.
+# without inspect, platform and urllib.parse, a large share of start-up: see lightimport.
 standard_modules()
 
 __version__ = "0.1.0"
@@ -66,38 +76,6 @@ _EXPORTS: dict[str, str] = {
     "SchemaDirectoryError": "kernelindex_sdk.errors",
     "UnresolvableReference": "kernelindex_sdk.errors",
     "IntakeError": "kernelindex_sdk.errors",
-    "UnreadableFile": "kernelindex_sdk.errors",
-    "UnreadableDirectory": "kernelindex_sdk.errors",
-    "SymlinkLoop": "kernelindex_sdk.errors",
-    "NotARegularFile": "kernelindex_sdk.errors",
-    "DocumentTooLarge": "kernelindex_sdk.errors",
-    "EmptyDocument": "kernelindex_sdk.errors",
-    "MalformedJSON": "kernelindex_sdk.errors",
-    "InvalidEncoding": "kernelindex_sdk.errors",
-    "ByteOrderMark": "kernelindex_sdk.errors",
-    "DuplicateKey": "kernelindex_sdk.errors",
-    "NonFiniteNumber": "kernelindex_sdk.errors",
-    "NumberOutOfRange": "kernelindex_sdk.errors",
-    "NestingTooDeep": "kernelindex_sdk.errors",
-}
-
-#: Names that were top-level before the surface was narrowed: still found (with a
-#: DeprecationWarning naming their module) so that existing code keeps working.
-_MOVED: dict[str, str] = {
-    "iter_documents": "kernelindex_sdk.reading.sources",
-    "iter_jsonl": "kernelindex_sdk.reading.sources",
-    "Document": "kernelindex_sdk.reading.intake",
-    "bundled_schema": "kernelindex_sdk.schema.bundled",
-    "ValidationSession": "kernelindex_sdk.validating.validation",
-    "Item": "kernelindex_sdk.validating.validation",
-    "ValidationEngine": "kernelindex_sdk.validating.engine",
-    "JsonschemaEngine": "kernelindex_sdk.validating.engine",
-    "Pipeline": "kernelindex_sdk.validating.pipeline",
-    "Tally": "kernelindex_sdk.validating.pipeline",
-    "WorkerFailed": "kernelindex_sdk.base.parallel",
-    "atomic_write_bytes": "kernelindex_sdk.base.fileio",
-    "atomic_write_many": "kernelindex_sdk.base.fileio",
-    "Progress": "kernelindex_sdk.base.progress",
 }
 
 __all__ = ["models", *_EXPORTS]  # built from the one list above
@@ -105,26 +83,13 @@ __all__ = ["models", *_EXPORTS]  # built from the one list above
 if TYPE_CHECKING:
     from kernelindex_sdk import models
     from kernelindex_sdk.errors import (
-        ByteOrderMark,
-        DocumentTooLarge,
-        DuplicateKey,
-        EmptyDocument,
         IntakeError,
-        InvalidEncoding,
         KernelIndexError,
-        MalformedJSON,
-        NestingTooDeep,
-        NonFiniteNumber,
         NotARecord,
-        NotARegularFile,
         NotJSON,
-        NumberOutOfRange,
         Problem,
         SchemaDirectoryError,
-        SymlinkLoop,
         UnknownKind,
-        UnreadableDirectory,
-        UnreadableFile,
         UnresolvableReference,
     )
     from kernelindex_sdk.models import ModelError, structure, unstructure
@@ -147,15 +112,7 @@ def __getattr__(name: str) -> Any:
         return importlib.import_module("kernelindex_sdk.models")
     module = _EXPORTS.get(name)
     if module is None:
-        module = _MOVED.get(name)
-        if module is None:
-            raise AttributeError(f"module 'kernelindex_sdk' has no attribute {name!r}")
-        warnings.warn(
-            f"kernelindex_sdk.{name} moved: import it from {module}",
-            DeprecationWarning,
-            stacklevel=2,
-        )
-        return getattr(importlib.import_module(module), name)
+        raise AttributeError(f"module 'kernelindex_sdk' has no attribute {name!r}")
     value = getattr(importlib.import_module(module), name)
     globals()[name] = value
     return value

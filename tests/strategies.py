@@ -28,6 +28,8 @@ from hypothesis.errors import HypothesisWarning
 from hypothesis_jsonschema import from_schema
 from profiles import examples
 
+from kernelindex_sdk.models import unstructure
+
 # The record strategies ship in the wheel (kernelindex_sdk.models.strategies); the tests use
 # those, so what users draw from is what the project's own laws are checked with.
 from kernelindex_sdk.models.strategies import (
@@ -37,12 +39,16 @@ from kernelindex_sdk.models.strategies import (
     metadatas,
     timestamps,
     uris,
-    wire_records,
 )
 from kernelindex_sdk.reading.intake import MAX_SAFE_INTEGER
 from kernelindex_sdk.schema.bundled import bundled_schema
 
 T = TypeVar("T")
+
+#: Any record of any kind, as wire JSON.
+wire_records: st.SearchStrategy[dict[str, Any]] = st.one_of(
+    [MODELS[kind] for kind in RECORD_KINDS]
+).map(unstructure)
 
 # --------------------------------------------------------------------------- settings
 

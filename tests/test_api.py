@@ -21,6 +21,33 @@ def test_every_exported_name_resolves() -> None:
         assert getattr(ki, name) is not None, name
 
 
+def test_the_top_level_errors_are_those_a_caller_catches() -> None:
+    """The base error and one class per kind of refusal a top-level function makes; the
+    subclasses of IntakeError (which reason) are imported from ``kernelindex_sdk.errors``."""
+    from kernelindex_sdk import errors
+
+    top = {name for name in ki.__all__ if isinstance(getattr(ki, name), type)}
+    assert {name for name in top if issubclass(getattr(ki, name), Exception)} == {
+        "KernelIndexError",
+        "IntakeError",
+        "NotJSON",
+        "NotARecord",
+        "ModelError",
+        "UnknownKind",
+        "SchemaDirectoryError",
+        "UnresolvableReference",
+    }
+    reasons = {
+        name
+        for name, value in vars(errors).items()
+        if isinstance(value, type) and issubclass(value, errors.IntakeError)
+    } - {"IntakeError"}
+    assert {"MalformedJSON", "DuplicateKey", "UnreadableFile", "NestingTooDeep"} <= reasons
+    for name in reasons:
+        assert not hasattr(ki, name), name
+        assert issubclass(getattr(errors, name), ki.IntakeError)
+
+
 def test_unknown_attribute() -> None:
     with pytest.raises(AttributeError, match="no attribute 'nope'"):
         _ = ki.nope  # type: ignore[attr-defined]

@@ -1,4 +1,4 @@
-"""``benchmarks/bench_ab.py``, the interleaved A/B behind #14's end-to-end figures:
+"""``benchmarks/bench_ab.py``, the interleaved A/B behind the end-to-end figures:
 a smoke run on a few lines, and its refusal to time commands that reject the input."""
 
 from __future__ import annotations
@@ -85,7 +85,7 @@ def test_files_mode_times_nothing_when_a_file_is_rejected(tmp_path: Path) -> Non
 
 
 def test_the_writers_benchmark_prints_a_ratio_per_writer_and_checkout(tmp_path: Path) -> None:
-    """``benchmarks/bench_writers.py``, issue #35's writers table: each writer's lines
+    """``benchmarks/bench_writers.py``, the writers table: each writer's lines
     validated by each checkout, as a ratio to the bare loop in the same repeat."""
     writers = 'orjson.dumps;json.dumps(d);json.dumps(separators=(",", ":"))'
     done = subprocess.run(

@@ -1,4 +1,4 @@
-"""``benchmarks/bench_startup.py``, #35's start-up ratio: a smoke run, and its refusal
+"""``benchmarks/bench_startup.py``, the start-up ratio: a smoke run, and its refusal
 to time a command that rejects the file."""
 
 from __future__ import annotations

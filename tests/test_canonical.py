@@ -29,9 +29,10 @@ import shared_data
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from profiles import examples
+from strategies import shuffle_keys
 
 from kernelindex_sdk import canonical
-from kernelindex_sdk.canonical import DIGEST_PREFIX, canonicalize, digest, digest_bytes, identity
+from kernelindex_sdk.canonical import DIGEST_PREFIX, canonicalize, digest, identity
 
 MAX_SAFE = 2**53 - 1
 
@@ -612,7 +613,10 @@ def _reference_digest(record: Any) -> str:
 def test_fixture_digest() -> None:
     assert digest(FIXTURE) == FIXTURE_DIGEST == _reference_digest(FIXTURE)
     assert DIGEST_PREFIX == "sha256:"
-    assert digest_bytes(canonicalize(identity(FIXTURE))) == FIXTURE_DIGEST
+    assert (
+        DIGEST_PREFIX + hashlib.sha256(canonicalize(identity(FIXTURE))).hexdigest()
+        == FIXTURE_DIGEST
+    )
 
 
 def test_identity_is_api_version_kind_and_spec() -> None:
@@ -623,21 +627,11 @@ def test_identity_is_api_version_kind_and_spec() -> None:
     }
 
 
-def _shuffled(value: Any, rng: random.Random) -> Any:
-    if isinstance(value, dict):
-        items = list(value.items())
-        rng.shuffle(items)
-        return {k: _shuffled(v, rng) for k, v in items}
-    if isinstance(value, list):
-        return [_shuffled(v, rng) for v in value]
-    return value
-
-
 @settings(max_examples=examples(100), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(spec=st.dictionaries(json_keys, json_values, max_size=4), seed=st.integers())
 def test_digest_ignores_key_order(spec: dict[str, Any], seed: int) -> None:
     record = {"spec": spec, "metadata": {"name": "x"}, "kind": "K", "apiVersion": "v"}
-    shuffled = _shuffled(record, random.Random(seed))
+    shuffled = shuffle_keys(record, random.Random(seed))
     assert digest(shuffled) == digest(record) == _reference_digest(record)
 
 
@@ -789,6 +783,12 @@ _NEAR_THE_LIMIT = st.builds(
 )
 
 
+def _digest_bytes(data: bytes) -> str:
+    """``sha256:`` of bytes through the digest's own hash (``canonical._sha256``, read
+    at each call: it replaces itself with hashlib's)."""
+    return DIGEST_PREFIX + canonical._sha256(data).hexdigest()
+
+
 @settings(max_examples=examples(200))
 @given(st.binary(max_size=300) | _NEAR_THE_LIMIT)
 def test_both_sha256s_give_hashlibs_digest(data: bytes) -> None:
@@ -796,11 +796,11 @@ def test_both_sha256s_give_hashlibs_digest(data: bytes) -> None:
     for an input over the size limit) both make ``hashlib.sha256``'s digest."""
     expected = DIGEST_PREFIX + hashlib.sha256(data).hexdigest()
     for left in (1, 0):
-        # digest_bytes reads canonical._sha256: start it afresh, with `left` built-in digests
+        # Start canonical._sha256 afresh, with `left` built-in digests
         canonical._sha256 = canonical._first_sha256
         canonical._builtin_left = left
-        assert digest_bytes(data) == expected
-        assert digest_bytes(data) == expected  # the second is always hashlib's
+        assert _digest_bytes(data) == expected
+        assert _digest_bytes(data) == expected  # the second is always hashlib's
         assert canonical._sha256 is hashlib.sha256
 
 
@@ -817,7 +817,7 @@ def test_the_built_in_sha256_gives_way_to_openssl(monkeypatch: pytest.MonkeyPatc
     monkeypatch.setattr(canonical, "_sha256", canonical._first_sha256)
     monkeypatch.setattr(canonical, "_builtin_left", 3)
     big = b"x" * (canonical._BUILTIN_MAX_BYTES + 1)
-    assert digest_bytes(big) == DIGEST_PREFIX + hashlib.sha256(big).hexdigest()
+    assert _digest_bytes(big) == DIGEST_PREFIX + hashlib.sha256(big).hexdigest()
     assert canonical._sha256 is hashlib.sha256
 
 

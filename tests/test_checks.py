@@ -12,10 +12,17 @@ from profiles import examples
 
 from kernelindex_sdk.base.wire import parse_timestamp
 from kernelindex_sdk.checks import for_version, v1alpha1
-from kernelindex_sdk.checks.v1alpha1 import CLOCK_SKEW, check_run_spec
+from kernelindex_sdk.checks.v1alpha1 import CLOCK_SKEW
 from kernelindex_sdk.validating.validation import ValidationSession
 
 NOW = datetime(2026, 11, 30, tzinfo=timezone.utc)
+
+
+def check_run_spec(spec: dict[str, Any], at: str, now: datetime | None) -> list[Any]:
+    """The run rules on ``spec`` as :func:`v1alpha1.check_record` applies them to a run
+    whose spec is at ``at`` (a pointer ending in ``/spec``)."""
+    assert at.endswith("/spec")
+    return v1alpha1.check_record({"kind": "BenchmarkRun", "spec": spec}, at[: -len("/spec")], now)
 
 
 def problems(bundle: dict[str, Any]) -> list[str]:
@@ -393,9 +400,9 @@ def test_the_plain_rules_see_problems() -> None:
             {"metric": "latency", "unit": "ns", "statistic": "p80", "value": 1},
         ],
     }
-    codes = [code for code, _, _ in _oracle(spec, "/s", NOW)]
+    codes = [code for code, _, _ in _oracle(spec, "/spec", NOW)]
     assert set(codes) == {"semantic", "statistics-order", "units"}
-    assert codes == [p.code for p in check_run_spec(spec, "/s", NOW)]
+    assert codes == [p.code for p in check_run_spec(spec, "/spec", NOW)]
 
 
 @settings(max_examples=examples(1000), deadline=None)
@@ -422,7 +429,7 @@ def test_the_plain_rules_see_problems() -> None:
 def test_the_quick_rules_pass_exactly_the_runs_without_problems(
     spec: dict[str, Any], now: datetime | None
 ) -> None:
-    """check_run_spec answers a run with no problem from ``run_spec_passes`` alone:
+    """check_record answers a run with no problem from ``run_spec_passes`` alone:
     it must say yes exactly when the full rules find nothing (a yes too many would
     hide a problem; a no too many only costs time, but the oracle test above cannot
     see it)."""
@@ -450,11 +457,11 @@ def test_a_run_the_quick_rules_cannot_read_gets_the_full_rules_answer(
     "not known" and the full rules answer (or raise) as they always did."""
     assert v1alpha1.run_spec_passes(spec, NOW) is False
     try:
-        expected: Any = v1alpha1._run_spec_problems(spec, "/s", NOW)
+        expected: Any = v1alpha1._run_spec_problems(spec, "/spec", NOW)
     except Exception as error:  # compared below
         expected = type(error)
     try:
-        found: Any = check_run_spec(spec, "/s", NOW)
+        found: Any = check_run_spec(spec, "/spec", NOW)
     except Exception as error:  # compared below
         found = type(error)
     assert found == expected

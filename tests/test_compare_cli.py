@@ -19,8 +19,8 @@ import attrs
 import pytest
 from click.testing import CliRunner
 
+from kernelindex_sdk.cli.app import cli
 from kernelindex_sdk.cli.compare_cmd import CompareOptions, run_compare
-from kernelindex_sdk.cli.main import cli
 from kernelindex_sdk.compare.report import CSV_COLUMNS
 
 EXAMPLES = Path(__file__).resolve().parent / "examples" / "compare"

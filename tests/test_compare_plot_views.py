@@ -16,7 +16,7 @@ import attrs
 import pytest
 from click.testing import CliRunner
 
-from kernelindex_sdk.cli.main import cli
+from kernelindex_sdk.cli.app import cli
 from kernelindex_sdk.compare import find_sweeps, group_runs, load_records, panels, resolve_runs
 from kernelindex_sdk.compare.speedups import no_sweeps, speedup_panels
 from kernelindex_sdk.compare.sweeps import Failure, Panel, Point, Series

@@ -29,7 +29,7 @@ from hypothesis import strategies as st
 from strategies import law_settings
 
 from kernelindex_sdk.canonical import digest
-from kernelindex_sdk.cli.main import cli
+from kernelindex_sdk.cli.app import cli
 from kernelindex_sdk.compare import group_runs, load_records, resolve_runs, select
 from kernelindex_sdk.compare.summary import Summary, check_thresholds, summarize
 from kernelindex_sdk.compare.summary_report import SUMMARY_REPORTERS

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import ast
 import json
-import warnings
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
@@ -19,6 +18,7 @@ from profiles import examples
 import kernelindex_sdk as ki
 from kernelindex_sdk import models as m
 from kernelindex_sdk.canonical import digest as json_digest
+from kernelindex_sdk.errors import UnreadableFile
 from kernelindex_sdk.models.strategies import bundles, records
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -143,7 +143,7 @@ def test_loads_takes_text_only() -> None:
 
 
 def test_load_file_of_an_impossible_path() -> None:
-    with pytest.raises(ki.UnreadableFile):
+    with pytest.raises(UnreadableFile):
         ki.load_file("a\x00b")
 
 
@@ -197,17 +197,6 @@ def test_one_list_of_names_and_the_typing_imports_agree() -> None:
                 if isinstance(statement, ast.ImportFrom):
                     typed.update(alias.asname or alias.name for alias in statement.names)
     assert typed == set(ki.__all__)
-
-
-def test_moved_names_still_resolve_with_a_warning() -> None:
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        session_class = ki.ValidationSession  # type: ignore[attr-defined]
-    from kernelindex_sdk.validating.validation import ValidationSession
-
-    assert session_class is ValidationSession
-    assert "import it from kernelindex_sdk.validating.validation" in str(caught[0].message)
-    assert "ValidationSession" not in ki.__all__
 
 
 _ODD = st.sampled_from(

@@ -19,6 +19,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
+from acceptance.support import finish
 from liger_rows import HEADER, good_rows, row, write_csv
 
 from bench_adapters.cli import run_liger_import
@@ -43,18 +44,6 @@ def start(args: Sequence[str], prefix: Sequence[str] = ()) -> subprocess.Popen[b
         stderr=subprocess.PIPE,
         start_new_session=True,
     )
-
-
-def finish(process: subprocess.Popen[bytes], timeout: float = 60) -> tuple[int, str]:
-    try:
-        _, err = process.communicate(timeout=timeout)
-    except subprocess.TimeoutExpired:
-        os.killpg(process.pid, signal.SIGKILL)
-        process.communicate()
-        pytest.fail(f"hung for {timeout} s")
-    text = err.decode("utf-8", "replace")
-    assert "Traceback" not in text
-    return process.returncode, text
 
 
 def many_rows(count: int, provider: str = "liger") -> list[str]:
@@ -109,7 +98,7 @@ def test_two_imports_into_one_folder_lose_nothing(tmp_path: Path) -> None:
         start([str(path), "--out", str(out), "--layout", "jsonl"]) for path in (first, second)
     ]
     for process in processes:
-        status, err = finish(process)
+        status, _, err = finish(process)
         assert status == 0, err
     assert [p.name for p in out.iterdir()] == [JSONL_NAME]
     assert valid_runs(out) == 600
@@ -122,14 +111,14 @@ def test_an_unwritable_folder_and_an_unreadable_csv_exit_2(tmp_path: Path) -> No
     locked.mkdir()
     locked.chmod(0o555)
     try:
-        status, err = finish(start([str(source), "--out", str(locked)], WITHOUT_DAC))
+        status, _, err = finish(start([str(source), "--out", str(locked)], WITHOUT_DAC))
     finally:
         locked.chmod(0o755)
     assert status == 2
     assert err.strip().endswith("Permission denied")
     assert list(locked.iterdir()) == []
     source.chmod(0)
-    status, err = finish(start([str(source), "--out", str(tmp_path / "out")], WITHOUT_DAC))
+    status, _, err = finish(start([str(source), "--out", str(tmp_path / "out")], WITHOUT_DAC))
     assert status == 2
     assert err.strip() == f"{source}: permission denied"
     assert not (tmp_path / "out").exists()

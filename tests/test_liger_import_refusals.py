@@ -48,6 +48,19 @@ ODD_CELLS = {
         {"kernel_name": "k" * 100_000},
         "row longer than 64 KiB, the limit for one row",
     ),
+    "unknown metric": (
+        {"metric_name": "joules"},
+        "metric_name: unknown metric 'joules' (known: memory, speed)",
+    ),
+    "unknown unit": (
+        {"metric_unit": "furlongs"},
+        "metric_unit: 'furlongs' is not a unit of 'speed' (known: ms, us, ns, s)",
+    ),
+    "unknown mode": (
+        {"kernel_operation_mode": "sideways"},
+        "kernel_operation_mode: unknown mode 'sideways', so the timed pass is unknown"
+        " (known: forward, backward, full, no-grad-forward)",
+    ),
     "kernel name of 5k characters": (
         {"kernel_name": "k" * 5000},
         "kernel_name: 5000 characters, more than the 1024",

@@ -26,7 +26,7 @@ from profiles import examples
 import kernelindex_sdk as ki
 from kernelindex_sdk import models as m
 from kernelindex_sdk.base.printable import int_text, short_repr
-from kernelindex_sdk.errors import KernelIndexError
+from kernelindex_sdk.errors import InvalidEncoding, KernelIndexError
 from kernelindex_sdk.reading import sources
 from kernelindex_sdk.schema.bundled import bundled_schema, inlined_schema
 from kernelindex_sdk.validating.validation import ValidationSession
@@ -153,7 +153,7 @@ def test_a_lone_surrogate(value: Any, pointer: str, what: str) -> None:
 def test_dumps_writes_only_what_loads_reads_back() -> None:
     # The promise in docs/library.md: loads(dumps(x)) == x. Strict intake refuses a
     # lone surrogate, so dumps refuses to write one, with the same words.
-    with pytest.raises(ki.InvalidEncoding, match="lone surrogate U\\+D800 in string"):
+    with pytest.raises(InvalidEncoding, match="lone surrogate U\\+D800 in string"):
         ki.loads('"\ud800"')
     with pytest.raises(ki.NotJSON, match="lone surrogate U\\+D800 in string"):
         ki.dumps("\ud800")

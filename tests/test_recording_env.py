@@ -119,7 +119,7 @@ def test_nvml_answers_become_every_gpu_field_with_its_call() -> None:
             entry = origins[f"/{section}/{key}"]
             assert entry["origin"] in (env.PROBED, "catalog")
             if entry["origin"] == env.PROBED:
-                assert entry["detail"].startswith(env.PROBED_PREFIX)
+                assert entry["detail"].startswith("probed: ")
     assert nvml.initialized == nvml.shut_down == 1
 
 

@@ -36,6 +36,20 @@ def write_schema(root: Path, version: str, name: str, contents: dict[str, Any]) 
     return path
 
 
+def write_thing(root: Path, properties: dict[str, Any], defs: dict[str, Any] | None = None) -> Path:
+    """The schema of a ``Thing`` kind in version ``v1test``: ``properties`` beside its
+    ``kind``, and ``defs`` as its ``$defs`` where given."""
+    contents: dict[str, Any] = {
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "$id": "https://kernelindex.dev/schemas/v1test/thing.schema.json",
+        "type": "object",
+        "properties": {"kind": {"const": "Thing"}, **properties},
+    }
+    if defs is not None:
+        contents["$defs"] = defs
+    return write_schema(root, "v1test", "thing.schema.json", contents)
+
+
 @pytest.fixture
 def two_versions(tmp_path: Path) -> Iterator[SchemaRegistry]:
     """A schema tree with v1alpha1 (as shipped) and a fake v1alpha2 made from it by
@@ -139,7 +153,7 @@ def test_find_bundle_and_versions() -> None:
 def test_unknown_kind_suggests_the_closest(given: str, meant: str) -> None:
     from click.testing import CliRunner
 
-    from kernelindex_sdk.cli.main import cli
+    from kernelindex_sdk.cli.app import cli
 
     with pytest.raises(UnknownKind) as raised:
         default_registry().find(given)
@@ -169,20 +183,7 @@ def test_common_definitions_are_support_not_kinds() -> None:
 
 @pytest.fixture
 def remote_ref_registry(tmp_path: Path) -> SchemaRegistry:
-    write_schema(
-        tmp_path,
-        "v1test",
-        "thing.schema.json",
-        {
-            "$schema": "https://json-schema.org/draft/2020-12/schema",
-            "$id": "https://kernelindex.dev/schemas/v1test/thing.schema.json",
-            "type": "object",
-            "properties": {
-                "kind": {"const": "Thing"},
-                "spec": {"$ref": "https://example.com/x.json"},
-            },
-        },
-    )
+    write_thing(tmp_path, {"spec": {"$ref": "https://example.com/x.json"}})
     return SchemaRegistry.from_directory(tmp_path)
 
 
@@ -415,23 +416,15 @@ def test_bundled_names_never_collide(tmp_path: Path) -> None:
             "$defs": {"name": {"type": "string"}},
         },
     )
-    write_schema(
+    write_thing(
         tmp_path,
-        "v1test",
-        "thing.schema.json",
         {
-            "$schema": "https://json-schema.org/draft/2020-12/schema",
-            "$id": "https://kernelindex.dev/schemas/v1test/thing.schema.json",
-            "type": "object",
-            "properties": {
-                "kind": {"const": "Thing"},
-                "name": {"$ref": "common.schema.json#/$defs/name"},
-                "local": {"$ref": "#/$defs/common.schema.json"},
-                "data": {"const": {"$ref": "not-a-reference"}},
-                "$ref": {"enum": [{"$ref": "#/nowhere"}]},
-            },
-            "$defs": {"common.schema.json": {"type": "integer"}},
+            "name": {"$ref": "common.schema.json#/$defs/name"},
+            "local": {"$ref": "#/$defs/common.schema.json"},
+            "data": {"const": {"$ref": "not-a-reference"}},
+            "$ref": {"enum": [{"$ref": "#/nowhere"}]},
         },
+        defs={"common.schema.json": {"type": "integer"}},
     )
     registry = SchemaRegistry.from_directory(tmp_path)
     schema = bundled_schema("Thing", registry=registry)

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 import kernelindex_sdk as ki
-from kernelindex_sdk.errors import NumberOutOfRange
+from kernelindex_sdk.errors import NonFiniteNumber, NumberOutOfRange
 
 VECTORS = Path(__file__).resolve().parent / "examples" / "rfc8785"
 NAMES = sorted(p.name for p in (VECTORS / "input").iterdir())
@@ -104,8 +104,8 @@ def test_what_is_still_refused() -> None:
         ("1e400", NumberOutOfRange),
         ("-1e400", NumberOutOfRange),
         ("9007199254740992", NumberOutOfRange),
-        ("NaN", ki.NonFiniteNumber),
-        ("Infinity", ki.NonFiniteNumber),
+        ("NaN", NonFiniteNumber),
+        ("Infinity", NonFiniteNumber),
     ):
         with pytest.raises(kind):
             ki.loads(f"[{text}]")

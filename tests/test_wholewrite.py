@@ -27,6 +27,18 @@ def _reader_that_leaves(read_fd: int, after: int) -> threading.Thread:
     return thread
 
 
+def _reader_that_drains(read_fd: int, into: bytearray, step: int) -> threading.Thread:
+    """Read to the pipe's end, ``step`` bytes at most at a time, into ``into``."""
+
+    def run() -> None:
+        while chunk := os.read(read_fd, step):
+            into.extend(chunk)
+
+    thread = threading.Thread(target=run)
+    thread.start()
+    return thread
+
+
 def test_a_reader_that_leaves_mid_write_raises() -> None:
     read_fd, write_fd = os.pipe()
     reader = _reader_that_leaves(read_fd, 100)
@@ -55,13 +67,7 @@ def test_a_buffered_text_stream_over_it_raises_too() -> None:
 def test_everything_is_written_through_a_pipe_that_fills() -> None:
     read_fd, write_fd = os.pipe()
     received = bytearray()
-
-    def drain() -> None:
-        while chunk := os.read(read_fd, 1 << 16):
-            received.extend(chunk)
-
-    reader = threading.Thread(target=drain)
-    reader.start()
+    reader = _reader_that_drains(read_fd, received, 1 << 16)
     assert write_all(write_fd, memoryview(BIG)) == len(BIG)
     os.close(write_fd)
     reader.join()
@@ -79,13 +85,7 @@ def test_a_non_blocking_descriptor_is_waited_on_not_failed() -> None:
     read_fd, write_fd = os.pipe()
     os.set_blocking(write_fd, False)
     received = bytearray()
-
-    def drain() -> None:
-        while chunk := os.read(read_fd, 1 << 12):
-            received.extend(chunk)
-
-    reader = threading.Thread(target=drain)
-    reader.start()
+    reader = _reader_that_drains(read_fd, received, 1 << 12)
     try:
         assert write_all(write_fd, BIG) == len(BIG)
     finally:

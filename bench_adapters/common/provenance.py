@@ -32,8 +32,6 @@ from kernelindex_sdk.base.wire import parse_timestamp
 
 RECORD = "record"
 FILE = "file"
-FILE_NAME = "file-name"
-FOLDER_NAME = "folder-name"
 CALLER = "caller"
 CATALOG = "catalog"
 UNKNOWN = "unknown"

@@ -11,8 +11,8 @@ provider is named once, not once per row).
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Mapping
-from typing import Any
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any, TypeVar
 
 import attrs
 
@@ -27,6 +27,7 @@ from bench_adapters.liger.workload import describe_workload
 from kernelindex_sdk.canonical import digest
 
 _TOKEN = re.compile(r"[^a-z0-9]+")
+_T = TypeVar("_T")
 
 
 class Warnings:
@@ -108,27 +109,25 @@ class Mapper:
 
     def _map_row(self, row: LigerRow) -> MappedRun:
         catalog = self.catalog
-        metric = catalog.metrics.get(row.metric)
-        if metric is None:
-            raise RowError(
-                f"metric_name: unknown metric {row.metric!r} "
-                f"(known: {', '.join(sorted(catalog.metrics))})",
-                "unknown-metric",
-            )
-        factor = metric.units.get(row.unit)
-        if factor is None:
-            raise RowError(
-                f"metric_unit: {row.unit!r} is not a unit of {row.metric!r} "
-                f"(known: {', '.join(metric.units)})",
-                "unknown-unit",
-            )
-        mode = catalog.modes.get(row.mode)
-        if mode is None:
-            raise RowError(
-                f"kernel_operation_mode: unknown mode {row.mode!r}, so the timed pass is "
-                f"unknown (known: {', '.join(catalog.modes)})",
-                "unknown-mode",
-            )
+        metric = _known(
+            catalog.metrics,
+            row.metric,
+            f"metric_name: unknown metric {row.metric!r}",
+            "unknown-metric",
+            sorted(catalog.metrics),
+        )
+        factor = _known(
+            metric.units,
+            row.unit,
+            f"metric_unit: {row.unit!r} is not a unit of {row.metric!r}",
+            "unknown-unit",
+        )
+        mode = _known(
+            catalog.modes,
+            row.mode,
+            f"kernel_operation_mode: unknown mode {row.mode!r}, so the timed pass is unknown",
+            "unknown-mode",
+        )
         values = (
             _whole("y_value_20", row.y20, factor),
             _whole("y_value_50", row.y50, factor),
@@ -289,6 +288,17 @@ class Mapper:
             record = records.workload_record(row.kernel, kernel_title, pass_, shape, labels)
             cached = self._workloads[key] = (record, self._keep(record), shape.slug)
         return cached[1], cached[2]
+
+
+def _known(
+    table: Mapping[str, _T], key: str, said: str, code: str, known: Iterable[str] = ()
+) -> _T:
+    """``table[key]``, or a row error: what ``said``, then the keys known (``known``, or
+    the table's own, in its order)."""
+    found = table.get(key)
+    if found is None:
+        raise RowError(f"{said} (known: {', '.join(known or table)})", code)
+    return found
 
 
 def _whole(column: str, value: float, factor: int) -> int:

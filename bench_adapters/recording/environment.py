@@ -56,8 +56,6 @@ from kernelindex_sdk.models import Metadata
 
 #: The origin of a probed field (v1alpha1 has no ``probed`` origin: see the module doc).
 PROBED = RECORD
-#: How every probed field's provenance detail begins, so a reader can tell it apart.
-PROBED_PREFIX = "probed: "
 #: How long ``nvidia-smi`` may take before it is given up: a hung one must not eat a
 #: short GPU window.
 NVIDIA_SMI_TIMEOUT_S = 10

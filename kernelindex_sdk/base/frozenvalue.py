@@ -3,11 +3,11 @@ to :mod:`dataclasses`.
 
 A frozen, slotted dataclass compiles its ``__init__``, ``__repr__``, ``__eq__``,
 ``__hash__``, ``__setattr__`` and ``__delattr__`` from source when its module is
-imported: ~3M instructions a class, about 1 % of ``kernelindex validate one.json`` each
-(benchmarks/README.md). Value types on that path — the public ones too (``Problem``,
-``Document``, ``Item``, ``SchemaEntry``, ``SchemaRegistry``) — derive from
-:class:`FrozenValue` instead and write their ``__init__``; they behave as the frozen
-dataclass did: equality and hashing by their compared fields in order, the same
+imported, a visible cost for each class on ``kernelindex validate one.json``'s
+start-up (benchmarks/README.md). Value types on that path — the public ones too
+(``Problem``, ``Document``, ``Item``, ``SchemaEntry``, ``SchemaRegistry``) — derive
+from :class:`FrozenValue` instead and write their ``__init__``; they behave as the
+frozen dataclass would: equality and hashing by their compared fields in order, the same
 ``repr``, ``dataclasses.FrozenInstanceError`` on assignment, ``__slots__``,
 ``__match_args__``, keyword arguments and defaults, and pickling by their fields.
 

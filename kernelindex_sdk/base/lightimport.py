@@ -1,21 +1,21 @@
 """Third-party and standard imports made cheaper by standing in, briefly, for a
-standard module each loads at import but barely uses (instruction counts of
-``kernelindex validate one.json``, benchmarks/README.md):
+standard module each loads at import but barely uses (each a visible part of
+``kernelindex validate one.json``'s start-up, benchmarks/README.md):
 
 * jsonschema-rs's Rust module imports :mod:`email.utils` only to call
   ``parsedate_to_datetime`` once, on its own build date, for
   ``jsonschema_rs.jsonschema_rs.__build__["info-time"]``. The real module brings
   ``socket``, ``selectors``, ``random``, ``calendar``, ``base64`` and six ``email``
-  modules: ~45M instructions. :func:`jsonschema_rs` imports it with a stand-in whose
+  modules. :func:`jsonschema_rs` imports it with a stand-in whose
   ``parsedate_to_datetime`` reads exactly the RFC 2822 form it is given
   (``Tue, 27 Oct 2026 10:17:51 +0000``) and defers to the real function for anything
   else.
 * orjson imports :mod:`dataclasses` (to read one sentinel), and :mod:`dataclasses`
-  imports :mod:`inspect` — with ``ast``, ``dis`` and ``tokenize``, ~35M — for one call,
+  imports :mod:`inspect` — with ``ast``, ``dis`` and ``tokenize`` — for one call,
   ``inspect.signature``, made only when a dataclass without a docstring is created.
-* orjson imports :mod:`uuid`, which imports :mod:`platform` (~8M) to call
+* orjson imports :mod:`uuid`, which imports :mod:`platform` to call
   ``platform.system()`` once.
-* :mod:`pathlib` imports ``quote_from_bytes`` from :mod:`urllib.parse` (~10M, with
+* :mod:`pathlib` imports ``quote_from_bytes`` from :mod:`urllib.parse` (with
   ``ipaddress``) for ``Path.as_uri``, which validation never calls.
 
 :func:`standard_modules` imports the last three with those stand-ins; the package's
@@ -53,7 +53,7 @@ def jsonschema_rs() -> ModuleType:
     if module is not None:
         return module
     # Its initialisation imports decimal from Rust and panics if that import fails: a
-    # Ctrl-C in those milliseconds became a pyo3 PanicException (a traceback, exit 1),
+    # Ctrl-C during that import would be a pyo3 PanicException (a traceback, exit 1),
     # not a KeyboardInterrupt. Imported here first, in Python, an interruption is one.
     import decimal  # noqa: F401
 

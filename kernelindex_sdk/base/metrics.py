@@ -44,8 +44,3 @@ RATIO_NAMES: Final[Mapping[str, str]] = {LATENCY: "speed-up", PEAK_MEMORY: "memo
 RATIO_KINDS: Final[Mapping[str, str]] = {LATENCY: "speedup", PEAK_MEMORY: "memory_saving"}
 #: Base unit per metric, as machine-readable output states it.
 BASE_UNITS: Final[Mapping[str, str]] = {LATENCY: "ns", PEAK_MEMORY: "bytes"}
-
-
-def metric_named(word: str) -> str | None:
-    """The metric a user's word names (``speed``, ``latency``, ...), or None."""
-    return METRIC_ALIASES.get(word)

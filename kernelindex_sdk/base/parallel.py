@@ -57,7 +57,7 @@ from kernelindex_sdk.base.wholewrite import write_all
 from kernelindex_sdk.errors import KernelIndexError
 
 if TYPE_CHECKING:
-    import signal  # at run time, imported where workers are: its enums cost ~1 % of start-up
+    import signal  # at run time, imported where workers are: its enums weigh on start-up
 
 T = TypeVar("T")
 R = TypeVar("R")

@@ -46,7 +46,7 @@ _UNSAFE_CLASS = (
 
 @functools.cache
 def _unsafe() -> re.Pattern[str]:
-    """The compiled class, on first need: compiling it costs about 1% of a
+    """The compiled class, on first need: compiling it is a visible part of a
     ``validate`` start-up, and most lines are printable ASCII."""
     return re.compile(_UNSAFE_CLASS)
 

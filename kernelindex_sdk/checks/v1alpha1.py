@@ -61,7 +61,7 @@ _FACTORS: Mapping[str, Mapping[str, int]] = {
     for _, _, metric in RESULTS
 }
 
-#: A ranked figure of a run (see :func:`check_run_spec`).
+#: A ranked figure of a run (see :func:`_run_spec_problems`).
 _Figure = tuple[int, float, bool, str, tuple[str, str] | int]
 
 #: How far in the future an ``observedAt`` may lie before it is an error (clock skew).
@@ -88,27 +88,19 @@ def check_record(
     return _run_spec_problems(spec, f"{pointer}/spec", now)
 
 
-def check_run_spec(spec: Mapping[str, Any], at: str, now: datetime | None = None) -> list[Problem]:
-    """Every semantic problem of a run's spec; ``at`` is the spec's pointer, ``now``
-    as :func:`check_record`'s."""
-    if run_spec_passes(spec, now):
-        return []
-    return _run_spec_problems(spec, at, now)
-
-
 def run_spec_passes(
     spec: Mapping[str, Any],
     now: datetime | None,
     _factors: Mapping[str, Mapping[str, int]] = _FACTORS,
     _rank_of: Any = _RANK.get,
 ) -> bool:
-    """True only when :func:`check_run_spec` finds nothing in ``spec``; False: look
+    """True only when :func:`_run_spec_problems` finds nothing in ``spec``; False: look
     closely (``now`` as :func:`check_record`'s).
 
     The rules once more, as a yes/no: every run of a valid stream is checked, and the
     full rules, which keep each figure's statistic and place for the messages they may
-    have to write, cost about three times as much. A value it cannot read (an
-    exception) is False too: the full rules then raise, or not, as they always did.
+    have to write, cost several times as much. A value it cannot read (an
+    exception) is False too: the full rules then raise, or not, as they would alone.
     ``tests/test_checks.py`` holds the two to each other.
 
     Written for a run of one result (a timing or a memory summary: every schema-valid
@@ -228,8 +220,8 @@ def _figures_ranked(
 
 
 def _run_spec_problems(spec: Mapping[str, Any], at: str, now: datetime | None) -> list[Problem]:
-    """Every semantic problem of a run's spec (:func:`check_run_spec`), worked out in
-    full: what :func:`run_spec_passes` has found some reason to look at."""
+    """Every semantic problem of a run's spec (at pointer ``at``), worked out in full:
+    what :func:`run_spec_passes` has found some reason to look at."""
     problems: list[Problem] = []
     observed_at = spec["observedAt"]
     # A schema-valid timestamp dated two or more days before today (UTC) is in the
@@ -331,7 +323,7 @@ def _run_spec_problems(spec: Mapping[str, Any], at: str, now: datetime | None) -
 
 
 def _figure_pointer(at: str, statistic: str, where: tuple[str, str] | int) -> str:
-    """The pointer of a figure of :func:`check_run_spec` (``at`` is the spec's)."""
+    """The pointer of a figure of :func:`_run_spec_problems` (``at`` is the spec's)."""
     if isinstance(where, int):
         return f"{at}/measurements/{where}/value"
     field, summary_key = where
@@ -346,7 +338,7 @@ def _order_problems(ranked: list[_Figure], primary: str | None, at: str) -> list
     are read against, so of a pair the one that is not primary is blamed (p20 above
     the median: the p20); of two others, the one farther from the primary in rank.
     Of a summary's figure and a measurement of one statistic, the measurement comes
-    first (as their pointers sort). ``ranked`` is sorted (by :func:`check_run_spec`).
+    first (as their pointers sort). ``ranked`` is sorted (by :func:`_run_spec_problems`).
     """
     problems: list[Problem] = []
     for low_figure, high_figure in pairwise(ranked):

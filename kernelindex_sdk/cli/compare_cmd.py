@@ -68,7 +68,7 @@ class CompareOptions:
     plot_speedups: bool = False
     #: Draw a progress bar: None = only when stderr is a terminal.
     progress: bool | None = None
-    #: One summary per GPU, metric and implementation instead of the tables (#28).
+    #: One summary per GPU, metric and implementation instead of the tables.
     summary: bool = False
     #: ``fast_p`` thresholds of the summary (empty: the default, 1).
     fast_p: tuple[float, ...] = ()
@@ -118,7 +118,7 @@ def run_compare(
         if options.format in GATE_FORMATS:
             say(f"--format {options.format} is for before/after: compare --against REFERENCE")
         return 2
-    # Summaries (#28): --fast-p only with --summary, and only finite thresholds ≥ 0.
+    # Summaries: --fast-p only with --summary, and only finite thresholds ≥ 0.
     thresholds = summary.DEFAULT_THRESHOLDS
     if options.fast_p and not options.summary:
         say("--fast-p needs --summary")
@@ -170,7 +170,7 @@ def run_compare(
             f"note: runs reference records not given ({listed});"
             " those runs are grouped and labelled by digest"
         )
-    # Typos (issue #28): a --kernel, --gpu or --baseline value naming nothing present.
+    # Typos: a --kernel, --gpu or --baseline value naming nothing present.
     typos = filters.unmatched(
         resolved,
         kernels=options.kernels,

@@ -21,7 +21,7 @@ import gc
 import os
 import sys
 from collections.abc import Iterator
-from typing import TYPE_CHECKING, Any, NoReturn
+from typing import TYPE_CHECKING, NoReturn
 
 from kernelindex_sdk.base.printable import one_line
 from kernelindex_sdk.base.wholewrite import whole_text_stream
@@ -29,19 +29,6 @@ from kernelindex_sdk.errors import SchemaDirectoryError
 
 if TYPE_CHECKING:
     from kernelindex_sdk.cli.validate_cmd import ValidateOptions
-
-#: Names that lived here before the click group moved to :mod:`kernelindex_sdk.cli.app`.
-_FROM_APP = frozenset({"cli", "LazyGroup", "OutputClosed", "BUILTIN", "ENTRY_POINT_GROUP"})
-
-
-def __getattr__(name: str) -> Any:
-    """``from kernelindex_sdk.cli.main import cli`` still works: the group is imported
-    (with click) when asked for, not at this module's import."""
-    if name in _FROM_APP:
-        from kernelindex_sdk.cli import app
-
-        return getattr(app, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def main(argv: list[str] | None = None) -> NoReturn:
@@ -147,8 +134,8 @@ def _freeze_at_exit() -> None:
 
     After the exit handlers, finalization collects garbage more than once, and each
     collection traverses every object still alive: the modules, the compiled schemas,
-    whatever the command built. That was 30–40 ms of a ~200 ms ``validate one.json``
-    on the development machine (benchmarks/README.md). Frozen objects are still freed
+    whatever the command built: a sizeable share of a short command's time
+    (benchmarks/README.md). Frozen objects are still freed
     and flushed as finalization tears the modules down; only reference cycles among
     them are left to the process's end, as they would be for any object that
     outlives finalization. Registered here, in the console entry point, rather than

@@ -245,8 +245,8 @@ class JunitReporter:
 
 class JunitCase(NamedTuple):
     """One test case of a JUnit report, and what became of it. (A named tuple: this
-    module is imported by every ``validate``, and a frozen dataclass costs four times
-    as much to create at start-up.)"""
+    module is imported by every ``validate``, and a frozen dataclass costs several
+    times as much to create at start-up.)"""
 
     classname: str
     name: str

@@ -7,7 +7,7 @@ This module does not import click. It holds what ``validate`` was asked (a plain
 every unusual spelling goes to, and :func:`parse_plain`, which takes only command lines
 it understands completely and answers exactly as click would — so that
 ``kernelindex validate one.json`` starts without importing click and what it imports
-(about 45M of ~345M instructions, benchmarks/README.md). Anything else is left to click,
+(a large share of its start-up, benchmarks/README.md). Anything else is left to click,
 whose messages and exit statuses are therefore the only ones there are.
 """
 
@@ -26,7 +26,7 @@ from kernelindex_sdk.cli.reporters import REPORTERS
 class ValidateOptions(NamedTuple):
     """Everything ``validate`` was asked to do, as plain data. (A named tuple rather
     than a frozen dataclass: it is created at every ``validate``'s start-up, where a
-    dataclass costs four times as much.)"""
+    dataclass costs several times as much.)"""
 
     paths: tuple[str, ...]
     #: A name in :data:`~kernelindex_sdk.cli.reporters.REPORTERS`.

@@ -337,7 +337,7 @@ class JsonReporter:
     def write(self, result: BeforeAfter, outcome: Outcome) -> None:
         """Streamed: one pair (one unpaired run) per line as it is made, so a report of
         100,000 pairs never exists whole in memory; each line by the C encoder (an
-        indented dump is pure Python: a third of the time of such a report). ASCII only,
+        indented dump is pure Python, slow over such a report). ASCII only,
         as every JSON the project writes."""
         out = self.out
         out.write('{\n  "pairs": ')

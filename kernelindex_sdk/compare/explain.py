@@ -89,13 +89,6 @@ def differences(a: ResolvedRun, b: ResolvedRun, lookup: Lookup) -> list[Differen
     return found
 
 
-def describe(found: list[Difference]) -> str:
-    """``not comparable: workload differs (...); environment hardware differs (...)``."""
-    if not found:
-        return "comparable"
-    return "not comparable: " + "; ".join(str(d) for d in found)
-
-
 def _spec_detail(
     a: Mapping[str, Any] | None,
     b: Mapping[str, Any] | None,

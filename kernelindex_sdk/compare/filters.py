@@ -1,10 +1,10 @@
 """Filter values that match nothing in the input, and the values closest to them.
 
-``--kernel gelgu`` used to select no run and say only "no run matches the filters";
-``--baseline huggingfce`` gave every ratio ``n/a`` and exit 0. A value that names
-nothing present in the input is almost always a typo, so it is found *before*
-filtering and reported with the values that are there, closest first (the same
-``difflib`` closeness click uses for mistyped options and commands).
+Filtered as it is, ``--kernel gelgu`` would select no run and say only "no run
+matches the filters", and ``--baseline huggingfce`` would give every ratio ``n/a`` and
+exit 0. A value that names nothing present in the input is almost always a typo, so
+it is found *before* filtering and reported with the values that are there, closest
+first (the same ``difflib`` closeness click uses for mistyped options and commands).
 
 Each value is checked on its own against every loaded run: a value that exists but
 selects nothing *together with the other filters* is not a typo (``--kernel geglu
@@ -22,11 +22,8 @@ from kernelindex_sdk.base import suggest
 from kernelindex_sdk.compare.grouping import select, squash
 from kernelindex_sdk.compare.runs import ResolvedRun
 
-#: How close a present value must be to be offered, and how many are: one rule for
-#: every suggestion (:mod:`kernelindex_sdk.base.suggest`).
-CUTOFF: Final = suggest.CUTOFF
-SUGGESTIONS: Final = suggest.SUGGESTIONS
-#: Present values listed when none is close.
+#: Present values listed when none is close (how close one must be to be offered, and
+#: how many are, is one rule for every suggestion: :mod:`kernelindex_sdk.base.suggest`).
 LISTED: Final = 8
 
 

@@ -265,7 +265,7 @@ def _load_facts(
 def gc_paused() -> Iterator[None]:
     """Python's cyclic garbage collector off while runs are made in bulk: they are
     long-lived and none is garbage, yet each of its full passes walks every object made
-    so far (about a tenth of ``compare``'s time over 100,000 runs of a store). Only
+    so far (a visible part of ``compare``'s time over a large store). Only
     around code that makes objects, not around checking (whose exceptions may leave
     cycles to collect)."""
     enabled = gc.isenabled()

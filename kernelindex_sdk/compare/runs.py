@@ -355,8 +355,7 @@ class Resolver:
             shaped = self._shapes[run.shape] = self._shaped(run.shape)
         for kind in shaped[-1]:
             self._missing(kind)
-        # Positional, in the class's field order (_Shaped's): a third of the cost of
-        # keywords.
+        # Positional, in the class's field order (_Shaped's): far cheaper than keywords.
         return ResolvedRun(
             run.digest,
             shaped[0],
@@ -687,8 +686,3 @@ def show_value(value: Any) -> str:
     if isinstance(value, (int, float, str)):
         return str(value)
     return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-
-
-def distinct(values: Iterable[str]) -> list[str]:
-    """Values in first-seen order, without repeats."""
-    return list(dict.fromkeys(values))

@@ -80,7 +80,6 @@ digests = st.binary(min_size=32, max_size=32).map(lambda b: "sha256:" + b.hex())
 statistics = literal_values(m.Statistic)
 safe_ints = st.integers(-MAX_SAFE_INTEGER, MAX_SAFE_INTEGER)
 counts = st.integers(0, MAX_SAFE_INTEGER)
-finite_floats = st.floats(allow_nan=False, allow_infinity=False)
 #: The schemas bound every number to ±(2**53 - 1), floats included.
 safe_floats = st.floats(-MAX_SAFE_INTEGER, MAX_SAFE_INTEGER)
 numbers: st.SearchStrategy[int | float] = safe_ints | safe_floats
@@ -350,11 +349,6 @@ MODELS: Mapping[str, st.SearchStrategy[Any]] = {
     "Bundle": any_bundles,
 }
 RECORD_KINDS = tuple(kind for kind in MODELS if kind != "Bundle")
-
-#: Any record of any kind, as wire JSON.
-wire_records: st.SearchStrategy[dict[str, Any]] = st.one_of(
-    [MODELS[kind] for kind in RECORD_KINDS]
-).map(unstructure)
 
 
 # --------------------------------------------------------------------------- valid bundles

@@ -114,8 +114,8 @@ MAX_DOCUMENT_BYTES: Final = 256 << 20
 _OPEN_FLAGS = os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0)
 _DRAIN_BYTES = 1 << 20
 #: The buffer a JSON Lines file is read through. ``open``'s default, 8 KiB, holds three
-#: or four ~2 KB lines, so ``readline`` made a ``read`` call and moved a part-line to
-#: the buffer's start every few lines: ~1.2 µs a line, where 256 KiB takes ~0.5 µs.
+#: or four bundle lines, so ``readline`` would make a ``read`` call and move a part-line
+#: to the buffer's start every few lines; a buffer of 256 KiB does so rarely.
 LINE_BUFFER_BYTES: Final = 256 << 10
 
 
@@ -213,7 +213,7 @@ def names_store(arg: str) -> bool:
 def _is_store(path: str) -> bool:
     """A regular file's name and first bytes say it is a store. (The name first: a
     JSON file's check then costs no import of the store module, whose ``tempfile``
-    and ``shutil`` cost ~3 ms of ``validate one.json``'s start-up.)"""
+    and ``shutil`` would weigh on ``validate one.json``'s start-up.)"""
     lower = path.lower()
     if lower.endswith(STORE_SUFFIX):
         return True
@@ -354,8 +354,8 @@ def standard_input() -> typing.BinaryIO | None:
     that has read none of it yet (the command line), to pass as ``stdin`` to
     :func:`read` or :class:`~kernelindex_sdk.validating.pipeline.Pipeline`.
 
-    ``sys.stdin.buffer`` reads 8 KiB at a time: JSON Lines piped in then cost ~3 µs a
-    line more than the same file named (100,000 bundle lines: 3.2 s against 2.7 s). The
+    ``sys.stdin.buffer`` reads 8 KiB at a time, which makes JSON Lines piped in slower
+    than the same file named (see :data:`LINE_BUFFER_BYTES`). The
     reader made here shares the descriptor and never closes it. Bytes already taken
     into ``sys.stdin.buffer`` would not be seen by it, which is why this is no default
     of :func:`read`. Where standard input has no descriptor (a test's stand-in, an
@@ -555,7 +555,8 @@ def bounded_lines(
         if _is_regular_file(stream):
             # A long line of a file: measured first, a step at a time and nothing kept,
             # so a line past the limit is refused without ever being held; one within
-            # it is then read again, whole (#32: a 260 MiB line took 283 MB of memory).
+            # it is then read again, whole (reading it on while keeping it would hold a
+            # line past the limit in memory before refusing it).
             yield _measured_line(stream, line, limit, step)
             continue
         # A long line of a stream that cannot be read twice: read on a step at a time,

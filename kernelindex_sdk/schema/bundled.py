@@ -27,11 +27,11 @@ only at the root of a schema file, and every file is taken to be in the root's d
 
 :func:`inlined_schema` goes one step further, for the reference validator: no ``$ref``
 at all, each replaced by what it points to, so python-jsonschema walks the schema
-without resolving a reference (URI joins and registry look-ups were most of the time
-it took to explain an invalid record). Where that cannot be exact it returns None and
-the caller keeps resolving. It is :func:`kernelindex_sdk.schema.inlining.inline` with no
-parameter: what is inlined and what declined is written there, once, for this and
-the fast engine.
+without resolving a reference (URI joins and registry look-ups would otherwise be
+most of the time it takes to explain an invalid record). Where that cannot be exact
+it returns None and the caller keeps resolving. It is
+:func:`kernelindex_sdk.schema.inlining.inline` with no parameter: what is inlined and
+what declined is written there, once, for this and the fast engine.
 """
 
 from __future__ import annotations

@@ -47,7 +47,7 @@ _LIBRARIES: Final = (
 @functools.cache
 def checks_fingerprint() -> str:
     """The fingerprint of the checks this process runs (module docstring); computed
-    once per process (a few milliseconds: the SDK and its schemas are ~1 MB)."""
+    once per process (it reads the SDK's modules and schemas)."""
     hasher = hashlib.sha256()
 
     def feed(label: str, data: bytes) -> None:

@@ -29,8 +29,8 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 #: Each public name and the module that defines it, imported at first use: the
-#: ``schema`` command's options need only :mod:`.rules`, and importing the diff
-#: machinery costs ~65 ms, which ``kernelindex --help`` and ``schema list`` used to pay.
+#: ``schema`` command's options need only :mod:`.rules`, and the diff machinery is
+#: slow to import, which ``kernelindex --help`` and ``schema list`` need not pay.
 _EXPORTS: dict[str, str] = {
     "MODES": "kernelindex_sdk.schemadiff.rules",
     "POLICIES": "kernelindex_sdk.schemadiff.rules",

@@ -461,8 +461,8 @@ class _Stager:
     def _head(self, digest: str, kind: str, name: str | None, record: Mapping[str, Any]) -> bytes:
         """The static part of a record's row: a JSON object of its digest, kind, name,
         its text as given (compact, its key order kept: what is read back). Not its
-        canonical form: recomputable from that text, and storing it cost a second
-        canonicalization per record and half of what the commit compresses."""
+        canonical form: recomputable from that text, and storing it would cost a second
+        canonicalization per record and double what the commit compresses."""
         try:
             given = self._dumps(record).decode()
         except TypeError:  # an integer past 64 bits: the standard library writes it

@@ -12,9 +12,9 @@ pointer and a short message that never dumps a whole record back at the user.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from functools import cache
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from kernelindex_sdk.base.pointers import pointer_of
 from kernelindex_sdk.base.printable import short_repr
@@ -26,6 +26,8 @@ from kernelindex_sdk.schema.registry import SchemaRegistry
 if TYPE_CHECKING:  # imported when first used: jsonschema is slow to import
     from jsonschema import Draft202012Validator
     from jsonschema.exceptions import ValidationError
+
+_T = TypeVar("_T")
 
 
 class ValidationEngine(Protocol):
@@ -194,7 +196,7 @@ class JsonschemaEngine:
 
     Each schema is validated in its inlined form (:func:`~kernelindex_sdk.schema.bundled.
     inlined_schema`: every ``$ref`` replaced by its target), which python-jsonschema
-    walks 2–3× faster than one whose references it resolves one by one through the
+    walks much faster than one whose references it resolves one by one through the
     registry, with the same errors; a schema that cannot be inlined exactly is resolved
     as written. ``inline=False`` resolves every schema as written (what the inlined
     form is tested against). A schema of another dialect (its ``$schema``: Draft 7, say,
@@ -262,13 +264,7 @@ class JsonschemaEngine:
         return validator
 
     def is_valid(self, schema_id: str, instance: Any) -> bool:
-        try:
-            return bool(self._validator(schema_id).is_valid(instance))
-        except Exception as error:
-            unresolvable = _unresolvable(schema_id, error)
-            if unresolvable is None:
-                raise
-            raise unresolvable from None
+        return bool(self._validating(schema_id, lambda validator: validator.is_valid(instance)))
 
     def problems(self, schema_id: str, instance: Any, pointer: str = "") -> list[Problem]:
         found = list(dict.fromkeys(_problem(e, pointer) for e in self._errors(schema_id, instance)))
@@ -283,8 +279,13 @@ class JsonschemaEngine:
         return sorted({pointer_of(_path(error), "") for error in errors})
 
     def _errors(self, schema_id: str, instance: Any) -> list[ValidationError]:
+        return self._validating(schema_id, lambda validator: list(validator.iter_errors(instance)))
+
+    def _validating(self, schema_id: str, work: Callable[[Draft202012Validator], _T]) -> _T:
+        """``work`` done with the validator of ``schema_id``; a ``$ref`` the registry
+        cannot resolve, met on the way, raised as :class:`UnresolvableReference`."""
         try:
-            return list(self._validator(schema_id).iter_errors(instance))
+            return work(self._validator(schema_id))
         except Exception as error:
             unresolvable = _unresolvable(schema_id, error)
             if unresolvable is None:

@@ -6,9 +6,9 @@ collects only ``tests/``)::
     python -m pytest -o addopts= -p bench_adapters.recording.pytest_plugin \\
         scripts/record-check/test_triton_add.py --kernelindex-out DIR
 
-Without torch, triton or CUDA the tests skip with the reason. First run on an H200 on
-2026-12-04 (scripts/DEVICE.md): the kernel's annotations failed Triton's compile there,
-and the fixture recorded both runs as failed with that reason, as it should.
+Without torch, triton or CUDA the tests skip with the reason. A kernel that fails
+Triton's compile is recorded by the fixture as a failed run, with the compiler's
+reason.
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ BLOCK = 1024
 
 
 # No annotations but tl.constexpr: Triton reads a @jit function's annotations as names
-# of globals, and `Any` is not one it may use (CompilationError, seen on the H200).
+# of globals, and `Any` is not one it may use (a CompilationError).
 @triton.jit  # type: ignore[misc]
 def _add_kernel(x_ptr, y_ptr, out_ptr, n, BLOCK_SIZE: tl.constexpr):  # type: ignore[no-untyped-def]
     pid = tl.program_id(axis=0)

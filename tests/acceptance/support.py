@@ -1,6 +1,6 @@
 """Helpers for the CLI acceptance tests: run the real CLI, read its output.
 
-Most tests drive ``kernelindex_sdk.cli.main:cli`` through click's :class:`CliRunner`
+Most tests drive ``kernelindex_sdk.cli.app:cli`` through click's :class:`CliRunner`
 (in-process, fast); a few run ``python -m kernelindex_sdk.cli.main`` as a subprocess
 to cover the real entry point, stdin and exit statuses.
 """
@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import signal
 import subprocess
 import sys
 from collections.abc import Callable, Sequence
@@ -21,7 +22,7 @@ import pytest
 from click.testing import CliRunner, Result
 
 from kernelindex_sdk.base.printable import one_line
-from kernelindex_sdk.cli.main import cli
+from kernelindex_sdk.cli.app import cli
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent.parent
@@ -93,6 +94,24 @@ class Run:
 def assert_no_traceback(text: str) -> None:
     assert "Traceback (most recent call last)" not in text, text
     assert not re.search(r"^\w+(Error|Exception): ", text, re.MULTILINE), text
+
+
+def finish(
+    process: subprocess.Popen[bytes], timeout: float = 60, hung: str = "hung for"
+) -> tuple[int, str, str]:
+    """Its exit status, standard output ("" when not piped) and standard error, once a
+    process started in a session of its own has ended. One still running after
+    ``timeout`` seconds has its whole group killed and fails the test (``hung``, then
+    the seconds); a traceback in what it printed fails it too."""
+    try:
+        out, err = process.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        os.killpg(process.pid, signal.SIGKILL)
+        process.communicate()
+        pytest.fail(f"{hung} {timeout} s")
+    text = (out or b"").decode("utf-8", "replace"), (err or b"").decode("utf-8", "replace")
+    assert_no_traceback(text[0] + text[1])
+    return process.returncode, text[0], text[1]
 
 
 def _from_click(result: Result) -> Run:

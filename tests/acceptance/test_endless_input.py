@@ -20,7 +20,7 @@ import pytest
 
 from bench_adapters.liger.source import LIGER_HEADER
 
-from .support import assert_no_traceback
+from .support import finish
 
 COMMAND = [sys.executable, "-m", "kernelindex_sdk.cli.main"]
 #: Far more than a run needs; reaching it means the reader hung.
@@ -44,15 +44,7 @@ def _run(args: Sequence[str], stdin: int) -> tuple[int, str, str]:
         stderr=subprocess.PIPE,
         start_new_session=True,
     )
-    try:
-        out, err = process.communicate(timeout=TIMEOUT)
-    except subprocess.TimeoutExpired:
-        os.killpg(process.pid, signal.SIGKILL)
-        process.communicate()
-        pytest.fail(f"{' '.join(args)}: still reading after {TIMEOUT} s")
-    text = out.decode("utf-8", "replace"), err.decode("utf-8", "replace")
-    assert_no_traceback(text[0] + text[1])
-    return process.returncode, text[0], text[1]
+    return finish(process, TIMEOUT, f"{' '.join(args)}: still reading after")
 
 
 def _one_limit_line(output: str, says: str) -> None:

@@ -21,7 +21,7 @@ import pytest
 
 from kernelindex_sdk.schema.schemafiles import export_schemas
 
-from .support import SEEDS, assert_no_traceback
+from .support import SEEDS, finish
 
 COMMAND = [sys.executable, "-m", "kernelindex_sdk.cli.main"]
 #: Run as a user for whom mode 000 means something (root reads anything otherwise).
@@ -43,18 +43,6 @@ def _start(args: Sequence[str], **options: object) -> subprocess.Popen[bytes]:
     )
 
 
-def _finish(process: subprocess.Popen[bytes], timeout: float = 60) -> tuple[int, str, str]:
-    try:
-        out, err = process.communicate(timeout=timeout)
-    except subprocess.TimeoutExpired:
-        os.killpg(process.pid, signal.SIGKILL)
-        process.communicate()
-        pytest.fail(f"hung for {timeout} s")
-    text = (out or b"").decode("utf-8", "replace"), err.decode("utf-8", "replace")
-    assert_no_traceback(text[0] + text[1])
-    return process.returncode, text[0], text[1]
-
-
 def _run(
     args: Sequence[str], prefix: Sequence[str] = (), **options: object
 ) -> tuple[int, str, str]:
@@ -65,7 +53,7 @@ def _run(
         start_new_session=True,
         **options,  # type: ignore[call-overload]
     )
-    return _finish(process)
+    return finish(process)
 
 
 def _living(group: int) -> list[int]:
@@ -138,7 +126,7 @@ def test_a_killed_worker_ends_the_run_in_one_line(big_jsonl: Path) -> None:
     victim = _wait_for_workers(process)[0]
     os.kill(victim, signal.SIGKILL)
     started = time.monotonic()
-    status, out, err = _finish(process)
+    status, out, err = finish(process)
     assert time.monotonic() - started < 10
     assert status == 2
     lines = err.strip().splitlines()
@@ -154,7 +142,7 @@ def test_ctrl_c_exits_130_and_ends_the_workers(big_jsonl: Path) -> None:
     process = _start(["validate", "--jobs", "2", str(big_jsonl)])
     _wait_for_workers(process)
     os.killpg(process.pid, signal.SIGINT)  # what a terminal sends: the whole group
-    status, _, err = _finish(process)
+    status, _, err = finish(process)
     # Together, so that a failure shows what was said (one run in a loaded suite ended 1).
     assert (status, err.strip()) == (130, "kernelindex: interrupted")
     assert _gone(process.pid)
@@ -165,7 +153,7 @@ def test_killing_the_parent_ends_the_workers_at_once(big_jsonl: Path, sig: int) 
     process = _start(["validate", "--jobs", "2", str(big_jsonl)])
     workers = _wait_for_workers(process)
     os.kill(process.pid, sig)
-    status, _, err = _finish(process)
+    status, _, err = finish(process)
     assert status == -sig if sig == signal.SIGKILL else status == 128 + sig
     assert _gone(process.pid, within=2.0), workers
     assert "Error" not in err
@@ -399,7 +387,7 @@ def test_a_closed_stdout_is_a_quiet_exit(big_jsonl: Path, tmp_path: Path) -> Non
         assert process.stdout is not None
         process.stdout.readline()
         process.stdout.close()  # as `| head -1` does
-        status, _, err = _finish(process)
+        status, _, err = finish(process)
         assert (status, err) == (141, "")
 
 
@@ -408,6 +396,6 @@ def test_a_full_stdout_is_one_line_and_exit_2(tmp_path: Path) -> None:
     bad.write_text('{"broken": \n' * 20_000, encoding="utf-8")
     with open("/dev/full", "wb") as full:
         process = _start(["validate", str(bad)], stdout=full)
-        status, _, err = _finish(process)
+        status, _, err = finish(process)
     assert status == 2
     assert err == "kernelindex: error: cannot write output: No space left on device\n"

@@ -14,7 +14,6 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import signal
 import subprocess
 import sys
 from collections.abc import Sequence
@@ -25,7 +24,7 @@ from liger_rows import good_rows, write_csv
 
 from bench_adapters.liger import import_csv
 
-from .support import SEEDS, assert_no_traceback
+from .support import SEEDS, finish
 
 COMMAND = [sys.executable, "-m", "kernelindex_sdk.cli.main"]
 TIMEOUT = 60
@@ -75,18 +74,6 @@ def _start(
     )
 
 
-def _finish(process: subprocess.Popen[bytes]) -> tuple[int, str]:
-    try:
-        _, err = process.communicate(timeout=TIMEOUT)
-    except subprocess.TimeoutExpired:
-        os.killpg(process.pid, signal.SIGKILL)
-        process.communicate()
-        pytest.fail(f"hung for {TIMEOUT} s")
-    text = err.decode("utf-8", "replace")
-    assert_no_traceback(text)
-    return process.returncode, text
-
-
 @pytest.mark.parametrize("unbuffered", [True, False], ids=["unbuffered", "buffered"])
 @pytest.mark.parametrize("args", STDOUT_WRITERS)
 def test_a_reader_that_leaves_is_a_quiet_141(args: list[str], unbuffered: bool, data: Path) -> None:
@@ -95,14 +82,14 @@ def test_a_reader_that_leaves_is_a_quiet_141(args: list[str], unbuffered: bool, 
     assert process.stdout is not None
     assert len(process.stdout.read(100)) == 100
     process.stdout.close()
-    status, err = _finish(process)
+    status, _, err = finish(process, TIMEOUT)
     assert (status, err) == (141, "")
 
 
 @pytest.mark.parametrize("args", [*STDOUT_WRITERS, pytest.param(["schema", "show", "Bundle"])])
 def test_a_full_stdout_is_one_line_and_exit_2(args: list[str], data: Path) -> None:
     with open("/dev/full", "wb") as full:
-        status, err = _finish(_start(args, data, stdout=full))
+        status, _, err = finish(_start(args, data, stdout=full), TIMEOUT)
     assert status == 2
     assert err == "kernelindex: error: cannot write output: No space left on device\n"
 
@@ -141,7 +128,7 @@ def _on_a_full_disk(
         stderr=subprocess.PIPE,
         start_new_session=True,
     )
-    status, err = _finish(process)
+    status, _, err = finish(process, TIMEOUT)
     if status in (98, 99) or "unshare:" in err:
         pytest.skip(f"cannot mount a tmpfs here (not root, or no mount namespaces): {err}")
     return status, err, kept

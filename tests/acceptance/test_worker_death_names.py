@@ -13,7 +13,8 @@ from pathlib import Path
 
 from kernelindex_sdk.base.printable import one_line
 
-from .test_faults import _finish, _gone, _start, _wait_for_workers, big_jsonl
+from .support import finish
+from .test_faults import _gone, _start, _wait_for_workers, big_jsonl
 
 __all__ = ["big_jsonl"]  # the fixture, shared with test_faults
 
@@ -26,7 +27,7 @@ def test_a_killed_worker_names_its_file_in_one_escaped_line(
     process = _start(["validate", "--jobs", "2", str(name)])
     victim = _wait_for_workers(process)[0]
     os.kill(victim, signal.SIGKILL)
-    status, _, err = _finish(process)
+    status, _, err = finish(process)
     assert status == 2
     assert err.endswith("\n") and err.count("\n") == 1, err
     assert err.startswith(f"kernelindex validate: worker process {victim} was killed by"), err
