@@ -12,7 +12,9 @@ from __future__ import annotations
 from typing import IO
 
 from kernelindex_sdk.base.printable import one_line
-from kernelindex_sdk.cli.reporters import JunitCase, _github_data, _github_property, write_junit
+from kernelindex_sdk.cli.reporters import JunitCase, write_junit
+from kernelindex_sdk.cli.reporters import github_data as _github_data
+from kernelindex_sdk.cli.reporters import github_property as _github_property
 from kernelindex_sdk.compare.beforeafter import BeforeAfter, Outcome, Pair
 from kernelindex_sdk.compare.beforeafter_report import (
     ratio_text,

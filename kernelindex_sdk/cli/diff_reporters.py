@@ -19,7 +19,9 @@ from collections.abc import Callable
 from typing import IO, Any
 
 from kernelindex_sdk.base.printable import one_line
-from kernelindex_sdk.cli.reporters import JunitCase, _github_data, _github_property, write_junit
+from kernelindex_sdk.cli.reporters import JunitCase, write_junit
+from kernelindex_sdk.cli.reporters import github_data as _github_data
+from kernelindex_sdk.cli.reporters import github_property as _github_property
 from kernelindex_sdk.schemadiff import DiffReport, Undecided, Violation
 from kernelindex_sdk.schemadiff.rules import DIRECTIONS
 

@@ -114,16 +114,16 @@ class JsonReporter:
         self.out.write("\n")
 
 
-def _github_data(text: str) -> str:
+def github_data(text: str) -> str:
     """A workflow command's message: ``%``, CR and LF percent-encoded (GitHub's rule,
     which its runner decodes back), then every other control escaped as
     :func:`~kernelindex_sdk.base.printable.one_line` does, so a command is one line."""
     return one_line(text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A"))
 
 
-def _github_property(text: str) -> str:
+def github_property(text: str) -> str:
     """A workflow command's property value: as data, and ``:`` and ``,`` encoded too."""
-    return _github_data(text).replace(":", "%3A").replace(",", "%2C")
+    return github_data(text).replace(":", "%3A").replace(",", "%2C")
 
 
 def _positions(source: str, pointers: Iterable[str]) -> dict[str, tuple[int, int]]:
@@ -177,7 +177,7 @@ class GithubReporter:
             self._annotate(problem, positions.get(problem.pointer))
 
     def _annotate(self, problem: Problem, position: tuple[int, int] | None = None) -> None:
-        fields = [f"file={_github_property(problem.source or '<input>')}"]
+        fields = [f"file={github_property(problem.source or '<input>')}"]
         line, column = position if position is not None else (problem.line, problem.column)
         if line is not None:
             fields.append(f"line={line}")
@@ -186,9 +186,9 @@ class GithubReporter:
         title = f"kernelindex {problem.code}" + (
             f" at {problem.pointer}" if problem.pointer else ""
         )
-        fields.append(f"title={_github_property(title)}")
+        fields.append(f"title={github_property(title)}")
         message = f"{problem.pointer}: {problem.message}" if problem.pointer else problem.message
-        self.out.write(f"::error {','.join(fields)}::{_github_data(message)}\n")
+        self.out.write(f"::error {','.join(fields)}::{github_data(message)}\n")
 
     def item(self, item: Item) -> None:
         for problem in item.problems:
