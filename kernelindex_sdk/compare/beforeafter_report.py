@@ -30,12 +30,10 @@ from kernelindex_sdk.compare.beforeafter import (
     Unpaired,
 )
 from kernelindex_sdk.compare.noise import STDDEV, Noise
-from kernelindex_sdk.compare.report import (
-    _csv_number,
-    _whole,
-    workload_text,
-)
-from kernelindex_sdk.compare.report import _md as _md_text
+from kernelindex_sdk.compare.report import csv_number as _csv_number
+from kernelindex_sdk.compare.report import md_text as _md_text
+from kernelindex_sdk.compare.report import whole_number as _whole
+from kernelindex_sdk.compare.report import workload_text
 from kernelindex_sdk.compare.runs import ResolvedRun, short_digest
 from kernelindex_sdk.compare.units import number, pick_unit, quantity
 

@@ -360,41 +360,43 @@ class MarkdownReporter:
         sweeps, shapes = _split(comparison, self.options)
         for panel, notes in sweeps:
             table = sweep_table(panel)
-            self.out.write(f"### {_md(table.title)}\n\n")
-            self.out.write(f"fixed `{_md(table.fixed)}` · protocol {_md(panel.protocol)}\n\n")
+            self.out.write(f"### {md_text(table.title)}\n\n")
+            self.out.write(
+                f"fixed `{md_text(table.fixed)}` · protocol {md_text(panel.protocol)}\n\n"
+            )
             for note in [*notes, *table.notes]:
-                self.out.write(f"> {_md(note)}\n\n")
-            self.out.write("| " + " | ".join(_md(h) for h in table.header) + " |\n")
+                self.out.write(f"> {md_text(note)}\n\n")
+            self.out.write("| " + " | ".join(md_text(h) for h in table.header) + " |\n")
             align = ["---:" if right else "---" for right in table.numeric]
             self.out.write("|" + "|".join(align) + "|\n")
             for row in table.rows:
-                self.out.write("| " + " | ".join(_md(c) for c in row) + " |\n")
+                self.out.write("| " + " | ".join(md_text(c) for c in row) + " |\n")
             self.out.write("\n")
         for group in shapes:
             self._group(group)
         if uses_marks(comparison, self.options):
-            self.out.write(f"> legend: {_md(LEGEND)}\n\n")
-        self.out.write(f"_{_md(summary(comparison, self.options, sweeps=len(sweeps)))}_\n")
+            self.out.write(f"> legend: {md_text(LEGEND)}\n\n")
+        self.out.write(f"_{md_text(summary(comparison, self.options, sweeps=len(sweeps)))}_\n")
 
     def _group(self, group: Group) -> None:
         run = group.first
-        self.out.write(f"### {_md(heading(group))}\n\n")
+        self.out.write(f"### {md_text(heading(group))}\n\n")
         self.out.write(
-            f"workload `{_md(workload_text(run))}` · protocol {_md(protocol_text(run))}\n\n"
+            f"workload `{md_text(workload_text(run))}` · protocol {md_text(protocol_text(run))}\n\n"
         )
         for note in _notes(group):
-            self.out.write(f"> {_md(note)}\n\n")
+            self.out.write(f"> {md_text(note)}\n\n")
         self.out.write(
             f"| implementation | {_statistic(group)} | p20–p80 | {group.ratio_name}"
             " | observed | note |\n|---|---:|---|---:|---|---|\n"
         )
         for line in _lines(group, self.options):
-            cells = " | ".join(_md(str(c)) for c in attrs.astuple(line))
+            cells = " | ".join(md_text(str(c)) for c in attrs.astuple(line))
             self.out.write(f"| {cells} |\n")
         self.out.write("\n")
 
 
-def _md(text: str) -> str:
+def md_text(text: str) -> str:
     """Text for a markdown table cell or line: one line, pipes escaped."""
     return one_line(text).replace("|", "\\|")
 
@@ -418,9 +420,9 @@ def run_json(
     if run.passed:
         out.update(
             statistic=run.statistic,
-            value=_whole(run.value),
-            p20=_whole(run.p20),
-            p80=_whole(run.p80),
+            value=whole_number(run.value),
+            p20=whole_number(run.p20),
+            p80=whole_number(run.p80),
             unit=BASE_UNITS.get(run.metric),
             noise=noise_of(run).kind,
             collapsedQuantiles=collapsed(run),
@@ -432,7 +434,7 @@ def run_json(
     return out
 
 
-def _whole(value: float | None) -> float | int | None:
+def whole_number(value: float | None) -> float | int | None:
     """Whole nanoseconds and bytes as integers, as the records hold them."""
     if value is not None and float(value).is_integer():
         return int(value)
@@ -564,9 +566,9 @@ def _csv_row(
         run.status,
         run.reason or "",
         run.statistic if passed else "",
-        _csv_number(run.value if passed else None),
-        _csv_number(run.p20 if passed else None),
-        _csv_number(run.p80 if passed else None),
+        csv_number(run.value if passed else None),
+        csv_number(run.p20 if passed else None),
+        csv_number(run.p80 if passed else None),
         BASE_UNITS.get(group.metric, "") if passed else "",
         "" if ratio is None else repr(ratio),
         RATIO_KINDS.get(group.metric, ""),
@@ -583,7 +585,7 @@ def _csv_row(
     ]
 
 
-def _csv_number(value: float | None) -> str:
+def csv_number(value: float | None) -> str:
     if value is None:
         return ""
     return str(int(value)) if float(value).is_integer() else repr(value)
