@@ -181,7 +181,7 @@ def expand(paths: Iterable[str]) -> Iterator[Source | IntakeError]:
         try:
             info = os.stat(arg)
         except (OSError, ValueError) as exc:
-            yield _path_error(arg, exc)
+            yield path_error(arg, exc)
             continue
         mode = info.st_mode
         if stat.S_ISDIR(mode):
@@ -223,7 +223,7 @@ def walk(root: str, root_info: os.stat_result | None = None) -> Iterator[FileSou
         try:
             root_info = os.stat(root)
         except (OSError, ValueError) as exc:
-            yield _path_error(root, exc)
+            yield path_error(root, exc)
             return
     stack: list[tuple[str, frozenset[tuple[int, int]]]] = [
         (root, frozenset({(root_info.st_dev, root_info.st_ino)}))
@@ -284,7 +284,7 @@ def _reason(exc: OSError) -> str:
     return str(exc.strerror or exc).lower()
 
 
-def _path_error(path: str, exc: OSError | ValueError) -> IntakeError:
+def path_error(path: str, exc: OSError | ValueError) -> IntakeError:
     """Why a PATH argument names nothing readable."""
     if isinstance(exc, ValueError):  # an embedded NUL: no file can have that name
         return UnreadableFile("not a usable path: it holds a NUL character", source=path)
@@ -448,7 +448,7 @@ def open_regular(path: str | os.PathLike[str]) -> tuple[int, int]:
     try:
         fd = os.open(name, _OPEN_FLAGS)
     except (OSError, ValueError) as exc:
-        raise _path_error(str(name), exc) from None
+        raise path_error(str(name), exc) from None
     try:
         info = os.fstat(fd)
     except OSError as exc:
