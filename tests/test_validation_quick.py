@@ -523,7 +523,7 @@ def test_a_remembered_claim_beside_a_member_whose_kind_is_no_string(
 ) -> None:
     """A member the memo's hit took on trust (its run claims a digest remembered from an
     earlier line) is not schema-checked before the rules look at its kind: a kind that
-    cannot be hashed is a problem to report, not a TypeError (it was one)."""
+    cannot be hashed is a problem to report, not a TypeError."""
     broken = copy.deepcopy(seed_bundle)
     broken["protocol"]["kind"] = kind
     session = ValidationSession(strict_json=True)

@@ -204,7 +204,7 @@ def names_store(arg: str) -> bool:
 def _is_store(path: str) -> bool:
     """A regular file's name and first bytes say it is a store. (The name first: a
     JSON file's check then costs no import of the store module, whose ``tempfile``
-    and ``shutil`` cost ~3 ms of ``validate one.json``'s start-up.)"""
+    and ``shutil`` would weigh on ``validate one.json``'s start-up.)"""
     if path.lower().endswith(SUFFIXES):
         return False
     from kernelindex_sdk.reading.storefile import is_store_file

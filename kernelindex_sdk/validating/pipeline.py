@@ -167,8 +167,8 @@ class PayloadChecker(Checker, Protocol):
 
 class Tally:
     """Counts for the summary line and the exit status. (A plain class with the
-    behaviour of the slotted dataclass it was — equality by the counts, its ``repr``,
-    no hash — without compiling those methods at import: tests/test_frozenvalue.py.)"""
+    behaviour of a slotted dataclass — equality by the counts, its ``repr``, no hash —
+    without compiling those methods at import: tests/test_frozenvalue.py.)"""
 
     __match_args__ = __slots__ = ("valid", "invalid", "unreadable", "files")
     valid: int

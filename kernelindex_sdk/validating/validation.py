@@ -257,7 +257,7 @@ class ValidationSession:
         #: whose values JCS can always canonicalize: the "not canonicalizable" check
         #: (for documents built in Python) cannot fire, and, unless ``strict_refs``
         #: needs them, the digests of runs are not computed (nothing references a
-        #: run; a third of the digest work on a bundle). ``validate`` sets it.
+        #: run, and its digest is much of a bundle's digest work). ``validate`` sets it.
         self.strict_json = strict_json
         self._skip_run_digests = strict_json and not strict_refs
         #: Referenced records repeat across a stream: their digests, once each (strict
