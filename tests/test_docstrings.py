@@ -22,15 +22,6 @@ PACKAGES = ("kernelindex_sdk", "bench_adapters")
 #: ``#35``, ``(#7)``, ``issue 12``, ``issues #3``: not ``#fff`` or a ``#:`` comment.
 _ISSUE = re.compile(r"(?<![\w&])#\d+\b|\bissues? #?\d+\b", re.IGNORECASE)
 _HISTORY = re.compile(r"\bused to\b", re.IGNORECASE)
-#: Modules rewritten on another branch of the same change; each entry goes when that
-#: branch lands (strict: the test fails as soon as the module is clean).
-_REWRITTEN_ELSEWHERE = frozenset(
-    {
-        "kernelindex_sdk/reading/intake.py",
-        "kernelindex_sdk/validating/validation.py",
-        "kernelindex_sdk/validating/pipeline.py",
-    }
-)
 
 
 def _prose(source: str) -> Iterator[tuple[int, str]]:
@@ -84,18 +75,7 @@ def test_a_planted_issue_number_or_past_is_found() -> None:
     assert history_in('"""Twice as #fast; #: a comment; C# 2 and &#35;."""\n') == []
 
 
-@pytest.mark.parametrize(
-    "module",
-    [
-        pytest.param(
-            name,
-            marks=pytest.mark.xfail(strict=True, reason="rewritten on another branch"),
-        )
-        if name in _REWRITTEN_ELSEWHERE
-        else name
-        for name in _modules()
-    ],
-)
+@pytest.mark.parametrize("module", list(_modules()))
 def test_no_module_tells_its_history(module: str) -> None:
     found = history_in((ROOT / module).read_text(encoding="utf-8"))
     assert not found, f"{module}: " + "; ".join(found)

@@ -249,7 +249,7 @@ def test_only_the_tails_very_members_are_skipped() -> None:
     line = orjson.dumps(bundle)
     tail = None
     for _ in range(3):
-        read = memo.read(line)
+        read = memo.read(line, None)
         tail = read[2] if isinstance(read, tuple) else None
     assert tail is not None, "the memo remembers a tail seen twice"
     assert session.passes_shared({"run": bundle["run"]}, tail)  # remembered as passed

@@ -9,6 +9,8 @@ import json
 import math
 import os
 import random
+import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, BinaryIO, cast
@@ -40,10 +42,11 @@ from kernelindex_sdk.reading.intake import (
     MAX_DEPTH,
     MAX_SAFE_INTEGER,
     Document,
-    _Locator,
+    _strict,
     jsonl_records,
     loads,
 )
+from kernelindex_sdk.reading.intake._locator import Locator
 from kernelindex_sdk.reading.sources import iter_documents, iter_jsonl, load_file
 
 EXAMPLES = Path(__file__).parent / "examples" / "intake"
@@ -397,7 +400,7 @@ def test_dumps_roundtrip(value: Any, indent: int | None, ensure_ascii: bool) -> 
     assert loads(text.encode()) == value
     # The locating pass must agree that nothing is wrong (it runs only on failures,
     # and must never invent a problem the fast path did not see).
-    _Locator(text, None, 1).run()
+    Locator(text, None, 1).run()
 
 
 _NOISE = st.sampled_from([*'[]{}",:0123456789-+.eE \\\n\tuNaIfityrlsx', "\ud800", "é"])
@@ -411,7 +414,7 @@ def test_mutated_input_is_accepted_or_located(
     """Fuzz: damaged JSON either parses (then json agrees) or raises a located IntakeError.
 
     The fast path and the locating pass must agree: a disagreement would surface as
-    the defensive ``_fallback`` error, which this test forbids.
+    the defensive ``_strict._fallback`` error, which this test forbids.
     """
     text = json.dumps(value, indent=data.draw(st.sampled_from([None, 1])))
     for where, noise in edits:
@@ -422,7 +425,7 @@ def test_mutated_input_is_accepted_or_located(
             text = text[:at] + noise + text[at:]
     disagreement = AssertionError("the locating pass found no problem")
     try:
-        with mock.patch.object(intake, "_fallback", side_effect=disagreement):
+        with mock.patch.object(_strict, "_fallback", side_effect=disagreement):
             parsed = loads(text)
     except IntakeError as error:
         assert error.problem.line is not None
@@ -656,16 +659,16 @@ def test_stdin_forced_modes() -> None:
 def _outcome(data: bytes, fast: bool) -> Any:
     """What ``loads`` makes of ``data`` with or without jiter: the value and its types,
     or the error's type and problem."""
-    saved = intake._jiter_from_json
+    saved = intake.RUST_PARSERS
     if not fast:
-        intake._jiter_from_json = None
+        intake.RUST_PARSERS = False
     try:
         value = loads(data, source="x")
         return ("value", json.dumps(value), repr(value))
     except IntakeError as error:
         return ("error", type(error).__name__, error.problem)
     finally:
-        intake._jiter_from_json = saved
+        intake.RUST_PARSERS = saved
 
 
 _NASTY = st.sampled_from(
@@ -908,7 +911,7 @@ def test_every_writer_gets_the_stdlib_paths_verdicts(data: st.DataObject) -> Non
     """Each writer's text of any value, and of the value with a duplicate key or a
     hidden colon added, read with the Rust parsers or without: the same verdict and
     value."""
-    if intake._jiter_from_json is None:
+    if not intake.RUST_PARSERS:
         pytest.skip("jiter is not installed")
     value = data.draw(json_values | st.dictionaries(st.text(max_size=6), json_values, max_size=5))
     writer = data.draw(st.sampled_from(sorted(WRITERS)))
@@ -982,7 +985,7 @@ def test_an_infinity_jiter_reads_is_refused_with_or_without_null(
 @given(st.data())
 def test_jiter_and_the_stdlib_path_agree(data: st.DataObject) -> None:
     """Every verdict and every value the same, with the Rust parser or without it."""
-    if intake._jiter_from_json is None:
+    if not intake.RUST_PARSERS:
         pytest.skip("jiter is not installed")
     rnd = random.Random(data.draw(st.integers(0, 2**32)))
     value = data.draw(json_values)
@@ -1029,3 +1032,48 @@ def test_big_integers_keep_every_other_rule() -> None:
         loads(b'{"a": NaN}', big_integers=True)
     with pytest.raises(NumberOutOfRange, match="more than 400 digits"):
         loads(b'{"a": ' + b"9" * 401 + b"}", big_integers=True, source="s.json")
+
+
+# ------------------------------------------------------------------ loaded at first need
+
+#: Prints, at exit, the intake's private modules and the tail memo's module that the
+#: command loaded.
+_LOADED = (
+    "import atexit, sys\n"
+    "atexit.register(lambda: sys.stderr.write(' '.join(sorted(\n"
+    "    m.rpartition('.')[2] for m in sys.modules\n"
+    "    if m.startswith('kernelindex_sdk.reading.intake.') or m.endswith('.sharedtails')\n"
+    ")) + '\\n'))\n"
+    "from kernelindex_sdk.cli.main import main\n"
+    "main(sys.argv[1:])\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("lines", "loaded"),
+    [
+        (None, ""),  # one valid JSON file: the common path, nothing more
+        ([b"{}\n"], "_jsonl sharedtails"),  # JSON Lines, read with the tail memo
+        (
+            [b'{"a": 1, "a": 2}\n'],
+            "_jsonl _locator _patterns _problems _strict _values sharedtails",
+        ),
+    ],
+    ids=["one-file", "json-lines", "a-problem"],
+)
+def test_what_validate_loads_is_what_its_input_needs(
+    tmp_path: Path, lines: list[bytes] | None, loaded: str
+) -> None:
+    """``kernelindex validate one.json`` loads no module of the intake beyond its
+    ``__init__``, nor the tail memo: JSON Lines framing, the stdlib path, the locator and
+    the words of problems are each loaded by the first input that needs them."""
+    seed = sorted(SEEDS.glob("*.json"))[0]
+    path = seed
+    if lines is not None:
+        path = tmp_path / "lines.jsonl"
+        path.write_bytes(b"".join(lines))
+    done = subprocess.run(
+        [sys.executable, "-c", _LOADED, "validate", str(path)],
+        capture_output=True, text=True, check=False, timeout=120,
+    )  # fmt: skip
+    assert done.stderr.splitlines()[-1:] == [loaded], done.stderr

@@ -18,6 +18,11 @@ nothing in the SDK imports ``bench_adapters``; nothing in the SDK outside ``cli`
 imports ``cli``; adapters use the SDK's public modules only (no ``cli``, nothing
 private). Every import counts — at module level, inside functions, or for typing only —
 because a layer rule broken "only lazily" is still broken.
+
+And no module of the SDK or of the adapters takes another module's ``_private`` names
+(``from x import _name``, or ``x._name`` on a module it imported): a private name is
+its module's own, and a private module (``_name.py``) its package folder's own. Only the
+modules of one folder share internals, through that folder's private modules.
 """
 
 from __future__ import annotations
@@ -180,6 +185,125 @@ def _adapter_violations() -> Iterator[str]:
                 continue  # a folder named on the way to the module imported from it
             if imported not in public:
                 yield f"{path.relative_to(ROOT)}:{line}: {name} imports {imported}"
+
+
+def _private(name: str) -> bool:
+    return name.startswith("_") and not (name.startswith("__") and name.endswith("__"))
+
+
+def _reaches_in(target: str, folder: str, name_is_private: bool) -> bool:
+    """Whether importing from module ``target`` (a private name of it when
+    ``name_is_private``) from a module of package ``folder`` takes what is not its own:
+    a private module of another folder, or a private name of any module but a private
+    module of ``folder`` itself."""
+    parts = target.split(".")
+    for at, part in enumerate(parts):
+        if _private(part):
+            return ".".join(parts[:at]) != folder
+    return name_is_private
+
+
+def _private_imports(name: str, path: Path) -> Iterator[str]:
+    """Where module ``name`` takes another module's private names (module docstring)."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    folder = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    modules: dict[str, str] = {}  # a local name bound to a module of ours → the module
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.name.split(".")[0] in _OURS:
+                    bound = alias.asname or alias.name.split(".")[0]
+                    modules[bound] = alias.name if alias.asname else bound
+                    if _reaches_in(alias.name, folder, False):
+                        yield f"{node.lineno}: import {alias.name}"
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = folder.split(".")
+                base = base[: len(base) - node.level + 1]
+                module = ".".join([*base, node.module] if node.module else base)
+            else:
+                module = node.module or ""
+            if module.split(".")[0] not in _OURS:
+                continue
+            for alias in node.names:
+                candidate = f"{module}.{alias.name}"
+                if _is_module(candidate):
+                    modules[alias.asname or alias.name] = candidate
+                    private = _reaches_in(candidate, folder, False)
+                else:
+                    private = _reaches_in(module, folder, _private(alias.name))
+                if private:
+                    yield f"{node.lineno}: from {module} import {alias.name}"
+    for node in ast.walk(tree):
+        if not (isinstance(node, ast.Attribute) and _private(node.attr)):
+            continue
+        chain, value = [], node.value
+        while isinstance(value, ast.Attribute):
+            chain.append(value.attr)
+            value = value.value
+        if isinstance(value, ast.Name) and value.id in modules:
+            target = ".".join([modules[value.id], *reversed(chain)])
+            if _is_module(target) and _reaches_in(target, folder, True):
+                yield f"{node.lineno}: {target}.{node.attr}"
+
+
+#: The packages whose modules keep to each other's public names.
+_OURS = ("kernelindex_sdk", "bench_adapters")
+
+
+def _private_violations() -> Iterator[str]:
+    for package in _OURS:
+        for name, path in _modules(ROOT / package):
+            for found in _private_imports(name, path):
+                yield f"{path.relative_to(ROOT)}:{found}"
+
+
+def test_no_module_takes_another_modules_private_names() -> None:
+    assert list(_private_violations()) == []
+
+
+@pytest.mark.parametrize(
+    ("module", "source", "expected"),
+    [
+        ("canonical.py", "from kernelindex_sdk.schema.registry import _kind_of\n", "_kind_of"),
+        (
+            "canonical.py",
+            "from kernelindex_sdk.schema import registry\nregistry._kind_of\n",
+            "registry._kind_of",
+        ),
+        (
+            "canonical.py",
+            "import kernelindex_sdk.schema.registry as r\nr._kind_of()\n",
+            "registry._kind_of",
+        ),
+        ("canonical.py", "from kernelindex_sdk.schema._inner import x\n", "schema._inner import x"),
+        ("canonical.py", "from kernelindex_sdk.schema import _inner\n", "import _inner"),
+        # A sibling's private names, unless the sibling is a private module of the folder.
+        ("schema/other.py", "from kernelindex_sdk.schema.registry import _kind_of\n", "_kind_of"),
+        ("schema/other.py", "from ._inner import _y\nfrom . import _inner\n", None),
+        ("schema/__init__.py", "from kernelindex_sdk.schema._inner import _y\n", None),
+        ("schema/_inner.py", "def _y(): ...\n", None),
+    ],
+)
+def test_the_private_names_check_catches_what_it_claims(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, module: str, source: str, expected: str | None
+) -> None:
+    """Planted imports of private names: each one across a folder, or of a public
+    module's private name, is found; one within a folder through its private module is
+    not."""
+    fake = tmp_path / "kernelindex_sdk"
+    for folder in (fake, fake / "schema", tmp_path / "bench_adapters"):
+        folder.mkdir()
+        (folder / "__init__.py").write_text("", encoding="utf-8")
+    for name in ("canonical.py", "schema/registry.py", "schema/_inner.py", "schema/other.py"):
+        (fake / name).write_text("def _kind_of(): ...\ndef _y(): ...\nx = 1\n", encoding="utf-8")
+    (fake / module).write_text(source, encoding="utf-8")
+    monkeypatch.setitem(globals(), "ROOT", tmp_path)
+    found = list(_private_violations())
+    if expected is None:
+        assert found == []
+    else:
+        assert len(found) == 1 and expected in found[0], found
 
 
 @pytest.mark.parametrize(

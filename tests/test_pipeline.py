@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
 from typing import Any
@@ -15,16 +16,19 @@ from profiles import examples
 from kernelindex_sdk.base.parallel import WorkerFailed
 from kernelindex_sdk.reading.intake import Document
 from kernelindex_sdk.reading.sources import iter_documents
+from kernelindex_sdk.schema.versionstatus import VersionWatch
 from kernelindex_sdk.validating import pipeline as pipeline_module
 from kernelindex_sdk.validating.digesting import DigestSession
 from kernelindex_sdk.validating.pipeline import (
+    PayloadChecker,
     Pipeline,
+    QuickChecker,
     RangeTask,
     Tally,
     _range_documents,
     _RangeProgress,
 )
-from kernelindex_sdk.validating.validation import ValidationSession
+from kernelindex_sdk.validating.validation import Item, ValidationSession
 
 
 @pytest.fixture
@@ -222,3 +226,66 @@ def test_lines_across_and_beyond_the_read_buffer_are_read_whole(tmp_path: Path) 
                 pieces.append((d.line + offset, d.value))
             offset += counter.lines
         assert pieces == whole, cut
+
+
+# --------------------------------------------------------------------------- checkers
+
+
+class _Counting(ValidationSession):
+    """A session that also makes a payload: the documents it checked in full (their
+    lines), handed over at the end of each task."""
+
+    def __init__(self) -> None:
+        super().__init__(strict_json=True)
+        self.lines: list[int | None] = []
+        self.added: list[tuple[list[int | None], int]] = []
+
+    def check_document(
+        self, value: Any, *, source: str = "<input>", line: int | None = None
+    ) -> list[Item]:
+        self.lines.append(line)
+        return super().check_document(value, source=source, line=line)
+
+    def take_payload(self) -> list[int | None]:
+        lines, self.lines = self.lines, []
+        return lines
+
+    def add_payload(self, payload: list[int | None], offset: int) -> None:
+        self.added.append((payload, offset))
+
+
+def test_what_a_checker_does_besides_is_found_by_its_protocols(
+    tmp_path: Path, seed_bundle: dict[str, Any], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A checker is a QuickChecker (JSON Lines read with a tail memo, where only problems
+    are reported) or a PayloadChecker (its workers' payloads reach it in the parent, in
+    input order) by what it has: a session is the first; a VersionWatch around one, which
+    answers no shared tail, and a DigestSession are neither."""
+    session = ValidationSession(strict_json=True)
+    assert isinstance(session, QuickChecker) and not isinstance(session, PayloadChecker)
+    for checker in (VersionWatch(session), DigestSession()):
+        assert not isinstance(checker, (QuickChecker, PayloadChecker))
+        assert Pipeline([], checker=checker, report="problems")._tail_memo() is None
+    assert Pipeline([], checker=session, report="problems")._tail_memo() is not None
+    assert Pipeline([], checker=session, report="all")._tail_memo() is None
+    # Payloads: the lines checked in full (six in seven hold a run of an unknown kind).
+    monkeypatch.setattr(pipeline_module, "CHUNK_BYTES", 4096)
+    lines = []
+    for n in range(40):
+        bundle = {
+            **seed_bundle,
+            "run": {**seed_bundle["run"], "kind": "Nope" if n % 7 else "BenchmarkRun"},
+        }
+        lines.append(json.dumps(bundle).encode() + b"\n")
+    path = tmp_path / "b.jsonl"
+    path.write_bytes(b"".join(lines))
+    checker = _Counting()
+    assert isinstance(checker, PayloadChecker)
+    run = Pipeline([str(path)], checker=checker, report="problems", jobs=2)
+    problems = [item.line for item in run]
+    assert problems == [n + 1 for n in range(40) if n % 7]
+    offsets = [offset for _, offset in checker.added]
+    assert len(checker.added) > 2 and offsets == sorted(offsets)
+    assert [
+        offset + line for payload, offset in checker.added for line in payload if line
+    ] == problems

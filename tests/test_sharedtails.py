@@ -27,7 +27,7 @@ from kernelindex_sdk.reading.intake import Document, jsonl_records
 from kernelindex_sdk.reading.sharedtails import TailMemo
 
 pytestmark = pytest.mark.skipif(
-    intake._jiter_from_json is None, reason="the fast intake (orjson, jiter) is not installed"
+    not intake.RUST_PARSERS, reason="the fast intake (orjson, jiter) is not installed"
 )
 
 #: The members a tail starts with here, as ValidationSession.shared_tail_keys names a

@@ -25,13 +25,13 @@ from strategies import replaced_at, value_paths
 from kernelindex_sdk.canonical import digest
 from kernelindex_sdk.checks import v1alpha1
 from kernelindex_sdk.checks.v1alpha1 import REFERENCES
-from kernelindex_sdk.errors import IntakeError, Problem
+from kernelindex_sdk.errors import IntakeError
 from kernelindex_sdk.models import unstructure
 from kernelindex_sdk.models.strategies import consistent_bundles, json_values
 from kernelindex_sdk.reading.intake import Document, jsonl_records, loads
 from kernelindex_sdk.reading.sources import documents
 from kernelindex_sdk.schema.registry import default_registry
-from kernelindex_sdk.validating import validation
+from kernelindex_sdk.validating import quick
 from kernelindex_sdk.validating.engine import JsonschemaEngine, ValidationEngine
 from kernelindex_sdk.validating.pipeline import Pipeline
 from kernelindex_sdk.validating.validation import Item, ValidationSession
@@ -131,13 +131,13 @@ def test_without_orjson_nothing_is_remembered_and_verdicts_hold(
 ) -> None:
     """Without orjson there are no record bytes to remember referenced records by:
     each is checked and digested every time, with the same verdicts."""
-    monkeypatch.setattr(validation, "_orjson_dumps", None)
+    monkeypatch.setattr(quick, "_orjson_dumps", None)
     session = ValidationSession(strict_json=True)
     assert _verdicts(session, seed_bundle) == (True, True)
     assert _verdicts(session, seed_bundle) == (True, True)
     seed_bundle["run"]["spec"]["environmentDigest"] = "sha256:" + "0" * 64
     assert _verdicts(session, seed_bundle) == (False, False)
-    assert session._records == {}
+    assert session.quick_pass._records == {}
 
 
 def test_a_shell_that_raises_is_not_a_pass(seed_bundle: dict[str, Any]) -> None:
@@ -191,40 +191,6 @@ def test_reporting_only_problems_counts_as_reporting_everything() -> None:
     assert problems == everything
     assert only.tally == every.tally and only.late == every.late
     assert every.tally.valid > 50
-
-
-class _CheckerWithoutPasses:
-    """A checker written before ``passes`` existed: everything but it."""
-
-    def __init__(self) -> None:
-        self.inner = ValidationSession(strict_json=True)
-        self.invalidated = 0
-
-    def prepare(self) -> None:
-        self.inner.prepare()
-
-    def check_document(
-        self, value: Any, *, source: str = "<input>", line: int | None = None
-    ) -> list[Item]:
-        return self.inner.check_document(value, source=source, line=line)
-
-    def take_references(self) -> tuple[list[tuple[str, str]], list[Any]]:
-        known, pending = self.inner.take_references()
-        return known, list(pending)
-
-    def add_references(self, known: Any, pending: Any) -> None:
-        self.inner.add_references(known, pending)
-
-    def finish(self) -> list[Problem]:
-        return self.inner.finish()
-
-
-def test_a_checker_without_passes_checks_everything_in_full() -> None:
-    paths = [str(EXAMPLES / "valid"), str(EXAMPLES / "invalid")]
-    old = Pipeline(paths, checker=_CheckerWithoutPasses(), report="problems")  # type: ignore[arg-type]
-    problems = list(old)
-    new = Pipeline(paths, report="problems")
-    assert problems == list(new) and old.tally == new.tally
 
 
 def test_an_invalid_bundle_is_explained_by_the_reference_once(
@@ -472,14 +438,14 @@ def test_a_remembered_tail_does_not_stand_in_for_another_reference(
                 document.line not in (4, 5)
             )
     assert len(tails) == 4 and all(tail is tails[0] for tail in tails)
-    assert tails[0].checked[0] is session  # what it found, kept on the tail
+    assert tails[0].checked[0] is session.quick_pass  # what it found, kept on the tail
     # What a session keeps on a tail is its own: made to claim another protocol, the
     # record is taken at its word by that session only.
     valid = {**runs[0], **tails[0].members}
     tails[0].checked = tails[0].checked._replace(claims=(("protocolDigest", _OTHER_DIGEST),))
     assert not session.passes_shared(valid, tails[0])
     other = ValidationSession(strict_json=True)
-    assert other.passes_shared(valid, tails[0]) and tails[0].checked[0] is other
+    assert other.passes_shared(valid, tails[0]) and tails[0].checked[0] is other.quick_pass
 
 
 def _run_variants(run: dict[str, Any]) -> list[tuple[str, Any]]:
@@ -530,7 +496,7 @@ def test_the_short_path_of_a_shared_tail_answers_as_passes(
     assert session.passes_shared({**seed_bundle}, tail)
     assert tail.checked is None
     assert session.passes_shared({"run": seed_bundle["run"]}, tail)
-    assert tail.checked is not None and tail.checked.session is session
+    assert tail.checked is not None and tail.checked.owner is session.quick_pass
     assert (tail.checked.plan.run_quick is v1alpha1.run_spec_passes) is quick_rules
     run = seed_bundle["run"]
     heads: list[tuple[str, dict[str, Any]]] = [(n, {"run": r}) for n, r in _run_variants(run)]
@@ -548,7 +514,7 @@ def test_the_short_path_of_a_shared_tail_answers_as_passes(
         assert session.passes(value, None, tail) is expected, name
         # The head alone, as a memo's take is given it: the same answer.
         assert session.passes_shared(copy.deepcopy(head), tail) is expected, name
-    assert tail.checked.session is session  # a line that failed left the verdict as it was
+    assert tail.checked.owner is session.quick_pass  # a failed line left the verdict as it was
 
 
 @pytest.mark.parametrize("kind", [[], {}, ["Workload"]])
@@ -557,7 +523,7 @@ def test_a_remembered_claim_beside_a_member_whose_kind_is_no_string(
 ) -> None:
     """A member the memo's hit took on trust (its run claims a digest remembered from an
     earlier line) is not schema-checked before the rules look at its kind: a kind that
-    cannot be hashed is a problem to report, not a TypeError (it was one)."""
+    cannot be hashed is a problem to report, not a TypeError."""
     broken = copy.deepcopy(seed_bundle)
     broken["protocol"]["kind"] = kind
     session = ValidationSession(strict_json=True)
@@ -573,7 +539,7 @@ def test_a_remembered_claim_beside_a_member_whose_kind_is_no_string(
 def test_a_document_the_memo_take_takes_is_not_yielded_and_one_it_refuses_is_not_asked_again(
     seed_bundle: dict[str, Any],
 ) -> None:
-    """jsonl_records offers each document the memo reads to its ``take``: one taken is
+    """jsonl_records offers each document the memo reads to ``take``: one taken is
     gone, one refused comes out ``offered`` (the pipeline's quick pass is not asked
     again), and a line the memo cannot read is never offered."""
     good = json.dumps(seed_bundle).encode() + b"\n"
@@ -589,8 +555,7 @@ def test_a_document_the_memo_take_takes_is_not_yielded_and_one_it_refuses_is_not
         assert shared is None or (list(value) == ["run"] and written is None)
         return bool(value["run"]["kind"] == "BenchmarkRun")
 
-    memo.take = take
-    first, second = jsonl_records(lines, "b.jsonl", 1, False, tails=memo)
+    first, second = jsonl_records(lines, "b.jsonl", 1, False, tails=memo, take=take)
     assert isinstance(first, Document) and (first.line, first.offered) == (3, True)
     assert first.shared is not None and first.value.keys() == seed_bundle.keys()  # whole
     assert isinstance(second, IntakeError) and second.problem.line == 5
@@ -598,13 +563,18 @@ def test_a_document_the_memo_take_takes_is_not_yielded_and_one_it_refuses_is_not
     assert [shared is not None for _, _, shared in offered] == [False, False, True, True, True]
     session = ValidationSession(strict_json=True)
     asked = []
-    original = session.passes
+    original, original_shared = session.passes, session.passes_shared
 
     def passes(value: Any, written: Any = None, shared: Any = None) -> bool:
         asked.append(value)
         return original(value, written, shared)
 
+    def passes_shared(value: Any, shared: Any) -> bool:
+        asked.append(value)
+        return original_shared(value, shared)
+
     session.passes = passes  # type: ignore[method-assign]
+    session.passes_shared = passes_shared  # type: ignore[method-assign]
     with tempfile.TemporaryDirectory() as folder:
         path = Path(folder, "b.jsonl")
         path.write_bytes(b"".join(lines))

@@ -30,11 +30,7 @@ from kernelindex_sdk.compare.beforeafter import (
     Unpaired,
 )
 from kernelindex_sdk.compare.noise import STDDEV, Noise
-from kernelindex_sdk.compare.report import (
-    _csv_number,
-    _whole,
-    workload_text,
-)
+from kernelindex_sdk.compare.report import csv_number, whole_number, workload_text
 from kernelindex_sdk.compare.runs import ResolvedRun, short_digest
 from kernelindex_sdk.compare.units import number, pick_unit, quantity
 
@@ -238,8 +234,8 @@ class MarkdownReporter:
 def noise_json(noise: Noise) -> dict[str, Any]:
     return {
         "kind": noise.kind,
-        "low": _whole(noise.low),
-        "high": _whole(noise.high),
+        "low": whole_number(noise.low),
+        "high": whole_number(noise.high),
         "samples": noise.samples,
         "why": noise.why,
         "label": noise.label,
@@ -265,7 +261,7 @@ def side_json(run: ResolvedRun, noise: Noise, others: tuple[ResolvedRun, ...]) -
     if run.passed:
         out.update(
             statistic=run.statistic,
-            value=_whole(run.value),
+            value=whole_number(run.value),
             unit=BASE_UNITS.get(run.metric),
             noise=noise_json(noise),
         )
@@ -446,7 +442,7 @@ class CsvReporter:
 def _csv_side(run: ResolvedRun, noise: Noise) -> list[str]:
     if not run.passed or run.value is None:
         return ["", "", "", ""]
-    return [_csv_number(run.value), _csv_number(noise.low), _csv_number(noise.high), noise.label]
+    return [csv_number(run.value), csv_number(noise.low), csv_number(noise.high), noise.label]
 
 
 Reporter = TextReporter | MarkdownReporter | JsonReporter | CsvReporter

@@ -417,9 +417,9 @@ def run_json(
     if run.passed:
         out.update(
             statistic=run.statistic,
-            value=_whole(run.value),
-            p20=_whole(run.p20),
-            p80=_whole(run.p80),
+            value=whole_number(run.value),
+            p20=whole_number(run.p20),
+            p80=whole_number(run.p80),
             unit=BASE_UNITS.get(run.metric),
             noise=noise_of(run).kind,
             collapsedQuantiles=collapsed(run),
@@ -431,7 +431,7 @@ def run_json(
     return out
 
 
-def _whole(value: float | None) -> float | int | None:
+def whole_number(value: float | None) -> float | int | None:
     """Whole nanoseconds and bytes as integers, as the records hold them."""
     if value is not None and float(value).is_integer():
         return int(value)
@@ -563,9 +563,9 @@ def _csv_row(
         run.status,
         run.reason or "",
         run.statistic if passed else "",
-        _csv_number(run.value if passed else None),
-        _csv_number(run.p20 if passed else None),
-        _csv_number(run.p80 if passed else None),
+        csv_number(run.value if passed else None),
+        csv_number(run.p20 if passed else None),
+        csv_number(run.p80 if passed else None),
         BASE_UNITS.get(group.metric, "") if passed else "",
         "" if ratio is None else repr(ratio),
         RATIO_KINDS.get(group.metric, ""),
@@ -582,7 +582,7 @@ def _csv_row(
     ]
 
 
-def _csv_number(value: float | None) -> str:
+def csv_number(value: float | None) -> str:
     if value is None:
         return ""
     return str(int(value)) if float(value).is_integer() else repr(value)

@@ -3,8 +3,8 @@
 A stream of bundles repeats the same records on most of its lines: each line's run is
 new, but the protocol and the environment it references, written after it, are the
 ones of many lines before (an importer writes one bundle per measured case; a machine
-and a harness serve thousands). Parsing, re-writing and proving those ~1.1 KB again on
-every line is about half of a line's intake. :class:`TailMemo` remembers such a line
+and a harness serve thousands). Parsing, re-writing and proving those records again on
+every line is much of a line's intake. :class:`TailMemo` remembers such a line
 end (its *tail*: from the ``,`` before the first shared member to the line's end) with
 what it parses to, and a later line ending in the very same bytes has only its head
 parsed; the tail's members are then the remembered objects, shared by every document
@@ -13,9 +13,10 @@ dropped (``validate``'s quick pass): a caller that keeps or changes values reads
 without one.
 
 Why the verdict and the value are those of the whole line. A tail is remembered only
-when ``"{" + tail[1:]`` was read by the strict intake (``intake._fast_loads``, every
-rule of it) to an object with at least one member; so the tail is ``,``, one or more
-members, ``}`` and the line's end. A line ending in that tail is taken with it only when
+when ``"{" + tail[1:]`` was read by the strict intake
+(:func:`~kernelindex_sdk.reading.intake.fast_loads`, every rule of it) to an object
+with at least one member; so the tail is ``,``, one or more members, ``}`` and the
+line's end. A line ending in that tail is taken with it only when
 ``head + "}"`` (the bytes before the tail, closed) is read the same way to an object
 with at least one member and none of the tail's keys. That read proves the cut lies
 between two members of the outermost object: a cut inside a string leaves it
@@ -36,12 +37,10 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import Any
 
-# The strict intake's fast reader and its "cannot decide": this module is its companion.
-from kernelindex_sdk.reading.intake import _FALLBACK as FALLBACK
-from kernelindex_sdk.reading.intake import _TAKEN as TAKEN
-from kernelindex_sdk.reading.intake import _fast_loads as fast_loads
+# The strict intake's Rust reader and its "cannot decide": this module is its companion.
+from kernelindex_sdk.reading.intake import FALLBACK, TAKEN, fast_loads
 
-__all__ = ["SharedTail", "TailMemo"]
+__all__ = ["SharedTail", "TailMemo", "Take"]
 
 
 class SharedTail:
@@ -62,6 +61,16 @@ class SharedTail:
         self.checked: Any = None
 
 
+#: What a reader does with each document a :class:`TailMemo` reads, asked
+#: ``take(value, written, tail)``: True when it takes the document there (checked it and
+#: found it valid), and :meth:`TailMemo.read` then returns ``TAKEN``, so that
+#: :func:`~kernelindex_sdk.reading.intake.jsonl_records` yields nothing for it. For a line
+#: read with a tail, ``value`` holds only the head's members (the tail's are added after
+#: a False, not before: most lines are taken, and the caller may add them itself if it
+#: needs the whole); ``written`` is then None.
+Take = Callable[[Any, bytes | None, SharedTail | None], bool]
+
+
 class TailMemo:
     """Reads JSON Lines lines as :func:`~kernelindex_sdk.reading.intake.jsonl_records` does,
     parsing only the head of a line whose tail it has seen (module docstring).
@@ -73,27 +82,21 @@ class TailMemo:
     gets no memo. Where to cut is only a guess (the parts' reads decide whether the cut
     holds), so a wrong guess costs time, never a verdict. A tail is remembered the
     second time it is seen, so a stream of distinct lines parses nothing twice. Looking
-    for a tail that is not there costs a line ~1–3 µs, and finding one saves ~5 µs: so
-    the memo judges itself every :data:`_WINDOW_LINES` lines, and when fewer than one in
-    :data:`_MIN_HIT_SHARE` found a tail or saw one again it reads lines whole for a
-    while (a window, then twice as long each time it judges so again, up to
-    :data:`_LONGEST_PAUSE`; that at once where almost no line holds any of the keys: a
-    stream of records, not bundles).
+    for a tail that is not there costs each line a little, and finding one saves more
+    than that: so the memo judges itself every :data:`_WINDOW_LINES` lines, and when
+    fewer than one in :data:`_MIN_HIT_SHARE` found a tail or saw one again it reads
+    lines whole for a while (a window, then twice as long each time it judges so again,
+    up to :data:`_LONGEST_PAUSE`; that at once where almost no line holds any of the
+    keys: a stream of records, not bundles).
+
+    A memo lives as long as its reader's process (one a run, one a worker), while what
+    is done with the documents it reads may change from one task to the next: that is
+    the ``take`` each :meth:`read` is given.
     """
 
-    #: A caller's hook (None: none), asked ``take(value, written, tail)`` for each
-    #: document this memo reads: True when the caller takes the document there
-    #: (checked it and found it valid), and :meth:`read` then returns ``TAKEN``, so
-    #: that :func:`~kernelindex_sdk.reading.intake.jsonl_records` yields nothing for it. For a
-    #: line read with a tail, ``value`` holds only the head's members (the tail's are
-    #: added after a False, not before: most lines are taken, and the caller may add
-    #: them itself if it needs the whole); ``written`` is then None.
-    take: Callable[[Any, bytes | None, SharedTail | None], bool] | None
-
     def __init__(self, keys: Iterable[str]) -> None:
-        self.take = None
         # (With the colon: ``"`` ends every key of a JSON text, ``":`` fewer places, and
-        # a backward search for it is ~2.5 times as fast as a forward one for ``"key"``.)
+        # a backward search for it is faster than a forward one for ``"key"``.)
         self._markers = tuple(b'"' + key.encode() + b'":' for key in keys)
         self._tails: dict[bytes, SharedTail] = {}
         self._seen_once: set[bytes] = set()
@@ -110,10 +113,10 @@ class TailMemo:
         self._paused = 0 if self._markers else -1
         self._pause = _WINDOW_LINES
 
-    def read(self, raw: bytes) -> Any:
+    def read(self, raw: bytes, take: Take | None) -> Any:
         """``(value, written, tail)`` of one line as the strict intake reads it,
-        ``intake._FALLBACK`` where only the stdlib path can say, or ``intake._TAKEN``
-        where :attr:`take` took the document.
+        ``FALLBACK`` where only the stdlib path can say, or ``TAKEN`` where ``take``
+        took the document (:data:`Take`; None: nothing is taken).
         ``tail`` is the :class:`SharedTail` the value's last members are from (then
         ``written`` is None: no ``orjson.dumps`` of the whole value was made), or None
         when the line was read whole.
@@ -152,7 +155,6 @@ class TailMemo:
                         self._hits += 1
                         if size - cut != length or marker is not self._hint[1]:
                             self._hint = (size - cut, marker)
-                        take = self.take
                         if take is not None and take(value, None, tail):
                             return TAKEN
                         value.update(tail.members)  # (again if take added them: the same)
@@ -161,7 +163,6 @@ class TailMemo:
         if read is FALLBACK:
             return read
         value, written = read
-        take = self.take
         if take is not None and take(value, written, None):
             return TAKEN
         return value, written, None

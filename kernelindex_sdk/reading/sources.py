@@ -61,17 +61,14 @@ from kernelindex_sdk.errors import (
     UnreadableDirectory,
     UnreadableFile,
 )
-from kernelindex_sdk.reading.intake import (
-    Document,
-    OverlongLine,
-    is_blank_line,
-    jsonl_records,
-    loads,
-    size_text,
-)
+
+# JSON Lines framing and the words of problems are imported where they are needed: a
+# run that reads one JSON file loads neither.
+from kernelindex_sdk.reading.intake import Document, loads
 
 if TYPE_CHECKING:
-    from kernelindex_sdk.reading.sharedtails import TailMemo
+    from kernelindex_sdk.reading.intake import OverlongLine
+    from kernelindex_sdk.reading.sharedtails import TailMemo, Take
     from kernelindex_sdk.reading.storefile import CheckedDocument, StoreFacts
 
 __all__ = [
@@ -113,9 +110,9 @@ MAX_DOCUMENT_BYTES: Final = 256 << 20
 
 _OPEN_FLAGS = os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0)
 _DRAIN_BYTES = 1 << 20
-#: The buffer a JSON Lines file is read through. ``open``'s default, 8 KiB, holds three
-#: or four bundle lines, so ``readline`` would make a ``read`` call and move a part-line
-#: to the buffer's start every few lines; a buffer of 256 KiB does so rarely.
+#: The buffer a JSON Lines file is read through. ``open``'s default, 8 KiB, holds only a
+#: few bundle lines, so ``readline`` would make a ``read`` call and move a part-line to
+#: the buffer's start every few lines.
 LINE_BUFFER_BYTES: Final = 256 << 10
 
 
@@ -189,7 +186,7 @@ def expand(paths: Iterable[str]) -> Iterator[Source | IntakeError]:
         try:
             info = os.stat(arg)
         except (OSError, ValueError) as exc:
-            yield _path_error(arg, exc)
+            yield path_error(arg, exc)
             continue
         mode = info.st_mode
         if stat.S_ISDIR(mode):
@@ -235,7 +232,7 @@ def walk(root: str, root_info: os.stat_result | None = None) -> Iterator[FileSou
         try:
             root_info = os.stat(root)
         except (OSError, ValueError) as exc:
-            yield _path_error(root, exc)
+            yield path_error(root, exc)
             return
     stack: list[tuple[str, frozenset[tuple[int, int]]]] = [
         (root, frozenset({(root_info.st_dev, root_info.st_ino)}))
@@ -296,7 +293,7 @@ def _reason(exc: OSError) -> str:
     return str(exc.strerror or exc).lower()
 
 
-def _path_error(path: str, exc: OSError | ValueError) -> IntakeError:
+def path_error(path: str, exc: OSError | ValueError) -> IntakeError:
     """Why a PATH argument names nothing readable."""
     if isinstance(exc, ValueError):  # an embedded NUL: no file can have that name
         return UnreadableFile("not a usable path: it holds a NUL character", source=path)
@@ -354,9 +351,9 @@ def standard_input() -> typing.BinaryIO | None:
     that has read none of it yet (the command line), to pass as ``stdin`` to
     :func:`read` or :class:`~kernelindex_sdk.validating.pipeline.Pipeline`.
 
-    ``sys.stdin.buffer`` reads 8 KiB at a time, which makes JSON Lines piped in slower
-    than the same file named (see :data:`LINE_BUFFER_BYTES`). The
-    reader made here shares the descriptor and never closes it. Bytes already taken
+    ``sys.stdin.buffer`` reads 8 KiB at a time: JSON Lines piped in would then cost more
+    a line than the same file named. The reader made here shares the descriptor and
+    never closes it. Bytes already taken
     into ``sys.stdin.buffer`` would not be seen by it, which is why this is no default
     of :func:`read`. Where standard input has no descriptor (a test's stand-in, an
     embedding), it is ``sys.stdin.buffer`` itself; None where the process has none
@@ -380,12 +377,14 @@ def read(
     strict_numbers: bool = False,
     on_read: Callable[[int], None] | None = None,
     tails: TailMemo | None = None,
+    take: Take | None = None,
 ) -> Iterator[Document | IntakeError]:
     """The documents of one source (errors yielded, not raised). ``strict_numbers``:
     refuse number literals whose text and value disagree (see ``intake.loads``).
     ``on_read`` is told the bytes read as they are read — line by line in JSON Lines
     and standard input, a whole file at once — for a progress bar that moves while a
-    long file is read. ``tails`` reads JSON Lines lines, of a file or standard input (see
+    long file is read. ``tails`` reads JSON Lines lines, of a file or standard input, and
+    offers each document it reads to ``take`` (see
     :func:`~kernelindex_sdk.reading.intake.jsonl_records`: for a caller that checks each
     document and drops it)."""
     if isinstance(source, StdinSource):
@@ -404,13 +403,14 @@ def read(
             name=source.name,
             strict_numbers=strict_numbers,
             tails=tails,
+            take=take,
         )
     elif isinstance(source, StoreSource):
         from kernelindex_sdk.reading.storefile import store_documents
 
         yield from store_documents(source.path, on_wait=_say_waiting)
     elif source.jsonl:
-        yield from _read_jsonl(source.path, max_bytes, strict_numbers, on_read, tails)
+        yield from _read_jsonl(source.path, max_bytes, strict_numbers, on_read, tails, take)
     else:
         try:
             data = read_bytes(source.path, max_bytes=max_bytes)
@@ -457,7 +457,7 @@ def open_regular(path: str | os.PathLike[str]) -> tuple[int, int]:
     try:
         fd = os.open(name, _OPEN_FLAGS)
     except (OSError, ValueError) as exc:
-        raise _path_error(str(name), exc) from None
+        raise path_error(str(name), exc) from None
     try:
         info = os.fstat(fd)
     except OSError as exc:
@@ -472,6 +472,8 @@ def open_regular(path: str | os.PathLike[str]) -> tuple[int, int]:
 
 
 def _too_large(source: str, size: int | None, limit: int) -> DocumentTooLarge:
+    from kernelindex_sdk.reading.intake import size_text
+
     what = f"{size_text(size)}: " if size is not None else ""
     return DocumentTooLarge(
         f"{what}larger than {size_text(limit)}, the limit for one document: not read",
@@ -542,6 +544,8 @@ def bounded_lines(
     a terminal, ``< /dev/zero``, an object without a descriptor — may never send the
     ``\\n``, so reading stops at the limit: the line is ``stopped`` and the last one.
     """
+    from kernelindex_sdk.reading.intake import OverlongLine
+
     readline = stream.readline
     limit = max_bytes + 1
     step = min(limit, _DRAIN_BYTES)
@@ -555,8 +559,8 @@ def bounded_lines(
         if _is_regular_file(stream):
             # A long line of a file: measured first, a step at a time and nothing kept,
             # so a line past the limit is refused without ever being held; one within
-            # it is then read again, whole (reading it on while keeping it would hold a
-            # line past the limit in memory before refusing it).
+            # it is then read again, whole (read whole at once, a line far past the limit
+            # would be held in memory before it could be refused).
             yield _measured_line(stream, line, limit, step)
             continue
         # A long line of a stream that cannot be read twice: read on a step at a time,
@@ -589,6 +593,8 @@ def _measured_line(
     """The line of a regular file that starts with ``first`` (a whole step, no ``\\n``):
     its length found by reading on without keeping anything, then, if within the
     limit, the line read again from its start; else the file is left after it."""
+    from kernelindex_sdk.reading.intake import OverlongLine
+
     size = len(first)
     start = stream.tell() - size
     line = first
@@ -641,7 +647,10 @@ def _read_jsonl(
     strict_numbers: bool,
     on_read: Callable[[int], None] | None = None,
     tails: TailMemo | None = None,
+    take: Take | None = None,
 ) -> Iterator[Document | IntakeError]:
+    from kernelindex_sdk.reading.intake import jsonl_records
+
     try:
         fd, _ = open_regular(path)
     except IntakeError as exc:
@@ -652,7 +661,7 @@ def _read_jsonl(
             opened if on_read is None else typing.cast(typing.BinaryIO, _Counted(opened, on_read))
         )
         lines = bounded_lines(handle, max_bytes)
-        yield from jsonl_records(lines, path, 1, False, strict_numbers, tails)
+        yield from jsonl_records(lines, path, 1, False, strict_numbers, tails, take)
 
 
 def iter_jsonl(
@@ -662,6 +671,7 @@ def iter_jsonl(
     max_bytes: int = MAX_DOCUMENT_BYTES,
     strict_numbers: bool = False,
     tails: TailMemo | None = None,
+    take: Take | None = None,
 ) -> Iterator[Document | IntakeError]:
     """Read JSON Lines: one strict JSON document per ``\\n``- or ``\\r\\n``-ended line.
 
@@ -669,10 +679,13 @@ def iter_jsonl(
     yields its :class:`IntakeError` (located at that line) and reading goes on, so one
     run reports every bad record. Lines holding only whitespace are skipped; a stream
     with no document at all yields one :class:`EmptyDocument`. A UTF-16/32 byte-order
-    mark stops the stream, since no later line can be read either. ``tails``: see
-    :func:`read`.
+    mark stops the stream, since no later line can be read either. ``tails`` and
+    ``take``: see :func:`read`.
     """
-    return jsonl_records(bounded_lines(stream, max_bytes), source, 1, False, strict_numbers, tails)
+    from kernelindex_sdk.reading.intake import jsonl_records
+
+    lines = bounded_lines(stream, max_bytes)
+    return jsonl_records(lines, source, 1, False, strict_numbers, tails, take)
 
 
 def read_stdin(
@@ -683,6 +696,7 @@ def read_stdin(
     name: str = "<stdin>",
     strict_numbers: bool = False,
     tails: TailMemo | None = None,
+    take: Take | None = None,
 ) -> Iterator[Document | IntakeError]:
     """Standard input as documents: JSON Lines, one document, or sniffed (``jsonl=None``).
 
@@ -691,14 +705,19 @@ def read_stdin(
     encoding: a duplicate key, a number, ...) *and* another non-blank line follows,
     the input cannot be one document (that would be trailing data), so it is read as
     JSON Lines, streaming. Otherwise (a pretty-printed document, or a single line) the
-    whole input is read as one document. ``tails``: see :func:`read`.
+    whole input is read as one document. ``tails`` and ``take``: see :func:`read`.
     """
     if jsonl:
         yield from iter_jsonl(
-            stream, source=name, max_bytes=max_bytes, strict_numbers=strict_numbers, tails=tails
+            stream,
+            source=name,
+            max_bytes=max_bytes,
+            strict_numbers=strict_numbers,
+            tails=tails,
+            take=take,
         )
     elif jsonl is None:
-        yield from _sniff(stream, name, max_bytes, strict_numbers, tails)
+        yield from _sniff(stream, name, max_bytes, strict_numbers, tails, take)
     else:
         try:
             data = stream.read(max_bytes + 1)
@@ -724,7 +743,10 @@ def _sniff(
     max_bytes: int,
     strict_numbers: bool,
     tails: TailMemo | None = None,
+    take: Take | None = None,
 ) -> Iterator[Document | IntakeError]:
+    from kernelindex_sdk.reading.intake import is_blank_line, jsonl_records
+
     lines = bounded_lines(stream, max_bytes)
     head: list[bytes | OverlongLine] = []
     total = 0
@@ -735,7 +757,7 @@ def _sniff(
                 # Too long for one document either way: read on as JSON Lines, which
                 # reports this line and goes on with the next.
                 yield from jsonl_records(
-                    chain(head, lines), source, 1, False, strict_numbers, tails
+                    chain(head, lines), source, 1, False, strict_numbers, tails, take
                 )
                 return
             total += len(raw)
@@ -785,7 +807,7 @@ def _sniff(
         return
     yield first
     yield from jsonl_records(
-        chain([head[-1]], lines), source, len(head), True, strict_numbers, tails
+        chain([head[-1]], lines), source, len(head), True, strict_numbers, tails, take
     )
 
 

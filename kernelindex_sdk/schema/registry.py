@@ -157,7 +157,7 @@ class SchemaRegistry(FrozenValue):
             if schema_id is None:
                 raise SchemaDirectoryError(f"{path}: schema has no $id")
             api_version = f"{path.parent.parent.name}/{path.parent.name}"
-            kind = _kind_of(path, contents)
+            kind = kind_of(path, contents)
             entry = SchemaEntry(api_version, kind or path.name, schema_id, path, contents)
             (entries if kind else support).append(entry)
         routes = {(e.api_version, e.kind): e for e in entries}
@@ -266,7 +266,7 @@ def _id_of(contents: Any) -> str | None:
     return schema_id if isinstance(schema_id, str) else None
 
 
-def _kind_of(path: Path, contents: Mapping[str, Any]) -> str | None:
+def kind_of(path: Path, contents: Mapping[str, Any]) -> str | None:
     """The kind a schema file describes, read off the schema itself."""
     if path.name == BUNDLE_FILE:
         return BUNDLE_KIND

@@ -30,16 +30,17 @@ from urllib.parse import urldefrag
 
 from kernelindex_sdk.base.wire import DRAFT_2020_12
 from kernelindex_sdk.errors import IntakeError, KernelIndexError, NotARegularFile
-from kernelindex_sdk.reading.sources import FileSource, _path_error, load_file, walk
+from kernelindex_sdk.reading.sources import FileSource, load_file, walk
+from kernelindex_sdk.reading.sources import path_error as _path_error
 from kernelindex_sdk.schema.dialects import NAMES, dialect_of, id_keyword, validator_class
 from kernelindex_sdk.schema.inlining import Unresolvable, resolved, target
 from kernelindex_sdk.schema.registry import (
     BUNDLE_KIND,
     SchemaEntry,
     SchemaRegistry,
-    _kind_of,
     default_registry,
 )
+from kernelindex_sdk.schema.registry import kind_of as _kind_of
 from kernelindex_sdk.schemadiff.normal import Normalizer, to_schema
 
 __all__ = ["SchemaInputError", "SchemaSet", "load", "match", "normalized"]

@@ -14,8 +14,10 @@ alike, so every one of them reads, counts and reports input the same way::
 
 **Reading** is :mod:`kernelindex_sdk.reading.sources` (one walking rule; special files,
 oversized documents and unreadable directories are problems, never skipped).
-**Checking** is a *checker*: :class:`~kernelindex_sdk.validating.validation.ValidationSession`
-by default, :class:`~kernelindex_sdk.validating.digesting.DigestSession` to list digests.
+**Checking** is a *checker* (:class:`Checker`, and what one may do besides:
+:class:`QuickChecker`, :class:`PayloadChecker`):
+:class:`~kernelindex_sdk.validating.validation.ValidationSession` by default,
+:class:`~kernelindex_sdk.validating.digesting.DigestSession` to list digests.
 **Counting**: every item is valid, invalid or unreadable; a path or document that
 could not be read is an item too (``Item.unreadable``), so nothing is ever dropped.
 
@@ -32,13 +34,12 @@ from __future__ import annotations
 
 import os
 import typing
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from itertools import chain
-from typing import Any, Literal, NamedTuple, Protocol
+from typing import TYPE_CHECKING, Any, Literal, NamedTuple, Protocol, runtime_checkable
 
 from kernelindex_sdk.errors import IntakeError, Problem, UnreadableFile
-from kernelindex_sdk.reading.intake import Document, OverlongLine, empty_jsonl, jsonl_records
-from kernelindex_sdk.reading.sharedtails import SharedTail, TailMemo
+from kernelindex_sdk.reading.intake import Document
 from kernelindex_sdk.reading.sources import (
     LINE_BUFFER_BYTES,
     MAX_DOCUMENT_BYTES,
@@ -58,13 +59,21 @@ from kernelindex_sdk.validating.validation import (
     unreadable_item,
 )
 
+# JSON Lines framing and the tail memo are imported where they are needed: a run that
+# reads one JSON file loads neither.
+if TYPE_CHECKING:
+    from kernelindex_sdk.reading.intake import OverlongLine
+    from kernelindex_sdk.reading.sharedtails import SharedTail, TailMemo, Take
+
 __all__ = [
     "AUTO_MIN_FILES",
     "AUTO_MIN_JSONL_BYTES",
     "CHUNK_BYTES",
     "Checker",
     "FilesTask",
+    "PayloadChecker",
     "Pipeline",
+    "QuickChecker",
     "RangeTask",
     "Tally",
     "TaskResult",
@@ -84,8 +93,10 @@ _ODD_START = (b"\xef", b"\xff", b"\xfe", b"\x00")
 
 
 class Checker(Protocol):
-    """What the pipeline runs on each document (a :class:`ValidationSession` or
-    :class:`~kernelindex_sdk.validating.digesting.DigestSession`)."""
+    """What the pipeline runs on each document (a :class:`ValidationSession`, a
+    :class:`~kernelindex_sdk.validating.digesting.DigestSession`, a checker of your own).
+    What a checker may do besides is a protocol of its own: :class:`QuickChecker`,
+    :class:`PayloadChecker`."""
 
     #: Items that passed when checked but failed in :meth:`finish`.
     invalidated: int
@@ -102,9 +113,9 @@ class Checker(Protocol):
     def passes(self, value: Any, written: bytes | None = None) -> bool:
         """True only if :meth:`check_document` would make ``value`` one item with no
         problem, which a run that reports only problems then need not build; False
-        when unsure (the document is then checked in full). ``written`` is the
-        document's :attr:`~kernelindex_sdk.reading.intake.Document.written`. Optional at run
-        time: a checker without it has every document checked in full."""
+        when unsure (the document is then checked in full: a checker that needs every
+        item always answers False). ``written`` is the document's
+        :attr:`~kernelindex_sdk.reading.intake.Document.written`."""
         ...
 
     def take_references(self) -> tuple[list[tuple[str, str]], list[Any]]:
@@ -118,17 +129,46 @@ class Checker(Protocol):
         """Problems found only once every document was seen."""
         ...
 
-    # Optional at run time, like ``passes``: a checker that makes something of every
-    # document beside its items (``kernelindex store add`` stages the records) has
-    # ``take_payload()``, called in a worker at the end of each task, and
-    # ``add_payload(payload, offset)``, given it in the parent in input order with
-    # the lines of the ranges before (``offset``: add it to the worker's line numbers).
+
+@runtime_checkable
+class QuickChecker(Checker, Protocol):
+    """A checker whose quick pass also answers for JSON Lines lines read with a shared
+    tail (a :class:`ValidationSession`). Where only problems are reported, the pipeline
+    reads JSON Lines through a :class:`~kernelindex_sdk.reading.sharedtails.TailMemo`
+    keyed by its :attr:`shared_tail_keys`, and asks :meth:`passes_shared` (instead of
+    :meth:`passes`) of each document read with a tail."""
+
+    @property
+    def shared_tail_keys(self) -> tuple[str, ...]:
+        """The members a line's shared tail starts with (none: no memo)."""
+        ...
+
+    def passes_shared(self, value: Any, shared: SharedTail) -> bool:
+        """:meth:`passes` for a value whose last members are ``shared``'s, or for its
+        head alone (the members before the tail, as the memo reads them)."""
+        ...
+
+
+@runtime_checkable
+class PayloadChecker(Checker, Protocol):
+    """A checker that makes something of every document beside its items (``kernelindex
+    store add`` stages the records in the worker that checked them), so that valid items
+    need not travel back."""
+
+    def take_payload(self) -> Any:
+        """What this process made since the last call: called in a worker at the end of
+        each task."""
+        ...
+
+    def add_payload(self, payload: Any, offset: int) -> None:
+        """A worker's :meth:`take_payload`, given in the parent in input order with the
+        lines of the ranges before (``offset``: add it to the worker's line numbers)."""
 
 
 class Tally:
     """Counts for the summary line and the exit status. (A plain class with the
-    behaviour of the slotted dataclass it was — equality by the counts, its ``repr``,
-    no hash — without compiling those methods at import: tests/test_frozenvalue.py.)"""
+    behaviour of a slotted dataclass — equality by the counts, its ``repr``, no hash —
+    without compiling those methods at import: tests/test_frozenvalue.py.)"""
 
     __match_args__ = __slots__ = ("valid", "invalid", "unreadable", "files")
     valid: int
@@ -187,9 +227,9 @@ class Tally:
 
 
 # Tasks and their results are named tuples rather than frozen dataclasses: they
-# pickle to and from workers alike, and creating the classes at import costs a
-# quarter as much (a dataclass compiles its methods from source), which is part of
-# every ``validate``'s start-up (#14).
+# pickle to and from workers alike, and creating the classes at import costs far less
+# (a dataclass compiles its methods from source), which is part of every
+# ``validate``'s start-up.
 
 
 class FilesTask(NamedTuple):
@@ -314,14 +354,16 @@ class Pipeline:
         self.jobs_used: int | None = None
         self._started = False
         #: Reads JSON Lines lines for the quick pass (:meth:`_tail_memo`), in this
-        #: process or in each worker (a copy each).
+        #: process or in each worker (one each), once :meth:`_memo` has made it.
         self._tails: TailMemo | None = None
+        self._tails_made = False
+        #: The checker when it makes payloads (:class:`PayloadChecker`), for parallel runs.
+        self._payloads: PayloadChecker | None = None
 
     def __iter__(self) -> Iterator[Item]:
         if self._started:
             raise RuntimeError("a Pipeline runs once; make a new one")
         self._started = True
-        self._tails = self._tail_memo()
         jobs, sources = self._plan()
         self.jobs_used = jobs
         if jobs > 1:
@@ -359,12 +401,38 @@ class Pipeline:
     def _tail_memo(self) -> TailMemo | None:
         """A :class:`~kernelindex_sdk.reading.sharedtails.TailMemo` for the JSON Lines lines,
         where only problems are reported and the checker's quick pass takes documents
-        with shared tails (``passes_shared``): the documents are checked and dropped,
-        so sharing their last members changes nothing but the time. None otherwise."""
-        if self.report == "all" or getattr(self.checker, "passes_shared", None) is None:
+        with shared tails (a :class:`QuickChecker`): the documents are checked and
+        dropped, so sharing their last members changes nothing but the time. None
+        otherwise."""
+        checker = self.checker
+        if self.report == "all" or not isinstance(checker, QuickChecker):
             return None
-        keys: tuple[str, ...] = getattr(self.checker, "shared_tail_keys", ())
-        return TailMemo(keys) if keys else None
+        keys = checker.shared_tail_keys
+        if not keys:
+            return None
+        from kernelindex_sdk.reading.sharedtails import TailMemo
+
+        return TailMemo(keys)
+
+    def _memo(self, source: Source | FilesTask | RangeTask) -> TailMemo | None:
+        """The tail memo to read ``source``'s lines with: :meth:`_tail_memo`, made at the
+        first source that may hold JSON Lines and kept for the rest of the run (in a
+        worker, for the rest of its tasks); None for a source that holds none."""
+        if isinstance(source, FilesTask):
+            if not any(isinstance(entry, FileSource) and entry.jsonl for entry in source.entries):
+                return None
+        elif not isinstance(source, RangeTask) and (
+            isinstance(source, StoreSource) or source.jsonl is False
+        ):
+            return None
+        if not self._tails_made:
+            self._tails, self._tails_made = self._tail_memo(), True
+        return self._tails
+
+    def _take(self, tally: Tally, progress: _RangeProgress | None) -> Take:
+        """The ``take`` of a memo's reads (:func:`_taking`), counting in ``tally``. A
+        memo is made only for a :class:`QuickChecker` (:meth:`_tail_memo`)."""
+        return _taking(typing.cast(QuickChecker, self.checker), tally, progress)
 
     def run(self) -> Tally:
         """Consume the whole pipeline (items unused) and return the final tally."""
@@ -402,8 +470,7 @@ class Pipeline:
 
     def _in_process(self, sources: Iterator[Source | IntakeError]) -> Iterator[Item]:
         checker, tally, every = self.checker, self.tally, self.report == "all"
-        if self._tails is not None:
-            self._tails.take = _taking(checker, tally, None)
+        take: Take | None = None  # made with the memo
         for source in sources:
             if isinstance(source, IntakeError):
                 item = unreadable_item(source)
@@ -411,13 +478,17 @@ class Pipeline:
                 yield item
                 continue
             tally.files += 1
+            tails = self._memo(source)
+            if tails is not None and take is None:
+                take = self._take(tally, None)
             documents = read(
                 source,
                 max_bytes=self.max_document_bytes,
                 stdin=self.stdin,
                 strict_numbers=self.strict_numbers,
                 on_read=self.on_read,
-                tails=self._tails,
+                tails=tails,
+                take=take,
             )
             yield from _reported(checker, documents, tally, every)
 
@@ -425,8 +496,11 @@ class Pipeline:
 
     def _parallel(self, sources: Iterator[Source | IntakeError], jobs: int) -> Iterator[Item]:
         from kernelindex_sdk.base.parallel import ordered_map, planned_workers
+        from kernelindex_sdk.reading.intake import empty_jsonl
 
         self.checker.prepare()
+        if isinstance(self.checker, PayloadChecker):  # (before the workers are forked)
+            self._payloads = self.checker
         # The workers that would have work: never more than the cores can keep busy, nor
         # than there are tasks (one small file forks none).
         jobs, tasks = planned_workers(jobs, self._tasks(sources))
@@ -460,8 +534,8 @@ class Pipeline:
         if offset:
             pending = tuple(shifted_pending(p, offset) for p in pending)
         self.checker.add_references(result.known, pending)
-        if result.payload is not None:
-            getattr(self.checker, "add_payload")(result.payload, offset)  # noqa: B009
+        if result.payload is not None and self._payloads is not None:
+            self._payloads.add_payload(result.payload, offset)
         for item in result.items:
             yield _shifted(item, offset) if offset else item
 
@@ -495,20 +569,21 @@ class Pipeline:
         checker, every = self.checker, self.report == "all"
         tally = Tally()
         progress = _RangeProgress()
-        if self._tails is not None:  # (this worker's copy: each task counts its own)
-            ranges = None if isinstance(task, FilesTask) else progress
-            self._tails.take = _taking(checker, tally, ranges)
+        tails = self._memo(task)
+        take = None  # (this worker's memo: each task counts its own)
+        if tails is not None:
+            take = self._take(tally, None if isinstance(task, FilesTask) else progress)
         if isinstance(task, FilesTask):
             documents: Iterable[Document | IntakeError | Item] = _files(
-                task, self.max_document_bytes, self.strict_numbers, self._tails
+                task, self.max_document_bytes, self.strict_numbers, tails, take
             )
         else:
             documents = _range_documents(
-                task, self.max_document_bytes, progress, self.strict_numbers, self._tails
+                task, self.max_document_bytes, progress, self.strict_numbers, tails, take
             )
         kept = list(_reported(checker, documents, tally, every))
         known, pending = checker.take_references()
-        take_payload = getattr(checker, "take_payload", None)
+        payloads = self._payloads
         return TaskResult(
             task,
             tuple(kept),
@@ -518,7 +593,7 @@ class Pipeline:
             progress.read_failed,
             tuple(known),
             tuple(pending),
-            take_payload() if take_payload is not None else None,
+            payloads.take_payload() if payloads is not None else None,
         )
 
 
@@ -532,14 +607,13 @@ def _reported(
     counted in ``tally``; in this process and in a worker alike.
 
     Where only problems are reported, the checker's quick pass answers first: a
-    document it passes is counted valid and builds no item. A checker written before
-    ``passes`` existed has none: its documents are all checked in full, as they were.
-    A document the quick pass was asked for as it was read (:func:`_taking`) is not
-    asked again: it is here because it was not taken. Every document a tail memo read
-    was asked so (the pipeline sets the memo's ``take`` wherever it uses one), so those
-    with a shared tail, which ``passes_shared`` answers, never get this far unasked.
+    document it passes is counted valid and builds no item. A document the quick pass
+    was asked for as it was read (:func:`_taking`) is not asked again: it is here
+    because it was not taken. Every document a tail memo read was asked so (the
+    pipeline gives the memo's reads a ``take`` wherever it uses one), so those with a
+    shared tail, which ``passes_shared`` answers, never get this far unasked.
     """
-    passes = None if every else getattr(checker, "passes", None)
+    passes = None if every else checker.passes
     for document in documents:
         if (
             passes is not None
@@ -556,20 +630,16 @@ def _reported(
                 yield item
 
 
-def _taking(
-    checker: Checker, tally: Tally, progress: _RangeProgress | None
-) -> Callable[[Any, bytes | None, SharedTail | None], bool]:
-    """The memo's ``take`` (:attr:`~kernelindex_sdk.reading.sharedtails.TailMemo.take`): the
-    quick pass of :func:`_reported`, asked as each JSON Lines line is read, so that a
-    document that passes is counted valid there and is never made, yielded through
+def _taking(checker: QuickChecker, tally: Tally, progress: _RangeProgress | None) -> Take:
+    """The ``take`` of a memo's reads (:data:`~kernelindex_sdk.reading.sharedtails.Take`):
+    the quick pass of :func:`_reported`, asked as each JSON Lines line is read, so that
+    a document that passes is counted valid there and is never made, yielded through
     the readers' generators or looked at again (the interpreter's work a line, which
     is most of what the line costs beside the Rust parse and schema check).
     ``progress``: a range task's, told that its range held a document.
-
-    Only for a checker with ``passes_shared`` (the memo exists only for one), which
-    takes the head of a line read with a shared tail as it is given."""
+    ``passes_shared`` takes the head of a line read with a shared tail as it is given."""
     passes = checker.passes
-    passes_shared = getattr(checker, "passes_shared")  # noqa: B009  (not in the Protocol)
+    passes_shared = checker.passes_shared
 
     def take(value: Any, written: bytes | None, shared: SharedTail | None) -> bool:
         if passes(value, written) if shared is None else passes_shared(value, shared):
@@ -637,13 +707,19 @@ def _ranges(path: str, size: int) -> Iterator[RangeTask]:
 
 
 def _files(
-    task: FilesTask, max_bytes: int, strict_numbers: bool, tails: TailMemo | None = None
+    task: FilesTask,
+    max_bytes: int,
+    strict_numbers: bool,
+    tails: TailMemo | None = None,
+    take: Take | None = None,
 ) -> Iterator[Document | IntakeError | Item]:
     for entry in task.entries:
         if isinstance(entry, Item):
             yield entry
         else:
-            yield from read(entry, max_bytes=max_bytes, strict_numbers=strict_numbers, tails=tails)
+            yield from read(
+                entry, max_bytes=max_bytes, strict_numbers=strict_numbers, tails=tails, take=take
+            )
 
 
 class _RangeProgress:
@@ -664,9 +740,12 @@ def _range_documents(
     progress: _RangeProgress,
     strict_numbers: bool = False,
     tails: TailMemo | None = None,
+    take: Take | None = None,
 ) -> Iterator[Document | IntakeError]:
     """The documents of the lines that start in the task's range, numbered from 1;
     ``progress`` follows what was read."""
+    from kernelindex_sdk.reading.intake import jsonl_records
+
     try:
         fd, _ = open_regular(task.path)
     except IntakeError as exc:
@@ -684,7 +763,7 @@ def _range_documents(
             return
         handle.seek(start)
         lines = _lines_until(bounded_lines(handle, max_bytes), start, task.end, progress)
-        for document in jsonl_records(lines, task.path, 1, True, strict_numbers, tails):
+        for document in jsonl_records(lines, task.path, 1, True, strict_numbers, tails, take):
             progress.seen_any = True
             if isinstance(document, UnreadableFile):
                 progress.read_failed = True

@@ -29,7 +29,7 @@ for name in {WHEELS!r}:
 from kernelindex_sdk import canonical
 from kernelindex_sdk.validating import fastengine
 from kernelindex_sdk.reading import intake
-assert canonical.BACKEND == "json" and intake._jiter_from_json is None
+assert canonical.BACKEND == "json" and not intake.RUST_PARSERS
 assert not fastengine.available()
 from kernelindex_sdk.cli.main import main
 sys.argv[0] = "kernelindex"
