@@ -44,6 +44,7 @@ LAYERS: dict[str, int] = {
     "lightimport": 0,
     "metrics": 0,
     "jsontext": 0,
+    "timebox": 0,
     "intake": 1,
     "sharedtails": 1,
     "positions": 1,

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import json
 import sys
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import IO, Any, NamedTuple
 
 from kernelindex_sdk.errors import Problem
@@ -270,9 +270,15 @@ class JunitCase(NamedTuple):
     lines: tuple[str, ...] = ()
 
 
-def write_junit(out: IO[str], suite: str, cases: Sequence[JunitCase]) -> None:
-    """JUnit XML, one test suite of ``cases``, what CI systems show as tests. Names are
-    escaped to one printable line first, so the XML is always well-formed."""
+def write_junit(
+    out: IO[str],
+    suite: str,
+    cases: Sequence[JunitCase],
+    properties: Mapping[str, str] | None = None,
+) -> None:
+    """JUnit XML, one test suite of ``cases``, what CI systems show as tests (with the
+    suite's ``properties``, what it assumed, if any). Names and values are escaped to
+    one printable line first, so the XML is always well-formed."""
     import xml.etree.ElementTree as ET
 
     failures = sum(1 for case in cases if case.outcome == "failure")
@@ -280,6 +286,10 @@ def write_junit(out: IO[str], suite: str, cases: Sequence[JunitCase]) -> None:
     counts = {"tests": str(len(cases)), "failures": str(failures), "errors": str(errors)}
     suites = ET.Element("testsuites", {"name": suite, **counts})
     element = ET.SubElement(suites, "testsuite", {"name": suite, **counts, "skipped": "0"})
+    if properties:
+        held = ET.SubElement(element, "properties")
+        for name, value in properties.items():
+            ET.SubElement(held, "property", {"name": one_line(name), "value": one_line(value)})
     for case in cases:
         test = ET.SubElement(
             element,
