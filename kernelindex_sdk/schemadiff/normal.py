@@ -25,8 +25,10 @@ are first brought to this form, and only then walked in parallel:
 * ``const`` as a one-value ``enum``, each value in the branch of its type; the tighter
   of ``minimum`` and ``exclusiveMinimum`` (and of the maxima);
 * annotations (``title``, ``description``, ``examples``, ``default``, ``$comment``,
-  ``deprecated``, ``readOnly``, ``writeOnly``, ``content*``), unknown keywords and formats
-  no checker asserts dropped — the validator ignores them too;
+  ``deprecated``, ``readOnly``, ``writeOnly``, ``content*``), unknown keywords and
+  ``format`` dropped — the validator ignores them too: ``format`` is an annotation in
+  every dialect unless the diff is told to assert it (``formats=True``, the CLI's
+  ``--format-assertion``), and then still where no checker asserts that format;
 * ``patternProperties`` as a dict of regex → normal form beside ``properties`` and
   ``additionalProperties`` (which then applies to the names no entry and no regex
   covers): a member's schema is :func:`member_schema`, its matches told by

@@ -21,6 +21,12 @@ every member) made that the square of the enum's size. The first candidate that
 is the witness. No such candidate among the first few dozen: no witness, and the
 claim is reported as undecided, never as a violation.
 
+A candidate the engine cannot judge — a step that ran out of time (a regex that
+backtracks: :mod:`kernelindex_sdk.timebox`), a schema or record nested deeper than
+Python's recursion limit, a ``pattern`` Python cannot read — is no witness, and the
+search for the claim stops there (:attr:`Verifier.unjudged` says why in the undecided
+reason): the next candidate would most likely cost as much.
+
 A witness never rests on an external schema (a ``$ref`` into a document not given,
 known by its URI alone): the engines' registries hold only the schemas given and
 fetch nothing, so a candidate whose judgement reaches one raises there, and is passed
