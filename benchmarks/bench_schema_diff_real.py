@@ -9,9 +9,9 @@ The pairs are consecutive versions of the SchemaStore schemas in
 split into a **development** set, used to find what to fix, and a **held-out** set,
 only measured). Each pair runs in a fresh process, in both directions (OLD→NEW and
 NEW→OLD) under both policies (``strict``, ``lenient``), each run one ``schema diff
---mode backward``; a ``--mode full`` verdict is what the two directions give together
-(a violation either way, else compatible both ways, else undecided), so it is
-reported too. For each set it prints:
+--mode backward --format-assertion``; a ``--mode full`` verdict is what the two
+directions give together (a violation either way, else compatible both ways, else
+undecided), so it is reported too. For each set it prints:
 
 * **decided**: runs whose exit status is not 3 (undecided); **usage errors**: exit 2
   (a side cannot be read), each said once with its message;
@@ -99,7 +99,8 @@ for a, b, direction in ((old, new, "old->new"), (new, old, "new->old")):
     for policy in ("strict", "lenient"):
         start = time.process_time()
         try:
-            report = diff(a, b, mode="backward", policy=policy)
+            # Formats asserted, as the judges below assert them (--format-assertion).
+            report = diff(a, b, mode="backward", policy=policy, format_assertion=True)
         except SchemaInputError as error:
             row = {"exit": 2, "error": str(error)}
         else:

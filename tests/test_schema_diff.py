@@ -53,6 +53,12 @@ class Case:
     old: Path
     new: Path
     expect: dict[str, dict[str, Any]]
+    #: Compared with ``format`` read as an assertion (``--format-assertion``).
+    format_assertion: bool = False
+
+    def diff(self, old: Path, new: Path, **options: str) -> DiffReport:
+        """``diff`` of two of the case's sides, reading ``format`` as the case does."""
+        return diff(old, new, format_assertion=self.format_assertion, **options)
 
     def expected(self, policy: str, direction: str) -> list[str] | str:
         found = self.expect.get(policy, self.expect["strict"])[direction]
@@ -81,7 +87,14 @@ def cases(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Case]:
         data = json.loads(path.read_text(encoding="utf-8"))
         old = _write(data["old"], root / path.stem / "old")
         new = _write(data["new"], root / path.stem / "new")
-        found[path.stem] = Case(path.stem, data["about"], old, new, data["expect"])
+        found[path.stem] = Case(
+            path.stem,
+            data["about"],
+            old,
+            new,
+            data["expect"],
+            data.get("format_assertion", False),
+        )
     return found
 
 
@@ -118,7 +131,7 @@ def test_case(cases: dict[str, Case], name: str) -> None:
         both: list[str] = []
         undecided = False
         for direction in ("backward", "forward"):
-            report = diff(case.old, case.new, mode=direction, policy=policy)
+            report = case.diff(case.old, case.new, mode=direction, policy=policy)
             want = case.expected(policy, direction)
             assert _rules(report) == want, (policy, direction, report)
             assert report.exit_status() == (3 if want == "undecided" else 1 if want else 0)
@@ -127,7 +140,7 @@ def test_case(cases: dict[str, Case], name: str) -> None:
                 undecided = True
             else:
                 both += want
-        full = diff(case.old, case.new, mode="full", policy=policy)
+        full = case.diff(case.old, case.new, mode="full", policy=policy)
         assert sorted(v.rule for v in full.violations) == sorted(both), policy
         assert full.exit_status() == (1 if both else 3 if undecided else 0)
 
@@ -136,9 +149,10 @@ def test_case(cases: dict[str, Case], name: str) -> None:
 def test_every_witness_behaves_as_claimed(cases: dict[str, Case], name: str) -> None:
     """Checked again by python-jsonschema over the case's files, not by the diff's engine."""
     case = cases[name]
-    sides = {"old": _validators(case.old), "new": _validators(case.new)}
+    formats = case.format_assertion
+    sides = {"old": _validators(case.old, formats), "new": _validators(case.new, formats)}
     for policy in POLICIES:
-        report = diff(case.old, case.new, mode="full", policy=policy)
+        report = case.diff(case.old, case.new, mode="full", policy=policy)
         for violation in report.violations:
             accepting = sides[violation.accepted_by]
             rejecting = sides["new" if violation.accepted_by == "old" else "old"]
@@ -150,9 +164,12 @@ def test_every_witness_behaves_as_claimed(cases: dict[str, Case], name: str) -> 
             assert violation.old or violation.new
 
 
-def _validators(side: Path, *, externals_true: bool = False) -> dict[str, Draft202012Validator]:
+def _validators(
+    side: Path, formats: bool, *, externals_true: bool = False
+) -> dict[str, Draft202012Validator]:
     """kind (or file name) → a plain validator of that schema, its siblings registered,
-    of the dialect its ``$schema`` names (Draft 2020-12 without one). Nothing is
+    of the dialect its ``$schema`` names (Draft 2020-12 without one), with its format
+    checker where ``formats`` (``format`` read as an assertion). Nothing is
     fetched: a ``$ref`` into a document not given (an external schema) raises where
     it is reached — or, ``externals_true``, is replaced by ``true``, one schema it may
     be, the same on both sides (what a compatible verdict must hold for)."""
@@ -175,7 +192,7 @@ def _validators(side: Path, *, externals_true: bool = False) -> dict[str, Draft2
         )
     return {
         kind: (cls := validator_for(schema, default=Draft202012Validator))(
-            schema, registry=registry, format_checker=cls.FORMAT_CHECKER
+            schema, registry=registry, format_checker=cls.FORMAT_CHECKER if formats else None
         )
         for kind, schema in found.items()
     }
@@ -223,8 +240,8 @@ def test_diff_of_a_schema_with_itself_and_its_normal_form_is_empty(
 def test_backward_of_a_b_is_forward_of_b_a(cases: dict[str, Case], name: str) -> None:
     case = cases[name]
     for policy in POLICIES:
-        backward = diff(case.old, case.new, mode="backward", policy=policy)
-        forward = diff(case.new, case.old, mode="forward", policy=policy)
+        backward = case.diff(case.old, case.new, mode="backward", policy=policy)
+        forward = case.diff(case.new, case.old, mode="forward", policy=policy)
         assert backward.exit_status() == forward.exit_status()
         assert _mirrored(backward) == _seen(forward), policy
 
@@ -278,8 +295,9 @@ def test_a_compatible_verdict_has_no_counterexample(
     schema), the other side accepts too."""
     case = cases[name]
     accepting, other = (case.old, case.new) if direction == "backward" else (case.new, case.old)
-    readers = _validators(other, externals_true=True)
-    for kind, validator in _validators(accepting, externals_true=True).items():
+    formats = case.format_assertion
+    readers = _validators(other, formats, externals_true=True)
+    for kind, validator in _validators(accepting, formats, externals_true=True).items():
         if kind not in readers:
             continue
         instance = data.draw(_instances(validator.schema), label=kind)

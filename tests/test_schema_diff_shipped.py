@@ -295,10 +295,15 @@ def test_text_output_and_exit_status(invoke: Invoke, pair: tuple[Path, Path]) ->
     assert removed.startswith("ENUM_VALUE_REMOVED backward s.schema.json#/properties/a/enum → ")
     assert 'witness (old accepts, new rejects): {"a":"y"}' in removed
     assert added.startswith("PROPERTY_ADDED forward s.schema.json#/additionalProperties → ")
-    assert verdict == "incompatible (mode full, policy strict): 2 violations in 1 kind"
+    assert (
+        verdict
+        == "incompatible (mode full, policy strict, format as annotation): 2 violations in 1 kind"
+    )
     lenient = invoke("schema", "diff", old, new, "--mode", "forward", "--policy", "lenient")
     assert lenient.exit_code == 0
-    assert lenient.lines == ["compatible (mode forward, policy lenient): 1 kind compared"]
+    assert lenient.lines == [
+        "compatible (mode forward, policy lenient, format as annotation): 1 kind compared"
+    ]
 
 
 def test_json_output(invoke: Invoke, pair: tuple[Path, Path]) -> None:
@@ -344,7 +349,8 @@ def test_undecided_is_exit_3(invoke: Invoke, tmp_path: Path) -> None:
     assert run.exit_code == 3
     assert run.lines[0].startswith("UNDECIDED backward ")
     assert "not of new is not one of old's" in run.lines[0]
-    assert run.lines[-1] == "cannot decide (mode backward, policy strict): 1 undecided in 1 kind"
+    setting = "mode backward, policy strict, format as annotation"
+    assert run.lines[-1] == f"cannot decide ({setting}): 1 undecided in 1 kind"
     assert invoke("schema", "diff", old, new, "--mode", "forward").exit_code == 3
 
 
@@ -503,9 +509,14 @@ def test_what_the_schemas_hold_stays_on_one_line(invoke: Invoke, tmp_path: Path)
 def test_the_released_snapshot_against_the_registry_in_text(invoke: Invoke) -> None:
     """What .ci/run runs, on the snapshot against itself (the working tree may hold
     changes another branch is about to snapshot)."""
-    run = invoke("schema", "diff", RELEASED, RELEASED, "--mode", "full", "--policy", "lenient")
+    run = invoke(
+        "schema", "diff", RELEASED, RELEASED, "--mode", "full", "--policy", "lenient",
+        "--format-assertion",
+    )  # fmt: skip
     assert run.exit_code == 0
-    assert run.lines == ["compatible (mode full, policy lenient): 6 kinds compared"]
+    assert run.lines == [
+        "compatible (mode full, policy lenient, format asserted): 6 kinds compared"
+    ]
 
 
 def _report(old: Path | str, new: Path | str) -> DiffReport:

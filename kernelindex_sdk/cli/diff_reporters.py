@@ -6,8 +6,10 @@ The same four forms as ``validate`` (:mod:`~kernelindex_sdk.cli.reporters`), for
 ``assumed unchanged: URI`` per external schema relied on, then a verdict line),
 ``json`` (the report as one ASCII-only object), ``github`` (an ``::error`` annotation
 per violation on the schema file it is in), ``junit`` (a test case per kind and
-direction). Everything that comes from input — pointers, kinds, messages, witnesses —
-is written through :func:`~kernelindex_sdk.base.printable.one_line`, so one violation is
+direction). Each says how ``format`` was read (``--format-assertion`` or not): the
+verdict line (``text``, ``github``), ``format_assertion`` (``json``), a property of the
+test suite (``junit``). Everything that comes from input — pointers, kinds, messages,
+witnesses — is written through :func:`~kernelindex_sdk.base.printable.one_line`, so one violation is
 always one line.
 """
 
@@ -53,9 +55,15 @@ def assumed_lines(report: DiffReport) -> list[str]:
     return [one_line(f"assumed unchanged: {uri}") for uri in report.assumed_unchanged]
 
 
+def format_reading(report: DiffReport) -> str:
+    """How ``format`` was read: ``format asserted`` or ``format as annotation``."""
+    return "format asserted" if report.format_assertion else "format as annotation"
+
+
 def verdict(report: DiffReport) -> str:
-    """The last line: the verdict, the mode and policy, and what was counted."""
-    setting = f"(mode {report.mode}, policy {report.policy})"
+    """The last line: the verdict, the mode, policy and reading of ``format``, and what
+    was counted."""
+    setting = f"(mode {report.mode}, policy {report.policy}, {format_reading(report)})"
     kinds = f"{len(report.kinds)} kind{'s' if len(report.kinds) != 1 else ''}"
     if report.violations:
         undecided = f", {len(report.undecided)} undecided" if report.undecided else ""
@@ -84,7 +92,7 @@ class TextReporter:
 class JsonReporter:
     """``{"compatible", "decided", "mode", "policy", "kinds", "violations": [{"rule",
     "mode", "kind", "path", "old", "new", "message", "witness", "accepted_by"}],
-    "undecided": [...]}`` — ASCII only."""
+    "undecided": [...], "assumed_unchanged": [...], "format_assertion"}`` — ASCII only."""
 
     def __init__(self, out: IO[str] | None = None) -> None:
         self.out = out or sys.stdout
@@ -141,7 +149,12 @@ class JunitReporter:
                     lines = tuple(undecided_line(u) for u in doubts)
                     case = JunitCase(kind, case.name, "error", "undecided", lines)
                 cases.append(case)
-        write_junit(self.out, "kernelindex schema diff", cases)
+        properties = {
+            "mode": report.mode,
+            "policy": report.policy,
+            "format": "assertion" if report.format_assertion else "annotation",
+        }
+        write_junit(self.out, "kernelindex schema diff", cases, properties)
 
 
 DiffReporter = TextReporter | JsonReporter | GithubReporter | JunitReporter

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import json
 import sys
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import IO, Any, NamedTuple
 
 from kernelindex_sdk.base.printable import github_data, github_property, one_line, xml_text
@@ -258,11 +258,16 @@ class JunitCase(NamedTuple):
     lines: tuple[str, ...] = ()
 
 
-def write_junit(out: IO[str], suite: str, cases: Sequence[JunitCase]) -> None:
-    """JUnit XML, one test suite of ``cases``, what CI systems show as tests. Every
-    name, type, message and line is escaped first
-    (:func:`~kernelindex_sdk.base.printable.xml_text`: one printable line, no character XML
-    1.0 forbids), so the XML is always well-formed."""
+def write_junit(
+    out: IO[str],
+    suite: str,
+    cases: Sequence[JunitCase],
+    properties: Mapping[str, str] | None = None,
+) -> None:
+    """JUnit XML, one test suite of ``cases``, what CI systems show as tests (with the
+    suite's ``properties``, what it assumed, if any). Every name, value, type, message
+    and line is escaped first (:func:`~kernelindex_sdk.base.printable.xml_text`: one
+    printable line, no character XML 1.0 forbids), so the XML is always well-formed."""
     import xml.etree.ElementTree as ET
 
     failures = sum(1 for case in cases if case.outcome == "failure")
@@ -270,6 +275,10 @@ def write_junit(out: IO[str], suite: str, cases: Sequence[JunitCase]) -> None:
     counts = {"tests": str(len(cases)), "failures": str(failures), "errors": str(errors)}
     suites = ET.Element("testsuites", {"name": suite, **counts})
     element = ET.SubElement(suites, "testsuite", {"name": suite, **counts, "skipped": "0"})
+    if properties:
+        held = ET.SubElement(element, "properties")
+        for name, value in properties.items():
+            ET.SubElement(held, "property", {"name": xml_text(name), "value": xml_text(value)})
     for case in cases:
         test = ET.SubElement(
             element,

@@ -152,7 +152,19 @@ def schema_export(directory: str, bundled: bool, force: bool) -> None:
     show_default=True,
     help="text lines, one JSON object, GitHub Actions annotations, or JUnit XML.",
 )
-def schema_diff(old: str, new: str, mode: str, policy: str, format_: str) -> None:
+@click.option(
+    "--format-assertion",
+    is_flag=True,
+    help="Read `format` as an assertion (a value of another format is refused, where"
+    " python-jsonschema has a checker for it), as `kernelindex validate` does. Without it,"
+    " `format` is the annotation every dialect makes it by default (Drafts 4-7 leave"
+    " asserting it optional, 2019-09 and 2020-12 only with the format-assertion"
+    " vocabulary, and python-jsonschema asserts it only when asked): adding, removing"
+    " or changing one is no change. The report says which was assumed.",
+)
+def schema_diff(
+    old: str, new: str, mode: str, policy: str, format_: str, format_assertion: bool
+) -> None:
     """Say whether NEW breaks records OLD accepts (or the reverse), with a witness.
 
     OLD and NEW: a schema file, a folder of schema files (as `schema export` writes
@@ -163,15 +175,22 @@ def schema_diff(old: str, new: str, mode: str, policy: str, format_: str) -> Non
     assumed unchanged (listed: "assumed unchanged: URI"); a claim that needs its content
     is undecided. Exit status: 0 compatible, 1 a violation, 2 usage error, a file or
     folder that cannot be read, or a $ref to nothing in a document given, 3 cannot
-    decide.
+    decide (a claim that needs a pattern Python cannot read, or a check that ran out
+    of time or nested too deeply, is undecided; the rest is still judged). OLD and NEW
+    that name no kind, or a folder's schema file that names none and that no kind
+    reaches, are exit 2: nothing is passed unread.
     """
     from kernelindex_sdk.cli.diff_reporters import DIFF_REPORTERS
     from kernelindex_sdk.schemadiff import SchemaInputError, diff
 
     try:
-        report = diff(old, new, mode=mode, policy=policy)
+        report = diff(old, new, mode=mode, policy=policy, format_assertion=format_assertion)
     except (SchemaInputError, SchemaDirectoryError) as error:
         click.echo(one_line(f"kernelindex schema diff: {error}"), err=True)
         sys.exit(2)
+    except RecursionError:  # each step catches its own; this is the last word
+        message = "kernelindex schema diff: a schema is nested too deeply to compare"
+        click.echo(f"{message} (deeper than Python's recursion limit lets it go)", err=True)
+        sys.exit(3)
     DIFF_REPORTERS[format_]().report(report)
     sys.exit(report.exit_status())

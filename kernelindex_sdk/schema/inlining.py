@@ -14,7 +14,9 @@ other keywords becomes ``"allOf": [target]``, so both apply (see ``ref_beside``)
 ``$defs`` are dropped (nothing refers to them any more), and so is the ``$id`` of a
 document and the ``$schema`` of every document but the root (the result is no longer
 that file). Each target is inlined once and then shared, not copied, wherever it is
-referenced again; so is data (``enum``, ``const``, annotations).
+referenced again; so is data (``enum``, ``const``, annotations). An ``allOf`` or
+``anyOf`` that refers to one target twice holds it once (the same verdicts, in time
+linear, not exponential, in a diamond of such references).
 
 **What it declines** (:class:`Declined`, whose message says which), wherever in the
 schema or the schemas it reaches:
@@ -319,7 +321,7 @@ class _Inliner:
             elif key in _HOLDING:
                 walk = walk or functools.partial(self._schema, base=base, seen=seen)
                 found = subschemas(key, value, walk)
-                out[key] = value if found is DATA else found
+                out[key] = value if found is DATA else _once(key, found)
             else:
                 out[key] = value  # data shared, not copied
         if ref is not None and not self._in_place:
@@ -337,6 +339,18 @@ class _Inliner:
             whole = not key[1]  # the document itself
             inlined = self._inlined[key] = self._schema(node, key[0], (*seen, key), whole)
         return inlined
+
+
+def _once(key: str, found: Any) -> Any:
+    """An ``allOf``/``anyOf`` with each inlined target once: two ``$ref``\\ s to one
+    target inline to one shared object, and a validator checks each member, so a chain
+    of ``allOf: [{"$ref": A}, {"$ref": A}]`` nested level under level would be judged in
+    time exponential in its depth. The same member twice adds nothing to either (it
+    would to a ``oneOf``: that keeps every member)."""
+    if key not in ("allOf", "anyOf") or not isinstance(found, list) or len(found) < 2:
+        return found
+    kept = list({id(member): member for member in found}.values())
+    return kept if len(kept) < len(found) else found
 
 
 #: Keywords that may hold subschemas (the rest hold data).

@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Literal
 from urllib.parse import urldefrag
 
+from kernelindex_sdk.base.timebox import armed
 from kernelindex_sdk.schema.registry import BUNDLE_KIND, SchemaEntry, SchemaRegistry
 from kernelindex_sdk.schemadiff.inputs import SchemaInputError, SchemaSet, load, match
 from kernelindex_sdk.schemadiff.normal import Norm, Normalizer, Undecidable, UnresolvableRef, Where
@@ -38,17 +39,34 @@ __all__ = ["diff"]
 
 Input = str | os.PathLike[str] | SchemaRegistry | SchemaSet
 Side = Literal["old", "new"]
+#: Why a schema nested (or chained through ``$ref``) beyond what Python's recursion
+#: limit lets the diff follow is not compared.
+_TOO_DEEP = "nested deeper than Python's recursion limit lets it be compared"
 #: Relations a change to the ``spec`` member itself shows up as.
 _SPEC_CHANGES = frozenset({"closed-property", "open-property", "required", "type"})
 
 
-def diff(old: Input, new: Input, *, mode: str = "full", policy: str = "strict") -> DiffReport:
+def diff(
+    old: Input,
+    new: Input,
+    *,
+    mode: str = "full",
+    policy: str = "strict",
+    format_assertion: bool = False,
+) -> DiffReport:
     """Compare two sets of schemas (see :mod:`kernelindex_sdk.schemadiff`).
 
-    Raises :class:`~.inputs.SchemaInputError` when a side cannot be read or a ``$ref``
-    points at nothing in a document given (exit 2), ``ValueError`` for an unknown mode
-    or policy. A ``$ref`` into a document not given is an external schema
-    (:mod:`.normal`), never fetched: see :attr:`~.report.DiffReport.assumed_unchanged`.
+    ``format_assertion``: read ``format`` as an assertion (a value of another format is
+    refused, where the reference engine has a checker for it) rather than as the
+    annotation every dialect reads it as by default (see :mod:`.normal`).
+
+    Raises :class:`~.inputs.SchemaInputError` when a side cannot be read, a ``$ref``
+    points at nothing in a document given, or nothing is compared (exit 2),
+    ``ValueError`` for an unknown mode or policy. A ``$ref`` into a document not given
+    is an external schema (:mod:`.normal`), never fetched: see
+    :attr:`~.report.DiffReport.assumed_unchanged`. Each step that may run without end
+    (matching a regex, judging a record) is bounded in time (:mod:`kernelindex_sdk.
+    timebox`, in the main thread): one that runs out leaves its claim undecided.
     """
     if mode not in MODES:
         raise ValueError(f"mode must be one of {', '.join(MODES)}, not {mode!r}")
@@ -58,17 +76,27 @@ def diff(old: Input, new: Input, *, mode: str = "full", policy: str = "strict") 
         "old": old if isinstance(old, SchemaSet) else load(old),
         "new": new if isinstance(new, SchemaSet) else load(new),
     }
-    return _Diff(sides, DIRECTIONS[mode], policy).run(mode)
+    with armed():
+        return _Diff(sides, DIRECTIONS[mode], policy, format_assertion).run(mode)
 
 
 class _Diff:
-    def __init__(self, sides: dict[str, SchemaSet], directions: tuple[Direction, ...], policy: str):
+    def __init__(
+        self,
+        sides: dict[str, SchemaSet],
+        directions: tuple[Direction, ...],
+        policy: str,
+        formats: bool,
+    ) -> None:
         self.sides = sides
         self.directions = directions
         self.policy = policy
-        self.builder = Builder(Checks())
+        self.formats = formats
+        self.builder = Builder(Checks(formats=formats))
         self.verifier = Verifier(self.builder, sides["old"].registry, sides["new"].registry)
-        self.normalizers = {name: Normalizer(side.documents) for name, side in sides.items()}
+        self.normalizers = {
+            name: Normalizer(side.documents, formats=formats) for name, side in sides.items()
+        }
         self.violations: list[Violation] = []
         self.undecided: list[Undecided] = []
         self.files = {
@@ -77,6 +105,11 @@ class _Diff:
 
     def run(self, mode: str) -> DiffReport:
         pairs, removed, added = match(self.sides["old"], self.sides["new"])
+        if not (pairs or removed or added):
+            raise SchemaInputError(
+                f"nothing to compare: no kind of {self.sides['old'].label} or"
+                f" {self.sides['new'].label} is a schema of a kind (properties.kind.const)"
+            )
         skip = frozenset((_document(o), _document(n)) for o, n in pairs)
         kinds = []
         for old, new in pairs:
@@ -103,7 +136,13 @@ class _Diff:
         met = [normalizer.externals for normalizer in self.normalizers.values()]
         assumed = tuple(sorted(met[0] & met[1]))
         return DiffReport(
-            mode, self.policy, tuple(kinds), tuple(violations), tuple(undecided), assumed
+            mode,
+            self.policy,
+            tuple(kinds),
+            tuple(violations),
+            tuple(undecided),
+            assumed,
+            self.formats,
         )
 
     # ------------------------------------------------------------------ one pair
@@ -113,6 +152,8 @@ class _Diff:
             return self.normalizers[name].document(_document(entry))
         except UnresolvableRef as error:
             raise SchemaInputError(f"{self.sides[name].label}: {error}") from None
+        except RecursionError:
+            raise Undecidable(Where(_document(entry)), _TOO_DEEP) from None
 
     def _pair(
         self, kind: str, entries: dict[str, SchemaEntry], skip: frozenset[tuple[str, str]]
@@ -134,7 +175,12 @@ class _Diff:
             a, b = ("old", "new") if direction == "backward" else ("new", "old")
             pairs = skip if direction == "backward" else frozenset((y, x) for x, y in skip)
             walk = Walk(direction, self.builder, pairs)
-            walk.run(roots[a], roots[b])
+            try:
+                walk.run(roots[a], roots[b])
+            except RecursionError:  # what was found before still stands, to be proven
+                walk.doubt(None, None, (), f"{_TOO_DEEP}: the rest of this kind")
+            except Undecidable as error:  # too large to go on (see Walk.node)
+                walk.doubt(error.where, None, (), f"{error.reason}: the rest of this kind")
             findings += walk.findings
             doubts += walk.doubts
             moves |= walk.moves
@@ -184,6 +230,8 @@ class _Diff:
             because = f" ({finding.doubt} is not decided)" if finding.doubt else ""
             if self.verifier.exhausted:
                 because += " (the search for one gave up: too many alternatives)"
+            if self.verifier.unjudged is not None:
+                because += f" (a candidate could not be judged: {self.verifier.unjudged})"
             if self.verifier.external is not None:
                 because += (
                     f" (a record built reaches the external schema"
@@ -237,7 +285,12 @@ class _Diff:
                     "",
                     old,
                     new,
-                    f"{rule}: {message}, but no record of it could be built",
+                    f"{rule}: {message}, but no record of it could be built"
+                    + (
+                        f" (a candidate could not be judged: {self.verifier.unjudged})"
+                        if self.verifier.unjudged is not None
+                        else ""
+                    ),
                     direction,
                 )
             )

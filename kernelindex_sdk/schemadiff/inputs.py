@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import stat
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -42,8 +43,9 @@ from kernelindex_sdk.schema.registry import (
 )
 from kernelindex_sdk.schema.registry import kind_of as _kind_of
 from kernelindex_sdk.schemadiff.normal import Normalizer, to_schema
+from kernelindex_sdk.validating.engine import python_regex
 
-__all__ = ["SchemaInputError", "SchemaSet", "load", "match", "normalized"]
+__all__ = ["SchemaInputError", "SchemaSet", "ecma_regex", "load", "match", "normalized"]
 
 #: What names a schema file in a folder.
 SCHEMA_SUFFIX = ".schema.json"
@@ -93,6 +95,7 @@ def load(side: str | os.PathLike[str] | SchemaRegistry) -> SchemaSet:
         if not files:
             raise SchemaInputError(f"{text}: no *.schema.json files in this folder")
         registry = _registry(files)
+        _refuse_unreached(text, registry)
         return SchemaSet(text, registry, registry.entries)
     if stat.S_ISREG(mode):
         siblings = [p for p in sorted(path.parent.glob("*.schema.json")) if not _same(p, path)]
@@ -202,6 +205,49 @@ def _registry(files: list[Path], optional: Sequence[Path] = ()) -> SchemaRegistr
     return SchemaRegistry(tuple(entries), tuple(support), routes)
 
 
+def _refuse_unreached(folder: str, registry: SchemaRegistry) -> None:
+    """A folder's schema files that name no kind and that no kind's ``$ref`` reaches
+    (at any depth) would never be compared: the diff fails closed on them rather than
+    report a verdict that never read them (with no kind at all, "0 kinds compared")."""
+    reached = _reached(registry)
+    lost = [e.path for e in registry.support if urldefrag(e.id)[0] not in reached]
+    if not lost:
+        return
+    shown = ", ".join(str(p) for p in lost[:4]) + (
+        f" and {len(lost) - 4} more" if len(lost) > 4 else ""
+    )
+    what = "a schema file names" if len(lost) == 1 else f"{len(lost)} schema files name"
+    raise SchemaInputError(
+        f"{folder}: {what} no kind (no properties.kind.const) and no kind's $ref reaches"
+        f" {'it' if len(lost) == 1 else 'them'}, so nothing would compare"
+        f" {'it' if len(lost) == 1 else 'them'}: {shown}"
+    )
+
+
+def _reached(registry: SchemaRegistry) -> set[str]:
+    """The documents (URIs without fragment) the kinds of ``registry`` are or reach by
+    ``$ref``, at any depth (every ``$ref`` string counts, wherever it is written)."""
+    documents = {urldefrag(e.id)[0]: e.contents for e in registry.all_entries}
+    todo = [urldefrag(e.id)[0] for e in registry.entries]
+    reached: set[str] = set()
+    while todo:
+        uri = todo.pop()
+        if uri in reached or uri not in documents:
+            continue
+        reached.add(uri)
+        stack: list[Any] = [documents[uri]]
+        while stack:
+            node = stack.pop()
+            if isinstance(node, dict):
+                ref = node.get("$ref")
+                if isinstance(ref, str):
+                    todo.append(resolved(uri, ref).document)
+                stack.extend(node.values())
+            elif isinstance(node, list):
+                stack.extend(node)
+    return reached
+
+
 def _read(path: Path) -> dict[str, Any]:
     """A schema file's contents: strict JSON (integers of any size kept exact, as JSON
     Schema reads a bound), an object, a schema of a dialect it knows."""
@@ -222,7 +268,13 @@ def _check_schema(path: Path, contents: dict[str, Any]) -> None:
     unknown keyword is: its members are checked as schemas.)"""
     # A dialect not known is checked as Draft 2020-12 here, and is undecided later.
     dialect = dialect_of(contents) or DRAFT_2020_12
-    problem = _meta_problem(json.dumps(contents, sort_keys=True), dialect)
+    try:
+        problem = _meta_problem(json.dumps(contents, sort_keys=True), dialect)
+    except RecursionError:
+        raise SchemaInputError(
+            f"{path}: nested too deeply to be checked against the {NAMES[dialect]}"
+            " meta-schema (deeper than Python's recursion limit lets it go)"
+        ) from None
     if problem is not None:
         raise SchemaInputError(f"{path}: not a {NAMES[dialect]} schema: {problem}")
 
@@ -235,12 +287,49 @@ def _meta_problem(text: str, dialect: str = DRAFT_2020_12) -> str | None:
     from jsonschema.exceptions import best_match
 
     cls = validator_class(dialect)
-    meta = cls(cls.META_SCHEMA, format_checker=cls.FORMAT_CHECKER)
+    meta = cls(cls.META_SCHEMA, format_checker=_meta_formats(dialect))
     error = best_match(meta.iter_errors(json.loads(text)))
     if error is None:
         return None
     where = "".join(f"/{p}" for p in error.absolute_path)
     return f"{where or '/'}: {' '.join(error.message.split())[:200]}"
+
+
+@lru_cache(maxsize=8)
+def _meta_formats(dialect: str) -> Any:
+    """The dialect's format checker, but for ``regex``, which JSON Schema reads as
+    ECMA-262 (:func:`ecma_regex`), not as Python's ``re`` does."""
+    from jsonschema import FormatChecker
+
+    checker = FormatChecker()
+    checker.checkers = {**validator_class(dialect).FORMAT_CHECKER.checkers}
+    checker.checks("regex")(ecma_regex)
+    return checker
+
+
+def ecma_regex(instance: object) -> bool:
+    """Whether a string is an ECMA-262 regular expression (a ``pattern`` may be any):
+    as the ``regress`` engine (ECMA-262's grammar) reads it, with or without the
+    ``u`` flag; without ``regress``, as Python reads it once
+    :func:`~kernelindex_sdk.validating.engine.python_regex` has rewritten ECMA's own spellings,
+    and ``\\p{…}``/``\\P{…}`` (which Python lacks) taken on trust."""
+    if not isinstance(instance, str):
+        return True
+    try:
+        import regress
+    except ImportError:
+        try:
+            re.compile(python_regex(instance))
+        except re.error:
+            return "\\p{" in instance or "\\P{" in instance
+        return True
+    for flags in ("u", ""):
+        try:
+            regress.Regex(instance, flags)
+        except regress.RegressError:
+            continue
+        return True
+    return False
 
 
 def _declared_version(

@@ -25,8 +25,10 @@ are first brought to this form, and only then walked in parallel:
 * ``const`` as a one-value ``enum``, each value in the branch of its type; the tighter
   of ``minimum`` and ``exclusiveMinimum`` (and of the maxima);
 * annotations (``title``, ``description``, ``examples``, ``default``, ``$comment``,
-  ``deprecated``, ``readOnly``, ``writeOnly``, ``content*``), unknown keywords and formats
-  no checker asserts dropped — the validator ignores them too;
+  ``deprecated``, ``readOnly``, ``writeOnly``, ``content*``), unknown keywords and
+  ``format`` dropped — the validator ignores them too: ``format`` is an annotation in
+  every dialect unless the diff is told to assert it (``formats=True``, the CLI's
+  ``--format-assertion``), and then still where no checker asserts that format;
 * ``patternProperties`` as a dict of regex → normal form beside ``properties`` and
   ``additionalProperties`` (which then applies to the names no entry and no regex
   covers): a member's schema is :func:`member_schema`, its matches told by
@@ -199,6 +201,12 @@ class Opaque:
     where: Where
     parts: Mapping[str, Norm] = field(default_factory=dict)
 
+    def __post_init__(self) -> None:
+        # Written out, a value shares what it holds (a subschema reached twice); its
+        # key does not: refused before that costs more than a schema of its size.
+        if _written_size(self.value) > WRITE_LIMIT:
+            raise Undecidable(self.where, _TOO_LARGE)
+
     @cached_property
     def key(self) -> str:
         return canonical(self.value)
@@ -210,6 +218,45 @@ class Opaque:
         found: dict[str, Recur] = {}
         _collect_refs(self.value, found)
         return tuple(found.values())
+
+
+#: The most schema objects a normal form is written out as (a key, a constraint kept
+#: whole, :func:`to_schema`): a schema that reaches one subschema twice at every level
+#: (``anyOf: [{"$ref": A}, {"$ref": A}]`` level under level, or two properties of one
+#: definition) writes out in size exponential in its depth.
+WRITE_LIMIT = 200_000
+_TOO_LARGE = (
+    f"written out, more than {WRITE_LIMIT} schema objects (a subschema reached twice at"
+    " every level, nested): not compared"
+)
+
+
+def _written_size(value: Any) -> int:
+    """The size of ``value`` written out as JSON text would repeat what it shares (each
+    object and array counted once per place it is reached), counted in time linear in
+    the objects it holds and stopped past :data:`WRITE_LIMIT`."""
+    sizes: dict[int, int] = {}
+    opened: set[int] = set()
+    stack: list[tuple[Any, bool]] = [(value, False)]
+    while stack:
+        item, done = stack.pop()
+        if not done and id(item) in opened:
+            continue
+        children = (
+            list(item.values())
+            if isinstance(item, dict)
+            else item
+            if isinstance(item, list)
+            else []
+        )
+        if not done:
+            opened.add(id(item))
+            stack.append((item, True))
+            stack.extend((c, False) for c in children if isinstance(c, dict | list))
+            continue
+        total = 1 + sum(sizes.get(id(c), 0) for c in children if isinstance(c, dict | list))
+        sizes[id(item)] = min(total, WRITE_LIMIT + 1)
+    return sizes.get(id(value), 0)
 
 
 class _Ref(dict[str, Any]):
@@ -562,6 +609,13 @@ class _Writer:
     def __init__(self) -> None:
         self.defs: dict[str, Any] = {}
         self.pending: list[Recur] = []
+        #: Schema objects written so far (at most WRITE_LIMIT, else Undecidable).
+        self.written = 0
+
+    def _count(self, where: Where) -> None:
+        self.written += 1
+        if self.written > WRITE_LIMIT:
+            raise Undecidable(where, _TOO_LARGE)
 
     def finish(self, out: Any) -> Any:
         """``out`` with the ``$defs`` its references need (a schema object then)."""
@@ -575,6 +629,7 @@ class _Writer:
         return {**out, "$defs": dict(sorted(self.defs.items()))}
 
     def norm(self, node: Norm) -> Any:
+        self._count(node.where)
         if isinstance(node, Recur):
             self.pending.append(node)
             return _Ref(node)
@@ -625,6 +680,7 @@ class _Writer:
         return [dict(o.value) for o in constraints]
 
     def branch(self, branch: Branch) -> dict[str, Any]:
+        self._count(branch.where)
         out: dict[str, Any] = {"type": branch.type}
         also: list[Any] = []
         kw = branch.keywords
@@ -680,8 +736,10 @@ class Normalizer:
     each (a kind reaches ``common.schema.json#/$defs/slug`` many times).
     """
 
-    def __init__(self, documents: Mapping[str, Any]) -> None:
+    def __init__(self, documents: Mapping[str, Any], *, formats: bool = True) -> None:
         self._documents = documents
+        #: Whether ``format`` asserts (else an annotation, dropped: see the module's doc).
+        self._formats = formats
         self._done: dict[tuple[str, str], Norm] = {}
         self._active: set[tuple[str, str]] = set()
         #: Targets being normalized that a $ref led back into: where their normal form
@@ -710,11 +768,12 @@ class Normalizer:
             root = self._target(Where(uri), inlining.resolved(uri, ""))
             _complete(root)
             return root
-        except Undecidable:
+        except (Undecidable, RecursionError):
             # What was completed inside a failed attempt may hold a Recur whose target
             # never completed: forget it, so another kind does not reach it.
             for key in set(self._done) - before:
                 del self._done[key]
+            self._holders.clear()
             raise
 
     def _dialect(self, where: Where, document: str, contents: Any) -> str:
@@ -732,32 +791,65 @@ class Normalizer:
         return dialect
 
     def _target(self, where: Where, reference: inlining.Reference) -> Norm:
-        """The schema ``reference`` points at (found as the inliner finds it)."""
-        uri = reference.uri
+        """The schema ``reference`` points at (found as the inliner finds it). A chain of
+        ``$ref``\\ s each to another ``$ref`` alone is followed in a loop, not by
+        recursion: a chain of any length is read (each link still a target of its own)."""
+        chain: list[tuple[tuple[str, str], Where, str]] = []
         try:
-            node = inlining.target(self._documents, reference, uri)
-        except inlining.NotAPointer:
-            raise Undecidable(
-                where, f"$ref {uri!r}: only JSON-pointer fragments are compared"
-            ) from None
-        except inlining.Unresolvable:
-            if reference.document in self._documents:
-                raise UnresolvableRef(where, uri) from None  # a pointer to nothing
-            return self._external(where, uri)
-        key = document, pointer = reference.key
-        done = self._done.get(key)
-        if done is not None:
-            return done
-        if key in self._active:
-            holder = self._holders.setdefault(key, [])
-            name = self._names.setdefault(key, f"r{self._serial}_{len(self._names)}")
-            return Recur(where, name, holder, uri)
-        self._dialect(where, document, self._documents[document])
-        self._active.add(key)
-        try:
-            result = self.schema(node, Where(document, pointer), base=document)
+            result = self._followed(where, reference, chain)
+            for key, at, uri in reversed(chain):
+                self._active.discard(key)
+                result = self._finished(key, at, uri, result)
         finally:
-            self._active.discard(key)
+            for key, _, _ in chain:
+                self._active.discard(key)
+        return result
+
+    def _followed(
+        self,
+        where: Where,
+        reference: inlining.Reference,
+        chain: list[tuple[tuple[str, str], Where, str]],
+    ) -> Norm:
+        """The normal form at the end of a chain of plain ``$ref``\\ s, each link
+        (its key, where it was met, its URI) added to ``chain`` and left active."""
+        while True:
+            uri = reference.uri
+            try:
+                node = inlining.target(self._documents, reference, uri)
+            except inlining.NotAPointer:
+                raise Undecidable(
+                    where, f"$ref {uri!r}: only JSON-pointer fragments are compared"
+                ) from None
+            except inlining.Unresolvable:
+                if reference.document in self._documents:
+                    raise UnresolvableRef(where, uri) from None  # a pointer to nothing
+                return self._external(where, uri)
+            key = document, pointer = reference.key
+            done = self._done.get(key)
+            if done is not None:
+                return done
+            if key in self._active:
+                holder = self._holders.setdefault(key, [])
+                name = self._names.setdefault(key, f"r{self._serial}_{len(self._names)}")
+                return Recur(where, name, holder, uri)
+            self._dialect(where, document, self._documents[document])
+            self._active.add(key)
+            if _plain_ref(node, pointer):
+                chain.append((key, where, uri))
+                where = Where(document, pointer).at("$ref")
+                reference = inlining.resolved(document, node["$ref"])
+                continue
+            try:
+                result = self.schema(node, Where(document, pointer), base=document)
+            finally:
+                self._active.discard(key)
+            return self._finished(key, where, uri, result)
+
+    def _finished(self, key: tuple[str, str], where: Where, uri: str, result: Norm) -> Norm:
+        """The normal form of target ``key`` (``result``, read), remembered and handed
+        to the recursions that wait for it."""
+        document, pointer = key
         waiting = self._holders.pop(key, None)
         if isinstance(result, Recur) and result.name == self._names.get(key):
             raise Undecidable(where, f"$ref {uri!r} leads back to itself through nothing but $refs")
@@ -829,6 +921,8 @@ class Normalizer:
                 self.schema(m, where.at(keyword, i), base=base)
                 for i, m in enumerate(_list(schema, keyword, where))
             ]
+            if keyword == "anyOf":  # a member twice (one $ref twice) adds nothing
+                members = list({id(m): m for m in members}.values())
             if keyword == "anyOf" and any(not _pending(m) and is_true(m) for m in members):
                 continue  # a member accepts every value: so does the anyOf
             if keyword == "anyOf" and any(_pending(m) for m in members):
@@ -1026,7 +1120,11 @@ class Normalizer:
             put("multipleOf", frozenset({schema["multipleOf"]}), "multipleOf")
         if isinstance(schema.get("pattern"), str):
             put("pattern", frozenset({schema["pattern"]}), "pattern")
-        if isinstance(schema.get("format"), str) and schema["format"] in asserted_formats():
+        if (
+            self._formats
+            and isinstance(schema.get("format"), str)
+            and schema["format"] in asserted_formats()
+        ):
             put("format", frozenset({schema["format"]}), "format")
         if schema.get("uniqueItems") is True:
             put("uniqueItems", True, "uniqueItems")
@@ -1233,6 +1331,18 @@ def _only_ref(schema: dict[str, Any]) -> bool:
     return all(k == "$ref" or k in _IGNORED or not _is_keyword(k) for k in schema)
 
 
+def _plain_ref(node: Any, pointer: str) -> bool:
+    """Whether a target is a ``$ref`` alone, whose normal form is its own target's
+    (:meth:`Normalizer.schema` returns that): no ``$id`` below a document's root, which
+    is refused there."""
+    return (
+        isinstance(node, dict)
+        and isinstance(node.get("$ref"), str)
+        and _only_ref(node)
+        and not (pointer and ("$id" in node or "id" in node))
+    )
+
+
 #: Every keyword that asserts something (the rest is ignored, as validators do).
 _ASSERTING = frozenset(
     _STRING | _NUMBER | _ARRAY | _OBJECT
@@ -1353,7 +1463,7 @@ def conjoin(a: Norm, b: Norm) -> Norm:
     for one, other in ((a, b), (b, a)):
         if not _deferred(other) and is_true(other):
             return one
-    atoms = tuple({_identity(n): n for n in (*_atoms(a), *_atoms(b))}.values())
+    atoms = _joined_atoms(a, b)
     key = frozenset(_identity(n) for n in atoms)
     found = _MEETS.get(key)
     if found is None:
@@ -1375,8 +1485,19 @@ def _meet(a: Norm, b: Norm) -> Norm:
     out = Norm(tuple(branches), a.where if a.branches or not b.branches else b.where, root)
     # Remembered: should it meet a recursion, the meet is of these parts (a finite set),
     # not of this node, made anew each time.
-    object.__setattr__(out, "_parts", (*_atoms(a), *_atoms(b)))
+    object.__setattr__(out, "_parts", _joined_atoms(a, b))
     return out
+
+
+def _joined_atoms(a: Norm, b: Norm) -> tuple[Norm, ...]:
+    """The parts of ``a`` and ``b`` together, each once (by identity) and without those
+    that accept every value: an ``allOf`` of one ``$ref`` twice, nested level under
+    level, stays one part per distinct schema rather than doubling at every level."""
+    atoms: dict[int, Norm] = {}
+    for node in (*_atoms(a), *_atoms(b)):
+        if _deferred(node) or not is_true(node):
+            atoms.setdefault(_identity(node), node)
+    return tuple(atoms.values()) or (a,)
 
 
 def _conjoin_branches(x: Branch, y: Branch, type_: str) -> Branch | None:

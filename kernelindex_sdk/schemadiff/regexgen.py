@@ -7,8 +7,10 @@ the pattern, deterministically: a base string (each character class's most typic
 member, each repeat at its minimum, the first alternative), then variants that change
 one choice each, each stretched to a wanted length by repeating one repeat's unit.
 
-Constructs it cannot make a string for (conditional groups, unknown escapes, ECMA-262
-syntax Python does not parse) give no string; lookarounds are ignored. Every string
+The pattern is read as :func:`~kernelindex_sdk.validating.engine.python_regex` writes it (an
+ECMA-262 named group as Python's). Constructs it cannot make a string for
+(conditional groups, unknown escapes, ECMA-262 syntax Python does not parse) give no
+string; lookarounds are ignored. Every string
 is a *candidate*: the caller checks it against the real validator, so a wrong guess
 costs a try, never a wrong witness.
 """
@@ -18,6 +20,8 @@ from __future__ import annotations
 import sys
 from collections.abc import Iterator
 from typing import Any
+
+from kernelindex_sdk.validating.engine import python_regex
 
 if sys.version_info >= (3, 11):
     from re import _parser as _sre
@@ -43,7 +47,7 @@ class _Unsupported(Exception):
 def examples(pattern: str, length: int | None = None) -> Iterator[str]:
     """Strings ``pattern`` should match; exactly ``length`` long when it is given."""
     try:
-        parsed = _sre.parse(pattern)
+        parsed = _sre.parse(python_regex(pattern))
         base = _Gen({}, None)
         text = base.seq(parsed)
     except Exception:  # re.error, _Unsupported: no string, and no guess either
@@ -159,7 +163,11 @@ class _Gen:
 
 def _anchored_at_end(parsed: Any) -> bool:
     items = list(parsed)
-    return bool(items) and str(items[-1][0]) == "AT" and str(items[-1][1]) == "AT_END"
+    return (
+        bool(items)
+        and str(items[-1][0]) == "AT"
+        and str(items[-1][1]) in ("AT_END", "AT_END_STRING")
+    )
 
 
 def _category_op() -> Any:

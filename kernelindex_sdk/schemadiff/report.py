@@ -71,6 +71,9 @@ class DiffReport:
     #: The external schemas both sides reach (a ``$ref`` into a document not given,
     #: never fetched), by URI: the verdict holds if each is the same schema for both.
     assumed_unchanged: tuple[str, ...] = ()
+    #: Whether ``format`` was read as an assertion (``--format-assertion``) rather than
+    #: as the annotation every dialect makes it by default.
+    format_assertion: bool = False
 
     @property
     def compatible(self) -> bool:
@@ -93,6 +96,7 @@ class DiffReport:
             "violations": [v.as_json() for v in self.violations],
             "undecided": [u.as_json() for u in self.undecided],
             "assumed_unchanged": list(self.assumed_unchanged),
+            "format_assertion": self.format_assertion,
         }
 
 

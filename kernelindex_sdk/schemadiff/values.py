@@ -19,15 +19,18 @@ from __future__ import annotations
 
 import itertools
 import math
+import re
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from referencing.exceptions import Unresolvable
 
+from kernelindex_sdk.base.timebox import OverBudget, bounded
 from kernelindex_sdk.schemadiff.normal import (
     Branch,
     Norm,
+    Undecidable,
     Unmatched,
     Where,
     branch_schema,
@@ -42,6 +45,7 @@ from kernelindex_sdk.validating.engine import schema_validator
 
 __all__ = [
     "ANY_VALUES",
+    "UNJUDGED",
     "Absent",
     "Builder",
     "Checks",
@@ -50,6 +54,13 @@ __all__ = [
     "Step",
     "Values",
 ]
+
+#: What stops a validator from judging a value: a step that ran out of time (a regex
+#: that backtracks, a schema walked exponentially), a schema or value nested deeper
+#: than Python's recursion limit, a ``pattern`` Python cannot read, a normal form too
+#: large to write out as a schema. A value so left unjudged is no witness: what it was
+#: to show stays undecided.
+UNJUDGED: tuple[type[Exception], ...] = (OverBudget, RecursionError, re.error, Undecidable)
 
 #: Alternatives kept of each field, candidates tried per object, values offered per node.
 ALTERNATIVES = 5
@@ -117,9 +128,13 @@ class SearchExhausted(Exception):
 
 
 class Checks:
-    """Whether a normalized schema (or one branch) accepts a value, by its own schema."""
+    """Whether a normalized schema (or one branch) accepts a value, by its own schema
+    (``formats``: whether ``format`` is asserted, as the diff assumes it)."""
 
-    def __init__(self) -> None:
+    def __init__(self, *, formats: bool = True) -> None:
+        self.formats = formats
+        #: Why the last value that could not be judged was not (None: none was).
+        self.unjudged: Exception | None = None
         #: id → (the node, kept alive so the id stays its, and its validator).
         self._validators: dict[int, tuple[object, Any]] = {}
         #: Checks a search may still make (None: no limit); past it, SearchExhausted.
@@ -129,21 +144,30 @@ class Checks:
 
     def accepts(self, node: Norm | Branch, value: Any, *, unknown: bool = False) -> bool:
         """Whether ``node`` accepts ``value``; ``unknown`` when that depends on an
-        external schema the check reaches (one not given, never fetched): False where a
-        value is being chosen (it is not offered), True where the caller must not rule
-        the value out on it (it stays a claim, and no witness can rest on it)."""
+        external schema the check reaches (one not given, never fetched), or cannot be
+        judged (:data:`UNJUDGED`): False where a value is being chosen (it is not
+        offered), True where the caller must not rule the value out on it (it stays a
+        claim, and no witness can rest on it)."""
         if self.left is not None:
             self.left -= 1
             if self.left < 0:
                 raise SearchExhausted
+        try:
+            with bounded("checking a value"):
+                return bool(self._validator(node).is_valid(value))
+        except Unresolvable:
+            return unknown
+        except UNJUDGED as error:
+            self.unjudged = error
+            return unknown
+
+    def _validator(self, node: Norm | Branch) -> Any:
         entry = self._validators.get(id(node))
         if entry is None:
             schema = to_schema(node) if isinstance(node, Norm) else branch_schema(node)
-            entry = self._validators[id(node)] = (node, schema_validator(schema))
-        try:
-            return bool(entry[1].is_valid(value))
-        except Unresolvable:
-            return unknown
+            validator = schema_validator(schema, formats=self.formats)
+            entry = self._validators[id(node)] = (node, validator)
+        return entry[1]
 
 
 class Builder:

@@ -50,6 +50,7 @@ from kernelindex_sdk.schemadiff.normal import (
     Branch,
     Norm,
     Opaque,
+    Undecidable,
     Unmatched,
     Where,
     canonical,
@@ -84,6 +85,11 @@ _PROVED = 64
 #: Pairs of a pattern only B has and one of A's compared, at most (each looks for a
 #: name both regexes match): beyond, a doubt, not a walk quadratic in the patterns.
 _PATTERN_PAIRS = 64
+
+#: Pairs of nodes one walk compares, and claims it makes, at most: past either it is
+#: given up (:class:`~.normal.Undecidable`; what it claimed is still proven).
+STEPS = 200_000
+CLAIMS = 10_000
 
 _NOWHERE = Where("")
 _ANY_STRING = Norm((Branch("string", {}, _NOWHERE),), _NOWHERE)
@@ -184,6 +190,8 @@ class Walk:
         self.assumed: set[tuple[int, int, frozenset[str]]] = set()
         #: ("added" | "removed", member path): declared members that appear or go.
         self.moves: set[tuple[str, tuple[str, ...]]] = set()
+        #: Pairs of nodes walked (at most STEPS, see :meth:`node`).
+        self.steps = 0
 
     def run(self, a: Norm, b: Norm) -> None:
         self.node(a, b, (), top=True)
@@ -238,6 +246,14 @@ class Walk:
         *,
         top: bool = False,
     ) -> None:
+        self.steps += 1
+        if self.steps > STEPS or len(self.findings) > CLAIMS:
+            # A schema that reaches one definition from two places at every level is a
+            # tree exponential in its depth, walked place by place: given up, undecided.
+            raise Undecidable(
+                a.where,
+                f"more than {STEPS} pairs of subschemas walked or {CLAIMS} claims made",
+            )
         if a.key == b.key:
             return
         if not top and a.root and b.root and (a.root, b.root) in self.skip:

@@ -21,6 +21,12 @@ every member) made that the square of the enum's size. The first candidate that
 is the witness. No such candidate among the first few dozen: no witness, and the
 claim is reported as undecided, never as a violation.
 
+A candidate the engine cannot judge — a step that ran out of time (a regex that
+backtracks: :mod:`kernelindex_sdk.base.timebox`), a schema or record nested deeper than
+Python's recursion limit, a ``pattern`` Python cannot read — is no witness, and the
+search for the claim stops there (:attr:`Verifier.unjudged` says why in the undecided
+reason): the next candidate would most likely cost as much.
+
 A witness never rests on an external schema (a ``$ref`` into a document not given,
 known by its URI alone): the engines' registries hold only the schemas given and
 fetch nothing, so a candidate whose judgement reaches one raises there, and is passed
@@ -30,13 +36,15 @@ over (:attr:`Verifier.external` says so in the undecided reason).
 from __future__ import annotations
 
 import itertools
+import re
 from typing import Any
 
 from kernelindex_sdk.base.pointers import unescape_token
+from kernelindex_sdk.base.timebox import bounded
 from kernelindex_sdk.errors import UnresolvableReference
 from kernelindex_sdk.schema.registry import SchemaEntry, SchemaRegistry
-from kernelindex_sdk.schemadiff.normal import Norm
-from kernelindex_sdk.schemadiff.values import Builder, Leaf, SearchExhausted, Step
+from kernelindex_sdk.schemadiff.normal import Norm, Undecidable
+from kernelindex_sdk.schemadiff.values import UNJUDGED, Builder, Leaf, SearchExhausted, Step
 from kernelindex_sdk.schemadiff.walk import instance_pointer
 from kernelindex_sdk.validating.engine import JsonschemaEngine
 
@@ -67,13 +75,17 @@ class Verifier:
         self.exhausted = False
         #: The external schema a candidate of the last search reached, if one did.
         self.external: str | None = None
+        #: Why the engine could not judge a candidate of the last search, if it could not.
+        self.unjudged: str | None = None
+        formats = builder.checks.formats
         self._engines = {
-            "old": JsonschemaEngine(old, keyed_enums=True),
-            "new": JsonschemaEngine(new, keyed_enums=True),
+            "old": JsonschemaEngine(old, keyed_enums=True, formats=formats),
+            "new": JsonschemaEngine(new, keyed_enums=True, formats=formats),
         }
 
     def accepts(self, side: str, entry: SchemaEntry, record: Any) -> bool:
-        return self._engines[side].is_valid(entry.id, record)
+        with bounded("judging a record"):
+            return self._engines[side].is_valid(entry.id, record)
 
     def witness(
         self,
@@ -89,11 +101,18 @@ class Verifier:
         record the accepting side takes is refused there.
         """
         checks = self.builder.checks
-        checks.left, self.exhausted, self.external = CHECKS, False, None
+        checks.left, self.exhausted, self.external, self.unjudged = CHECKS, False, None, None
+        checks.unjudged = None
         try:
-            return self._search(root, path, leaf, accepting, rejecting)
+            found = self._search(root, path, leaf, accepting, rejecting)
+            if found is None and self.unjudged is None and checks.unjudged is not None:
+                self.unjudged = _why(checks.unjudged)  # a value to build it from
+            return found
         except SearchExhausted:
             self.exhausted = True
+            return None
+        except RecursionError:  # building a candidate, nested too deeply
+            self.unjudged = _why(RecursionError())
             return None
         finally:
             checks.left = None
@@ -114,6 +133,11 @@ class Verifier:
                     return record
             except UnresolvableReference as error:
                 self.external = error.ref  # judged by what is not given: no witness
+            except UNJUDGED as error:
+                # Not judged, and the next candidate likely would not be either (a
+                # search that runs out of time costs a step's time each): no witness.
+                self.unjudged = _why(error)
+                return None
         return None
 
     def _bears_out(
@@ -132,9 +156,10 @@ class Verifier:
             return True
         other, refusing = rejecting
         engine = self._engines[other]
-        if engine.is_valid(refusing.id, record):
+        if self.accepts(other, refusing, record):
             return False
-        problems = list(engine.problem_pointers(refusing.id, record))
+        with bounded("locating what rejects a record"):
+            problems = list(engine.problem_pointers(refusing.id, record))
         if any(located(p, claimed) for p in problems):
             return True
         return any(_above(p, claimed) for p in problems) and self._blamed(
@@ -165,6 +190,17 @@ class Verifier:
             if found:
                 variants.append(_with(record, tokens, value))
         return any(v is not _MISSING and self.accepts(other, refusing, v) for v in variants)
+
+
+def _why(error: Exception) -> str:
+    """Why a candidate could not be judged, for the undecided claim's reason."""
+    if isinstance(error, RecursionError):
+        return "a schema or record nested (or $ref chained) deeper than Python's recursion limit"
+    if isinstance(error, re.error):
+        return f"a pattern Python cannot read ({error})"
+    if isinstance(error, Undecidable):
+        return error.reason
+    return str(error)
 
 
 #: Other values tried at a claimed place to see that the place is what is refused.

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from kernelindex_sdk.base.pointers import pointer_of
 from kernelindex_sdk.base.printable import short_repr
+from kernelindex_sdk.base.timebox import search
 from kernelindex_sdk.base.wire import DRAFT_2020_12, json_type
 from kernelindex_sdk.errors import Problem, UnresolvableReference
 from kernelindex_sdk.schema.dialects import dialect_of, validator_class
@@ -69,9 +70,51 @@ def ecma_anchors(pattern: str) -> str:
     return "".join(out)
 
 
+def python_regex(pattern: str) -> str:
+    """:func:`ecma_anchors`, and the ECMA-262 spellings Python writes otherwise: a named
+    group ``(?<name>…)`` as ``(?P<name>…)``, a reference to one ``\\k<name>`` as
+    ``(?P=name)``, a control escape ``\\cJ`` as ``\\x0a``. What else Python cannot
+    read (``\\p{L}``, a class ``[^]``) still fails to compile: a caller that cannot
+    match it says so."""
+    out: list[str] = []
+    in_class = False
+    i = 0
+    while i < len(pattern):
+        char, rest = pattern[i], pattern[i + 1 :]
+        if char == "\\" and rest[:1] == "c" and rest[1:2].isascii() and rest[1:2].isalpha():
+            out.append(f"\\x{ord(rest[1]) % 32:02x}")
+            i += 3
+            continue
+        if char == "\\" and rest[:2] == "k<" and not in_class and ">" in rest:
+            name = rest[2 : rest.index(">")]
+            out.append(f"(?P={name})")
+            i += 4 + len(name)
+            continue
+        if char == "\\":
+            out.append(pattern[i : i + 2])
+            i += 2
+            continue
+        if in_class:
+            in_class = char != "]"
+        elif char == "[":
+            in_class = True
+        elif char == "$":
+            char = "\\Z"
+        elif pattern.startswith("(?<", i) and rest[2:3] not in ("=", "!"):
+            char, i = "(?P<", i + 2
+        out.append(char)
+        i += 1
+    return "".join(out)
+
+
 @cache
 def _compiled(pattern: str) -> re.Pattern[str]:
     return re.compile(ecma_anchors(pattern))
+
+
+@cache
+def _translated(pattern: str) -> re.Pattern[str]:
+    return re.compile(python_regex(pattern))
 
 
 @cache
@@ -159,6 +202,12 @@ def _diff_validator_class(dialect: str = DRAFT_2020_12) -> Any:
 
     by_comparison = validator_class(dialect).VALIDATORS["enum"]
 
+    def pattern(validator: Any, regex: str, instance: Any, schema: Any) -> Any:
+        # ECMA-262 spellings Python writes otherwise read (python_regex); one it cannot
+        # read raises re.error. Each match a bounded step (timebox.search).
+        if validator.is_type(instance, "string") and not search(_translated(regex), instance):
+            yield ValidationError(f"{short_repr(instance)} does not match {regex!r}")
+
     def enum(validator: Any, enums: Any, instance: Any, schema: Any) -> Any:
         members = _enum_members(enums) if type(enums) is list else None
         key = None if members is None else equality_key(instance)
@@ -167,7 +216,8 @@ def _diff_validator_class(dialect: str = DRAFT_2020_12) -> Any:
         elif key not in members:
             yield ValidationError(f"{short_repr(instance)} is not one of {short_repr(enums)}")
 
-    return validators.extend(_ecma_validator_class(dialect), {"enum": enum})  # type: ignore[no-untyped-call]
+    extended = {"enum": enum, "pattern": pattern}
+    return validators.extend(_ecma_validator_class(dialect), extended)  # type: ignore[no-untyped-call]
 
 
 def _format_checker() -> Any:
@@ -176,9 +226,10 @@ def _format_checker() -> Any:
     return Draft202012Validator.FORMAT_CHECKER
 
 
-def schema_validator(schema: Any) -> Draft202012Validator:
+def schema_validator(schema: Any, *, formats: bool = True) -> Draft202012Validator:
     """A validator for one self-contained schema (no ``$ref`` to another document), with
-    this engine's ECMA-262 ``pattern`` and format checking: the schema diff checks
+    this engine's ECMA-262 ``pattern`` and format checking (``formats=False``: ``format``
+    an annotation, as Draft 2020-12 reads it by default): the schema diff checks
     candidate values with it before :class:`JsonschemaEngine` judges whole records.
     Its ``enum`` is a set look-up (:func:`_diff_validator_class`), with the same answers.
     A ``$ref`` to another document (a schema diff's external schema) is never fetched:
@@ -187,7 +238,7 @@ def schema_validator(schema: Any) -> Draft202012Validator:
     from referencing import Registry
 
     return _diff_validator_class()(  # type: ignore[no-any-return]
-        schema, format_checker=_format_checker(), registry=Registry()
+        schema, format_checker=_format_checker() if formats else None, registry=Registry()
     )
 
 
@@ -203,14 +254,23 @@ class JsonschemaEngine:
     a side of a schema diff) is validated by that dialect's class and format checker.
     ``keyed_enums=True`` checks ``enum`` by a set look-up (:func:`_diff_validator_class`,
     same answers): the schema diff proves one witness per value of an enum, which the
-    member-by-member ``enum`` makes quadratic.
+    member-by-member ``enum`` makes quadratic (and matches ``pattern`` as
+    :func:`python_regex` reads it, each match a bounded step: :func:`~kernelindex_sdk.
+    timebox.search`). ``formats=False`` reads ``format`` as an annotation (the
+    schema diff's default, as Draft 2020-12 reads it).
     """
 
     def __init__(
-        self, registry: SchemaRegistry, *, inline: bool = True, keyed_enums: bool = False
+        self,
+        registry: SchemaRegistry,
+        *,
+        inline: bool = True,
+        keyed_enums: bool = False,
+        formats: bool = True,
     ) -> None:
         self._registry = registry
         self._inline = inline
+        self._formats = formats
         self._class = _diff_validator_class if keyed_enums else _ecma_validator_class
         self._validators: dict[str, Draft202012Validator] = {}
         self._resources: Any = None
@@ -250,7 +310,8 @@ class JsonschemaEngine:
                 # Without $schema, as in _ecma_resources: python-jsonschema picks the
                 # class of a schema it descends into by its $schema (not ours).
                 inlined.pop("$schema", None)
-                validator = self._class()(inlined, format_checker=_format_checker())
+                checker = _format_checker() if self._formats else None
+                validator = self._class()(inlined, format_checker=checker)
             else:
                 resources = self._ecma_resources()
                 contents = resources.contents(schema_id)
@@ -258,7 +319,9 @@ class JsonschemaEngine:
                 validator = self._class(dialect)(
                     contents,
                     registry=resources,
-                    format_checker=validator_class(dialect).FORMAT_CHECKER,
+                    format_checker=(
+                        validator_class(dialect).FORMAT_CHECKER if self._formats else None
+                    ),
                 )
             self._validators[schema_id] = validator
         return validator
