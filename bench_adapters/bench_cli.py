@@ -23,7 +23,7 @@ import attrs
 import click
 
 from kernelindex_sdk.base.checked_options import utf8_text
-from kernelindex_sdk.base.printable import one_line
+from kernelindex_sdk.base.escaping import one_line
 
 if TYPE_CHECKING:  # the runner imports the catalogs and the Liger importer: not for --help
     from bench_adapters.liger_bench.runner import Tools

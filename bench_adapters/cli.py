@@ -351,7 +351,7 @@ class _Reporting:
         self.stream = stream
 
     def on_warning(self, message: str) -> None:
-        from kernelindex_sdk.base.printable import one_line
+        from kernelindex_sdk.base.escaping import one_line
 
         line = one_line(f"warning: {message}")
         if len(line) > MAX_WARNING:
@@ -432,7 +432,7 @@ def _run_import(
     from bench_adapters.common.importing import UnreadableSource
     from bench_adapters.common.provenance import DeclarationError
     from bench_adapters.common.writer import ExistingOutput, OutputError
-    from kernelindex_sdk.base.printable import one_line
+    from kernelindex_sdk.base.escaping import one_line
     from kernelindex_sdk.errors import IntakeError
 
     try:
@@ -463,7 +463,7 @@ def _run_import(
 
 def _error_channel(prog: str, err: TextIO | None) -> tuple[TextIO, Callable[[str], int]]:
     """Where a command reports (``err`` or stderr), and how it fails: one line, exit 2."""
-    from kernelindex_sdk.base.printable import one_line
+    from kernelindex_sdk.base.escaping import one_line
 
     stream = err if err is not None else sys.stderr
 

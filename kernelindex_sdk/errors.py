@@ -15,10 +15,10 @@ from __future__ import annotations
 
 import re
 
+from kernelindex_sdk.base.escaping import one_line, short_repr
 from kernelindex_sdk.base.frozenvalue import FrozenValue
-from kernelindex_sdk.base.printable import one_line, short_repr
+from kernelindex_sdk.base.recordformat import json_type
 from kernelindex_sdk.base.suggest import closest, did_you_mean
-from kernelindex_sdk.base.wire import json_type
 
 
 class Problem(FrozenValue):
@@ -70,7 +70,7 @@ class Problem(FrozenValue):
         """``file[:line[:col]]: <pointer>: message`` as one printable line.
 
         The pointer is left out for the root. Everything from input is escaped
-        (:func:`~kernelindex_sdk.base.printable.one_line`), so a problem is always one line.
+        (:func:`~kernelindex_sdk.base.escaping.one_line`), so a problem is always one line.
         """
         if self.pointer:
             return one_line(f"{self.located()}: {self.pointer}: {self.message}")

@@ -10,7 +10,7 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from profiles import examples
 
-from kernelindex_sdk.base.wire import parse_timestamp
+from kernelindex_sdk.base.recordformat import parse_timestamp
 from kernelindex_sdk.checks import for_version, v1alpha1
 from kernelindex_sdk.checks.v1alpha1 import CLOCK_SKEW
 from kernelindex_sdk.validating.validation import ValidationSession

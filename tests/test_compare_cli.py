@@ -448,7 +448,7 @@ def _undated_set(
     ``order``; returns the file and the runs' names → digests."""
     from compare_corpus import GEN
 
-    from kernelindex_sdk.base.wire import OBSERVED_AT_UNKNOWN, UNKNOWN_OBSERVED_AT
+    from kernelindex_sdk.base.recordformat import OBSERVED_AT_UNKNOWN, UNKNOWN_OBSERVED_AT
     from kernelindex_sdk.canonical import digest
 
     refs = {

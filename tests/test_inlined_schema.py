@@ -24,7 +24,7 @@ from hypothesis import strategies as st
 from profiles import examples
 from strategies import replaced_at, value_paths
 
-from kernelindex_sdk.base.wire import DRAFT_2020_12
+from kernelindex_sdk.base.recordformat import DRAFT_2020_12
 from kernelindex_sdk.errors import IntakeError
 from kernelindex_sdk.models import unstructure
 from kernelindex_sdk.models.strategies import consistent_bundles, json_values

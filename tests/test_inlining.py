@@ -25,7 +25,7 @@ from hypothesis import strategies as st
 from profiles import examples
 
 from kernelindex_sdk.base.pointers import pointed_at
-from kernelindex_sdk.base.wire import DRAFT_2020_12
+from kernelindex_sdk.base.recordformat import DRAFT_2020_12
 from kernelindex_sdk.schema.bundled import inlined_schema
 from kernelindex_sdk.schema.inlining import (
     DECLINED_KEYWORDS,

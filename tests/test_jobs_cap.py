@@ -17,6 +17,7 @@ import pytest
 from acceptance.support import assert_no_traceback
 
 from kernelindex_sdk.base import parallel
+from kernelindex_sdk.base.escaping import int_text
 from kernelindex_sdk.base.parallel import (
     MAX_JOBS,
     WorkersUnavailable,
@@ -24,7 +25,6 @@ from kernelindex_sdk.base.parallel import (
     planned_workers,
     worker_limit,
 )
-from kernelindex_sdk.base.printable import int_text
 from kernelindex_sdk.validating.pipeline import BATCH_FILES, Pipeline
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -27,7 +27,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from strategies import law_settings
 
-from kernelindex_sdk.base.wire import OBSERVED_AT_UNKNOWN, UNKNOWN_OBSERVED_AT
+from kernelindex_sdk.base.recordformat import OBSERVED_AT_UNKNOWN, UNKNOWN_OBSERVED_AT
 from kernelindex_sdk.cli.app import cli
 from kernelindex_sdk.compare import load_records, resolve_runs
 from kernelindex_sdk.compare.inventory import take_inventory

@@ -20,7 +20,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from profiles import examples
 
-from kernelindex_sdk.base.printable import markdown_cell, one_line, xml_text
+from kernelindex_sdk.base.escaping import markdown_cell, one_line, xml_text
 from kernelindex_sdk.canonical import digest
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -25,7 +25,7 @@ from profiles import examples
 
 import kernelindex_sdk as ki
 from kernelindex_sdk import models as m
-from kernelindex_sdk.base.printable import int_text, short_repr
+from kernelindex_sdk.base.escaping import int_text, short_repr
 from kernelindex_sdk.errors import InvalidEncoding, KernelIndexError
 from kernelindex_sdk.reading import sources
 from kernelindex_sdk.schema.bundled import bundled_schema, inlined_schema

@@ -26,7 +26,7 @@ def _spec_schema() -> dict[str, Any]:
 
 
 def test_the_models_api_version_is_the_registrys() -> None:
-    from kernelindex_sdk.base.wire import CURRENT_API_VERSION
+    from kernelindex_sdk.base.recordformat import CURRENT_API_VERSION
 
     assert API_VERSION == CURRENT_API_VERSION == max(REGISTRY.api_versions())
     assert FACTS is checks.newest()
@@ -124,13 +124,13 @@ _WIRE_KEYS = {
 
 
 def test_the_wire_keys_are_the_models_members() -> None:
-    """``wire.*_KEY`` (read off plain dicts by ``compare`` and the adapters) name the
+    """``recordformat.*_KEY`` (read off plain dicts by ``compare`` and the adapters) name the
     models' members: renaming one in the model without the other fails here, and so
-    does a key added to ``wire`` without saying which member it names."""
-    from kernelindex_sdk.base import wire
+    does a key added to ``recordformat`` without saying which member it names."""
+    from kernelindex_sdk.base import recordformat
 
-    keys = {name for name in vars(wire) if name.endswith("_KEY")}
+    keys = {name for name in vars(recordformat) if name.endswith("_KEY")}
     assert keys == set(_WIRE_KEYS)
     for name, (model, attribute) in _WIRE_KEYS.items():
         assert attribute in attrs.fields_dict(model), (name, model, attribute)
-        assert getattr(wire, name) == wire_name(attribute), name
+        assert getattr(recordformat, name) == wire_name(attribute), name

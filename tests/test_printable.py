@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from kernelindex_sdk.base.printable import one_line
+from kernelindex_sdk.base.escaping import one_line
 
 #: The characters the module docstring promises to escape, written out here again so
 #: the test does not read the class it checks.

@@ -22,8 +22,8 @@ from bench_adapters.common.provenance import DeclarationError, parse_declaration
 from bench_adapters.liger_bench.plan import PlanError, parse_overrides
 from bench_adapters.recording import environment as env
 from bench_adapters.recording.bundles import record_problems
-from kernelindex_sdk.base.jsontext import pretty
-from kernelindex_sdk.base.printable import not_utf8
+from kernelindex_sdk.base.escaping import not_utf8
+from kernelindex_sdk.base.prettyjson import pretty
 from kernelindex_sdk.reading.intake import loads
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -29,7 +29,7 @@ from urllib.parse import urldefrag, urljoin
 
 import pytest
 
-from kernelindex_sdk.base.wire import DRAFT_2020_12
+from kernelindex_sdk.base.recordformat import DRAFT_2020_12
 from kernelindex_sdk.schema import inlining
 from kernelindex_sdk.schema.dialects import dialect_of, id_keyword
 from kernelindex_sdk.schema.inlining import Declined, NotAPointer, Reference, Unresolvable, inline

@@ -281,7 +281,7 @@ def test_without_duckdb_one_line_says_how_to_install_it(tmp_path: Path, filled: 
 def test_the_sdk_imports_duckdb_only_when_a_store_is_opened() -> None:
     code = (
         "import sys, kernelindex_sdk, kernelindex_sdk.reading.sources,"
-        " kernelindex_sdk.validating.pipeline, kernelindex_sdk.reading.storefile,"
+        " kernelindex_sdk.validating.pipeline, kernelindex_sdk.reading.kistore,"
         " kernelindex_sdk.store;"
         " print('duckdb' in sys.modules)"
     )

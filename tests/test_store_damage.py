@@ -413,7 +413,7 @@ def test_any_text_in_a_row_is_read_or_one_problem(
     text holds, reading the store gives documents and problems — never an exception —
     and every other row is still read."""
     from kernelindex_sdk.errors import IntakeError
-    from kernelindex_sdk.reading.storefile import store_documents
+    from kernelindex_sdk.reading.kistore import store_documents
 
     store = tmp_path / "any.kistore"
     with duckdb.connect(str(small), read_only=True) as connection:

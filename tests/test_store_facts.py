@@ -13,7 +13,7 @@ import pytest
 duckdb = pytest.importorskip("duckdb")
 
 from kernelindex_sdk.compare import records, runs  # noqa: E402
-from kernelindex_sdk.reading import storefile  # noqa: E402
+from kernelindex_sdk.reading import kistore  # noqa: E402
 from tests.store_helpers import COMPLETE, kernelindex, write_corpus  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -84,7 +84,7 @@ def test_the_runs_of_a_trusted_store_come_as_facts_and_resolve_as_their_records(
     by_facts = _loaded(store, facts=True)
     by_records = _loaded(store, facts=False)
     assert by_facts.index.runs and all(
-        isinstance(run, storefile.RunFacts) for run in by_facts.index.runs.values()
+        isinstance(run, kistore.RunFacts) for run in by_facts.index.runs.values()
     )
     assert all(isinstance(run, records.StoredRun) for run in by_records.index.runs.values())
     assert list(by_facts.index.runs) == list(by_records.index.runs)
@@ -219,9 +219,9 @@ def test_shapes_of_one_hash_fetch_every_column(
     # Shapes are keyed by a 64-bit hash; two of one hash (here: every shape, the hash
     # made a constant) are fetched whole, run by run.
     expected, _ = runs.resolve_runs(_loaded(store, facts=False).index)
-    monkeypatch.setattr(storefile, "_SHAPE_KEY", "0")
+    monkeypatch.setattr(kistore, "_SHAPE_KEY", "0")
     loaded = _loaded(store, facts=True)
-    assert all(isinstance(run, storefile.RunFacts) for run in loaded.index.runs.values())
+    assert all(isinstance(run, kistore.RunFacts) for run in loaded.index.runs.values())
     resolved, _ = runs.resolve_runs(loaded.index)
     assert resolved == expected
 
@@ -273,7 +273,7 @@ def test_a_store_of_format_version_1_is_read_through_its_records(
     store: Path, edges: list[Path], tmp_path: Path
 ) -> None:
     old = _as_version_1(store, tmp_path / "v1.kistore")
-    assert storefile.read_facts(str(old), trusted_by=_fingerprint()) is None
+    assert kistore.read_facts(str(old), trusted_by=_fingerprint()) is None
     loaded = _loaded(old, facts=True)
     assert all(isinstance(run, records.StoredRun) for run in loaded.index.runs.values())
     for options in (["--format", "json"], ["--summary", "--format", "json"]):

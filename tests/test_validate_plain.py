@@ -260,7 +260,9 @@ def _interrupted_while_importing(module: str) -> subprocess.CompletedProcess[str
     )  # fmt: skip
 
 
-@pytest.mark.parametrize("module", ["kernelindex_sdk.base.wire", "kernelindex_sdk.cli.main"])
+@pytest.mark.parametrize(
+    "module", ["kernelindex_sdk.base.recordformat", "kernelindex_sdk.cli.main"]
+)
 def test_ctrl_c_while_the_package_is_imported_is_an_interruption(module: str) -> None:
     """The console script's entry imports the package inside a ``try``: a SIGINT while
     ``module`` is being imported ends as one line, exit 130, the bytes ``main`` writes

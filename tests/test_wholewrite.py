@@ -8,7 +8,7 @@ import threading
 
 import pytest
 
-from kernelindex_sdk.base.wholewrite import WholeWrites, whole_text_stream, write_all
+from kernelindex_sdk.base.writes import WholeWrites, whole_text_stream, write_all
 
 BIG = b"x" * (1 << 20)  # far more than a pipe holds
 

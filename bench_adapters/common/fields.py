@@ -16,7 +16,7 @@ from typing import Any
 from bench_adapters.common import numbers
 from bench_adapters.common.importing import EntryError
 from kernelindex_sdk.base.pointers import pointer_of
-from kernelindex_sdk.base.wire import json_type
+from kernelindex_sdk.base.recordformat import json_type
 from kernelindex_sdk.reading.intake import MAX_SAFE_INTEGER
 
 

@@ -38,7 +38,7 @@ from bench_adapters.common.writer import (
     write_records,
     write_steps,
 )
-from kernelindex_sdk.base import wire
+from kernelindex_sdk.base import recordformat
 from kernelindex_sdk.base.progress import Progress
 from kernelindex_sdk.canonical import digest
 from kernelindex_sdk.errors import KernelIndexError, Problem
@@ -265,10 +265,10 @@ class Collector:
         kept = {value: record for value, record in self.records.items() if value in used}
         count_records(summary, kept.values(), runs)
         for entry in runs:
-            spec = entry.run[wire.SPEC_KEY]
-            status = spec[wire.STATUS_KEY]
+            spec = entry.run[recordformat.SPEC_KEY]
+            status = spec[recordformat.STATUS_KEY]
             summary.statuses[status] = summary.statuses.get(status, 0) + 1
-            for flag in spec.get(wire.QUALITY_FLAGS_KEY, ()):
+            for flag in spec.get(recordformat.QUALITY_FLAGS_KEY, ()):
                 summary.flags[flag] = summary.flags.get(flag, 0) + 1
         return Conversion(runs=runs, records=kept, summary=summary)
 
@@ -284,7 +284,7 @@ class _Counts(Protocol):
 
 def count_records(summary: _Counts, records: Any, runs: Sequence[object]) -> None:
     """Fill a summary's counts of runs and referenced records by kind."""
-    kinds = [record[wire.KIND_KEY] for record in records]
+    kinds = [record[recordformat.KIND_KEY] for record in records]
     summary.runs = summary.kept = len(runs)
     summary.protocols = kinds.count("BenchmarkProtocol")
     summary.workloads = kinds.count("Workload")

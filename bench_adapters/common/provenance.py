@@ -26,9 +26,9 @@ from typing import Any
 
 import attrs
 
+from kernelindex_sdk.base.escaping import not_utf8
 from kernelindex_sdk.base.pointers import pointer_of
-from kernelindex_sdk.base.printable import not_utf8
-from kernelindex_sdk.base.wire import parse_timestamp
+from kernelindex_sdk.base.recordformat import parse_timestamp
 
 RECORD = "record"
 FILE = "file"

@@ -11,8 +11,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from kernelindex_sdk import checks
-from kernelindex_sdk.base import wire
-from kernelindex_sdk.base.wire import (
+from kernelindex_sdk.base import recordformat
+from kernelindex_sdk.base.recordformat import (
     API_VERSION_KEY,
     COMPARABILITY_KEY,
     CURRENT_API_VERSION,
@@ -38,9 +38,10 @@ from kernelindex_sdk.models import (
 API_VERSION = CURRENT_API_VERSION
 
 #: ``observedAt`` of a run whose source records no time, and the quality flag that says
-#: so: defined once in the SDK (:mod:`kernelindex_sdk.base.wire`), where readers find them too.
-UNKNOWN_OBSERVED_AT = wire.UNKNOWN_OBSERVED_AT
-OBSERVED_AT_UNKNOWN = wire.OBSERVED_AT_UNKNOWN
+#: so: defined once in the SDK (:mod:`kernelindex_sdk.base.recordformat`), where readers
+#: find them too.
+UNKNOWN_OBSERVED_AT = recordformat.UNKNOWN_OBSERVED_AT
+OBSERVED_AT_UNKNOWN = recordformat.OBSERVED_AT_UNKNOWN
 
 #: The run spec fields that hold the protocol, workload, environment and implementation
 #: digests, in that order (the SDK's facts of the current apiVersion).

@@ -41,11 +41,11 @@ from typing import Any, Literal, Protocol
 
 import attrs
 
-from kernelindex_sdk.base import wire
+from kernelindex_sdk.base import recordformat
 from kernelindex_sdk.base.fileio import ExistingFiles, atomic_write_many, directory_lock
 from kernelindex_sdk.base.fileio import write_steps as fileio_write_steps
-from kernelindex_sdk.base.jsontext import pretty
-from kernelindex_sdk.base.wire import CURRENT_API_VERSION
+from kernelindex_sdk.base.prettyjson import pretty
+from kernelindex_sdk.base.recordformat import CURRENT_API_VERSION
 from kernelindex_sdk.checks import bundle_members
 from kernelindex_sdk.errors import KernelIndexError, Problem
 from kernelindex_sdk.validating.pipeline import Pipeline
@@ -296,9 +296,9 @@ def _stream(
     for value, record in every:
         # Name, then digest, then the line itself: two copies of one digest (other
         # metadata) still have one order, so the same records give the same bytes.
-        line = (record[wire.METADATA_KEY][wire.NAME_KEY], value, _compact(record))
-        by_kind.setdefault(record[wire.KIND_KEY], []).append(line)
-        if record[wire.KIND_KEY] == "BenchmarkRun":
+        line = (record[recordformat.METADATA_KEY][recordformat.NAME_KEY], value, _compact(record))
+        by_kind.setdefault(record[recordformat.KIND_KEY], []).append(line)
+        if record[recordformat.KIND_KEY] == "BenchmarkRun":
             tick(1)  # a run rendered (the bar's count is capped at its total)
     runs_last = [kind for kind in by_kind if kind != "BenchmarkRun"] + ["BenchmarkRun"]
     lines = [line for kind in runs_last for *_, line in sorted(by_kind[kind])]

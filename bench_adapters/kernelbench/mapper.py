@@ -55,9 +55,9 @@ from bench_adapters.kernelbench.files import (
 )
 from bench_adapters.kernelbench.mapping import KernelBenchMapping
 from kernelindex_sdk import models as m
-from kernelindex_sdk.base import wire
-from kernelindex_sdk.base.printable import not_utf8
-from kernelindex_sdk.base.wire import json_type
+from kernelindex_sdk.base import recordformat
+from kernelindex_sdk.base.escaping import not_utf8
+from kernelindex_sdk.base.recordformat import json_type
 from kernelindex_sdk.canonical import digest
 from kernelindex_sdk.errors import Problem
 from kernelindex_sdk.models.v1alpha1 import Statistic
@@ -240,10 +240,12 @@ class KernelBenchMapper:
             elif origin == UNKNOWN:
                 flags.append(HARDWARE_UNKNOWN)
             spec: dict[str, Any] = {
-                wire.STATUS_KEY: "failed",
-                wire.REASON_KEY: "KernelBench recorded null for this problem: it did not run, "
-                "so there is no timing",
-                wire.OBSERVED_AT_KEY: observed,
+                recordformat.STATUS_KEY: "failed",
+                recordformat.REASON_KEY: (
+                    "KernelBench recorded null for this problem: it did not run, "
+                    "so there is no timing"
+                ),
+                recordformat.OBSERVED_AT_KEY: observed,
             }
         else:
             entry = fields.obj(value, pointer, "a timing object or null")
@@ -261,8 +263,8 @@ class KernelBenchMapper:
                 if folder is not None and not agrees(folder, gpu):
                     flags.append(DIFFERS_FROM_FOLDER)
             spec = {
-                wire.STATUS_KEY: "passed",
-                wire.OBSERVED_AT_KEY: observed,
+                recordformat.STATUS_KEY: "passed",
+                recordformat.OBSERVED_AT_KEY: observed,
                 **self._result(entry, pointer),
             }
             metrics = self._metrics(path, entry, pointer)
@@ -270,7 +272,7 @@ class KernelBenchMapper:
             if isinstance(device, str) and device:
                 labels["kernelbench/device"] = device[:1024]
         if flags:
-            spec[wire.QUALITY_FLAGS_KEY] = sorted(set(flags))
+            spec[recordformat.QUALITY_FLAGS_KEY] = sorted(set(flags))
         folder_text = folder_name(path)
         stem = os.path.basename(path).rpartition(".")[0] or os.path.basename(path)
         benchmark = f"{level}/{problem}"
@@ -280,7 +282,7 @@ class KernelBenchMapper:
             external_id=f"{folder_text}/{stem}/{benchmark}"[:_TEXT_LIMIT],
             metrics=metrics or None,
         )
-        spec[wire.SOURCE_NATIVE_KEY] = m.unstructure(native)
+        spec[recordformat.SOURCE_NATIVE_KEY] = m.unstructure(native)
         environment = self._environment(gpu, origin)
         workload, kernel, level_value = self._workload(level, problem, pointer)
         refs = (
@@ -347,9 +349,9 @@ class KernelBenchMapper:
             for role, statistic in spread
             if (value := ns(role)) is not None
         ]
-        result: dict[str, Any] = {wire.TIMING_KEY: m.unstructure(timing)}
+        result: dict[str, Any] = {recordformat.TIMING_KEY: m.unstructure(timing)}
         if measurements:
-            result[wire.MEASUREMENTS_KEY] = measurements
+            result[recordformat.MEASUREMENTS_KEY] = measurements
         return result
 
     def _metrics(self, path: str, entry: Mapping[str, Any], pointer: str) -> dict[str, Any]:
@@ -375,29 +377,31 @@ class KernelBenchMapper:
             mapping = self.mapping
             provenance = ProvenanceMap()
             measurement: dict[str, Any] = {
-                wire.TIMER_KEY: self.timer or "unknown",
-                wire.PRIMARY_STATISTIC_KEY: "mean",
+                recordformat.TIMER_KEY: self.timer or "unknown",
+                recordformat.PRIMARY_STATISTIC_KEY: "mean",
             }
             if self.timer:
                 provenance.add(
-                    (wire.MEASUREMENT_KEY, wire.TIMER_KEY), CALLER, f"--set timer={self.timer}"
+                    (recordformat.MEASUREMENT_KEY, recordformat.TIMER_KEY),
+                    CALLER,
+                    f"--set timer={self.timer}",
                 )
             else:
                 provenance.add(
-                    (wire.MEASUREMENT_KEY, wire.TIMER_KEY),
+                    (recordformat.MEASUREMENT_KEY, recordformat.TIMER_KEY),
                     UNKNOWN,
                     "the files do not say; timer is unknown",
                 )
             if self.warmup is not None:
-                measurement[wire.WARMUP_ITERATIONS_KEY] = self.warmup
+                measurement[recordformat.WARMUP_ITERATIONS_KEY] = self.warmup
                 provenance.add(
-                    (wire.MEASUREMENT_KEY, wire.WARMUP_ITERATIONS_KEY),
+                    (recordformat.MEASUREMENT_KEY, recordformat.WARMUP_ITERATIONS_KEY),
                     CALLER,
                     f"--set warmup={self.warmup}",
                 )
             else:
                 provenance.add(
-                    (wire.MEASUREMENT_KEY, wire.WARMUP_ITERATIONS_KEY),
+                    (recordformat.MEASUREMENT_KEY, recordformat.WARMUP_ITERATIONS_KEY),
                     UNKNOWN,
                     "the files do not say",
                 )
@@ -432,9 +436,15 @@ class KernelBenchMapper:
             return cached
         provenance = ProvenanceMap()
         if origin == UNKNOWN:
-            hardware: dict[str, Any] = {wire.VENDOR_KEY: "unknown", wire.PRODUCT_KEY: "unknown"}
+            hardware: dict[str, Any] = {
+                recordformat.VENDOR_KEY: "unknown",
+                recordformat.PRODUCT_KEY: "unknown",
+            }
             provenance.add_all(
-                ((wire.HARDWARE_KEY, wire.VENDOR_KEY), (wire.HARDWARE_KEY, wire.PRODUCT_KEY)),
+                (
+                    (recordformat.HARDWARE_KEY, recordformat.VENDOR_KEY),
+                    (recordformat.HARDWARE_KEY, recordformat.PRODUCT_KEY),
+                ),
                 UNKNOWN,
                 "a null entry in a file whose entries name more than one GPU, or none",
             )
@@ -449,24 +459,30 @@ class KernelBenchMapper:
                 )
             detail = "--set gpu=" + gpu if origin == CALLER else "the entry's hardware"
             hardware = dict(resolved.spec)
-            hardware[wire.DEVICE_NAME_KEY] = gpu
+            hardware[recordformat.DEVICE_NAME_KEY] = gpu
             for field in hardware:
                 provenance.add(
-                    (wire.HARDWARE_KEY, field), CALLER if origin == CALLER else RECORD, detail
+                    (recordformat.HARDWARE_KEY, field),
+                    CALLER if origin == CALLER else RECORD,
+                    detail,
                 )
-            if wire.ARCHITECTURE_KEY in hardware:
+            if recordformat.ARCHITECTURE_KEY in hardware:
                 provenance.add(
-                    (wire.HARDWARE_KEY, wire.ARCHITECTURE_KEY),
+                    (recordformat.HARDWARE_KEY, recordformat.ARCHITECTURE_KEY),
                     CATALOG,
                     "the GPU catalog, by product",
                 )
             if resolved.vendor_from in ("family", "catalog"):
                 provenance.add(
-                    (wire.HARDWARE_KEY, wire.VENDOR_KEY), CATALOG, "the GPU catalog, by product"
+                    (recordformat.HARDWARE_KEY, recordformat.VENDOR_KEY),
+                    CATALOG,
+                    "the GPU catalog, by product",
                 )
             elif resolved.vendor_from is None:
                 provenance.add(
-                    (wire.HARDWARE_KEY, wire.VENDOR_KEY), UNKNOWN, "the name states no vendor"
+                    (recordformat.HARDWARE_KEY, recordformat.VENDOR_KEY),
+                    UNKNOWN,
+                    "the name states no vendor",
                 )
             name, title = f"kernelbench-{gpu_slug(gpu)}", f"KernelBench host · {gpu}"
         software = software_spec(

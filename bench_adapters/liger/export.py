@@ -39,7 +39,7 @@ from bench_adapters.liger.checking import MEMBERS
 from bench_adapters.liger.source import LIGER_HEADER
 from bench_adapters.liger.spelling import LINE_END, Referenced, Speller, encode_line
 from bench_adapters.liger.structured import NotExpressible, RowComputer, Sweep
-from kernelindex_sdk.base import wire
+from kernelindex_sdk.base import recordformat
 from kernelindex_sdk.errors import Problem
 from kernelindex_sdk.validating.pipeline import Pipeline
 from kernelindex_sdk.validating.validation import is_bundle
@@ -175,7 +175,7 @@ class Exporter:
         keyed: dict[str, tuple[Any, ...]] = {}
         for found in self._runs.values():
             self.summary.runs += 1
-            status = found.run[wire.SPEC_KEY][wire.STATUS_KEY]
+            status = found.run[recordformat.SPEC_KEY][recordformat.STATUS_KEY]
             if status != "passed":
                 self.summary.left_out[status] = self.summary.left_out.get(status, 0) + 1
                 continue
@@ -202,8 +202,8 @@ class Exporter:
     ) -> tuple[str, Mapping[str, str]]:
         referenced = self._referenced(found)
         run = found.run
-        native = run[wire.SPEC_KEY].get(wire.SOURCE_NATIVE_KEY) or {}
-        if native.get(wire.SOURCE_KEY) == self.catalog.source:
+        native = run[recordformat.SPEC_KEY].get(recordformat.SOURCE_NATIVE_KEY) or {}
+        if native.get(recordformat.SOURCE_KEY) == self.catalog.source:
             cells = self.speller.cells(run, referenced)
             spelled = {c: cell for c, cell in cells.items() if cell is not None}
             whole = len(spelled) == len(cells)
@@ -240,7 +240,7 @@ class Exporter:
 
     def _referenced(self, found: _Found) -> Referenced:
         """The run's four records: from its bundle, else its file, else anywhere."""
-        spec = found.run[wire.SPEC_KEY]
+        spec = found.run[recordformat.SPEC_KEY]
         local = self._by_source.get(found.source, {})
         records = []
         for member, field in zip(MEMBERS, REFERENCE_FIELDS, strict=True):

@@ -28,7 +28,7 @@ from bench_adapters.liger.hardware import Hardware
 from bench_adapters.liger.names import gpu_slug, record_name, slug
 from bench_adapters.liger.workload import WorkloadShape
 from kernelindex_sdk import models as m
-from kernelindex_sdk.base import wire
+from kernelindex_sdk.base import recordformat
 
 __all__ = [
     "API_VERSION",
@@ -166,14 +166,17 @@ def run_record(
         for statistic, value in (("p20", p20), ("p80", p80))
     ]
     spec: dict[str, Any] = {
-        wire.STATUS_KEY: "passed",
-        wire.OBSERVED_AT_KEY: observed_at,
-        metric.result: {metric.summary: {"median": median}, wire.PRIMARY_STATISTIC_KEY: "median"},
-        wire.MEASUREMENTS_KEY: [m.unstructure(measurement) for measurement in spread],
+        recordformat.STATUS_KEY: "passed",
+        recordformat.OBSERVED_AT_KEY: observed_at,
+        metric.result: {
+            metric.summary: {"median": median},
+            recordformat.PRIMARY_STATISTIC_KEY: "median",
+        },
+        recordformat.MEASUREMENTS_KEY: [m.unstructure(measurement) for measurement in spread],
     }
     if quality_flags:
-        spec[wire.QUALITY_FLAGS_KEY] = quality_flags
-    spec[wire.SOURCE_NATIVE_KEY] = m.unstructure(
+        spec[recordformat.QUALITY_FLAGS_KEY] = quality_flags
+    spec[recordformat.SOURCE_NATIVE_KEY] = m.unstructure(
         m.SourceNative(source, benchmark, external_id, native_metrics)
     )
     return run_envelope(spec, name=name, title=title, labels=labels, digests=digests)

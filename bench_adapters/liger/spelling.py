@@ -40,7 +40,7 @@ from typing import Any
 from bench_adapters.liger.catalog import Catalog, MetricInfo
 from bench_adapters.liger.hardware import resolve_gpu
 from bench_adapters.liger.source import LIGER_HEADER, SourceText
-from kernelindex_sdk.base import wire
+from kernelindex_sdk.base import recordformat
 
 PREFIX = "liger-csv/"
 LINE_LABEL = PREFIX + "line"
@@ -121,7 +121,7 @@ class Speller:
     def cells(self, run: Record, referenced: Referenced) -> dict[str, str | None]:
         """Every column of the row, None where nothing says it; the run's labels applied."""
         derived = self.derived(run, referenced)
-        labels = run.get(wire.METADATA_KEY, {}).get(wire.LABELS_KEY)
+        labels = run.get(recordformat.METADATA_KEY, {}).get(recordformat.LABELS_KEY)
         for column in LIGER_HEADER:
             written = get_text(labels, PREFIX + column)
             if written is not None:
@@ -133,7 +133,9 @@ class Speller:
     ) -> str | None:
         """The row's text (no line ending), or None when a cell is unknown; ``cells``:
         what :meth:`cells` gave for this run, if the caller has it already."""
-        written = get_text(run.get(wire.METADATA_KEY, {}).get(wire.LABELS_KEY), LINE_LABEL)
+        written = get_text(
+            run.get(recordformat.METADATA_KEY, {}).get(recordformat.LABELS_KEY), LINE_LABEL
+        )
         if written is not None:
             return written
         cells = cells if cells is not None else self.cells(run, referenced)
@@ -148,9 +150,9 @@ class Speller:
         Earlier ``liger-csv/`` labels are dropped first, so spelling again against other
         copies of the referenced records (a merge) leaves only what those need.
         """
-        metadata = run[wire.METADATA_KEY]
-        labels = without_spelling(metadata.get(wire.LABELS_KEY))
-        metadata[wire.LABELS_KEY] = labels
+        metadata = run[recordformat.METADATA_KEY]
+        labels = without_spelling(metadata.get(recordformat.LABELS_KEY))
+        metadata[recordformat.LABELS_KEY] = labels
         derived = self.derived(run, referenced)
         for column, cell in zip(LIGER_HEADER, text.cells, strict=True):
             if derived[column] != cell:
@@ -158,18 +160,21 @@ class Speller:
         if text.line is not None and encode_line(text.cells) != text.line:
             put_text(labels, LINE_LABEL, text.line)
         if not labels:
-            del metadata[wire.LABELS_KEY]
+            del metadata[recordformat.LABELS_KEY]
 
     # ------------------------------------------------------------------ derivation
 
     def derived(self, run: Record, referenced: Referenced) -> dict[str, str | None]:
         """The cells the records themselves say, before any run label (imported runs)."""
         _, workload, environment, _ = referenced
-        spec = run[wire.SPEC_KEY]
+        spec = run[recordformat.SPEC_KEY]
         cells: dict[str, str | None] = dict.fromkeys(LIGER_HEADER)
         found = self.metric_of(spec)
-        native = spec.get(wire.SOURCE_NATIVE_KEY) or {}
-        benchmark, external_id = native.get(wire.BENCHMARK_KEY), native.get(wire.EXTERNAL_ID_KEY)
+        native = spec.get(recordformat.SOURCE_NATIVE_KEY) or {}
+        benchmark, external_id = (
+            native.get(recordformat.BENCHMARK_KEY),
+            native.get(recordformat.EXTERNAL_ID_KEY),
+        )
         if found is not None and isinstance(benchmark, str):
             name, metric = found
             cells["metric_name"] = name
@@ -183,13 +188,13 @@ class Speller:
                 rest = external_id[len(benchmark) + 1 :].rsplit("/", 3)
                 if len(rest) == 4:
                     cells["kernel_provider"] = rest[0]
-            cells.update(self._measured(native.get(wire.METRICS_KEY), metric))
-        workload_labels = workload.get(wire.METADATA_KEY, {}).get(wire.LABELS_KEY)
+            cells.update(self._measured(native.get(recordformat.METRICS_KEY), metric))
+        workload_labels = workload.get(recordformat.METADATA_KEY, {}).get(recordformat.LABELS_KEY)
         for column in WORKLOAD_COLUMNS:
             cells[column] = get_text(workload_labels, PREFIX + column)
         cells["gpu_name"] = self.gpu_name(environment)
-        cells["timestamp"] = liger_timestamp(spec.get(wire.OBSERVED_AT_KEY))
-        labels = run.get(wire.METADATA_KEY, {}).get(wire.LABELS_KEY) or {}
+        cells["timestamp"] = liger_timestamp(spec.get(recordformat.OBSERVED_AT_KEY))
+        labels = run.get(recordformat.METADATA_KEY, {}).get(recordformat.LABELS_KEY) or {}
         cells["liger_version"] = labels.get("liger_version", "")
         return cells
 
@@ -224,8 +229,8 @@ class Speller:
         is read back from the title (``Liger benchmark host · A100-SXM4-80GB``) and the
         vendor word that resolves to the same hardware is put back in front of it.
         """
-        title = environment.get(wire.METADATA_KEY, {}).get(wire.TITLE_KEY)
-        hardware = environment.get(wire.SPEC_KEY, {}).get(wire.HARDWARE_KEY)
+        title = environment.get(recordformat.METADATA_KEY, {}).get(recordformat.TITLE_KEY)
+        hardware = environment.get(recordformat.SPEC_KEY, {}).get(recordformat.HARDWARE_KEY)
         if not isinstance(title, str) or not title.startswith(ENVIRONMENT_TITLE):
             return None
         if not isinstance(hardware, dict):
@@ -240,11 +245,11 @@ class Speller:
         vendor_words = [
             word
             for vendor in self.catalog.vendors
-            if vendor.vendor == hardware.get(wire.VENDOR_KEY)
+            if vendor.vendor == hardware.get(recordformat.VENDOR_KEY)
             for word in vendor.names
         ]
         candidates = [
-            str(hardware.get(wire.PRODUCT_KEY, "")),
+            str(hardware.get(recordformat.PRODUCT_KEY, "")),
             *(f"{w} {short}" for w in vendor_words),
         ]
         for candidate in [*candidates, short]:

@@ -52,7 +52,7 @@ from bench_adapters.liger.source import (
 )
 from bench_adapters.liger.spelling import PREFIX, WORKLOAD_COLUMNS, Referenced, Speller, get_text
 from bench_adapters.liger.workload import describe_workload
-from kernelindex_sdk.base import wire
+from kernelindex_sdk.base import recordformat
 
 #: The quantile columns and the run statistic each is read from.
 _STATISTICS = (("y_value_50", "median"), ("y_value_20", "p20"), ("y_value_80", "p80"))
@@ -106,23 +106,25 @@ class RowComputer:
     def cells(self, run: Mapping[str, Any], referenced: Referenced) -> dict[str, str]:
         """Every column of the row; :class:`NotExpressible` when one cannot be said."""
         _, workload, environment, implementation = referenced
-        spec = run[wire.SPEC_KEY]
+        spec = run[recordformat.SPEC_KEY]
         found = self.speller.metric_of(spec)
         if found is None:
             raise NotExpressible("the run carries neither a timing nor a memory result")
         metric_name, metric = found
         unit = next(iter(metric.units))
-        w_spec = workload[wire.SPEC_KEY]
-        kernel = str(w_spec[wire.KERNEL_KEY])
+        w_spec = workload[recordformat.SPEC_KEY]
+        kernel = str(w_spec[recordformat.KERNEL_KEY])
         cells = {
             "kernel_name": kernel,
-            "kernel_provider": str(implementation[wire.SPEC_KEY][wire.PROVIDER_KEY]),
-            "kernel_operation_mode": str(w_spec[wire.PASS_KEY]),
+            "kernel_provider": str(
+                implementation[recordformat.SPEC_KEY][recordformat.PROVIDER_KEY]
+            ),
+            "kernel_operation_mode": str(w_spec[recordformat.PASS_KEY]),
             "metric_name": metric_name,
             "metric_unit": unit,
             **self.axis(run, workload),
             "gpu_name": self._gpu_name(environment),
-            "timestamp": _utc_timestamp(spec[wire.OBSERVED_AT_KEY]),
+            "timestamp": _utc_timestamp(spec[recordformat.OBSERVED_AT_KEY]),
             "liger_version": _release(run, implementation),
         }
         cells.update(_y_values(spec, metric, unit))
@@ -141,7 +143,7 @@ class RowComputer:
         replaced part.
         """
         _, workload, environment, implementation = referenced
-        spec, w_spec = run[wire.SPEC_KEY], workload[wire.SPEC_KEY]
+        spec, w_spec = run[recordformat.SPEC_KEY], workload[recordformat.SPEC_KEY]
         cells = dict(spelled)
         stale = []
         found = self.speller.metric_of(spec)
@@ -150,22 +152,27 @@ class RowComputer:
             unit = unit if unit in found[1].units else next(iter(found[1].units))
             cells.update(metric_unit=unit, **_y_values(spec, found[1], unit))
             stale.append("values")
-        if _said_time(cells["timestamp"]) != _instant(spec[wire.OBSERVED_AT_KEY]):
-            cells["timestamp"] = _utc_timestamp(spec[wire.OBSERVED_AT_KEY])
+        if _said_time(cells["timestamp"]) != _instant(spec[recordformat.OBSERVED_AT_KEY]):
+            cells["timestamp"] = _utc_timestamp(spec[recordformat.OBSERVED_AT_KEY])
             stale.append("timestamp")
         mode = self.catalog.modes.get(cells["kernel_operation_mode"].strip())
         said = (slug(cells["kernel_name"].strip()), mode.pass_ if mode else None)
-        if said != (w_spec[wire.KERNEL_KEY], w_spec[wire.PASS_KEY]):
-            cells["kernel_name"] = str(w_spec[wire.KERNEL_KEY])
-            cells["kernel_operation_mode"] = str(w_spec[wire.PASS_KEY])
+        if said != (w_spec[recordformat.KERNEL_KEY], w_spec[recordformat.PASS_KEY]):
+            cells["kernel_name"] = str(w_spec[recordformat.KERNEL_KEY])
+            cells["kernel_operation_mode"] = str(w_spec[recordformat.PASS_KEY])
             stale.append("kernel and mode")
         if (
             slug(cells["kernel_provider"].strip())
-            != implementation[wire.SPEC_KEY][wire.PROVIDER_KEY]
+            != implementation[recordformat.SPEC_KEY][recordformat.PROVIDER_KEY]
         ):
-            cells["kernel_provider"] = str(implementation[wire.SPEC_KEY][wire.PROVIDER_KEY])
+            cells["kernel_provider"] = str(
+                implementation[recordformat.SPEC_KEY][recordformat.PROVIDER_KEY]
+            )
             stale.append("provider")
-        if self._hardware_of(cells["gpu_name"]) != environment[wire.SPEC_KEY][wire.HARDWARE_KEY]:
+        if (
+            self._hardware_of(cells["gpu_name"])
+            != environment[recordformat.SPEC_KEY][recordformat.HARDWARE_KEY]
+        ):
             cells["gpu_name"] = self._gpu_name(environment)
             stale.append("GPU")
         if not self._axis_matches(run, cells, w_spec):
@@ -183,8 +190,8 @@ class RowComputer:
 
     def axis(self, run: Mapping[str, Any], workload: Mapping[str, Any]) -> dict[str, str]:
         """x name, x label, x value and config of the sweep the run was measured in."""
-        w_spec = workload[wire.SPEC_KEY]
-        kernel = str(w_spec[wire.KERNEL_KEY])
+        w_spec = workload[recordformat.SPEC_KEY]
+        kernel = str(w_spec[recordformat.KERNEL_KEY])
         info = self.catalog.kernels.get(kernel)
         cells = self.written_axis(run, workload)
         if cells is None:
@@ -207,8 +214,8 @@ class RowComputer:
         written: dict[str, str] = {}
         for column in WORKLOAD_COLUMNS:
             for labels in (
-                run.get(wire.METADATA_KEY, {}).get(wire.LABELS_KEY),
-                workload[wire.METADATA_KEY].get(wire.LABELS_KEY),
+                run.get(recordformat.METADATA_KEY, {}).get(recordformat.LABELS_KEY),
+                workload[recordformat.METADATA_KEY].get(recordformat.LABELS_KEY),
             ):
                 text = get_text(labels, PREFIX + column)
                 if text is not None:
@@ -217,7 +224,9 @@ class RowComputer:
         if "x_name" not in written or "x_value" not in written:
             return None
         written.setdefault("extra_benchmark_config_str", "")
-        return written if self._axis_matches(run, written, workload[wire.SPEC_KEY]) else None
+        return (
+            written if self._axis_matches(run, written, workload[recordformat.SPEC_KEY]) else None
+        )
 
     def _axis_matches(
         self, run: Mapping[str, Any], cells: Mapping[str, str], w_spec: Mapping[str, Any]
@@ -225,7 +234,7 @@ class RowComputer:
         """Whether a row's x and config cells, read as the importer reads them, give back
         exactly the run's workload (remembered per workload digest and cells)."""
         axis = tuple(cells[c] for c in ("x_name", "x_value", "extra_benchmark_config_str"))
-        key = (run[wire.SPEC_KEY].get("workloadDigest"), *axis)
+        key = (run[recordformat.SPEC_KEY].get("workloadDigest"), *axis)
         good = self._axes.get(key)
         if good is None:
             x_name, x_text, config_text = (text.strip() for text in axis)
@@ -235,7 +244,7 @@ class RowComputer:
                 good = False
             else:
                 good = self._gives_back(
-                    str(w_spec[wire.KERNEL_KEY]), x_name, x_value, config, w_spec
+                    str(w_spec[recordformat.KERNEL_KEY]), x_name, x_value, config, w_spec
                 )
             self._axes[key] = good
         return good
@@ -248,9 +257,9 @@ class RowComputer:
             kernel, x_name, x_value, config, self.catalog, lambda key, message: None
         )
         return (shape.parameters, shape.settings, shape.dtype) == (
-            dict(w_spec.get(wire.PARAMETERS_KEY, {})),
-            dict(w_spec.get(wire.SETTINGS_KEY, {})),
-            w_spec[wire.DTYPE_KEY],
+            dict(w_spec.get(recordformat.PARAMETERS_KEY, {})),
+            dict(w_spec.get(recordformat.SETTINGS_KEY, {})),
+            w_spec[recordformat.DTYPE_KEY],
         )
 
     def _sweep_values(self, kernel: str, w_spec: Mapping[str, Any]) -> tuple[str, Any, Any]:
@@ -262,8 +271,8 @@ class RowComputer:
                 "(the bench catalog has no sweep for it)"
             )
         x_name, template = sweep
-        parameters: Mapping[str, Any] = w_spec.get(wire.PARAMETERS_KEY, {})
-        settings: Mapping[str, Any] = w_spec.get(wire.SETTINGS_KEY, {})
+        parameters: Mapping[str, Any] = w_spec.get(recordformat.PARAMETERS_KEY, {})
+        settings: Mapping[str, Any] = w_spec.get(recordformat.SETTINGS_KEY, {})
         info = self.catalog.kernels.get(kernel)
         overrides = info.parameters if info is not None else {}
 
@@ -278,7 +287,7 @@ class RowComputer:
         for key, value in template.items():
             name = shape_name(key)
             if key in self.catalog.dtype_keys:
-                config[key] = self._dtype_spelling(value, str(w_spec[wire.DTYPE_KEY]))
+                config[key] = self._dtype_spelling(value, str(w_spec[recordformat.DTYPE_KEY]))
             elif key in settings:
                 config[key] = settings[key]
             elif key == x_name:
@@ -307,24 +316,27 @@ class RowComputer:
         return (torch_names or names or [dtype])[0]
 
     def _gpu_name(self, environment: Mapping[str, Any]) -> str:
-        hardware = environment[wire.SPEC_KEY][wire.HARDWARE_KEY]
-        device = hardware.get(wire.DEVICE_NAME_KEY)
+        hardware = environment[recordformat.SPEC_KEY][recordformat.HARDWARE_KEY]
+        device = hardware.get(recordformat.DEVICE_NAME_KEY)
         if isinstance(device, str):
             return device
         imported = self.speller.gpu_name(environment)
         if imported is not None:
             return imported
-        form_factor = hardware.get(wire.FORM_FACTOR_KEY)
-        return str(hardware[wire.PRODUCT_KEY]) + (f" {form_factor}" if form_factor else "")
+        form_factor = hardware.get(recordformat.FORM_FACTOR_KEY)
+        return str(hardware[recordformat.PRODUCT_KEY]) + (f" {form_factor}" if form_factor else "")
 
 
 def _y_values(spec: Mapping[str, Any], metric: MetricInfo, unit: str) -> dict[str, str]:
     """The three quantiles in Liger's unit, from the result and the p20/p80 measurements."""
     base: dict[str, float] = {"median": spec[metric.result][metric.summary]["median"]}
-    for measurement in spec.get(wire.MEASUREMENTS_KEY, ()):
-        factor = metric.units.get(measurement[wire.UNIT_KEY])
-        if measurement[wire.METRIC_KEY] == metric.metric and factor is not None:
-            base.setdefault(measurement[wire.STATISTIC_KEY], measurement[wire.VALUE_KEY] * factor)
+    for measurement in spec.get(recordformat.MEASUREMENTS_KEY, ()):
+        factor = metric.units.get(measurement[recordformat.UNIT_KEY])
+        if measurement[recordformat.METRIC_KEY] == metric.metric and factor is not None:
+            base.setdefault(
+                measurement[recordformat.STATISTIC_KEY],
+                measurement[recordformat.VALUE_KEY] * factor,
+            )
     cells = {}
     for column, statistic in _STATISTICS:
         if statistic not in base:
@@ -339,12 +351,14 @@ def _y_match(spec: Mapping[str, Any], metric: MetricInfo, cells: Mapping[str, st
     if factor is None:
         return False
     held: dict[str, Any] = {"median": spec[metric.result][metric.summary].get("median")}
-    for measurement in spec.get(wire.MEASUREMENTS_KEY, ()):
+    for measurement in spec.get(recordformat.MEASUREMENTS_KEY, ()):
         if (
-            measurement[wire.METRIC_KEY] == metric.metric
-            and measurement[wire.UNIT_KEY] == metric.unit
+            measurement[recordformat.METRIC_KEY] == metric.metric
+            and measurement[recordformat.UNIT_KEY] == metric.unit
         ):
-            held.setdefault(measurement[wire.STATISTIC_KEY], measurement[wire.VALUE_KEY])
+            held.setdefault(
+                measurement[recordformat.STATISTIC_KEY], measurement[recordformat.VALUE_KEY]
+            )
     try:
         said = {stat: parse_measurement(col, cells[col].strip()) for col, stat in _STATISTICS}
     except RowError:
@@ -388,13 +402,13 @@ def _utc_timestamp(observed_at: str) -> str:
 
 
 def _release(run: Mapping[str, Any], implementation: Mapping[str, Any]) -> str:
-    labels = run.get(wire.METADATA_KEY, {}).get(wire.LABELS_KEY) or {}
+    labels = run.get(recordformat.METADATA_KEY, {}).get(recordformat.LABELS_KEY) or {}
     version = labels.get("liger_version")
     if isinstance(version, str):
         return version
-    package = implementation[wire.SPEC_KEY].get(wire.PACKAGE_KEY) or {}
-    if package.get(wire.NAME_KEY) == LIGER_PACKAGE and isinstance(
-        package.get(wire.VERSION_KEY), str
+    package = implementation[recordformat.SPEC_KEY].get(recordformat.PACKAGE_KEY) or {}
+    if package.get(recordformat.NAME_KEY) == LIGER_PACKAGE and isinstance(
+        package.get(recordformat.VERSION_KEY), str
     ):
-        return str(package[wire.VERSION_KEY])
+        return str(package[recordformat.VERSION_KEY])
     return ""

@@ -26,7 +26,7 @@ from bench_adapters.common.writer import (
     bundle_file_name,
     output_lock,
 )
-from kernelindex_sdk.base.jsontext import pretty
+from kernelindex_sdk.base.prettyjson import pretty
 
 __all__ = [
     "DIGEST_PREFIX_LENGTH",

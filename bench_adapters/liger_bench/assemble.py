@@ -37,7 +37,7 @@ from bench_adapters.recording.environment import GPU_FIELDS, SOFTWARE_FIELDS, Pr
 from bench_adapters.recording.environment import environment_record as build_environment
 from bench_adapters.recording.recorder import link, unfinished_run
 from kernelindex_sdk import models as m
-from kernelindex_sdk.base import wire
+from kernelindex_sdk.base import recordformat
 
 #: sourceNative.source of every run this adapter measures (the importer's is liger-kernel-bench).
 SOURCE = "kernelindex-bench-liger"
@@ -74,7 +74,7 @@ def protocol_record(
     if metric == "speed":
         grads = pass_ != "forward"
         # The recorder's statement of the timer's settings (one definition), plus ours.
-        measurement: dict[str, Any] = {**timer.measurement(), wire.GRAD_TO_NONE_KEY: grads}
+        measurement: dict[str, Any] = {**timer.measurement(), recordformat.GRAD_TO_NONE_KEY: grads}
         notes = (
             f"Timed: {timed}, by {timer.described()}"
             + (
@@ -92,10 +92,10 @@ def protocol_record(
         name, title = f"kernelindex-bench-liger-do-bench-{pass_}", f"do_bench · {pass_} pass"
     else:
         measurement = {
-            wire.MEMORY_PROBE_KEY: "torch_cuda_max_memory_allocated",
-            wire.PRIMARY_STATISTIC_KEY: "median",
-            wire.QUANTILES_KEY: list(timer.quantiles),
-            wire.REPETITIONS_KEY: memory_repetitions,
+            recordformat.MEMORY_PROBE_KEY: "torch_cuda_max_memory_allocated",
+            recordformat.PRIMARY_STATISTIC_KEY: "median",
+            recordformat.QUANTILES_KEY: list(timer.quantiles),
+            recordformat.REPETITIONS_KEY: memory_repetitions,
         }
         notes = (
             f"Measured: peak device memory allocated by PyTorch during {timed}, read with "

@@ -30,7 +30,7 @@ from bench_adapters.recording.bundles import InvalidBundle
 from bench_adapters.recording.bundles import write_bundle as recorded_bundle
 from bench_adapters.recording.measure import FIRST_CALL
 from bench_adapters.recording.recorder import harness_version
-from kernelindex_sdk.base.printable import one_line
+from kernelindex_sdk.base.escaping import one_line
 from kernelindex_sdk.base.progress import Progress
 
 

@@ -47,8 +47,8 @@ from bench_adapters.liger_bench.plan import PlannedItem, seed_request
 from bench_adapters.liger_bench.probes import DeviceInfo, NoDevice, TimerSettings
 from bench_adapters.liger_bench.runner import Outcome, Tools
 from bench_adapters.recording.bundles import InvalidBundle
+from kernelindex_sdk.base.escaping import one_line
 from kernelindex_sdk.base.fileio import atomic_write_bytes
-from kernelindex_sdk.base.printable import one_line
 
 #: The columns of ``bench liger``'s table this one keeps (metric and workload go: one of
 #: each per kernel here): kernel, pass, provider, status, median, p20–p80, speed-up,

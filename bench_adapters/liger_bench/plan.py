@@ -26,7 +26,7 @@ import attrs
 
 from bench_adapters.liger.workload import Warn, WorkloadShape, describe_workload
 from bench_adapters.liger_bench.catalog import PASSES, BenchCatalog, BenchKernel
-from kernelindex_sdk.base.printable import not_utf8, one_line
+from kernelindex_sdk.base.escaping import not_utf8, one_line
 from kernelindex_sdk.errors import EmptyDocument, IntakeError, MalformedJSON
 from kernelindex_sdk.reading.intake import loads
 

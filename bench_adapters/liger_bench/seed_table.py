@@ -34,10 +34,10 @@ from typing import Any, TextIO
 import attrs
 
 from bench_adapters.liger_bench.bench import UsageParser, format_table
-from kernelindex_sdk.base import wire
+from kernelindex_sdk.base import recordformat
+from kernelindex_sdk.base.escaping import markdown_cell
 from kernelindex_sdk.base.metrics import METRIC_NAMES, PEAK_MEMORY
-from kernelindex_sdk.base.printable import markdown_cell
-from kernelindex_sdk.base.wire import METADATA_KEY, SPEC_KEY
+from kernelindex_sdk.base.recordformat import METADATA_KEY, SPEC_KEY
 from kernelindex_sdk.compare import REFERENCE_PROVIDERS, ResolvedRun, load_records, resolve_runs
 from kernelindex_sdk.errors import Problem
 
@@ -110,8 +110,11 @@ def identify(record: Mapping[str, Any], run: ResolvedRun) -> Identity | None:
     adapter both build as ``<kernel>/<pass>[/<metric>]/<provider>/<gpu>/<shape>/<time>``;
     the rest from the Workload and Implementation when given, else from the same id.
     """
-    native = record.get(SPEC_KEY, {}).get(wire.SOURCE_NATIVE_KEY, {})
-    benchmark, external = native.get(wire.BENCHMARK_KEY), native.get(wire.EXTERNAL_ID_KEY)
+    native = record.get(SPEC_KEY, {}).get(recordformat.SOURCE_NATIVE_KEY, {})
+    benchmark, external = (
+        native.get(recordformat.BENCHMARK_KEY),
+        native.get(recordformat.EXTERNAL_ID_KEY),
+    )
     if not isinstance(benchmark, str) or not isinstance(external, str):
         return None
     if not external.startswith(benchmark + "/"):
@@ -126,7 +129,7 @@ def identify(record: Mapping[str, Any], run: ResolvedRun) -> Identity | None:
         kernel, pass_ = run.workload.kernel, run.workload.pass_
     if run.implementation is not None:
         provider = run.implementation.provider
-    source = str(native.get(wire.SOURCE_KEY, ""))
+    source = str(native.get(recordformat.SOURCE_KEY, ""))
     return Identity(kernel, pass_, shape, provider, HARNESSES.get(source, source))
 
 
@@ -134,7 +137,7 @@ def liger_version(record: Mapping[str, Any], run: ResolvedRun) -> str | None:
     """The Liger release: the implementation's package version, else the run's label."""
     if run.implementation is not None and run.implementation.version:
         return run.implementation.version
-    label = record.get(METADATA_KEY, {}).get(wire.LABELS_KEY, {}).get("liger_version")
+    label = record.get(METADATA_KEY, {}).get(recordformat.LABELS_KEY, {}).get("liger_version")
     return label if isinstance(label, str) else None
 
 
@@ -234,7 +237,7 @@ def cells(row: Row) -> list[str]:
 
 def markdown(rows: Sequence[Row]) -> str:
     """A GitHub table; every cell shown as it is
-    (:func:`~kernelindex_sdk.base.printable.markdown_cell`)."""
+    (:func:`~kernelindex_sdk.base.escaping.markdown_cell`)."""
     lines = [
         "| " + " | ".join(markdown_cell(cell) for cell in HEADER) + " |",
         "|" + "|".join(" --- " for _ in HEADER) + "|",

@@ -50,7 +50,7 @@ from bench_adapters.common.records import (
 from bench_adapters.nvbench.mapping import Method, NvbenchMapping
 from bench_adapters.nvbench.reader import NvbenchFile, argv_text, flags_in
 from kernelindex_sdk import models as m
-from kernelindex_sdk.base import wire
+from kernelindex_sdk.base import recordformat
 from kernelindex_sdk.canonical import digest
 from kernelindex_sdk.models.v1alpha1 import Statistic
 from kernelindex_sdk.reading.intake import MAX_SAFE_INTEGER
@@ -149,31 +149,43 @@ class NvbenchMapper:
             )
         provenance = ProvenanceMap()
         hardware: dict[str, Any] = {
-            wire.VENDOR_KEY: mapping.vendor,
-            wire.PRODUCT_KEY: resolved.spec[wire.PRODUCT_KEY],
+            recordformat.VENDOR_KEY: mapping.vendor,
+            recordformat.PRODUCT_KEY: resolved.spec[recordformat.PRODUCT_KEY],
         }
         provenance.add(
-            (wire.HARDWARE_KEY, wire.VENDOR_KEY), CATALOG, "nvbench measures CUDA devices"
+            (recordformat.HARDWARE_KEY, recordformat.VENDOR_KEY),
+            CATALOG,
+            "nvbench measures CUDA devices",
         )
         read_by = "device name, read by the GPU catalog" if resolved.known else "device name"
-        provenance.add((wire.HARDWARE_KEY, wire.PRODUCT_KEY), RECORD, read_by)
-        if wire.FORM_FACTOR_KEY in resolved.spec:
-            hardware[wire.FORM_FACTOR_KEY] = resolved.spec[wire.FORM_FACTOR_KEY]
-            provenance.add((wire.HARDWARE_KEY, wire.FORM_FACTOR_KEY), RECORD, read_by)
-        hardware[wire.ARCHITECTURE_KEY] = f"sm_{sm_version // 10}"
-        provenance.add((wire.HARDWARE_KEY, wire.ARCHITECTURE_KEY), RECORD, "device sm_version")
-        hardware[wire.DEVICE_NAME_KEY] = name
-        provenance.add((wire.HARDWARE_KEY, wire.DEVICE_NAME_KEY), RECORD, "device name")
-        hardware[wire.COMPUTE_CAPABILITY_KEY] = f"{sm_version // 100}.{sm_version % 100 // 10}"
+        provenance.add((recordformat.HARDWARE_KEY, recordformat.PRODUCT_KEY), RECORD, read_by)
+        if recordformat.FORM_FACTOR_KEY in resolved.spec:
+            hardware[recordformat.FORM_FACTOR_KEY] = resolved.spec[recordformat.FORM_FACTOR_KEY]
+            provenance.add(
+                (recordformat.HARDWARE_KEY, recordformat.FORM_FACTOR_KEY), RECORD, read_by
+            )
+        hardware[recordformat.ARCHITECTURE_KEY] = f"sm_{sm_version // 10}"
         provenance.add(
-            (wire.HARDWARE_KEY, wire.COMPUTE_CAPABILITY_KEY), RECORD, "device sm_version"
+            (recordformat.HARDWARE_KEY, recordformat.ARCHITECTURE_KEY), RECORD, "device sm_version"
+        )
+        hardware[recordformat.DEVICE_NAME_KEY] = name
+        provenance.add(
+            (recordformat.HARDWARE_KEY, recordformat.DEVICE_NAME_KEY), RECORD, "device name"
+        )
+        hardware[recordformat.COMPUTE_CAPABILITY_KEY] = (
+            f"{sm_version // 100}.{sm_version % 100 // 10}"
+        )
+        provenance.add(
+            (recordformat.HARDWARE_KEY, recordformat.COMPUTE_CAPABILITY_KEY),
+            RECORD,
+            "device sm_version",
         )
         for key, field in mapping.device_fields.items():
             value = device.get(key)
             if value is None:
-                provenance.add((wire.HARDWARE_KEY, field), UNKNOWN, f"no device {key}")
+                provenance.add((recordformat.HARDWARE_KEY, field), UNKNOWN, f"no device {key}")
                 continue
-            if field == wire.ECC_ENABLED_KEY:
+            if field == recordformat.ECC_ENABLED_KEY:
                 if not isinstance(value, bool):
                     raise EntryError(
                         f"expected a boolean, got {fields.shown(value)}", f"{pointer}/{key}"
@@ -181,7 +193,7 @@ class NvbenchMapper:
                 hardware[field] = value
             else:
                 hardware[field] = fields.integer(value, f"{pointer}/{key}", minimum=1)
-            provenance.add((wire.HARDWARE_KEY, field), RECORD, f"device {key}")
+            provenance.add((recordformat.HARDWARE_KEY, field), RECORD, f"device {key}")
         recorded: dict[str, tuple[str, str, str]] = {}
         if nv.nvbench_version:
             recorded["nvbench"] = (nv.nvbench_version, FILE, "meta.version.nvbench.string")
@@ -235,12 +247,14 @@ class NvbenchMapper:
         state_name = state.get("name") if isinstance(state.get("name"), str) else None
         shown_axes = _DEVICE_TOKEN.sub("", state_name or "").strip() or workload_slug
         flags: list[str] = [] if self.observed_at else [OBSERVED_AT_UNKNOWN]
-        spec: dict[str, Any] = {wire.OBSERVED_AT_KEY: self.observed_at or UNKNOWN_OBSERVED_AT}
+        spec: dict[str, Any] = {
+            recordformat.OBSERVED_AT_KEY: self.observed_at or UNKNOWN_OBSERVED_AT
+        }
         if skipped:
             reason = state.get("skip_reason")
             spec = {
-                wire.STATUS_KEY: "skipped",
-                wire.REASON_KEY: (
+                recordformat.STATUS_KEY: "skipped",
+                recordformat.REASON_KEY: (
                     reason
                     if isinstance(reason, str) and reason.strip()
                     else "nvbench skipped this state (no reason given)"
@@ -250,17 +264,19 @@ class NvbenchMapper:
         elif method is None:
             tags = ", ".join(m.mean for m in self.mapping.methods)
             spec = {
-                wire.STATUS_KEY: "failed",
-                wire.REASON_KEY: f"nvbench recorded no time for this state (no summary {tags})",
+                recordformat.STATUS_KEY: "failed",
+                recordformat.REASON_KEY: (
+                    f"nvbench recorded no time for this state (no summary {tags})"
+                ),
                 **spec,
             }
         else:
-            spec = {wire.STATUS_KEY: "passed", **spec}
+            spec = {recordformat.STATUS_KEY: "passed", **spec}
             flags += self._result(method, values, settings, spec, pointer)
         if dropped:
             flags.append(METRICS_DROPPED)
         if flags:
-            spec[wire.QUALITY_FLAGS_KEY] = sorted(set(flags))
+            spec[recordformat.QUALITY_FLAGS_KEY] = sorted(set(flags))
         metrics = {
             key: number
             for key, number in values.items()
@@ -274,7 +290,7 @@ class NvbenchMapper:
             ],
             metrics=metrics or None,
         )
-        spec[wire.SOURCE_NATIVE_KEY] = m.unstructure(native)
+        spec[recordformat.SOURCE_NATIVE_KEY] = m.unstructure(native)
         labels = {}
         if nv.argv:
             labels["nvbench/argv"] = argv_text(nv.argv)[:_LABEL_LIMIT]
@@ -335,9 +351,9 @@ class NvbenchMapper:
             found = values.get(tag) if tag else None
             if isinstance(found, (int, float)) and fields.finite(found) and found >= 0:
                 measurements.append(_latency(statistic, _ns(found, str(tag), pointer)))
-        spec[wire.TIMING_KEY] = m.unstructure(timing)
+        spec[recordformat.TIMING_KEY] = m.unstructure(timing)
         if measurements:
-            spec[wire.MEASUREMENTS_KEY] = measurements
+            spec[recordformat.MEASUREMENTS_KEY] = measurements
         return flags
 
     def _summaries(
@@ -413,26 +429,26 @@ class NvbenchMapper:
         if cached is None:
             mapping = self.mapping
             measurement: dict[str, Any] = {
-                wire.TIMER_KEY: method.timer,
-                wire.PRIMARY_STATISTIC_KEY: "mean",
+                recordformat.TIMER_KEY: method.timer,
+                recordformat.PRIMARY_STATISTIC_KEY: "mean",
             }
             provenance = ProvenanceMap()
             provenance.add(
-                (wire.MEASUREMENT_KEY, wire.TIMER_KEY),
+                (recordformat.MEASUREMENT_KEY, recordformat.TIMER_KEY),
                 CATALOG,
                 f"nvbench's {method.name} measurement",
             )
             if method.flush_l2_cache is not None:
-                measurement[wire.FLUSH_L2_CACHE_KEY] = method.flush_l2_cache
+                measurement[recordformat.FLUSH_L2_CACHE_KEY] = method.flush_l2_cache
                 provenance.add(
-                    (wire.MEASUREMENT_KEY, wire.FLUSH_L2_CACHE_KEY),
+                    (recordformat.MEASUREMENT_KEY, recordformat.FLUSH_L2_CACHE_KEY),
                     CATALOG,
                     f"nvbench's {method.name} measurement",
                 )
             if settings:
-                measurement[wire.HARNESS_SETTINGS_KEY] = dict(settings)
+                measurement[recordformat.HARNESS_SETTINGS_KEY] = dict(settings)
                 provenance.add(
-                    (wire.MEASUREMENT_KEY, wire.HARNESS_SETTINGS_KEY),
+                    (recordformat.MEASUREMENT_KEY, recordformat.HARNESS_SETTINGS_KEY),
                     RECORD,
                     "the state's settings and argv flags",
                 )

@@ -20,7 +20,7 @@ import attrs
 
 from bench_adapters.common.importing import UnreadableSource
 from bench_adapters.nvbench.mapping import NvbenchMapping
-from kernelindex_sdk.base.wire import json_type
+from kernelindex_sdk.base.recordformat import json_type
 from kernelindex_sdk.errors import Problem
 from kernelindex_sdk.reading.sources import load_file
 

@@ -19,7 +19,7 @@ import attrs
 from bench_adapters.common.checking import MEMBERS, RecordChecker
 from bench_adapters.common.writer import bundle_file_name, write_records
 from kernelindex_sdk import checks
-from kernelindex_sdk.base.wire import API_VERSION_KEY, SPEC_KEY
+from kernelindex_sdk.base.recordformat import API_VERSION_KEY, SPEC_KEY
 from kernelindex_sdk.canonical import digest
 from kernelindex_sdk.errors import KernelIndexError, Problem
 from kernelindex_sdk.reading.intake import json_problems

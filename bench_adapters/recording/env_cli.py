@@ -17,7 +17,7 @@ import sys
 import click
 
 from kernelindex_sdk.base.checked_options import utf8_text
-from kernelindex_sdk.base.printable import one_line
+from kernelindex_sdk.base.escaping import one_line
 
 
 @click.command("env", context_settings={"help_option_names": ["-h", "--help"]})
@@ -49,7 +49,7 @@ def env_command(settings: tuple[str, ...], device: int) -> None:
         parse_settings,
         probe,
     )
-    from kernelindex_sdk.base.jsontext import pretty
+    from kernelindex_sdk.base.prettyjson import pretty
 
     try:
         declared = parse_settings(settings)

@@ -50,8 +50,8 @@ from bench_adapters.common.provenance import (
     ProvenanceMap,
 )
 from bench_adapters.common.records import environment_record as environment_envelope
-from kernelindex_sdk.base.printable import not_utf8
-from kernelindex_sdk.base.wire import DEVICE_NAME_KEY, HARDWARE_KEY, PRODUCT_KEY, VENDOR_KEY
+from kernelindex_sdk.base.escaping import not_utf8
+from kernelindex_sdk.base.recordformat import DEVICE_NAME_KEY, HARDWARE_KEY, PRODUCT_KEY, VENDOR_KEY
 from kernelindex_sdk.models import Metadata
 
 #: The origin of a probed field (v1alpha1 has no ``probed`` origin: see the module doc).

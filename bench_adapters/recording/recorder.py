@@ -35,7 +35,7 @@ from bench_adapters.recording import environment as env
 from bench_adapters.recording.measure import Measured, Step, measure, stage, timing, utc_now
 from bench_adapters.recording.timing import DoBenchTimer, Timer, TimerSettings
 from kernelindex_sdk import models as m
-from kernelindex_sdk.base import wire
+from kernelindex_sdk.base import recordformat
 from kernelindex_sdk.canonical import digest
 from kernelindex_sdk.models.v1alpha1 import Statistic
 
@@ -177,10 +177,10 @@ def unfinished_run(
         text = text[: REASON_LIMIT - 1] + "…"
     native = attrs.evolve(source_native, metrics=dict(metrics) if metrics else None)
     spec: dict[str, Any] = {
-        wire.STATUS_KEY: status,
-        wire.REASON_KEY: text,
-        wire.OBSERVED_AT_KEY: observed,
-        wire.SOURCE_NATIVE_KEY: m.unstructure(native),
+        recordformat.STATUS_KEY: status,
+        recordformat.REASON_KEY: text,
+        recordformat.OBSERVED_AT_KEY: observed,
+        recordformat.SOURCE_NATIVE_KEY: m.unstructure(native),
     }
     return run_envelope(spec, name=name, title=title, labels=labels, digests=refs)
 
@@ -260,9 +260,11 @@ def _run_record(
     measured: Measured,
     refs: Refs,
 ) -> dict[str, Any]:
-    kernel = str(workload.get(wire.SPEC_KEY, {}).get(wire.KERNEL_KEY, "kernel"))
-    provider = str(implementation.get(wire.SPEC_KEY, {}).get(wire.PROVIDER_KEY, "provider"))
-    pass_ = str(workload.get(wire.SPEC_KEY, {}).get(wire.PASS_KEY, "forward"))
+    kernel = str(workload.get(recordformat.SPEC_KEY, {}).get(recordformat.KERNEL_KEY, "kernel"))
+    provider = str(
+        implementation.get(recordformat.SPEC_KEY, {}).get(recordformat.PROVIDER_KEY, "provider")
+    )
+    pass_ = str(workload.get(recordformat.SPEC_KEY, {}).get(recordformat.PASS_KEY, "forward"))
     observed = measured.observed_at
     stamp = observed.replace(":", "-").replace(".", "-").rstrip("Z")
     external_id = f"{kernel}/{pass_}/{provider}/{stamp}"
@@ -286,16 +288,21 @@ def _run_record(
     timing = m.Timing(
         latency_ns={"median": round(by_q[0.5] * 1_000_000)}, primary_statistic="median"
     )
-    spec: dict[str, Any] = {wire.STATUS_KEY: "passed", wire.OBSERVED_AT_KEY: observed}
-    spec[wire.TIMING_KEY] = m.unstructure(timing)
+    spec: dict[str, Any] = {
+        recordformat.STATUS_KEY: "passed",
+        recordformat.OBSERVED_AT_KEY: observed,
+    }
+    spec[recordformat.TIMING_KEY] = m.unstructure(timing)
     measurements = [
         m.unstructure(m.Measurement("latency", "ns", statistic, round(by_q[q] * 1_000_000)))
         for q in sorted(settings.quantiles)
         if q != 0.5 and (statistic := _STATISTICS.get(q)) is not None
     ]
     if measurements:
-        spec[wire.MEASUREMENTS_KEY] = measurements
+        spec[recordformat.MEASUREMENTS_KEY] = measurements
     metrics = {f"ms_q{q:g}": float(v) for q, v in by_q.items()}
     metrics.update(measured.native)
-    spec[wire.SOURCE_NATIVE_KEY] = m.unstructure(attrs.evolve(source_native, metrics=metrics))
+    spec[recordformat.SOURCE_NATIVE_KEY] = m.unstructure(
+        attrs.evolve(source_native, metrics=metrics)
+    )
     return run_envelope(spec, name=name, title=title, labels={}, digests=refs)

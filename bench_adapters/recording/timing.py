@@ -22,7 +22,7 @@ from typing import Any, Protocol
 
 import attrs
 
-from kernelindex_sdk.base import wire
+from kernelindex_sdk.base import recordformat
 
 #: Quantiles asked of do_bench by default (Liger's harness's): median, then p20 and p80.
 QUANTILES = (0.5, 0.2, 0.8)
@@ -65,14 +65,14 @@ class TimerSettings:
         """The protocol's ``measurement``, as these settings time: every protocol of a
         recorder run and of ``bench liger`` states it from here (one definition)."""
         measurement: dict[str, Any] = {
-            wire.TIMER_KEY: self.timer,
-            wire.PRIMARY_STATISTIC_KEY: "median",
-            wire.QUANTILES_KEY: list(self.quantiles),
+            recordformat.TIMER_KEY: self.timer,
+            recordformat.PRIMARY_STATISTIC_KEY: "median",
+            recordformat.QUANTILES_KEY: list(self.quantiles),
         }
         if not self.cuda_graph:  # do_bench_cudagraph takes no warm-up
-            measurement[wire.WARMUP_MS_KEY] = self.warmup_ms
-        measurement[wire.REPETITION_MS_KEY] = self.rep_ms
-        measurement[wire.FLUSH_L2_CACHE_KEY] = self.flush_l2
+            measurement[recordformat.WARMUP_MS_KEY] = self.warmup_ms
+        measurement[recordformat.REPETITION_MS_KEY] = self.rep_ms
+        measurement[recordformat.FLUSH_L2_CACHE_KEY] = self.flush_l2
         return measurement
 
     def described(self) -> str:

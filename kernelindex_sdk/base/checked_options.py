@@ -8,7 +8,7 @@ The click callbacks of the SDK's commands and of the adapters' (``env``, ``impor
   (``--set $'torch=\\xff'``) reaches Python as a lone surrogate (``surrogateescape``);
   written into a record, it makes one that ``validate`` refuses. Such text is refused
   before anything runs, in one line naming the option and showing the bytes
-  (:func:`~kernelindex_sdk.base.printable.not_utf8`).
+  (:func:`~kernelindex_sdk.base.escaping.not_utf8`).
 * **Worker counts** (``-j N``/``--jobs N`` of ``validate`` and ``store add``): the
   callback :func:`worker_count`. 0 means one per core; above
   :data:`~kernelindex_sdk.base.parallel.MAX_JOBS` or below 0 is refused. Within that, the
@@ -22,8 +22,8 @@ from typing import IO, Any
 
 import click
 
+from kernelindex_sdk.base.escaping import int_text, not_utf8, one_line
 from kernelindex_sdk.base.parallel import MAX_JOBS
-from kernelindex_sdk.base.printable import int_text, not_utf8, one_line
 
 #: The exit status of a usage error, as every command has it.
 USAGE_ERROR = 2

@@ -36,7 +36,7 @@ one line naming the journal — nothing is moved.
 Hidden names are left out by every walk (``kernelindex validate DIR`` never reads a
 staging folder). New files get the usual permissions (``0666`` less the umask), not
 ``mkstemp``'s private ``0600``; a replaced file keeps its mode. Every byte is written
-whole or raises (:func:`~kernelindex_sdk.base.wholewrite.write_all`): a disk that fills
+whole or raises (:func:`~kernelindex_sdk.base.writes.write_all`): a disk that fills
 partway is an ``OSError`` and the temporary file is removed, never renamed in short.
 On systems without ``fcntl`` (Windows) there is no lock: one writer at a time is then
 the caller's job.
@@ -56,8 +56,8 @@ import threading
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 
-from kernelindex_sdk.base.printable import one_line
-from kernelindex_sdk.base.wholewrite import write_all
+from kernelindex_sdk.base.escaping import one_line
+from kernelindex_sdk.base.writes import write_all
 
 try:
     import fcntl

@@ -52,8 +52,8 @@ from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from typing import TYPE_CHECKING, Any, NoReturn, TypeVar
 
-from kernelindex_sdk.base.printable import int_text, one_line
-from kernelindex_sdk.base.wholewrite import write_all
+from kernelindex_sdk.base.escaping import int_text, one_line
+from kernelindex_sdk.base.writes import write_all
 from kernelindex_sdk.errors import KernelIndexError
 
 if TYPE_CHECKING:
@@ -80,7 +80,7 @@ class WorkerFailed(KernelIndexError):
 
     Its message names the task (a file name from input) and may quote the worker's
     error: it is escaped here, where it is made
-    (:func:`~kernelindex_sdk.base.printable.one_line`), so it is one line wherever printed.
+    (:func:`~kernelindex_sdk.base.escaping.one_line`), so it is one line wherever printed.
     """
 
     def __init__(self, message: str) -> None:

@@ -20,7 +20,7 @@ from time import time
 from typing import Any
 
 from kernelindex_sdk.base.pointers import escape_token
-from kernelindex_sdk.base.wire import parse_timestamp
+from kernelindex_sdk.base.recordformat import parse_timestamp
 from kernelindex_sdk.errors import Problem
 
 #: Bundle member → (kind it must be, the run spec field that references it).

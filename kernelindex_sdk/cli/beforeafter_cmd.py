@@ -90,7 +90,7 @@ def parse_fast_p(summary: bool, fast_p: tuple[float, ...], format_: str) -> tupl
 def run_before_after(options: CompareOptions, out: TextIO, err: TextIO) -> int:
     """Load both sides, pair, judge, report; return the exit status. Never raises for
     bad input."""
-    from kernelindex_sdk.base.printable import one_line
+    from kernelindex_sdk.base.escaping import one_line
     from kernelindex_sdk.cli.beforeafter_reporters import GithubReporter, JunitReporter
     from kernelindex_sdk.cli.filter_options import select_runs
     from kernelindex_sdk.compare import beforeafter, beforeafter_report, records, runs

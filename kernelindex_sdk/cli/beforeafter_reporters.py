@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import IO
 
-from kernelindex_sdk.base.printable import github_data, github_property, one_line
+from kernelindex_sdk.base.escaping import github_data, github_property, one_line
 from kernelindex_sdk.cli.reporters import JunitCase, write_junit
 from kernelindex_sdk.compare.beforeafter import BeforeAfter, Outcome, Pair
 from kernelindex_sdk.compare.beforeafter_report import (

@@ -88,7 +88,7 @@ def run_compare(
     options: CompareOptions, *, out: TextIO | None = None, err: TextIO | None = None
 ) -> int:
     """Load, validate, group and report; return the exit status. Never raises for bad input."""
-    from kernelindex_sdk.base.printable import one_line
+    from kernelindex_sdk.base.escaping import one_line
     from kernelindex_sdk.base.progress import Progress
     from kernelindex_sdk.cli.filter_options import select_runs, unknown_metric
     from kernelindex_sdk.cli.reporters import format_problem

@@ -9,7 +9,7 @@ per violation on the schema file it is in), ``junit`` (a test case per kind and
 direction). Each says how ``format`` was read (``--format-assertion`` or not): the
 verdict line (``text``, ``github``), ``format_assertion`` (``json``), a property of the
 test suite (``junit``). Everything that comes from input — pointers, kinds, messages,
-witnesses — is written through :func:`~kernelindex_sdk.base.printable.one_line`, so one violation is
+witnesses — is written through :func:`~kernelindex_sdk.base.escaping.one_line`, so one violation is
 always one line.
 """
 
@@ -20,7 +20,7 @@ import sys
 from collections.abc import Callable
 from typing import IO, Any
 
-from kernelindex_sdk.base.printable import github_data, github_property, one_line
+from kernelindex_sdk.base.escaping import github_data, github_property, one_line
 from kernelindex_sdk.cli.reporters import JunitCase, write_junit
 from kernelindex_sdk.schemadiff import DiffReport, Undecided, Violation
 from kernelindex_sdk.schemadiff.rules import DIRECTIONS

@@ -8,7 +8,7 @@ from typing import Any
 
 import click
 
-from kernelindex_sdk.base.printable import one_line
+from kernelindex_sdk.base.escaping import one_line
 
 
 def run_digest(paths: tuple[str, ...], format_: str) -> int:

@@ -38,7 +38,7 @@ class LsOptions:
 
 def run_ls(options: LsOptions, *, out: TextIO | None = None, err: TextIO | None = None) -> int:
     """Load, validate, count and report; return the exit status. Never raises for bad input."""
-    from kernelindex_sdk.base.printable import one_line
+    from kernelindex_sdk.base.escaping import one_line
     from kernelindex_sdk.cli.filter_options import select_runs, unknown_metric
     from kernelindex_sdk.cli.reporters import format_problem
     from kernelindex_sdk.compare import filters, inventory, records, runs

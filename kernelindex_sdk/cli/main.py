@@ -23,8 +23,8 @@ import sys
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, NoReturn
 
-from kernelindex_sdk.base.printable import one_line
-from kernelindex_sdk.base.wholewrite import whole_text_stream
+from kernelindex_sdk.base.escaping import one_line
+from kernelindex_sdk.base.writes import whole_text_stream
 from kernelindex_sdk.errors import SchemaDirectoryError
 
 if TYPE_CHECKING:
@@ -110,7 +110,7 @@ def _whole_stdout() -> Iterator[None]:
     """Standard output, for the command, whose every write is whole or raises.
 
     The interpreter's own passes a short write off as success (a reader that left
-    mid-write, a disk that filled partway: :mod:`kernelindex_sdk.base.wholewrite`), which
+    mid-write, a disk that filled partway: :mod:`kernelindex_sdk.base.writes`), which
     let ``canonicalize BIG.json | head -c 100`` exit 0 with the output cut. Through
     this one, every command's output — text, ``sys.stdout.buffer``, click's echo —
     raises instead, and :func:`main` turns that into 141 or one line and exit 2. The

@@ -3,7 +3,7 @@
 A reporter receives each item as the pipeline yields it (so text output streams),
 the late problems, and the final tally; it never decides anything. Every line a
 reporter writes is one line whatever the input holds: text goes through
-:func:`~kernelindex_sdk.base.printable.one_line`, JSON is written ASCII-only (control
+:func:`~kernelindex_sdk.base.escaping.one_line`, JSON is written ASCII-only (control
 characters and everything beyond ASCII as ``\\u`` escapes), so it stays valid JSON
 under any output encoding.
 """
@@ -15,7 +15,7 @@ import sys
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import IO, Any, NamedTuple
 
-from kernelindex_sdk.base.printable import github_data, github_property, one_line, xml_text
+from kernelindex_sdk.base.escaping import github_data, github_property, one_line, xml_text
 from kernelindex_sdk.errors import Problem
 from kernelindex_sdk.validating.pipeline import Tally
 from kernelindex_sdk.validating.validation import Item
@@ -266,7 +266,7 @@ def write_junit(
 ) -> None:
     """JUnit XML, one test suite of ``cases``, what CI systems show as tests (with the
     suite's ``properties``, what it assumed, if any). Every name, value, type, message
-    and line is escaped first (:func:`~kernelindex_sdk.base.printable.xml_text`: one
+    and line is escaped first (:func:`~kernelindex_sdk.base.escaping.xml_text`: one
     printable line, no character XML 1.0 forbids), so the XML is always well-formed."""
     import xml.etree.ElementTree as ET
 

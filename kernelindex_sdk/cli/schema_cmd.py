@@ -13,8 +13,8 @@ import sys
 
 import click
 
+from kernelindex_sdk.base.escaping import one_line
 from kernelindex_sdk.base.fileio import ExistingFiles
-from kernelindex_sdk.base.printable import one_line
 from kernelindex_sdk.errors import Problem, SchemaDirectoryError, UnknownKind
 from kernelindex_sdk.schema.registry import default_registry
 from kernelindex_sdk.schema.schemafiles import export_schemas, schema_bytes

@@ -14,7 +14,7 @@ from typing import Any, Literal, NoReturn
 import click
 
 from kernelindex_sdk.base.checked_options import worker_count
-from kernelindex_sdk.base.printable import one_line
+from kernelindex_sdk.base.escaping import one_line
 
 _STORE_HELP = (
     "The store file. Default: $KERNELINDEX_STORE, else kernelindex.kistore in the"
@@ -38,7 +38,7 @@ def _waiting(command: str) -> Any:
 
 
 def _store_path(store: str | None) -> str:
-    from kernelindex_sdk.reading.storefile import default_store
+    from kernelindex_sdk.reading.kistore import default_store
 
     return store or default_store()
 
@@ -53,7 +53,7 @@ def store_group() -> None:
     try:
         import duckdb  # noqa: F401
     except ImportError:
-        from kernelindex_sdk.reading.storefile import INSTALL_HINT
+        from kernelindex_sdk.reading.kistore import INSTALL_HINT
 
         _fail("", f"needs DuckDB: {INSTALL_HINT}")
 
@@ -81,7 +81,7 @@ def add_command(paths: tuple[str, ...], store: str | None, jobs: int | None) -> 
     """
     from kernelindex_sdk.base.parallel import WorkerFailed
     from kernelindex_sdk.cli.reporters import format_problem
-    from kernelindex_sdk.reading.storefile import require_duckdb
+    from kernelindex_sdk.reading.kistore import require_duckdb
     from kernelindex_sdk.store import StoreError, add
 
     duckdb = require_duckdb()
@@ -123,7 +123,7 @@ def _first_line(text: str) -> str:
 def query_command(sql: str, store: str | None, format_: str) -> None:
     """Run one read-only SELECT over the store's views (runs, benchmark_runs,
     workloads, implementations, protocols, environments; docs/store.md)."""
-    from kernelindex_sdk.reading.storefile import StoreError
+    from kernelindex_sdk.reading.kistore import StoreError
     from kernelindex_sdk.store.querying import query
 
     path = _store_path(store)
@@ -148,7 +148,7 @@ def query_command(sql: str, store: str | None, format_: str) -> None:
 def export_command(format_: str, out: str, store: str | None, force: bool) -> None:
     """Write the store's records out: JSON Lines, or Parquet for Spark, DuckDB,
     pandas and polars."""
-    from kernelindex_sdk.reading.storefile import StoreError, require_duckdb
+    from kernelindex_sdk.reading.kistore import StoreError, require_duckdb
     from kernelindex_sdk.store.exporting import export
 
     duckdb = require_duckdb()

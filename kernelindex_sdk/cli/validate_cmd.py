@@ -18,8 +18,8 @@ import sys
 from collections.abc import Sequence
 from typing import Literal, NamedTuple
 
+from kernelindex_sdk.base.escaping import one_line
 from kernelindex_sdk.base.parallel import MAX_JOBS
-from kernelindex_sdk.base.printable import one_line
 from kernelindex_sdk.cli.reporters import REPORTERS
 
 

@@ -17,8 +17,8 @@ import json
 from collections.abc import Callable, Iterable, Mapping
 from typing import IO, Any, Final
 
+from kernelindex_sdk.base.escaping import markdown_cell, one_line
 from kernelindex_sdk.base.metrics import BASE_UNITS, METRIC_NAMES
-from kernelindex_sdk.base.printable import markdown_cell, one_line
 from kernelindex_sdk.compare.beforeafter import (
     SAME,
     SLOWER,
@@ -160,7 +160,7 @@ class TextReporter:
 
 class MarkdownReporter:
     """A PR comment or ``$GITHUB_STEP_SUMMARY``: the summary first, then one table.
-    Every piece of text through :func:`~kernelindex_sdk.base.printable.markdown_cell`."""
+    Every piece of text through :func:`~kernelindex_sdk.base.escaping.markdown_cell`."""
 
     def __init__(self, out: IO[str]) -> None:
         self.out = out

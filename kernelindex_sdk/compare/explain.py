@@ -13,7 +13,7 @@ from typing import Any, Final
 import attrs
 
 from kernelindex_sdk.base.metrics import METRIC_NAMES
-from kernelindex_sdk.base.wire import (
+from kernelindex_sdk.base.recordformat import (
     DTYPE_KEY,
     HARDWARE_KEY,
     HARNESS_KEY,

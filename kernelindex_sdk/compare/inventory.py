@@ -32,7 +32,7 @@ from typing import Final
 import attrs
 
 from kernelindex_sdk.base.metrics import METRIC_NAMES
-from kernelindex_sdk.base.wire import KIND_KEY
+from kernelindex_sdk.base.recordformat import KIND_KEY
 from kernelindex_sdk.compare.grouping import PASS_ORDER, natural_order
 from kernelindex_sdk.compare.noise import KINDS as NOISE_KINDS
 from kernelindex_sdk.compare.noise import noise_of

@@ -12,8 +12,8 @@ import json
 from collections.abc import Callable, Mapping
 from typing import IO, Any, Final
 
+from kernelindex_sdk.base.escaping import one_line
 from kernelindex_sdk.base.metrics import METRIC_NAMES
-from kernelindex_sdk.base.printable import one_line
 from kernelindex_sdk.compare.inventory import Inventory, utc_text
 
 

@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any
 
 import attrs
 
-from kernelindex_sdk.base.wire import KIND_KEY
+from kernelindex_sdk.base.recordformat import KIND_KEY
 from kernelindex_sdk.errors import IntakeError, Problem
 from kernelindex_sdk.validating.validation import (
     Item,
@@ -37,7 +37,7 @@ from kernelindex_sdk.validating.validation import (
 )
 
 if TYPE_CHECKING:
-    from kernelindex_sdk.reading.storefile import RunFacts
+    from kernelindex_sdk.reading.kistore import RunFacts
 
 #: Called with each problem as soon as it is found (so a long load streams its errors).
 ProblemSink = Callable[[Problem], None]
@@ -62,7 +62,7 @@ class RecordIndex:
 
     A run is a :class:`StoredRun` (its record), or, read from a trusted store with
     ``load_records(..., facts=True)``, its stored facts
-    (:class:`~kernelindex_sdk.reading.storefile.RunFacts`): what resolving it needs, without
+    (:class:`~kernelindex_sdk.reading.kistore.RunFacts`): what resolving it needs, without
     the record (:meth:`kernelindex_sdk.compare.runs.Resolver.resolve` takes either).
     """
 
@@ -287,8 +287,8 @@ def _load_store(
     """The documents of one store: trusted ones indexed as they are (with the digests
     the store holds), any other one checked as the pipeline checks it."""
     from kernelindex_sdk.reading.intake import Document
+    from kernelindex_sdk.reading.kistore import CheckedDocument
     from kernelindex_sdk.reading.sources import read_trusting_store
-    from kernelindex_sdk.reading.storefile import CheckedDocument
     from kernelindex_sdk.schema.fingerprint import checks_fingerprint
 
     index = result.index

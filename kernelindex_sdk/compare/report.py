@@ -19,8 +19,8 @@ from typing import IO, Any, Final
 
 import attrs
 
+from kernelindex_sdk.base.escaping import markdown_cell, one_line
 from kernelindex_sdk.base.metrics import BASE_UNITS, METRIC_NAMES, RATIO_KINDS, RATIO_NAMES
-from kernelindex_sdk.base.printable import markdown_cell, one_line
 from kernelindex_sdk.compare.explain import Difference, Lookup, differences
 from kernelindex_sdk.compare.grouping import Comparison, Group, Row
 from kernelindex_sdk.compare.noise import noise_of, overlap
@@ -354,7 +354,7 @@ class MarkdownReporter:
     """GitHub-flavoured tables for docs and PRs: one per sweep, or per group (``by_shape``).
 
     Every piece of text, cells and headings alike, goes through
-    :func:`~kernelindex_sdk.base.printable.markdown_cell`: a record's names and titles are
+    :func:`~kernelindex_sdk.base.escaping.markdown_cell`: a record's names and titles are
     shown as they are, never read as Markdown or HTML (a PR comment, a step summary).
     """
 

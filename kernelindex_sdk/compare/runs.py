@@ -38,11 +38,11 @@ from typing import TYPE_CHECKING, Any, Final
 import attrs
 
 from kernelindex_sdk import checks
-from kernelindex_sdk.base import wire
+from kernelindex_sdk.base import recordformat
 from kernelindex_sdk.base.metrics import LATENCY, PEAK_MEMORY, UNKNOWN
 
 # Names, not ``wire.`` lookups: resolving reads them for every run.
-from kernelindex_sdk.base.wire import (
+from kernelindex_sdk.base.recordformat import (
     API_VERSION_KEY,
     MEASUREMENTS_KEY,
     METADATA_KEY,
@@ -63,7 +63,7 @@ from kernelindex_sdk.canonical import canonicalize
 from kernelindex_sdk.compare.records import RecordIndex, StoredRun, gc_paused
 
 if TYPE_CHECKING:
-    from kernelindex_sdk.reading.storefile import RunFacts, RunShape
+    from kernelindex_sdk.reading.kistore import RunFacts, RunShape
 
 #: Result field, summary field, metric.
 
@@ -156,7 +156,7 @@ class ResolvedRun:
     #: ``spec.qualityFlags`` (e.g. ``collapsed_quantiles``).
     flags: tuple[str, ...] = ()
     #: False for a run flagged ``observed_at_unknown``: its ``observedAt`` is the
-    #: placeholder :data:`~kernelindex_sdk.base.wire.UNKNOWN_OBSERVED_AT`, no time at all.
+    #: placeholder :data:`~kernelindex_sdk.base.recordformat.UNKNOWN_OBSERVED_AT`, no time at all.
     dated: bool = True
 
     @property
@@ -231,9 +231,14 @@ def hardware_identity(hardware: Mapping[str, Any]) -> str:
 
 def gpu_label(hardware: Mapping[str, Any]) -> str:
     """``NVIDIA H100 80GB HBM3`` (product and form factor), ``2× ...`` for a count."""
-    words = [str(hardware.get(wire.PRODUCT_KEY, "")), str(hardware.get(wire.FORM_FACTOR_KEY, ""))]
-    label = " ".join(w for w in words if w) or str(hardware.get(wire.VENDOR_KEY, "unknown GPU"))
-    count = hardware.get(wire.COUNT_KEY)
+    words = [
+        str(hardware.get(recordformat.PRODUCT_KEY, "")),
+        str(hardware.get(recordformat.FORM_FACTOR_KEY, "")),
+    ]
+    label = " ".join(w for w in words if w) or str(
+        hardware.get(recordformat.VENDOR_KEY, "unknown GPU")
+    )
+    count = hardware.get(recordformat.COUNT_KEY)
     return f"{count}× {label}" if isinstance(count, int) and count > 1 else label
 
 
@@ -241,8 +246,11 @@ def metric_of_protocol(protocol: Mapping[str, Any] | None) -> str | None:
     """What a protocol measures when it says so unambiguously (timer xor memory probe)."""
     if protocol is None:
         return None
-    measurement = protocol[SPEC_KEY][wire.MEASUREMENT_KEY]
-    timed, probed = wire.TIMER_KEY in measurement, wire.MEMORY_PROBE_KEY in measurement
+    measurement = protocol[SPEC_KEY][recordformat.MEASUREMENT_KEY]
+    timed, probed = (
+        recordformat.TIMER_KEY in measurement,
+        recordformat.MEMORY_PROBE_KEY in measurement,
+    )
     if timed and not probed:
         return LATENCY
     if probed and not timed:
@@ -334,7 +342,7 @@ class Resolver:
             implementation=implementation,
             protocol_name=protocol_name,
             protocol_title=protocol_title,
-            dated=wire.OBSERVED_AT_UNKNOWN not in spec.get(QUALITY_FLAGS_KEY, ()),
+            dated=recordformat.OBSERVED_AT_UNKNOWN not in spec.get(QUALITY_FLAGS_KEY, ()),
             title=_interned(metadata.get(TITLE_KEY)),
             stddev=result.spread.get("stddev"),
             samples=result.samples,
@@ -416,7 +424,7 @@ class Resolver:
             protocol_title,
             _interned(shape.title),
             shape.flags,
-            wire.OBSERVED_AT_UNKNOWN not in shape.flags,
+            recordformat.OBSERVED_AT_UNKNOWN not in shape.flags,
             missing,
         )
 
@@ -472,14 +480,14 @@ class Resolver:
         for identity, _, record in self._environments.values():
             if record is None:
                 continue
-            hardware = record[SPEC_KEY][wire.HARDWARE_KEY]
+            hardware = record[SPEC_KEY][recordformat.HARDWARE_KEY]
             metadata = record.get(METADATA_KEY, {})
             found = names.setdefault(identity, [])
             for name in (
-                metadata.get(wire.NAME_KEY),
+                metadata.get(recordformat.NAME_KEY),
                 metadata.get(TITLE_KEY),
-                hardware.get(wire.ARCHITECTURE_KEY),
-                hardware.get(wire.DEVICE_NAME_KEY),
+                hardware.get(recordformat.ARCHITECTURE_KEY),
+                hardware.get(recordformat.DEVICE_NAME_KEY),
             ):
                 if isinstance(name, str) and name not in found:
                     found.append(name)
@@ -495,11 +503,11 @@ class Resolver:
             if record is not None:
                 spec = record[SPEC_KEY]
                 info = WorkloadInfo(
-                    kernel=spec[wire.KERNEL_KEY],
-                    pass_=spec[wire.PASS_KEY],
-                    dtype=spec[wire.DTYPE_KEY],
-                    parameters=dict(spec[wire.PARAMETERS_KEY]),
-                    settings=dict(spec.get(wire.SETTINGS_KEY, {})),
+                    kernel=spec[recordformat.KERNEL_KEY],
+                    pass_=spec[recordformat.PASS_KEY],
+                    dtype=spec[recordformat.DTYPE_KEY],
+                    parameters=dict(spec[recordformat.PARAMETERS_KEY]),
+                    settings=dict(spec.get(recordformat.SETTINGS_KEY, {})),
                     title=record.get(METADATA_KEY, {}).get(TITLE_KEY),
                 )
             self._workloads[digest] = info
@@ -514,14 +522,14 @@ class Resolver:
             info = None
             if record is not None:
                 spec = record[SPEC_KEY]
-                package = spec.get(wire.PACKAGE_KEY, {})
+                package = spec.get(recordformat.PACKAGE_KEY, {})
                 info = ImplementationInfo(
-                    provider=spec[wire.PROVIDER_KEY],
-                    package=package.get(wire.NAME_KEY),
-                    version=package.get(wire.VERSION_KEY),
+                    provider=spec[recordformat.PROVIDER_KEY],
+                    package=package.get(recordformat.NAME_KEY),
+                    version=package.get(recordformat.VERSION_KEY),
                     title=record.get(METADATA_KEY, {}).get(TITLE_KEY),
-                    entry_point=spec.get(wire.ENTRY_POINT_KEY),
-                    backend=spec.get(wire.BACKEND_KEY),
+                    entry_point=spec.get(recordformat.ENTRY_POINT_KEY),
+                    backend=spec.get(recordformat.BACKEND_KEY),
                 )
             self._implementations[digest] = info
         info = self._implementations[digest]
@@ -536,7 +544,7 @@ class Resolver:
             if record is None:
                 entry = (f"environment {digest}", f"environment {short_digest(digest)}", None)
             else:
-                hardware = record[SPEC_KEY][wire.HARDWARE_KEY]
+                hardware = record[SPEC_KEY][recordformat.HARDWARE_KEY]
                 # One copy per GPU, not per environment (one per software stack).
                 entry = (
                     sys.intern(hardware_identity(hardware)),
@@ -557,7 +565,7 @@ class Resolver:
             if record is not None:
                 metadata = record.get(METADATA_KEY, {})
                 found = (
-                    metadata.get(wire.NAME_KEY),
+                    metadata.get(recordformat.NAME_KEY),
                     metadata.get(TITLE_KEY),
                     metric_of_protocol(record),
                 )
@@ -674,9 +682,9 @@ _EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
 
 def parse_timestamp(text: str) -> datetime:
     """An RFC 3339 timestamp as an aware datetime, for ordering runs by age
-    (:func:`kernelindex_sdk.base.wire.parse_timestamp`); anything unparseable (schema-valid
+    (:func:`kernelindex_sdk.base.recordformat.parse_timestamp`); anything unparseable (schema-valid
     input never is) orders as the epoch."""
-    return wire.parse_timestamp(text) or _EPOCH
+    return recordformat.parse_timestamp(text) or _EPOCH
 
 
 def show_value(value: Any) -> str:

@@ -13,8 +13,8 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import IO, Any, Final, Protocol
 
+from kernelindex_sdk.base.escaping import markdown_cell, one_line
 from kernelindex_sdk.base.metrics import METRIC_NAMES, RATIO_KINDS
-from kernelindex_sdk.base.printable import markdown_cell, one_line
 from kernelindex_sdk.compare.summary import Summary, threshold_name
 from kernelindex_sdk.compare.units import times
 
@@ -140,7 +140,7 @@ class SummaryTextReporter(_Reporter):
 
 class SummaryMarkdownReporter(_Reporter):
     """One GitHub-flavoured table (a PR comment, ``$GITHUB_STEP_SUMMARY``), the legend;
-    every piece of text through :func:`~kernelindex_sdk.base.printable.markdown_cell`."""
+    every piece of text through :func:`~kernelindex_sdk.base.escaping.markdown_cell`."""
 
     def write(self, summaries: Sequence[Summary]) -> None:
         if summaries:

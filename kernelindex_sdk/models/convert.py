@@ -25,9 +25,9 @@ from cattrs.errors import (
 )
 from cattrs.gen import make_dict_structure_fn, make_dict_unstructure_fn, override
 
+from kernelindex_sdk.base.escaping import short_repr
 from kernelindex_sdk.base.pointers import pointer_of
-from kernelindex_sdk.base.printable import short_repr
-from kernelindex_sdk.base.wire import json_type
+from kernelindex_sdk.base.recordformat import json_type
 from kernelindex_sdk.errors import KernelIndexError, NestingTooDeep, NotJSON, Problem
 from kernelindex_sdk.reading.intake import json_problems
 

@@ -14,7 +14,7 @@ what is read and how, and nothing that cannot be read is ever skipped silently:
   a dangling link an :class:`~kernelindex_sdk.errors.UnreadableFile`.
 * A named regular file whose name ends in ``.kistore`` (any case), or whose name does
   not end in ``.json``, ``.jsonl`` or ``.ndjson`` and that starts with DuckDB's magic
-  bytes, is a kernelindex store (:class:`StoreSource`, :mod:`kernelindex_sdk.reading.storefile`):
+  bytes, is a kernelindex store (:class:`StoreSource`, :mod:`kernelindex_sdk.reading.kistore`):
   its records are read back as the documents they were added as, and one that is no
   readable store (empty, cut short, corrupt, not DuckDB at all) is one problem naming
   it. A walk never reads a store (a store kept
@@ -68,8 +68,8 @@ from kernelindex_sdk.reading.intake import Document, loads
 
 if TYPE_CHECKING:
     from kernelindex_sdk.reading.intake import OverlongLine
+    from kernelindex_sdk.reading.kistore import CheckedDocument, StoreFacts
     from kernelindex_sdk.reading.sharedtails import TailMemo, Take
-    from kernelindex_sdk.reading.storefile import CheckedDocument, StoreFacts
 
 __all__ = [
     "JSONL_SUFFIXES",
@@ -144,7 +144,7 @@ class StdinSource(FrozenValue):
 
 
 class StoreSource(FrozenValue):
-    """A kernelindex store file named as a PATH (:mod:`kernelindex_sdk.reading.storefile`)."""
+    """A kernelindex store file named as a PATH (:mod:`kernelindex_sdk.reading.kistore`)."""
 
     __match_args__ = __slots__ = ("path",)
     path: str
@@ -216,7 +216,7 @@ def _is_store(path: str) -> bool:
         return True
     if lower.endswith(SUFFIXES):
         return False
-    from kernelindex_sdk.reading.storefile import is_store_file
+    from kernelindex_sdk.reading.kistore import is_store_file
 
     return is_store_file(path)
 
@@ -406,7 +406,7 @@ def read(
             take=take,
         )
     elif isinstance(source, StoreSource):
-        from kernelindex_sdk.reading.storefile import store_documents
+        from kernelindex_sdk.reading.kistore import store_documents
 
         yield from store_documents(source.path, on_wait=_say_waiting)
     elif source.jsonl:
@@ -427,25 +427,25 @@ def read_trusting_store(
 ) -> Iterator[Document | CheckedDocument | IntakeError]:
     """The documents of the store at ``path`` as :func:`read` gives them, except that,
     when every add of the store wrote the checks ``fingerprint`` the caller runs, they
-    come as :class:`~kernelindex_sdk.reading.storefile.CheckedDocument` (with their digests),
+    come as :class:`~kernelindex_sdk.reading.kistore.CheckedDocument` (with their digests),
     which the caller may take as checked (docs/store.md, "Trusting a store's checks")."""
-    from kernelindex_sdk.reading.storefile import read_store
+    from kernelindex_sdk.reading.kistore import read_store
 
     yield from read_store(path, on_wait=_say_waiting, trusted_by=fingerprint)
 
 
 def read_store_facts(path: str, fingerprint: str) -> StoreFacts | None:
     """The store at ``path`` through its facts, for a reader that trusts it
-    (:func:`~kernelindex_sdk.reading.storefile.read_facts`); None where it must be read through
+    (:func:`~kernelindex_sdk.reading.kistore.read_facts`); None where it must be read through
     :func:`read_trusting_store` instead."""
-    from kernelindex_sdk.reading.storefile import read_facts
+    from kernelindex_sdk.reading.kistore import read_facts
 
     return read_facts(path, trusted_by=fingerprint, on_wait=_say_waiting)
 
 
 def _say_waiting(message: str) -> None:
     """A store another process holds: say on stderr that we wait, not why we hang."""
-    from kernelindex_sdk.base.printable import one_line
+    from kernelindex_sdk.base.escaping import one_line
 
     sys.stderr.write(one_line(f"kernelindex: {message}") + "\n")
     sys.stderr.flush()

@@ -2,7 +2,7 @@
 
 A store is input like any file: its tables can be edited by hand (docs/store.md,
 "Trusting a store's checks"), damaged, or written by other code. Each row of
-``records`` that :mod:`kernelindex_sdk.reading.storefile` turns back into a document is
+``records`` that :mod:`kernelindex_sdk.reading.kistore` turns back into a document is
 checked here first — its columns present and of their types, a bundle's ``members``
 a JSON list of ``[name, digest]`` pairs, the texts JSON — and a row that fails is one
 problem naming the store, the row and the place in it, as a JSON pointer into the
@@ -24,9 +24,9 @@ from typing import Any, Final, NamedTuple
 
 from orjson import loads as orjson_loads
 
+from kernelindex_sdk.base.escaping import short_repr
 from kernelindex_sdk.base.pointers import escape_token
-from kernelindex_sdk.base.printable import short_repr
-from kernelindex_sdk.base.wire import json_type
+from kernelindex_sdk.base.recordformat import json_type
 from kernelindex_sdk.errors import IntakeError, UnreadableFile
 
 __all__ = ["COLUMNS", "Members", "StoredRow", "checked_row", "relocated", "row_problem"]

@@ -42,7 +42,7 @@ from typing import Any
 from urllib.parse import quote, urldefrag
 
 from kernelindex_sdk.base.pointers import escape_token
-from kernelindex_sdk.base.wire import DRAFT_2020_12
+from kernelindex_sdk.base.recordformat import DRAFT_2020_12
 from kernelindex_sdk.errors import UnresolvableReference
 from kernelindex_sdk.schema.inlining import (
     DATA,

@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from functools import cache
 from typing import Any
 
-from kernelindex_sdk.base.wire import DRAFT_2020_12
+from kernelindex_sdk.base.recordformat import DRAFT_2020_12
 
 __all__ = [
     "DIALECTS",

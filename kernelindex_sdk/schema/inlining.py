@@ -77,7 +77,7 @@ from collections.abc import Callable, Mapping
 from typing import Any, Literal, NamedTuple
 
 from kernelindex_sdk.base.pointers import pointed_at
-from kernelindex_sdk.base.wire import DRAFT_2020_12
+from kernelindex_sdk.base.recordformat import DRAFT_2020_12
 from kernelindex_sdk.schema.registry import SchemaRegistry
 
 __all__ = [

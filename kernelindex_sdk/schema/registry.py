@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from kernelindex_sdk.base.frozenvalue import FACTORY, FrozenValue
-from kernelindex_sdk.base.wire import DRAFT_2020_12
+from kernelindex_sdk.base.recordformat import DRAFT_2020_12
 from kernelindex_sdk.errors import SchemaDirectoryError, UnknownKind
 from kernelindex_sdk.schema.versionstatus import VersionStatus, read_statuses
 
@@ -30,7 +30,7 @@ if TYPE_CHECKING:  # imported when first used: only the reference engine needs i
     from referencing import Registry
 
 #: The dialect of every schema without a ``$schema`` of its own.
-DRAFT202012_URI = DRAFT_2020_12  # one definition: kernelindex_sdk.base.wire
+DRAFT202012_URI = DRAFT_2020_12  # one definition: kernelindex_sdk.base.recordformat
 
 BUNDLE_FILE = "bundle.schema.json"
 #: The name bundles go by in ``schema list`` / ``schema show``.

@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urldefrag
 
-from kernelindex_sdk.base.wire import DRAFT_2020_12
+from kernelindex_sdk.base.recordformat import DRAFT_2020_12
 from kernelindex_sdk.errors import IntakeError, KernelIndexError, NotARegularFile
 from kernelindex_sdk.reading.sources import FileSource, load_file, walk
 from kernelindex_sdk.reading.sources import path_error as _path_error

@@ -81,7 +81,7 @@ from functools import cache, cached_property
 from typing import Any
 
 from kernelindex_sdk.base.pointers import pointer_of
-from kernelindex_sdk.base.wire import DRAFT_2020_12
+from kernelindex_sdk.base.recordformat import DRAFT_2020_12
 from kernelindex_sdk.errors import UnresolvableReference
 from kernelindex_sdk.schema import inlining
 from kernelindex_sdk.schema.dialects import DRAFT_2019_09, NAMES, dialect_of

@@ -8,13 +8,13 @@
   readers (:mod:`~kernelindex_sdk.store.exporting`).
 
 Reading a store as a PATH (``validate``, ``compare``, ...) is
-:mod:`kernelindex_sdk.reading.storefile`'s, below every command. DuckDB is the optional
+:mod:`kernelindex_sdk.reading.kistore`'s, below every command. DuckDB is the optional
 ``[store]`` extra, imported only when a store is opened.
 """
 
 from __future__ import annotations
 
-from kernelindex_sdk.reading.storefile import DEFAULT_STORE, STORE_ENV, StoreError, default_store
+from kernelindex_sdk.reading.kistore import DEFAULT_STORE, STORE_ENV, StoreError, default_store
 from kernelindex_sdk.store.adding import AddResult, add
 
 __all__ = ["DEFAULT_STORE", "STORE_ENV", "AddResult", "StoreError", "add", "default_store"]

@@ -44,7 +44,7 @@ from kernelindex_sdk.compare.records import RecordIndex, StoredRun
 from kernelindex_sdk.compare.runs import Resolver
 from kernelindex_sdk.errors import IntakeError, Problem
 from kernelindex_sdk.reading.intake import loads
-from kernelindex_sdk.reading.storefile import StoreError, checks_key, connect
+from kernelindex_sdk.reading.kistore import StoreError, checks_key, connect
 from kernelindex_sdk.schema.fingerprint import checks_fingerprint
 from kernelindex_sdk.store.facts import referenced_digests, run_facts
 from kernelindex_sdk.validating.pipeline import Pipeline
@@ -546,7 +546,7 @@ def add(
 
     ``on_problem`` gets each problem as found (a refused item, an unreadable path).
     ``on_wait`` gets one message when another process holds the store for over a
-    second. Raises :class:`~kernelindex_sdk.reading.storefile.StoreError` when the store
+    second. Raises :class:`~kernelindex_sdk.reading.kistore.StoreError` when the store
     cannot be used (foreign, corrupt, locked past ``wait_s``) and ``OSError`` when a
     disk fills or a file cannot be written; in either case nothing was added.
     """

@@ -1,7 +1,7 @@
 """``kernelindex store export``: the store's records out, as JSON Lines or Parquet.
 
 * ``jsonl``: ``DIR/records.jsonl``, one document per line in the order and shape they
-  were added (:func:`~kernelindex_sdk.reading.storefile.store_documents`): added to a new
+  were added (:func:`~kernelindex_sdk.reading.kistore.store_documents`): added to a new
   store, it gives the same records, digest for digest.
 * ``parquet``: one dataset per kind (``DIR/<view>/``, split into files of at most
   :data:`FILE_BYTES` so readers take them in parallel) and the flattened runs
@@ -27,7 +27,7 @@ from collections.abc import Callable
 from typing import Any, Final, Literal
 
 from kernelindex_sdk.errors import IntakeError
-from kernelindex_sdk.reading.storefile import KIND_VIEWS, StoreError, connect, store_documents
+from kernelindex_sdk.reading.kistore import KIND_VIEWS, StoreError, connect, store_documents
 
 __all__ = ["FILE_BYTES", "ExportRefused", "export"]
 
@@ -195,7 +195,7 @@ def _quote(path: str) -> str:
 
 
 def _parquet(store: str, work: str, out: str, on_wait: Callable[[str], None] | None) -> int:
-    from kernelindex_sdk.reading.storefile import require_duckdb
+    from kernelindex_sdk.reading.kistore import require_duckdb
 
     duckdb = require_duckdb()
     count = 0

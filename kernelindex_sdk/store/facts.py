@@ -10,7 +10,7 @@ run (``sourceNative.source``).
 The row holds everything of the run's own that ``compare`` reads (status, result,
 spread, sample count, flags, title, references), so that ``compare`` over a trusted
 store builds its resolved runs from these columns in bulk
-(:func:`kernelindex_sdk.reading.storefile.read_facts`) instead of parsing every run's record.
+(:func:`kernelindex_sdk.reading.kistore.read_facts`) instead of parsing every run's record.
 """
 
 from __future__ import annotations

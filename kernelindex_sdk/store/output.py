@@ -1,6 +1,6 @@
 """Query results as text: aligned columns, JSON, or CSV (``kernelindex store query``).
 
-Every cell is one printable line (:func:`~kernelindex_sdk.base.printable.one_line`) in
+Every cell is one printable line (:func:`~kernelindex_sdk.base.escaping.one_line`) in
 text output, so a record's name with a newline cannot forge a row.
 """
 
@@ -13,7 +13,7 @@ from datetime import date, datetime
 from decimal import Decimal
 from typing import IO, Any
 
-from kernelindex_sdk.base.printable import one_line
+from kernelindex_sdk.base.escaping import one_line
 
 __all__ = ["WRITERS"]
 

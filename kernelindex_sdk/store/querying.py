@@ -13,7 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from kernelindex_sdk.reading.storefile import StoreError, connect, require_duckdb
+from kernelindex_sdk.reading.kistore import StoreError, connect, require_duckdb
 
 __all__ = ["QueryRefused", "QueryResult", "query"]
 

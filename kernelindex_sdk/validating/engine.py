@@ -16,10 +16,9 @@ from collections.abc import Callable, Mapping, Sequence
 from functools import cache
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
+from kernelindex_sdk.base.escaping import short_repr
 from kernelindex_sdk.base.pointers import pointer_of
-from kernelindex_sdk.base.printable import short_repr
-from kernelindex_sdk.base.timebox import search
-from kernelindex_sdk.base.wire import DRAFT_2020_12, json_type
+from kernelindex_sdk.base.recordformat import DRAFT_2020_12, json_type
 from kernelindex_sdk.errors import Problem, UnresolvableReference
 from kernelindex_sdk.schema.dialects import dialect_of, validator_class
 from kernelindex_sdk.schema.registry import SchemaRegistry
@@ -199,6 +198,8 @@ def _diff_validator_class(dialect: str = DRAFT_2020_12) -> Any:
     keyed_enums=True)``), which python-jsonschema's member-by-member ``enum`` makes
     quadratic."""
     from jsonschema import ValidationError, validators
+
+    from kernelindex_sdk.base.timebox import search  # (the schema diff's alone)
 
     by_comparison = validator_class(dialect).VALIDATORS["enum"]
 

@@ -36,9 +36,9 @@ from fractions import Fraction
 from typing import Any, TypeVar
 
 from kernelindex_sdk import canonical, checks
-from kernelindex_sdk.base.jsontext import pretty
-from kernelindex_sdk.base.printable import int_text, short_repr
-from kernelindex_sdk.base.wire import json_type
+from kernelindex_sdk.base.escaping import int_text, short_repr
+from kernelindex_sdk.base.prettyjson import pretty
+from kernelindex_sdk.base.recordformat import json_type
 from kernelindex_sdk.errors import NotARecord, NotJSON, Problem
 from kernelindex_sdk.reading.intake import (
     MAX_SAFE_INTEGER,

@@ -42,7 +42,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from kernelindex_sdk import checks
-from kernelindex_sdk.base.wire import CURRENT_API_VERSION
+from kernelindex_sdk.base.recordformat import CURRENT_API_VERSION
 from kernelindex_sdk.canonical import DigestMemo
 from kernelindex_sdk.errors import UnknownKind
 from kernelindex_sdk.schema.registry import SchemaEntry, SchemaRegistry

@@ -21,7 +21,7 @@ import attrs
 import pytest
 from click.testing import CliRunner, Result
 
-from kernelindex_sdk.base.printable import one_line
+from kernelindex_sdk.base.escaping import one_line
 from kernelindex_sdk.cli.app import cli
 
 HERE = Path(__file__).resolve().parent

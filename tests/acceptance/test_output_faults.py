@@ -3,7 +3,7 @@
 ``write(2)`` may take part of what it is given and report success; Python's buffered
 streams passed that on, so ``canonicalize BIG.json | head -c 100`` exited 0 and a file
 written on a filling disk was renamed into place truncated, with exit 0. Every writer
-now goes through ``kernelindex_sdk.base.wholewrite``: a reader gone is a quiet 141, a full
+now goes through ``kernelindex_sdk.base.writes``: a reader gone is a quiet 141, a full
 disk one line and exit 2, and no file is left half written. Real processes, a real
 pipe closed after 100 bytes, ``/dev/full``, and a real 64 KiB tmpfs (mounted in a
 private mount namespace; skipped where mounting is not permitted).

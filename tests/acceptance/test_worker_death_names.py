@@ -11,7 +11,7 @@ import os
 import signal
 from pathlib import Path
 
-from kernelindex_sdk.base.printable import one_line
+from kernelindex_sdk.base.escaping import one_line
 
 from .support import finish
 from .test_faults import _gone, _start, _wait_for_workers, big_jsonl

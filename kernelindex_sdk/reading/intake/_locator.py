@@ -14,8 +14,8 @@ import json
 from collections.abc import Sequence
 from typing import NoReturn
 
+from kernelindex_sdk.base.escaping import abbreviated
 from kernelindex_sdk.base.pointers import escape_token
-from kernelindex_sdk.base.printable import abbreviated
 from kernelindex_sdk.errors import (
     DuplicateKey,
     EmptyDocument,

@@ -7,7 +7,7 @@ explanation cannot drift apart.
 
 from __future__ import annotations
 
-from kernelindex_sdk.base.printable import abbreviated
+from kernelindex_sdk.base.escaping import abbreviated
 from kernelindex_sdk.reading.intake import MAX_BIG_INTEGER_DIGITS, MAX_SAFE_INTEGER
 
 

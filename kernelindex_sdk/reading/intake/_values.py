@@ -13,8 +13,8 @@ import math
 from collections.abc import Iterable
 from typing import Any
 
+from kernelindex_sdk.base.escaping import int_text, short_repr
 from kernelindex_sdk.base.pointers import escape_token
-from kernelindex_sdk.base.printable import int_text, short_repr
 from kernelindex_sdk.errors import (
     InvalidEncoding,
     NestingTooDeep,

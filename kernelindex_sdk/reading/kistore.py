@@ -33,7 +33,7 @@ from typing import Any, Final, NamedTuple
 
 from orjson import loads as orjson_loads
 
-from kernelindex_sdk.base.printable import one_line
+from kernelindex_sdk.base.escaping import one_line
 from kernelindex_sdk.errors import IntakeError, UnreadableFile
 from kernelindex_sdk.reading import storerows
 from kernelindex_sdk.reading.intake import Document, loads
