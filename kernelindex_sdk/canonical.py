@@ -652,3 +652,15 @@ class DigestMemo:
                 self._memo.clear()
             self._memo[key] = found
         return found
+
+
+def safe_digest(record: Mapping[str, Any], memo: DigestMemo | None = None) -> str | None:
+    """The record's digest, or None when it lacks apiVersion, kind or spec (or cannot
+    be canonicalized: a value JCS cannot write, or nesting too deep for its recursive
+    encoder). ``memo``: for values from strict intake only (see DigestMemo)."""
+    if "apiVersion" not in record or "kind" not in record or "spec" not in record:
+        return None
+    try:
+        return memo.digest(record) if memo is not None else digest(record)
+    except (TypeError, ValueError, RecursionError):
+        return None

@@ -43,10 +43,10 @@ from kernelindex_sdk.reading.intake import (
     MAX_SAFE_INTEGER,
     Document,
     _strict,
-    jsonl_records,
     loads,
 )
 from kernelindex_sdk.reading.intake._locator import Locator
+from kernelindex_sdk.reading.intake.jsonl import jsonl_records
 from kernelindex_sdk.reading.sources import iter_documents, iter_jsonl, load_file
 
 EXAMPLES = Path(__file__).parent / "examples" / "intake"
@@ -1053,10 +1053,10 @@ _LOADED = (
     ("lines", "loaded"),
     [
         (None, ""),  # one valid JSON file: the common path, nothing more
-        ([b"{}\n"], "_jsonl sharedtails"),  # JSON Lines, read with the tail memo
+        ([b"{}\n"], "jsonl sharedtails"),  # JSON Lines, read with the tail memo
         (
             [b'{"a": 1, "a": 2}\n'],
-            "_jsonl _locator _patterns _problems _strict _values sharedtails",
+            "_locator _patterns _problems _strict _values jsonl sharedtails",
         ),
     ],
     ids=["one-file", "json-lines", "a-problem"],

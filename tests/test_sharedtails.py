@@ -23,7 +23,8 @@ from test_intake import WRITERS, _written
 from kernelindex_sdk.errors import IntakeError
 from kernelindex_sdk.models.strategies import json_values
 from kernelindex_sdk.reading import intake, sharedtails
-from kernelindex_sdk.reading.intake import Document, jsonl_records
+from kernelindex_sdk.reading.intake import Document
+from kernelindex_sdk.reading.intake.jsonl import jsonl_records
 from kernelindex_sdk.reading.sharedtails import TailMemo
 
 pytestmark = pytest.mark.skipif(

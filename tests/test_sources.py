@@ -171,7 +171,7 @@ def test_an_overlong_line_of_a_file_is_refused_without_being_held(tmp_path: Path
     line within the limit is then read whole, and reading goes on after either."""
     import tracemalloc
 
-    from kernelindex_sdk.reading.intake import OverlongLine
+    from kernelindex_sdk.reading.intake.jsonl import OverlongLine
     from kernelindex_sdk.reading.sources import bounded_lines
 
     mib = 1 << 20

@@ -28,7 +28,8 @@ from kernelindex_sdk.checks.v1alpha1 import REFERENCES
 from kernelindex_sdk.errors import IntakeError
 from kernelindex_sdk.models import unstructure
 from kernelindex_sdk.models.strategies import consistent_bundles, json_values
-from kernelindex_sdk.reading.intake import Document, jsonl_records, loads
+from kernelindex_sdk.reading.intake import Document, loads
+from kernelindex_sdk.reading.intake.jsonl import jsonl_records
 from kernelindex_sdk.reading.sources import documents
 from kernelindex_sdk.schema.registry import default_registry
 from kernelindex_sdk.validating import quick

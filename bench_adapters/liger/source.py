@@ -42,7 +42,8 @@ from kernelindex_sdk.errors import (
     Problem,
     UnreadableFile,
 )
-from kernelindex_sdk.reading.intake import OverlongLine, loads
+from kernelindex_sdk.reading.intake import loads
+from kernelindex_sdk.reading.intake.jsonl import OverlongLine
 from kernelindex_sdk.reading.sources import STDIN, bounded_lines, open_regular
 
 #: Liger's header, in Liger's order: what its harness writes and what the export writes.

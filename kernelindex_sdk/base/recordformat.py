@@ -1,7 +1,8 @@
 """Facts about JSON on the wire that several layers need, each defined once.
 
 The keys of a record that readers of plain dicts need, the JSON Schema dialect the
-schemas are written in, the JSON type name of a Python
+schemas are written in, the limits of strict JSON (what the intake reads, what the
+facade and the adapters may write), the JSON type name of a Python
 value (for messages), and RFC 3339 timestamps as the schemas allow them (parsed the
 same way by the semantic checks and by ``compare``).
 """
@@ -101,6 +102,17 @@ COUNT_KEY: Final = "count"
 
 #: The dialect of every kernelindex schema.
 DRAFT_2020_12: Final = "https://json-schema.org/draft/2020-12/schema"
+
+#: Deepest nesting of arrays/objects strict intake accepts. Real records are < 10 deep;
+#: the limit exists so hostile input cannot exhaust the stack of a recursive parser.
+MAX_DEPTH: Final = 256
+
+#: Largest integer an IEEE double (and so JCS, I-JSON, JavaScript) holds exactly.
+MAX_SAFE_INTEGER: Final = 2**53 - 1
+
+#: Longest integer literal a schema file may hold (``big_integers``): Python's own
+#: ``int()`` refuses more than 4300 digits, and no bound needs a tenth of them.
+MAX_BIG_INTEGER_DIGITS: Final = 400
 
 _JSON_TYPES: Final = {
     dict: "object",

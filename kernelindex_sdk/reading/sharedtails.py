@@ -38,7 +38,8 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 # The strict intake's Rust reader and its "cannot decide": this module is its companion.
-from kernelindex_sdk.reading.intake import FALLBACK, TAKEN, fast_loads
+from kernelindex_sdk.reading.intake import FALLBACK, fast_loads
+from kernelindex_sdk.reading.intake.jsonl import TAKEN
 
 __all__ = ["SharedTail", "TailMemo", "Take"]
 
@@ -64,7 +65,7 @@ class SharedTail:
 #: What a reader does with each document a :class:`TailMemo` reads, asked
 #: ``take(value, written, tail)``: True when it takes the document there (checked it and
 #: found it valid), and :meth:`TailMemo.read` then returns ``TAKEN``, so that
-#: :func:`~kernelindex_sdk.reading.intake.jsonl_records` yields nothing for it. For a line
+#: :func:`~kernelindex_sdk.reading.intake.jsonl.jsonl_records` yields nothing for it. For a line
 #: read with a tail, ``value`` holds only the head's members (the tail's are added after
 #: a False, not before: most lines are taken, and the caller may add them itself if it
 #: needs the whole); ``written`` is then None.
@@ -72,7 +73,7 @@ Take = Callable[[Any, bytes | None, SharedTail | None], bool]
 
 
 class TailMemo:
-    """Reads JSON Lines lines as :func:`~kernelindex_sdk.reading.intake.jsonl_records` does,
+    """Reads JSON Lines lines as :func:`~kernelindex_sdk.reading.intake.jsonl.jsonl_records` does,
     parsing only the head of a line whose tail it has seen (module docstring).
 
     ``keys`` name the members a shared tail starts with (a bundle's referenced records,

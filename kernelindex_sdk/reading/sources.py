@@ -67,7 +67,7 @@ from kernelindex_sdk.errors import (
 from kernelindex_sdk.reading.intake import Document, loads
 
 if TYPE_CHECKING:
-    from kernelindex_sdk.reading.intake import OverlongLine
+    from kernelindex_sdk.reading.intake.jsonl import OverlongLine
     from kernelindex_sdk.reading.kistore import CheckedDocument, StoreFacts
     from kernelindex_sdk.reading.sharedtails import TailMemo, Take
 
@@ -385,7 +385,7 @@ def read(
     and standard input, a whole file at once — for a progress bar that moves while a
     long file is read. ``tails`` reads JSON Lines lines, of a file or standard input, and
     offers each document it reads to ``take`` (see
-    :func:`~kernelindex_sdk.reading.intake.jsonl_records`: for a caller that checks each
+    :func:`~kernelindex_sdk.reading.intake.jsonl.jsonl_records`: for a caller that checks each
     document and drops it)."""
     if isinstance(source, StdinSource):
         stream = stdin if stdin is not None else getattr(sys.stdin, "buffer", None)
@@ -536,7 +536,7 @@ def bounded_lines(
     stream: typing.BinaryIO, max_bytes: int = MAX_DOCUMENT_BYTES
 ) -> Iterator[bytes | OverlongLine]:
     """The lines of ``stream``; a line longer than ``max_bytes`` (its ``\\n`` aside)
-    becomes an :class:`~kernelindex_sdk.reading.intake.OverlongLine`. Memory stays bounded by
+    becomes an :class:`~kernelindex_sdk.reading.intake.jsonl.OverlongLine`. Memory stays bounded by
     the limit, and reading by the input's end *or* the limit, whatever the input.
 
     Past an overlong line, only a regular file is read on (its bytes skipped up to the
@@ -544,7 +544,7 @@ def bounded_lines(
     a terminal, ``< /dev/zero``, an object without a descriptor — may never send the
     ``\\n``, so reading stops at the limit: the line is ``stopped`` and the last one.
     """
-    from kernelindex_sdk.reading.intake import OverlongLine
+    from kernelindex_sdk.reading.intake.jsonl import OverlongLine
 
     readline = stream.readline
     limit = max_bytes + 1
@@ -593,7 +593,7 @@ def _measured_line(
     """The line of a regular file that starts with ``first`` (a whole step, no ``\\n``):
     its length found by reading on without keeping anything, then, if within the
     limit, the line read again from its start; else the file is left after it."""
-    from kernelindex_sdk.reading.intake import OverlongLine
+    from kernelindex_sdk.reading.intake.jsonl import OverlongLine
 
     size = len(first)
     start = stream.tell() - size
@@ -649,7 +649,7 @@ def _read_jsonl(
     tails: TailMemo | None = None,
     take: Take | None = None,
 ) -> Iterator[Document | IntakeError]:
-    from kernelindex_sdk.reading.intake import jsonl_records
+    from kernelindex_sdk.reading.intake.jsonl import jsonl_records
 
     try:
         fd, _ = open_regular(path)
@@ -682,7 +682,7 @@ def iter_jsonl(
     mark stops the stream, since no later line can be read either. ``tails`` and
     ``take``: see :func:`read`.
     """
-    from kernelindex_sdk.reading.intake import jsonl_records
+    from kernelindex_sdk.reading.intake.jsonl import jsonl_records
 
     lines = bounded_lines(stream, max_bytes)
     return jsonl_records(lines, source, 1, False, strict_numbers, tails, take)
@@ -745,7 +745,7 @@ def _sniff(
     tails: TailMemo | None = None,
     take: Take | None = None,
 ) -> Iterator[Document | IntakeError]:
-    from kernelindex_sdk.reading.intake import is_blank_line, jsonl_records
+    from kernelindex_sdk.reading.intake.jsonl import is_blank_line, jsonl_records
 
     lines = bounded_lines(stream, max_bytes)
     head: list[bytes | OverlongLine] = []

@@ -42,7 +42,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from fractions import Fraction
 from typing import Any
 
-from kernelindex_sdk.schemadiff.normal import (
+from kernelindex_sdk.schemadiff._forms import (
     Branch,
     Norm,
     Undecidable,

@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 from typing import Any, NamedTuple, cast
 
 from kernelindex_sdk.errors import IntakeError, Problem
-from kernelindex_sdk.reading.intake import jsonl_records
+from kernelindex_sdk.reading.intake.jsonl import jsonl_records
 from kernelindex_sdk.validating.pipeline import Tally
 from kernelindex_sdk.validating.validation import Item, ValidationSession, unreadable_item
 

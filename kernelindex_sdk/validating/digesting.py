@@ -13,13 +13,13 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
+from kernelindex_sdk.canonical import safe_digest
 from kernelindex_sdk.errors import Problem
 from kernelindex_sdk.validating.validation import (
     Item,
     RecordRef,
     name_of,
     records_of,
-    safe_digest,
     split_document,
 )
 

@@ -62,7 +62,7 @@ from kernelindex_sdk.validating.validation import (
 # JSON Lines framing and the tail memo are imported where they are needed: a run that
 # reads one JSON file loads neither.
 if TYPE_CHECKING:
-    from kernelindex_sdk.reading.intake import OverlongLine
+    from kernelindex_sdk.reading.intake.jsonl import OverlongLine
     from kernelindex_sdk.reading.sharedtails import SharedTail, TailMemo, Take
 
 __all__ = [
@@ -496,7 +496,7 @@ class Pipeline:
 
     def _parallel(self, sources: Iterator[Source | IntakeError], jobs: int) -> Iterator[Item]:
         from kernelindex_sdk.base.parallel import ordered_map, planned_workers
-        from kernelindex_sdk.reading.intake import empty_jsonl
+        from kernelindex_sdk.reading.intake.jsonl import empty_jsonl
 
         self.checker.prepare()
         if isinstance(self.checker, PayloadChecker):  # (before the workers are forked)
@@ -744,7 +744,7 @@ def _range_documents(
 ) -> Iterator[Document | IntakeError]:
     """The documents of the lines that start in the task's range, numbered from 1;
     ``progress`` follows what was read."""
-    from kernelindex_sdk.reading.intake import jsonl_records
+    from kernelindex_sdk.reading.intake.jsonl import jsonl_records
 
     try:
         fd, _ = open_regular(task.path)

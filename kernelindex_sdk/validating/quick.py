@@ -43,12 +43,11 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 from kernelindex_sdk import checks
 from kernelindex_sdk.base.recordformat import CURRENT_API_VERSION
-from kernelindex_sdk.canonical import DigestMemo
+from kernelindex_sdk.canonical import DigestMemo, safe_digest
 from kernelindex_sdk.errors import UnknownKind
 from kernelindex_sdk.schema.registry import SchemaEntry, SchemaRegistry
 from kernelindex_sdk.validating.engine import ValidationEngine
 from kernelindex_sdk.validating.fastengine import Check, Split, quick_part
-from kernelindex_sdk.validating.validation import safe_digest
 
 if TYPE_CHECKING:
     from kernelindex_sdk.reading.sharedtails import SharedTail

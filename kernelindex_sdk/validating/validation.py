@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 from kernelindex_sdk import checks
 from kernelindex_sdk.base.frozenvalue import FrozenValue
 from kernelindex_sdk.base.pointers import escape_token
-from kernelindex_sdk.canonical import DigestMemo, digest
+from kernelindex_sdk.canonical import DigestMemo, safe_digest
 from kernelindex_sdk.errors import IntakeError, Problem, UnknownKind
 from kernelindex_sdk.schema.registry import BUNDLE_KIND, SchemaRegistry, default_registry
 from kernelindex_sdk.validating.engine import ValidationEngine
@@ -214,18 +214,6 @@ def records_of(value: Any, pointer: str = "") -> list[tuple[str, Mapping[str, An
     return [(pointer, value)] if isinstance(value, dict) else []
 
 
-def safe_digest(record: Mapping[str, Any], memo: DigestMemo | None = None) -> str | None:
-    """The record's digest, or None when it lacks apiVersion, kind or spec (or cannot
-    be canonicalized: a value JCS cannot write, or nesting too deep for its recursive
-    encoder). ``memo``: for values from strict intake only (see DigestMemo)."""
-    if "apiVersion" not in record or "kind" not in record or "spec" not in record:
-        return None
-    try:
-        return memo.digest(record) if memo is not None else digest(record)
-    except (TypeError, ValueError, RecursionError):
-        return None
-
-
 def _article(noun: str) -> str:
     return "an" if noun[:1] in "AEIOU" else "a"
 
@@ -283,7 +271,8 @@ class ValidationSession:
         (``enabled``). The schema verdict they ask is the engine's ``accepts`` where it
         has one (FastEngine: a refusal is not confirmed by the reference, which
         :meth:`check_document` then runs once for the problems), else ``is_valid``."""
-        from kernelindex_sdk.validating.quick import QuickPass  # (it imports this module)
+        # Loaded with the first session: ``digest`` reads this module but runs none.
+        from kernelindex_sdk.validating.quick import QuickPass
 
         accepts: Callable[[str, Any], bool] = (
             getattr(self.engine, "accepts", None) or self.engine.is_valid

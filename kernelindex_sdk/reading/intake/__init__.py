@@ -29,13 +29,16 @@ Three parsers, one verdict:
    positions and the RFC 6901 pointer, and raises the *first* problem in document order
    with its line, column and pointer.
 
-This module holds the public names and what reading a valid document runs: the limits,
-:class:`Document`, :func:`loads` and the Rust parsers. Everything else is a private
-module loaded at first need, so that a run reading valid JSON files loads none of them:
-JSON Lines framing (``_jsonl``), the stdlib path and the locator, the rules and the
-words of each problem (``_problems``), the regular expressions (``_patterns``), and the
-checks of Python values built in Python (``_values``). Their public names are here too,
-each importing its module on first use.
+This module holds the public names and what reading a valid document runs: the limits
+(facts of the wire, defined in :mod:`kernelindex_sdk.base.recordformat`),
+:class:`Document`, :func:`loads` and the Rust parsers. JSON Lines framing builds on them
+in a public module of its own (:mod:`.jsonl`), loaded by the readers of JSON Lines.
+Everything else is a private module loaded at first need, so that a run reading valid
+JSON files loads none of them: the stdlib path and the locator, the rules and the words
+of each problem (``_problems``), the regular expressions (``_patterns``), and the checks
+of Python values built in Python (``_values``). Their public names are here too, each
+importing its module on first use. Every import goes one way: the private modules take
+nothing from here, and this module nothing from :mod:`.jsonl`.
 
 Lines are counted by ``\\n`` (so ``\\r\\n`` files work) and columns are 1-based
 code points, not bytes.
@@ -50,14 +53,10 @@ from typing import TYPE_CHECKING, Any
 
 from kernelindex_sdk.base.frozenvalue import FrozenValue
 
+# The limits are facts of the wire that layers below and beside this one need too.
+from kernelindex_sdk.base.recordformat import MAX_BIG_INTEGER_DIGITS, MAX_DEPTH, MAX_SAFE_INTEGER
+
 if TYPE_CHECKING:
-    from kernelindex_sdk.reading.intake._jsonl import (
-        TAKEN,
-        OverlongLine,
-        empty_jsonl,
-        is_blank_line,
-        jsonl_records,
-    )
     from kernelindex_sdk.reading.intake._problems import lone_surrogate_message, size_text
     from kernelindex_sdk.reading.intake._values import (
         has_raw_surrogate,
@@ -71,40 +70,19 @@ __all__ = [
     "MAX_DEPTH",
     "MAX_SAFE_INTEGER",
     "RUST_PARSERS",
-    "TAKEN",
     "Document",
-    "OverlongLine",
-    "empty_jsonl",
     "fast_loads",
     "has_raw_surrogate",
-    "is_blank_line",
     "is_strict_json",
     "json_problems",
-    "jsonl_records",
     "loads",
     "lone_surrogate_message",
     "size_text",
 ]
 
-#: Deepest nesting of arrays/objects accepted. Real records are < 10 deep; the limit
-#: exists so hostile input cannot exhaust the stack of a recursive parser.
-MAX_DEPTH: int = 256
-
-#: Largest integer an IEEE double (and so JCS, I-JSON, JavaScript) holds exactly.
-MAX_SAFE_INTEGER = 2**53 - 1
-
-#: Longest integer literal a schema file may hold (``big_integers``): Python's own
-#: ``int()`` refuses more than 4300 digits, and no bound needs a tenth of them.
-MAX_BIG_INTEGER_DIGITS = 400
-
 #: The public names defined in a private module → that module, imported at the first use
 #: of one of them (:func:`__getattr__`).
 _LATER = {
-    "TAKEN": "_jsonl",
-    "OverlongLine": "_jsonl",
-    "empty_jsonl": "_jsonl",
-    "is_blank_line": "_jsonl",
-    "jsonl_records": "_jsonl",
     "lone_surrogate_message": "_problems",
     "size_text": "_problems",
     "has_raw_surrogate": "_values",
@@ -145,7 +123,7 @@ class Document(FrozenValue):
     else None.
 
     ``offered`` (a slot too) is True when the ``take`` given with the memo was asked for
-    this document and did not take it (:func:`jsonl_records`): its caller's quick check
+    this document and did not take it (:func:`.jsonl.jsonl_records`): its caller's quick check
     has already said "not known to pass", so it is not asked again.
     """
 

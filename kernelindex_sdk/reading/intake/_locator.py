@@ -16,6 +16,7 @@ from typing import NoReturn
 
 from kernelindex_sdk.base.escaping import abbreviated
 from kernelindex_sdk.base.pointers import escape_token
+from kernelindex_sdk.base.recordformat import MAX_DEPTH
 from kernelindex_sdk.errors import (
     DuplicateKey,
     EmptyDocument,
@@ -26,7 +27,6 @@ from kernelindex_sdk.errors import (
     NonFiniteNumber,
     NumberOutOfRange,
 )
-from kernelindex_sdk.reading.intake import MAX_DEPTH
 from kernelindex_sdk.reading.intake._patterns import RE, WHITESPACE, ws_end
 from kernelindex_sdk.reading.intake._problems import (
     big_int_problem,

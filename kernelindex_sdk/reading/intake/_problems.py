@@ -8,7 +8,7 @@ explanation cannot drift apart.
 from __future__ import annotations
 
 from kernelindex_sdk.base.escaping import abbreviated
-from kernelindex_sdk.reading.intake import MAX_BIG_INTEGER_DIGITS, MAX_SAFE_INTEGER
+from kernelindex_sdk.base.recordformat import MAX_BIG_INTEGER_DIGITS, MAX_SAFE_INTEGER
 
 
 def int_problem(literal: str) -> str | None:

@@ -19,6 +19,7 @@ from collections.abc import Callable
 from itertools import accumulate
 from typing import Any
 
+from kernelindex_sdk.base.recordformat import MAX_BIG_INTEGER_DIGITS, MAX_DEPTH
 from kernelindex_sdk.errors import (
     ByteOrderMark,
     IntakeError,
@@ -26,7 +27,6 @@ from kernelindex_sdk.errors import (
     MalformedJSON,
     NestingTooDeep,
 )
-from kernelindex_sdk.reading.intake import MAX_BIG_INTEGER_DIGITS, MAX_DEPTH
 from kernelindex_sdk.reading.intake._patterns import RE, WHITESPACE, ws_end
 from kernelindex_sdk.reading.intake._problems import big_int_problem, float_problem, int_problem
 from kernelindex_sdk.reading.intake._values import has_raw_surrogate

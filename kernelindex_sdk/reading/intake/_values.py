@@ -15,6 +15,7 @@ from typing import Any
 
 from kernelindex_sdk.base.escaping import int_text, short_repr
 from kernelindex_sdk.base.pointers import escape_token
+from kernelindex_sdk.base.recordformat import MAX_DEPTH, MAX_SAFE_INTEGER
 from kernelindex_sdk.errors import (
     InvalidEncoding,
     NestingTooDeep,
@@ -22,7 +23,6 @@ from kernelindex_sdk.errors import (
     NumberOutOfRange,
     Problem,
 )
-from kernelindex_sdk.reading.intake import MAX_DEPTH, MAX_SAFE_INTEGER
 from kernelindex_sdk.reading.intake._patterns import RE
 from kernelindex_sdk.reading.intake._problems import lone_surrogate_message
 

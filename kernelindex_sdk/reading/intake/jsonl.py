@@ -4,6 +4,10 @@ Files, standard input and the byte ranges of a file that parallel workers read a
 hand their lines to :func:`jsonl_records`, which numbers them, skips blank ones, reads
 each with the Rust parsers (or a tail memo that uses them), and only where those cannot
 decide with the stdlib path, which is loaded at the first line that needs it.
+
+A module of its own, public, beside the intake's ``__init__`` rather than behind it: it
+builds on what that holds (:class:`~kernelindex_sdk.reading.intake.Document`, the Rust
+parsers), and only readers of JSON Lines load it.
 """
 
 from __future__ import annotations
