@@ -688,11 +688,12 @@ def _fact_chunks(
             yield UnreadableFile(str(error).removeprefix(f"{path}: "), source=path)
             return
         width = len(_SHAPE)
-        yield [_whole(row, width) for row in rows]
+        yield [_run_facts(row, width) for row in rows]
         start = end
 
 
-def _whole(row: tuple[Any, ...], width: int) -> RunFacts:
+def _run_facts(row: tuple[Any, ...], width: int) -> RunFacts:
+    """A run's facts from a row that starts with its shape (``width`` columns)."""
     shape = list(row[:width])
     shape[_FLAGS] = tuple(shape[_FLAGS] or ())
     return RunFacts._make((*row[width:], RunShape._make(shape)))

@@ -727,10 +727,11 @@ def read_stdin(
         if len(data) > max_bytes:
             yield _too_large(name, None, max_bytes)
             return
-        yield _whole(data, name, strict_numbers)
+        yield _one_document(data, name, strict_numbers)
 
 
-def _whole(data: bytes, source: str, strict_numbers: bool) -> Document | IntakeError:
+def _one_document(data: bytes, source: str, strict_numbers: bool) -> Document | IntakeError:
+    """An input that is not JSON Lines, read whole: its one document, or why not."""
     try:
         return Document(source, None, loads(data, source=source, strict_numbers=strict_numbers))
     except IntakeError as exc:
@@ -789,7 +790,9 @@ def _sniff(
             if total + len(rest) > max_bytes:
                 yield _too_large(source, None, max_bytes)
                 return
-            yield _whole(b"".join(typing.cast(list[bytes], head)) + rest, source, strict_numbers)
+            yield _one_document(
+                b"".join(typing.cast(list[bytes], head)) + rest, source, strict_numbers
+            )
             return
         except IntakeError as exc:
             first = exc

@@ -496,7 +496,7 @@ class Normalizer:
             elif not any(_pending(m) for m in members) and _as_union(keyword, members):
                 parts.append(Norm(tuple(b for m in members for b in m.branches), where))
             else:
-                value = {keyword: [_whole(m, keyword) for m in members]}
+                value = {keyword: [_written_out(m, keyword) for m in members]}
                 opaque.append((None, Opaque(keyword, value, where.at(keyword))))
         opaque.extend(self._opaque(schema, where, base))
         if len(parts) == 2 and not opaque and is_true(parts[0]):
@@ -747,7 +747,7 @@ class Normalizer:
         """The constraints kept whole, each with the types it applies to (None: all)."""
 
         def norm(value: Any, *tokens: str | int) -> Any:
-            return _whole(self.schema(value, where.at(*tokens), base=base), str(tokens[0]))
+            return _written_out(self.schema(value, where.at(*tokens), base=base), str(tokens[0]))
 
         def parts(*keywords: str) -> dict[str, Norm]:
             return {
@@ -757,11 +757,11 @@ class Normalizer:
         value: dict[str, Any]
         if "not" in schema:
             inner = parts("not")
-            value = {"not": _whole(inner["not"], "not")}
+            value = {"not": _written_out(inner["not"], "not")}
             yield None, Opaque("not", value, where.at("not"), inner)
         if "if" in schema and ("then" in schema or "else" in schema):
             inner = parts("if", "then", "else")
-            value = {k: _whole(sub, k) for k, sub in inner.items()}
+            value = {k: _written_out(sub, k) for k, sub in inner.items()}
             yield None, Opaque("if", value, where.at("if"), inner)
         if "patternProperties" in schema and not _structural(schema):
             value = {}
@@ -851,7 +851,7 @@ def _evaluated_here(
     return out
 
 
-def _whole(node: Norm, keyword: str) -> Any:
+def _written_out(node: Norm, keyword: str) -> Any:
     """``node`` written out to be kept inside a constraint compared whole; a recursion
     it reaches is written as a ``$ref`` that remembers its node (:class:`_Ref`): the
     ``$defs`` it needs go at the root of any schema it is written into, and two such
@@ -1314,9 +1314,9 @@ def _members_whole(branch: Branch) -> Branch:
     value: dict[str, Any] = {}
     for name in names[:2]:
         if name in kw:
-            value[name] = {k: _whole(sub, name) for k, sub in kw[name].items()}
+            value[name] = {k: _written_out(sub, name) for k, sub in kw[name].items()}
     if "additionalProperties" in kw:
-        value["additionalProperties"] = _whole(kw["additionalProperties"], names[2])
+        value["additionalProperties"] = _written_out(kw["additionalProperties"], names[2])
     kept = Opaque("patternProperties", value, branch.place("patternProperties"))
     return Branch(
         branch.type,

@@ -430,9 +430,9 @@ class Pipeline:
         return self._tails
 
     def _take(self, tally: Tally, progress: _RangeProgress | None) -> Take:
-        """The ``take`` of a memo's reads (:func:`_taking`), counting in ``tally``. A
+        """The ``take`` of a memo's reads (:func:`_quick_take`), counting in ``tally``. A
         memo is made only for a :class:`QuickChecker` (:meth:`_tail_memo`)."""
-        return _taking(typing.cast(QuickChecker, self.checker), tally, progress)
+        return _quick_take(typing.cast(QuickChecker, self.checker), tally, progress)
 
     def run(self) -> Tally:
         """Consume the whole pipeline (items unused) and return the final tally."""
@@ -490,7 +490,7 @@ class Pipeline:
                 tails=tails,
                 take=take,
             )
-            yield from _reported(checker, documents, tally, every)
+            yield from _items_to_report(checker, documents, tally, every)
 
     # ------------------------------------------------------------------ parallel
 
@@ -581,7 +581,7 @@ class Pipeline:
             documents = _range_documents(
                 task, self.max_document_bytes, progress, self.strict_numbers, tails, take
             )
-        kept = list(_reported(checker, documents, tally, every))
+        kept = list(_items_to_report(checker, documents, tally, every))
         known, pending = checker.take_references()
         payloads = self._payloads
         return TaskResult(
@@ -597,7 +597,7 @@ class Pipeline:
         )
 
 
-def _reported(
+def _items_to_report(
     checker: Checker,
     documents: Iterable[Document | IntakeError | Item],
     tally: Tally,
@@ -608,7 +608,7 @@ def _reported(
 
     Where only problems are reported, the checker's quick pass answers first: a
     document it passes is counted valid and builds no item. A document the quick pass
-    was asked for as it was read (:func:`_taking`) is not asked again: it is here
+    was asked for as it was read (:func:`_quick_take`) is not asked again: it is here
     because it was not taken. Every document a tail memo read was asked so (the
     pipeline gives the memo's reads a ``take`` wherever it uses one), so those with a
     shared tail, which ``passes_shared`` answers, never get this far unasked.
@@ -630,9 +630,9 @@ def _reported(
                 yield item
 
 
-def _taking(checker: QuickChecker, tally: Tally, progress: _RangeProgress | None) -> Take:
+def _quick_take(checker: QuickChecker, tally: Tally, progress: _RangeProgress | None) -> Take:
     """The ``take`` of a memo's reads (:data:`~kernelindex_sdk.reading.sharedtails.Take`):
-    the quick pass of :func:`_reported`, asked as each JSON Lines line is read, so that
+    the quick pass of :func:`_items_to_report`, asked as each JSON Lines line is read, so that
     a document that passes is counted valid there and is never made, yielded through
     the readers' generators or looked at again (the interpreter's work a line, which
     is most of what the line costs beside the Rust parse and schema check).
