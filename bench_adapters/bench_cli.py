@@ -26,6 +26,9 @@ from kernelindex_sdk.base.checked_options import utf8_text
 from kernelindex_sdk.base.escaping import one_line
 
 if TYPE_CHECKING:  # the runner imports the catalogs and the Liger importer: not for --help
+    from bench_adapters.liger_bench.bench import Written
+    from bench_adapters.liger_bench.catalog import BenchCatalog
+    from bench_adapters.liger_bench.plan import PlannedItem
     from bench_adapters.liger_bench.runner import Tools
 
 
@@ -77,11 +80,8 @@ def run_bench_liger(
     err: TextIO | None = None,
 ) -> int:
     """Plan, then list (``--dry-run``) or run and write; return the exit status."""
-    from bench_adapters.liger.catalog import CatalogError
     from bench_adapters.liger.writer import OutputError
-    from bench_adapters.liger_bench.bench import BenchSettings, format_table, summary_rows
-    from bench_adapters.liger_bench.catalog import BenchCatalogError, load_bench_catalog
-    from bench_adapters.liger_bench.plan import PlanError, Request, parse_overrides, plan
+    from bench_adapters.liger_bench.bench import BenchSettings
     from bench_adapters.liger_bench.probes import NoDevice, TimerSettings
     from bench_adapters.recording.bundles import InvalidBundle
 
@@ -92,25 +92,10 @@ def run_bench_liger(
         stderr.write(f"kernelindex bench liger: {message}\n")
         return 2
 
-    warnings: list[str] = []
-    try:
-        catalog = load_bench_catalog()
-        request = Request(
-            kernels=options.kernels,
-            passes=options.passes,
-            metrics=options.metrics,
-            x_values=options.x_values,
-            providers=options.providers,
-            overrides=parse_overrides(options.overrides),
-        )
-        items = plan(request, catalog, lambda key, message: warnings.append(message))
-    except PlanError as error:
-        return fail(one_line(str(error)))
-    except (BenchCatalogError, CatalogError) as error:
-        return fail(one_line(f"the packaged catalog is broken (a bug): {error}"))
-    for message in dict.fromkeys(warnings):
-        stderr.write(f"kernelindex bench liger: warning: {one_line(message)}\n")
-
+    planned = _planned(options, stderr)
+    if isinstance(planned, str):
+        return fail(planned)
+    catalog, items = planned
     if options.dry_run:
         _print_plan(items, stdout)
         return 0
@@ -159,6 +144,44 @@ def run_bench_liger(
         )
     except OSError as error:
         return fail(one_line(f"cannot write under {options.out}: {error}"))
+    return _report_written(written, out_dir, stdout)
+
+
+def _planned(
+    options: BenchLigerOptions, stderr: TextIO
+) -> tuple[BenchCatalog, list[PlannedItem]] | str:
+    """The packaged catalog and the items the options ask for, each warning of the plan
+    written once on ``stderr``; or the one line that says why there is no plan."""
+    from bench_adapters.liger.catalog import CatalogError
+    from bench_adapters.liger_bench.catalog import BenchCatalogError, load_bench_catalog
+    from bench_adapters.liger_bench.plan import PlanError, Request, parse_overrides, plan
+
+    warnings: list[str] = []
+    try:
+        catalog = load_bench_catalog()
+        request = Request(
+            kernels=options.kernels,
+            passes=options.passes,
+            metrics=options.metrics,
+            x_values=options.x_values,
+            providers=options.providers,
+            overrides=parse_overrides(options.overrides),
+        )
+        items = plan(request, catalog, lambda key, message: warnings.append(message))
+    except PlanError as error:
+        return one_line(str(error))
+    except (BenchCatalogError, CatalogError) as error:
+        return one_line(f"the packaged catalog is broken (a bug): {error}")
+    for message in dict.fromkeys(warnings):
+        stderr.write(f"kernelindex bench liger: warning: {one_line(message)}\n")
+    return catalog, items
+
+
+def _report_written(written: Sequence[Written], out_dir: Path, stdout: TextIO) -> int:
+    """The table of the runs written and their count by outcome; the exit status: 1
+    when a run failed or ran out of memory."""
+    from bench_adapters.liger_bench.bench import format_table, summary_rows
+
     stdout.write(format_table(summary_rows(written)) + "\n")
     counts: dict[str, int] = {}
     for entry in written:

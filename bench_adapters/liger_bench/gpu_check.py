@@ -141,7 +141,6 @@ def check(
 ) -> int:
     """The whole check; ``tools`` stands in for the CUDA tools in tests."""
     from bench_adapters.liger.writer import OutputError
-    from kernelindex_sdk.validating.pipeline import Pipeline
 
     stdout, stderr = out or sys.stdout, err or sys.stderr
 
@@ -208,13 +207,34 @@ def check(
     except OSError as error:
         return fail(f"cannot write under {args.out}: {error}")
 
-    # Read back exactly as `kernelindex validate` reads: strict intake, schemas, rules.
+    invalid = _read_back(written, stderr)
+    return _summary(written, refused, invalid, reporter, args.seeds, out_dir, stdout)
+
+
+def _read_back(written: Sequence[Written], stderr: TextIO) -> set[str]:
+    """The files written that do not validate, each problem reported on ``stderr``:
+    read back exactly as ``kernelindex validate`` reads (strict intake, schemas, rules)."""
+    from kernelindex_sdk.validating.pipeline import Pipeline
+
     invalid: set[str] = set()
     for checked in Pipeline([str(entry.path) for entry in written]) if written else ():
         for problem in checked.problems:
             invalid.add(checked.source)
             stderr.write(f"gpu-check: invalid record: {problem}\n")
+    return invalid
 
+
+def _summary(
+    written: Sequence[Written],
+    refused: list[str],
+    invalid: set[str],
+    reporter: Reporter,
+    seeds: str,
+    out_dir: Path,
+    stdout: TextIO,
+) -> int:
+    """The table, the runs that did not pass, the comparison with the seeds and the
+    closing count; the exit status: 1 when anything was refused, invalid or failed."""
     stdout.write("\n" + reporter.table() + "\n")
     for entry in written:
         if entry.outcome.status != "passed":
@@ -225,7 +245,7 @@ def check(
                 )
                 + "\n"
             )
-    stdout.write(comparison(args.seeds, out_dir) + "\n")
+    stdout.write(comparison(seeds, out_dir) + "\n")
     not_passed = sum(1 for entry in written if entry.outcome.status != "passed")
     not_written = f", {len(refused)} not written (invalid)" if refused else ""
     stdout.write(

@@ -267,6 +267,35 @@ def _run_spec_problems(spec: Mapping[str, Any], at: str, now: datetime | None) -
             if rank is not None:
                 ranked.append((rank, value, True, statistic, where))
 
+    problems += _measurement_problems(spec, at, result_metric, result_summary, result_at, ranked)
+
+    if len(ranked) > 1:
+        ranked.sort()
+        previous = ranked[0][1]
+        for figure in ranked:
+            value = figure[1]
+            if not previous <= value:  # (not >: a NaN from Python is out of order)
+                problems.extend(_order_problems(ranked, result_primary, at))
+                break
+            previous = value
+    return problems
+
+
+def _measurement_problems(
+    spec: Mapping[str, Any],
+    at: str,
+    result_metric: str | None,
+    result_summary: Mapping[str, Any],
+    result_at: str,
+    ranked: list[_Figure],
+) -> list[Problem]:
+    """The problems of a run's measurements (at pointer ``at``, the spec's): a unit of
+    another metric, a metric other than the result's (``result_metric``), a statistic
+    given twice, or given again beside the result's summary (``result_summary``, at
+    ``result_at``). The ranked figures of the measurements without a problem are added
+    to ``ranked``, for :func:`_run_spec_problems`' order check."""
+    problems: list[Problem] = []
+    rank_of = _RANK.get
     seen: dict[tuple[str, str], int] = {}
     for index, measurement in enumerate(spec.get("measurements", ())):
         metric, unit, statistic = (
@@ -309,16 +338,6 @@ def _run_spec_problems(spec: Mapping[str, Any], at: str, now: datetime | None) -
         rank = rank_of(statistic)
         if rank is not None:
             ranked.append((rank, measurement["value"] * factor, False, statistic, index))
-
-    if len(ranked) > 1:
-        ranked.sort()
-        previous = ranked[0][1]
-        for figure in ranked:
-            value = figure[1]
-            if not previous <= value:  # (not >: a NaN from Python is out of order)
-                problems.extend(_order_problems(ranked, result_primary, at))
-                break
-            previous = value
     return problems
 
 
