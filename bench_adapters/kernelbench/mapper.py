@@ -23,6 +23,8 @@ import re
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+import attrs
+
 from bench_adapters.common import fields
 from bench_adapters.common.gpus import resolve_gpu
 from bench_adapters.common.importing import Collector, Entry, EntryError, UnreadableSource
@@ -83,36 +85,25 @@ def _check_names(path: str) -> None:
             raise UnreadableSource(Problem(problem, code="invalid-encoding", source=path))
 
 
+@attrs.define(eq=False, kw_only=True)
 class KernelBenchMapper:
     """Maps the entries of KernelBench timing files into ``collector``."""
 
-    def __init__(
-        self,
-        collector: Collector,
-        mapping: KernelBenchMapping,
-        declarations: Declarations,
-        *,
-        observed_at: str | None = None,
-        timer: str | None = None,
-        warmup: int | None = None,
-        gpu: str | None = None,
-        dtype: str | None = None,
-        implementation: str | None = None,
-    ) -> None:
-        self.collector = collector
-        self.mapping = mapping
-        self.declarations = declarations
-        self.observed_at = observed_at
-        self.timer = timer
-        self.warmup = warmup
-        self.gpu = gpu
-        self.dtype = dtype
-        #: Declared for files whose names do not say (``--set implementation=...``).
-        self.implementation = implementation
-        self._protocol_digest: str | None = None
-        self._environments: dict[tuple[str, str], str] = {}
-        self._workloads: dict[tuple[Any, ...], str] = {}
-        self._implementations: dict[str, str] = {}
+    collector: Collector
+    mapping: KernelBenchMapping
+    declarations: Declarations
+    #: What the caller declared (``--set``), None where it did not.
+    observed_at: str | None
+    timer: str | None
+    warmup: int | None
+    gpu: str | None
+    dtype: str | None
+    #: Declared for files whose names do not say (``--set implementation=...``).
+    implementation: str | None
+    _protocol_digest: str | None = attrs.field(init=False, default=None)
+    _environments: dict[tuple[str, str], str] = attrs.field(init=False, factory=dict)
+    _workloads: dict[tuple[Any, ...], str] = attrs.field(init=False, factory=dict)
+    _implementations: dict[str, str] = attrs.field(init=False, factory=dict)
 
     # ----------------------------------------------------------------------- files
 

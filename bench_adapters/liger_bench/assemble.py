@@ -178,25 +178,22 @@ def workload_record(workload: Workload) -> dict[str, Any]:
     )
 
 
+@attrs.define(eq=False)
 class Assembler:
     """Builds each outcome's bundle; referenced records are built once and reused."""
 
-    def __init__(
-        self,
-        catalog: Catalog,
-        device: DeviceInfo,
-        timer: TimerSettings,
-        memory_repetitions: int,
-        harness_version: str,
-    ) -> None:
-        self.catalog = catalog
-        self.device = device
-        self.timer = timer
-        self.memory_repetitions = memory_repetitions
-        self.harness_version = harness_version
-        self.environment = environment_record(device, catalog)
-        self._protocols: dict[tuple[str, str], dict[str, Any]] = {}
-        self._implementations: dict[tuple[str, str], dict[str, Any]] = {}
+    catalog: Catalog
+    device: DeviceInfo
+    timer: TimerSettings
+    memory_repetitions: int
+    harness_version: str
+    environment: dict[str, Any] = attrs.field(init=False)
+    _protocols: dict[tuple[str, str], dict[str, Any]] = attrs.field(init=False, factory=dict)
+    _implementations: dict[tuple[str, str], dict[str, Any]] = attrs.field(init=False, factory=dict)
+
+    @environment.default
+    def _environment(self) -> dict[str, Any]:
+        return environment_record(self.device, self.catalog)
 
     def protocol(self, metric: str, pass_: str) -> dict[str, Any]:
         key = (metric, pass_)

@@ -48,34 +48,31 @@ class SetupError(Exception):
     """The workload lacks a parameter the kernel needs, or has an unusable value."""
 
 
+@attrs.define(eq=False, kw_only=True)
 class SetupContext:
     """What a setup function may use: the workload, the provider, seeded tensors."""
 
-    def __init__(
-        self,
-        *,
-        torch: Any,
-        device: Any,
-        dtype: str,
-        parameters: Mapping[str, Any],
-        settings: Mapping[str, Any],
-        provider: str,
-        seed: int,
-    ) -> None:
-        self.torch = torch
-        self.device = device
-        self.provider = provider
-        self.parameters = parameters
-        self.settings = settings
-        self.seed = seed
-        name = TORCH_DTYPES.get(dtype)
+    torch: Any
+    device: Any
+    #: The workload's dtype as it names it (``bf16``); :attr:`dtype` is torch's.
+    dtype_name: str = attrs.field(alias="dtype")
+    parameters: Mapping[str, Any]
+    settings: Mapping[str, Any]
+    provider: str
+    seed: int
+    dtype: Any = attrs.field(init=False)
+    generator: Any = attrs.field(init=False)
+
+    def __attrs_post_init__(self) -> None:
+        name = TORCH_DTYPES.get(self.dtype_name)
         if name is None:
             raise SetupError(
-                f"dtype {dtype!r} is not supported here (supported: {', '.join(TORCH_DTYPES)})"
+                f"dtype {self.dtype_name!r} is not supported here"
+                f" (supported: {', '.join(TORCH_DTYPES)})"
             )
-        self.dtype = getattr(torch, name)
-        self.generator = torch.Generator(device=device)
-        self.generator.manual_seed(seed)
+        self.dtype = getattr(self.torch, name)
+        self.generator = self.torch.Generator(device=self.device)
+        self.generator.manual_seed(self.seed)
 
     def param(self, name: str, default: int | None = None) -> int:
         """A positive integer shape parameter (normalized name: batch, seq, hidden, ...)."""

@@ -26,6 +26,8 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+import attrs
+
 from bench_adapters.common import fields, numbers
 from bench_adapters.common.gpus import resolve_gpu
 from bench_adapters.common.importing import Collector, Entry, EntryError
@@ -67,23 +69,17 @@ FEWER_SAMPLES = "fewer_samples_than_min_samples"
 METRICS_DROPPED = "native_metrics_dropped"
 
 
+@attrs.define(eq=False)
 class NvbenchMapper:
     """Maps the states of nvbench files into ``collector``, each referenced record once."""
 
-    def __init__(
-        self,
-        collector: Collector,
-        mapping: NvbenchMapping,
-        declarations: Declarations,
-        observed_at: str | None,
-    ) -> None:
-        self.collector = collector
-        self.mapping = mapping
-        self.declarations = declarations
-        self.observed_at = observed_at
-        self._protocols: dict[tuple[Any, ...], str] = {}
-        self._workloads: dict[tuple[Any, ...], tuple[str, str]] = {}
-        self._implementations: dict[str | None, str] = {}
+    collector: Collector
+    mapping: NvbenchMapping
+    declarations: Declarations
+    observed_at: str | None
+    _protocols: dict[tuple[Any, ...], str] = attrs.field(init=False, factory=dict)
+    _workloads: dict[tuple[Any, ...], tuple[str, str]] = attrs.field(init=False, factory=dict)
+    _implementations: dict[str | None, str] = attrs.field(init=False, factory=dict)
 
     # ----------------------------------------------------------------------- files
 

@@ -80,18 +80,17 @@ def diff(
         return _Diff(sides, DIRECTIONS[mode], policy, format_assertion).run(mode)
 
 
+@dataclasses.dataclass(eq=False)
 class _Diff:
-    def __init__(
-        self,
-        sides: dict[str, SchemaSet],
-        directions: tuple[Direction, ...],
-        policy: str,
-        formats: bool,
-    ) -> None:
-        self.sides = sides
-        self.directions = directions
-        self.policy = policy
-        self.formats = formats
+    """One diff of two sides, in the directions of its mode: what it found so far."""
+
+    sides: dict[str, SchemaSet]
+    directions: tuple[Direction, ...]
+    policy: str
+    formats: bool
+
+    def __post_init__(self) -> None:
+        sides, formats = self.sides, self.formats
         self.builder = Builder(Checks(formats=formats))
         self.verifier = Verifier(self.builder, sides["old"].registry, sides["new"].registry)
         self.normalizers = {

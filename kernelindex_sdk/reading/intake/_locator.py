@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import NoReturn
 
 from kernelindex_sdk.base.escaping import abbreviated
@@ -53,6 +54,7 @@ class _Frame:
         self.seen: dict[str, int] = {}
 
 
+@dataclass(eq=False)
 class Locator:
     """Re-parse text that the fast path rejected and raise its first problem, located.
 
@@ -61,25 +63,17 @@ class Locator:
     ``scanstring`` so string syntax agrees exactly with the fast path.
     """
 
-    def __init__(
-        self,
-        text: str,
-        source: str | None,
-        first_line: int,
-        where: str = "input",
-        strict_numbers: bool = False,
-        big_integers: bool = False,
-    ) -> None:
-        self.text = text
-        self.source = source
-        self.strict_numbers = strict_numbers
-        self.big_integers = big_integers
-        self.first_line = first_line
-        self.where_name = where  # "input", or "line" for a JSON Lines record
+    text: str
+    source: str | None
+    first_line: int
+    #: What the text is, in messages: "input", or "line" for a JSON Lines record.
+    where: str = "input"
+    strict_numbers: bool = False
+    big_integers: bool = False
 
     # -- reporting
 
-    def where(self, pos: int) -> tuple[int, int]:
+    def line_column(self, pos: int) -> tuple[int, int]:
         """1-based (line, column) of a code-point offset."""
         line = self.text.count("\n", 0, pos) + self.first_line
         column = pos - self.text.rfind("\n", 0, pos)
@@ -101,7 +95,7 @@ class Locator:
         pointer = "".join("/" + token for token in (path[:-1] if up else path))
         if pos >= len(self.text):  # "end of input": point just after the last content,
             pos = len(self.text.rstrip(WHITESPACE))  # not at a final newline's next line
-        line, column = self.where(pos)
+        line, column = self.line_column(pos)
         raise cls(message, source=self.source, line=line, column=column, pointer=pointer)
 
     def found(self, pos: int) -> str:
@@ -246,7 +240,7 @@ class Locator:
                     if pos < n:
                         hint = (
                             "JSON Lines holds one document per line"
-                            if self.where_name == "line"
+                            if self.where == "line"
                             else "a JSON file holds one document; use JSON Lines for several"
                         )
                         self.fail(
@@ -293,12 +287,12 @@ class Locator:
         key, end = self.string(pos, path, "object key", True)
         first = frame.seen.get(key)
         if first is not None:
-            line, column = self.where(first)
+            line, column = self.line_column(first)
             # On the same line (always so in JSON Lines) the message names no line
             # number: the problem's own location carries it.
             first_at = (
                 f"column {column}"
-                if line == self.where(pos)[0]
+                if line == self.line_column(pos)[0]
                 else f"line {line}, column {column}"
             )
             self.fail(
