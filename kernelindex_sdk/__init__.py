@@ -39,7 +39,7 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
-from kernelindex_sdk.base.lightimport import standard_modules
+from kernelindex_sdk.base.lightimport import names_on_first_use, standard_modules
 
 # dataclasses and uuid (which orjson imports) and pathlib, loaded first here, come
 # without inspect, platform and urllib.parse, a large share of start-up: see lightimport.
@@ -107,15 +107,13 @@ if TYPE_CHECKING:
     )
 
 
+_on_first_use = names_on_first_use(__name__, _EXPORTS, globals())
+
+
 def __getattr__(name: str) -> Any:
-    if name == "models":
+    if name == "models":  # the models package itself
         return importlib.import_module("kernelindex_sdk.models")
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module 'kernelindex_sdk' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
+    return _on_first_use(name)
 
 
 def __dir__() -> list[str]:

@@ -135,6 +135,24 @@ def known_keys(reserved: Iterable[str] = ()) -> list[str]:
     return [*reserved, *KNOWN_SOFTWARE, f"{SOFTWARE_PREFIX}NAME"]
 
 
+def split_setting(
+    item: str, error: type[Exception], shown: str | None = None, example: str = ""
+) -> tuple[str, str]:
+    """The KEY (stripped) and the VALUE of a ``--set KEY=VALUE`` item. An item that is
+    not UTF-8 text, or has no ``=`` or no KEY, raises ``error`` with the one line that
+    says so: the item shown as ``shown`` (its ``repr`` when not given), ``example``
+    after the form expected."""
+    problem = not_utf8("--set", item)
+    if problem is not None:
+        raise error(problem)
+    key, sep, value = item.partition("=")
+    key = key.strip()
+    if not sep or not key:
+        shown = repr(item) if shown is None else shown
+        raise error(f"--set {shown}: expected KEY=VALUE{example}")
+    return key, value
+
+
 def parse_declarations(items: Sequence[str], reserved: Iterable[str] = ()) -> Declarations:
     """``["torch=2.5.0", "timer=cuda_events", "software.nccl=2.21.5"]`` → :class:`Declarations`.
 
@@ -148,13 +166,7 @@ def parse_declarations(items: Sequence[str], reserved: Iterable[str] = ()) -> De
     software: dict[str, str] = {}
     settings: dict[str, str] = {}
     for item in items:
-        problem = not_utf8("--set", item)
-        if problem is not None:
-            raise DeclarationError(problem)
-        key, sep, value = item.partition("=")
-        key = key.strip()
-        if not sep or not key:
-            raise DeclarationError(f"--set {item!r}: expected KEY=VALUE")
+        key, value = split_setting(item, DeclarationError)
         if not value:
             raise DeclarationError(f"--set {key}=: an empty value declares nothing")
         if key in own:

@@ -24,9 +24,10 @@ from typing import Any
 
 import attrs
 
+from bench_adapters.common.provenance import split_setting
 from bench_adapters.liger.workload import Warn, WorkloadShape, describe_workload
 from bench_adapters.liger_bench.catalog import PASSES, BenchCatalog, BenchKernel
-from kernelindex_sdk.base.escaping import not_utf8, one_line
+from kernelindex_sdk.base.escaping import one_line
 from kernelindex_sdk.errors import EmptyDocument, IntakeError, MalformedJSON
 from kernelindex_sdk.reading.intake import loads
 
@@ -99,13 +100,7 @@ def parse_overrides(items: Iterable[str]) -> dict[str, Any]:
     """
     result: dict[str, Any] = {}
     for item in items:
-        problem = not_utf8("--set", item)
-        if problem is not None:
-            raise PlanError(problem)
-        key, sep, text = item.partition("=")
-        key = key.strip()
-        if not sep or not key:
-            raise PlanError(f"--set {_quote(item)}: expected KEY=VALUE, e.g. --set bsz=4")
+        key, text = split_setting(item, PlanError, _quote(item), ", e.g. --set bsz=4")
         value: Any
         try:
             # A value set by hand must mean exactly what it says: no inexact literal.

@@ -48,9 +48,9 @@ from bench_adapters.common.provenance import (
     UNKNOWN,
     DeclarationError,
     ProvenanceMap,
+    split_setting,
 )
 from bench_adapters.common.records import environment_record as environment_envelope
-from kernelindex_sdk.base.escaping import not_utf8
 from kernelindex_sdk.base.recordformat import DEVICE_NAME_KEY, HARDWARE_KEY, PRODUCT_KEY, VENDOR_KEY
 from kernelindex_sdk.models import Metadata
 
@@ -563,13 +563,7 @@ def parse_settings(items: Sequence[str]) -> dict[str, Any]:
     """
     declared: dict[str, Any] = {}
     for item in items:
-        problem = not_utf8("--set", item)
-        if problem is not None:
-            raise DeclarationError(problem)
-        key, sep, value = item.partition("=")
-        key = key.strip()
-        if not sep or not key:
-            raise DeclarationError(f"--set {item!r}: expected KEY=VALUE")
+        key, value = split_setting(item, DeclarationError)
         known = KNOWN_KEYS.get(key)
         if known is None:
             raise DeclarationError(

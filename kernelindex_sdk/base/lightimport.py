@@ -19,7 +19,9 @@ standard module each loads at import but barely uses (each a visible part of
   ``ipaddress``) for ``Path.as_uri``, which validation never calls.
 
 :func:`standard_modules` imports the last three with those stand-ins; the package's
-``__init__`` calls it.
+``__init__`` calls it. And a package whose names come from modules slow to import
+gives them through :func:`names_on_first_use`, each module imported when one of its
+names is first asked for.
 
 Each stand-in is in ``sys.modules`` only while that one import runs, and only if the
 real module was not loaded already (then the real one is used); afterwards
@@ -32,7 +34,9 @@ processes.
 
 from __future__ import annotations
 
+import importlib
 import sys
+from collections.abc import Callable, Mapping
 from types import ModuleType
 from typing import Any
 
@@ -61,6 +65,26 @@ def jsonschema_rs() -> ModuleType:
     with _StandingIn("email.utils", standin):
         import jsonschema_rs
     return jsonschema_rs
+
+
+def names_on_first_use(
+    package: str, exports: Mapping[str, str], namespace: dict[str, Any]
+) -> Callable[[str], Any]:
+    """The module ``__getattr__`` of ``package`` (``namespace``: its globals) for the
+    names in ``exports``, each mapped to the module that defines it: that module is
+    imported when one of its names is first asked for, and the name is kept in the
+    package after that. Any other name is an :class:`AttributeError`, worded as for a
+    module without ``__getattr__``."""
+
+    def __getattr__(name: str) -> Any:
+        module = exports.get(name)
+        if module is None:
+            raise AttributeError(f"module {package!r} has no attribute {name!r}")
+        value = getattr(importlib.import_module(module), name)
+        namespace[name] = value
+        return value
+
+    return __getattr__
 
 
 def standard_modules() -> None:

@@ -25,8 +25,9 @@ reported as undecided, never passed.
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from kernelindex_sdk.base.lightimport import names_on_first_use
 
 #: Each public name and the module that defines it, imported at first use: the
 #: ``schema`` command's options need only :mod:`.rules`, and the diff machinery is
@@ -61,13 +62,7 @@ if TYPE_CHECKING:  # the same names for type checkers ("X as X": re-exported)
     from kernelindex_sdk.schemadiff.rules import RULE_IDS as RULE_IDS
 
 
-def __getattr__(name: str) -> Any:
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module 'kernelindex_sdk.schemadiff' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
+__getattr__ = names_on_first_use(__name__, _EXPORTS, globals())
 
 
 def __dir__() -> list[str]:

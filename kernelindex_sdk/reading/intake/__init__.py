@@ -48,10 +48,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
 from kernelindex_sdk.base.frozenvalue import FrozenValue
+from kernelindex_sdk.base.lightimport import names_on_first_use
 
 # The limits are facts of the wire that layers below and beside this one need too.
 from kernelindex_sdk.base.recordformat import MAX_BIG_INTEGER_DIGITS, MAX_DEPTH, MAX_SAFE_INTEGER
@@ -81,24 +81,18 @@ __all__ = [
 ]
 
 #: The public names defined in a private module → that module, imported at the first use
-#: of one of them (:func:`__getattr__`).
-_LATER = {
-    "lone_surrogate_message": "_problems",
-    "size_text": "_problems",
-    "has_raw_surrogate": "_values",
-    "is_strict_json": "_values",
-    "json_problems": "_values",
-}
-
-
-def __getattr__(name: str) -> Any:
-    """A public name of a private module, imported on its first use and then kept here."""
-    module = _LATER.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(import_module(f"{__name__}.{module}"), name)
-    globals()[name] = value
-    return value
+#: of one of them and then kept here.
+__getattr__ = names_on_first_use(
+    __name__,
+    {
+        "lone_surrogate_message": f"{__name__}._problems",
+        "size_text": f"{__name__}._problems",
+        "has_raw_surrogate": f"{__name__}._values",
+        "is_strict_json": f"{__name__}._values",
+        "json_problems": f"{__name__}._values",
+    },
+    globals(),
+)
 
 
 class Document(FrozenValue):
