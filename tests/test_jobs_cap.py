@@ -14,7 +14,7 @@ import textwrap
 from pathlib import Path
 
 import pytest
-from acceptance.support import assert_no_traceback
+from acceptance.support import assert_no_traceback, children, cli_process
 
 from kernelindex_sdk.base import parallel
 from kernelindex_sdk.base.escaping import int_text
@@ -87,16 +87,7 @@ def _seamed(
 
 
 def _kernelindex(*args: str, **popen: object) -> subprocess.CompletedProcess[str]:
-    done = subprocess.run(
-        [sys.executable, "-m", "kernelindex_sdk.cli.main", *args],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-        **popen,  # type: ignore[call-overload]
-    )
-    assert_no_traceback(done.stderr)
-    return done
+    return cli_process(*args, text=True, **popen)
 
 
 @pytest.fixture
@@ -200,19 +191,8 @@ def test_the_library_refuses_an_absurd_jobs_too() -> None:
         list(ordered_map(abs, range(3), 10**40))
 
 
-def _children() -> set[int]:
-    """This process's children, exited but not yet reaped ones included."""
-    found: set[int] = set()
-    for task in Path("/proc/self/task").iterdir():
-        try:
-            found.update(int(word) for word in (task / "children").read_text().split())
-        except OSError:
-            continue
-    return found
-
-
 def test_a_refused_fork_leaves_no_worker_behind(monkeypatch: pytest.MonkeyPatch) -> None:
-    before = _children()
+    before = children()
     monkeypatch.setattr(parallel, "worker_limit", lambda: 3)
     real_fork, calls = os.fork, []
 
@@ -225,4 +205,4 @@ def test_a_refused_fork_leaves_no_worker_behind(monkeypatch: pytest.MonkeyPatch)
     monkeypatch.setattr(os, "fork", fork)
     with pytest.raises(WorkersUnavailable, match="cannot start worker process 2 of 3"):
         list(ordered_map(abs, range(10), 3))
-    assert not _children() - before  # the one worker started was killed and reaped
+    assert not children() - before  # the one worker started was killed and reaped

@@ -6,9 +6,9 @@ import os
 import signal
 import time
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
+from acceptance.support import children
 
 from kernelindex_sdk.base import parallel
 from kernelindex_sdk.base.parallel import WorkerFailed, ordered_map
@@ -19,24 +19,13 @@ def _square_slowly(n: int) -> int:
     return n * n
 
 
-def _children() -> set[int]:
-    """This process's children, exited but not yet reaped ones included."""
-    found: set[int] = set()
-    for task in Path("/proc/self/task").iterdir():
-        try:
-            found.update(int(word) for word in (task / "children").read_text().split())
-        except OSError:
-            continue
-    return found
-
-
 _BEFORE: set[int] = set()
 
 
 @pytest.fixture(autouse=True)
 def _children_before() -> None:
     _BEFORE.clear()
-    _BEFORE.update(_children())
+    _BEFORE.update(children())
 
 
 def _no_children_left() -> bool:
@@ -44,7 +33,7 @@ def _no_children_left() -> bool:
     was not there when the test began. (Under xdist, other modules' tests run in
     this process too, and a process one of them left running is not this test's:
     asking ``waitpid(-1)`` made this test fail now and then.)"""
-    return not (_children() - _BEFORE)
+    return not (children() - _BEFORE)
 
 
 @pytest.mark.parametrize("jobs", [1, 2, 3, 5])

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from acceptance.support import assert_no_traceback, run_subprocess
+from acceptance.support import cli_process, run_subprocess
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from profiles import examples
@@ -37,15 +37,7 @@ NOT_UTF8 = b"torch=\xff\xfe"
 
 def _kernelindex(*args: str | bytes, cwd: Path | None = None) -> subprocess.CompletedProcess[bytes]:
     """The real CLI, its arguments given as the bytes a shell would pass."""
-    done = subprocess.run(
-        [sys.executable, "-m", "kernelindex_sdk.cli.main", *args],
-        capture_output=True,
-        cwd=cwd,
-        timeout=120,
-        check=False,
-    )
-    assert_no_traceback(done.stderr.decode("utf-8", "replace"))
-    return done
+    return cli_process(*args, cwd=cwd)
 
 
 def _one_error_line(done: subprocess.CompletedProcess[bytes], prefix: str) -> str:
@@ -122,16 +114,7 @@ def test_a_kernelbench_folder_name_that_is_not_utf8_is_refused(tmp_path: Path, w
 
 def _env(*args: str) -> Any:
     """``kernelindex env ARGS`` as a process, on a PATH without nvidia-smi."""
-    environ = dict(os.environ, PATH=str(Path(sys.executable).parent))
-    done = subprocess.run(
-        [sys.executable, "-m", "kernelindex_sdk.cli.main", "env", *args],
-        capture_output=True,
-        env=environ,
-        timeout=120,
-        check=False,
-    )
-    assert_no_traceback(done.stderr.decode("utf-8", "replace"))
-    return done
+    return cli_process("env", *args, env=dict(os.environ, PATH=str(Path(sys.executable).parent)))
 
 
 @pytest.mark.parametrize(

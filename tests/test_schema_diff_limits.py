@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from acceptance.support import Run, assert_no_traceback
+from acceptance.support import Run, run_of
 
 from kernelindex_sdk.base import timebox
 
@@ -52,13 +52,7 @@ def schema_diff(old: Path, new: Path, *more: str) -> Run:
     )
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     spent = after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime
-    run = Run(
-        done.returncode,
-        done.stdout.decode("utf-8", "replace"),
-        done.stderr.decode("utf-8", "replace"),
-        done.stdout,
-    )
-    assert_no_traceback(run.output)
+    run = run_of(done)
     assert "RecursionError" not in run.output and "MemoryError" not in run.output
     assert spent < CPU_SECONDS, (spent, run.output[-500:])
     if run.exit_code == 1:  # a violation, proven: said on a line of its own

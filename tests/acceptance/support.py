@@ -96,6 +96,17 @@ def assert_no_traceback(text: str) -> None:
     assert not re.search(r"^\w+(Error|Exception): ", text, re.MULTILINE), text
 
 
+def children() -> set[int]:
+    """This process's children, exited but not yet reaped ones included."""
+    found: set[int] = set()
+    for task in Path("/proc/self/task").iterdir():
+        try:
+            found.update(int(word) for word in (task / "children").read_text().split())
+        except OSError:
+            continue
+    return found
+
+
 def finish(
     process: subprocess.Popen[bytes], timeout: float = 60, hung: str = "hung for"
 ) -> tuple[int, str, str]:
@@ -153,6 +164,11 @@ def run_subprocess(
     done = subprocess.run(
         command, input=input, capture_output=True, cwd=cwd, timeout=120, check=False
     )
+    return run_of(done)
+
+
+def run_of(done: subprocess.CompletedProcess[bytes]) -> Run:
+    """A finished process as a :class:`Run`, held to have printed no traceback."""
     run = Run(
         done.returncode,
         done.stdout.decode("utf-8", "replace"),
@@ -161,6 +177,24 @@ def run_subprocess(
     )
     assert_no_traceback(run.output)
     return run
+
+
+def cli_process(
+    *args: str | bytes, text: bool = False, **popen: Any
+) -> subprocess.CompletedProcess[Any]:
+    """``python -m kernelindex_sdk.cli.main ARGS`` (as a shell would pass them: ``str``
+    or raw ``bytes``) in a new process, its output captured (``text``: decoded) and its
+    standard error held to have no traceback. ``popen``: ``cwd``, ``env``..."""
+    done = subprocess.run(
+        [sys.executable, "-m", "kernelindex_sdk.cli.main", *args],
+        capture_output=True,
+        text=text,
+        timeout=120,
+        check=False,
+        **popen,
+    )
+    assert_no_traceback(done.stderr if text else done.stderr.decode("utf-8", "replace"))
+    return done
 
 
 def problem_line_of(problem: dict[str, Any]) -> str:
