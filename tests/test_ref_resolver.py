@@ -34,8 +34,8 @@ from kernelindex_sdk.schema import inlining
 from kernelindex_sdk.schema.dialects import dialect_of, id_keyword
 from kernelindex_sdk.schema.inlining import Declined, NotAPointer, Reference, Unresolvable, inline
 from kernelindex_sdk.schema.registry import SchemaRegistry, default_registry
-from kernelindex_sdk.schemadiff import normal
-from kernelindex_sdk.schemadiff.normal import Normalizer, Undecidable, UnresolvableRef, Where
+from kernelindex_sdk.schemadiff._forms import Undecidable, Where, to_schema
+from kernelindex_sdk.schemadiff.normal import Normalizer, UnresolvableRef
 from kernelindex_sdk.validating import fastengine
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -100,7 +100,7 @@ def snapshot() -> dict[str, str]:
             except fastengine.Unsupported:
                 fast[uri] = "Unsupported"
             try:
-                text = json.dumps(normal.to_schema(normalizer.document(uri)), sort_keys=True)
+                text = json.dumps(to_schema(normalizer.document(uri)), sort_keys=True)
                 forms[uri] = _RECUR_NAME.sub(r'\1r_\2"', text)
             except (Undecidable, UnresolvableRef) as error:
                 forms[uri] = f"{type(error).__name__}: {error}"
@@ -191,7 +191,7 @@ def test_a_ref_into_a_document_not_given_is_an_external_schema_to_the_diff() -> 
     ``$ref`` as an external schema known by its absolute URI (never fetched)."""
     uri = "https://x.dev/a"
     documents = {uri: {**_DOCUMENTS[uri], "properties": {"p": {"$ref": "b#/c"}}}}
-    form = normal.to_schema(Normalizer(documents).document(uri))
+    form = to_schema(Normalizer(documents).document(uri))
     assert "https://x.dev/b#/c" in json.dumps(form)
     with pytest.raises(Declined):
         inline(documents, uri)

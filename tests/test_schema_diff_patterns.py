@@ -22,7 +22,8 @@ from jsonschema import Draft202012Validator
 from strategies import law_settings
 
 from kernelindex_sdk.schemadiff import diff
-from kernelindex_sdk.schemadiff.normal import Normalizer, to_schema
+from kernelindex_sdk.schemadiff._forms import to_schema
+from kernelindex_sdk.schemadiff.normal import Normalizer
 from kernelindex_sdk.schemadiff.patterns import matches, names
 
 D20 = "https://json-schema.org/draft/2020-12/schema"

@@ -26,7 +26,8 @@ from jsonschema import Draft202012Validator
 from strategies import law_settings
 
 from kernelindex_sdk.schemadiff import diff
-from kernelindex_sdk.schemadiff.normal import Norm, Normalizer, to_schema
+from kernelindex_sdk.schemadiff._forms import Norm, to_schema
+from kernelindex_sdk.schemadiff.normal import Normalizer
 from kernelindex_sdk.schemadiff.unions import branches_disjoint, exclusive
 
 URI = "https://example.com/u.schema.json"

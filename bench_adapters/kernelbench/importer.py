@@ -62,9 +62,9 @@ def _mapper(paths: Paths, declared: Sequence[str] | Declarations) -> Callable[[C
 
     def map_all(collector: Collector) -> None:
         mapper = KernelBenchMapper(
-            collector=collector,
-            mapping=mapping,
-            declarations=declarations,
+            collector,
+            mapping,
+            declarations,
             observed_at=observed,
             timer=timer,
             warmup=warmup,

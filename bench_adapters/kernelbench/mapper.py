@@ -85,7 +85,7 @@ def _check_names(path: str) -> None:
             raise UnreadableSource(Problem(problem, code="invalid-encoding", source=path))
 
 
-@attrs.define(eq=False, kw_only=True)
+@attrs.define(eq=False)
 class KernelBenchMapper:
     """Maps the entries of KernelBench timing files into ``collector``."""
 

@@ -6,8 +6,8 @@ kept whole (:class:`Opaque`), what cannot be compared soundly (:class:`Undecidab
 and the writer that turns them back into a self-contained schema (:func:`to_schema`).
 The normalizer (:mod:`.normal`) builds these nodes and the proofs that a ``oneOf``'s
 members share no value (:mod:`.unions`) read them; both import them from here, so the
-normalizer can ask those proofs without either module importing the other. The other
-modules of the diff take them from :mod:`.normal`, which re-exports them.
+normalizer can ask those proofs without either module importing the other. So do the
+other modules of the diff.
 """
 
 from __future__ import annotations

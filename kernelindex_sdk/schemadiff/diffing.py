@@ -27,8 +27,9 @@ from urllib.parse import urldefrag
 
 from kernelindex_sdk.base.timebox import armed
 from kernelindex_sdk.schema.registry import BUNDLE_KIND, SchemaEntry, SchemaRegistry
+from kernelindex_sdk.schemadiff._forms import Norm, Undecidable, Where
 from kernelindex_sdk.schemadiff.inputs import SchemaInputError, SchemaSet, load, match
-from kernelindex_sdk.schemadiff.normal import Norm, Normalizer, Undecidable, UnresolvableRef, Where
+from kernelindex_sdk.schemadiff.normal import Normalizer, UnresolvableRef
 from kernelindex_sdk.schemadiff.report import DiffReport, Undecided, Violation
 from kernelindex_sdk.schemadiff.rules import DIRECTIONS, MODES, POLICIES, Direction, rule_id
 from kernelindex_sdk.schemadiff.values import Builder, Checks

@@ -42,7 +42,8 @@ from kernelindex_sdk.schema.registry import (
     default_registry,
 )
 from kernelindex_sdk.schema.registry import kind_of as _kind_of
-from kernelindex_sdk.schemadiff.normal import Normalizer, to_schema
+from kernelindex_sdk.schemadiff._forms import to_schema
+from kernelindex_sdk.schemadiff.normal import Normalizer
 from kernelindex_sdk.validating.engine import python_regex
 
 __all__ = ["SchemaInputError", "SchemaSet", "ecma_regex", "load", "match", "normalized"]

@@ -96,41 +96,14 @@ from kernelindex_sdk.schemadiff._forms import (
     Where,
     _Union,
     _Writer,
-    branch_schema,
     canonical,
-    equivalent,
-    external,
-    externals,
-    is_false,
     is_true,
     resolved,
-    to_schema,
 )
 from kernelindex_sdk.schemadiff.patterns import compiles, matches
 from kernelindex_sdk.schemadiff.upgrade import as_2020_12
 
-__all__ = [
-    "ALL_TYPES",
-    "EXTERNAL",
-    "Branch",
-    "Norm",
-    "Normalizer",
-    "Opaque",
-    "Undecidable",
-    "UnresolvableRef",
-    "Where",
-    "branch_schema",
-    "canonical",
-    "equivalent",
-    "external",
-    "externals",
-    "is_false",
-    "is_true",
-    "resolved",
-    "to_schema",
-    "true_norm",
-    "value_types",
-]
+__all__ = ["Normalizer", "UnresolvableRef", "true_norm", "value_types"]
 
 _TYPE_NAMES = frozenset({*ALL_TYPES, "integer"})
 

@@ -27,18 +27,16 @@ from typing import Any, Literal
 from referencing.exceptions import Unresolvable
 
 from kernelindex_sdk.base.timebox import OverBudget, bounded
-from kernelindex_sdk.schemadiff.normal import (
+from kernelindex_sdk.schemadiff._forms import (
     Branch,
     Norm,
     Undecidable,
-    Unmatched,
     Where,
     branch_schema,
     canonical,
-    member_schema,
     to_schema,
-    true_norm,
 )
+from kernelindex_sdk.schemadiff.normal import Unmatched, member_schema, true_norm
 from kernelindex_sdk.schemadiff.patterns import matches
 from kernelindex_sdk.schemadiff.regexgen import examples
 from kernelindex_sdk.validating.engine import schema_validator

@@ -46,12 +46,11 @@ from functools import partial
 from typing import Any
 
 from kernelindex_sdk.base.pointers import escape_token
-from kernelindex_sdk.schemadiff.normal import (
+from kernelindex_sdk.schemadiff._forms import (
     Branch,
     Norm,
     Opaque,
     Undecidable,
-    Unmatched,
     Where,
     canonical,
     equivalent,
@@ -59,11 +58,9 @@ from kernelindex_sdk.schemadiff.normal import (
     externals,
     is_false,
     is_true,
-    member_schema,
     resolved,
-    true_norm,
-    value_types,
 )
+from kernelindex_sdk.schemadiff.normal import Unmatched, member_schema, true_norm, value_types
 from kernelindex_sdk.schemadiff.patterns import names, universal
 from kernelindex_sdk.schemadiff.rules import Direction
 from kernelindex_sdk.schemadiff.unions import discriminators, sharing, value_key

@@ -43,7 +43,7 @@ from kernelindex_sdk.base.pointers import unescape_token
 from kernelindex_sdk.base.timebox import bounded
 from kernelindex_sdk.errors import UnresolvableReference
 from kernelindex_sdk.schema.registry import SchemaEntry, SchemaRegistry
-from kernelindex_sdk.schemadiff.normal import Norm, Undecidable
+from kernelindex_sdk.schemadiff._forms import Norm, Undecidable
 from kernelindex_sdk.schemadiff.values import UNJUDGED, Builder, Leaf, SearchExhausted, Step
 from kernelindex_sdk.schemadiff.walk import instance_pointer
 from kernelindex_sdk.validating.engine import JsonschemaEngine
