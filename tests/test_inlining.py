@@ -23,6 +23,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from profiles import examples
+from test_schema_diff import CASE_FILES
 
 from kernelindex_sdk.base.pointers import pointed_at
 from kernelindex_sdk.base.recordformat import DRAFT_2020_12
@@ -40,7 +41,6 @@ from kernelindex_sdk.schema.registry import SchemaRegistry, default_registry
 from kernelindex_sdk.validating import fastengine
 
 ROOT = Path(__file__).resolve().parent.parent
-CASES = ROOT / "tests" / "examples" / "schema-diff"
 BEFORE = json.loads(
     (ROOT / "tests" / "fixtures" / "inlined" / "before-one-inliner.json").read_text("utf-8")
 )["digests"]
@@ -74,7 +74,7 @@ def _results(tag: str, registry: SchemaRegistry) -> dict[str, str]:
 
 def _fixture_sides() -> list[tuple[str, dict[str, Any]]]:
     sides = []
-    for path in sorted(CASES.glob("*.json")):
+    for path in CASE_FILES:
         case = json.loads(path.read_text("utf-8"))
         for side in ("old", "new"):
             schema = case[side]

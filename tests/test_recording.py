@@ -217,13 +217,19 @@ def _run_pytest(pytester: pytest.Pytester, *args: str) -> Any:
     return pytester.runpytest_subprocess("-p", "no:randomly", "-p", "no:xdist", *args)
 
 
-def test_fixture_with_a_fake_timer_writes_one_valid_bundle_per_measured_test(
-    pytester: pytest.Pytester,
-) -> None:
+@pytest.fixture
+def faked(pytester: pytest.Pytester) -> pytest.Pytester:
+    """A project whose kernels' tests the fake timer measures."""
     pytester.makeconftest(CONFTEST_FAKE)
     pytester.makepyfile(test_kernels=TESTS)
-    out = pytester.path / "records"
-    result = _run_pytest(pytester, f"--kernelindex-out={out}")
+    return pytester
+
+
+def test_fixture_with_a_fake_timer_writes_one_valid_bundle_per_measured_test(
+    faked: pytest.Pytester,
+) -> None:
+    out = faked.path / "records"
+    result = _run_pytest(faked, f"--kernelindex-out={out}")
     result.assert_outcomes(passed=3, failed=1)
     result.stdout.fnmatch_lines(["*kernel_bench: failed: output differs from the reference*"])
     files = sorted(out.glob("*.json"))
@@ -235,13 +241,11 @@ def test_fixture_with_a_fake_timer_writes_one_valid_bundle_per_measured_test(
 
 
 def test_fixture_output_that_cannot_be_written_fails_the_test_in_one_line(
-    pytester: pytest.Pytester,
+    faked: pytest.Pytester,
 ) -> None:
-    pytester.makeconftest(CONFTEST_FAKE)
-    pytester.makepyfile(test_kernels=TESTS)
-    blocker = pytester.path / "records"
+    blocker = faked.path / "records"
     blocker.write_text("a file, not a folder\n")
-    result = _run_pytest(pytester, f"--kernelindex-out={blocker}", "-k", "test_measured")
+    result = _run_pytest(faked, f"--kernelindex-out={blocker}", "-k", "test_measured")
     result.assert_outcomes(failed=1, deselected=3)
     result.stdout.fnmatch_lines(["*kernel_bench: --kernelindex-out: *cannot write*"])
     assert "Traceback" not in result.stdout.str()

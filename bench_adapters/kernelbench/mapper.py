@@ -371,31 +371,18 @@ class KernelBenchMapper:
                 recordformat.TIMER_KEY: self.timer or "unknown",
                 recordformat.PRIMARY_STATISTIC_KEY: "mean",
             }
-            if self.timer:
-                provenance.add(
-                    (recordformat.MEASUREMENT_KEY, recordformat.TIMER_KEY),
-                    CALLER,
-                    f"--set timer={self.timer}",
-                )
-            else:
-                provenance.add(
-                    (recordformat.MEASUREMENT_KEY, recordformat.TIMER_KEY),
-                    UNKNOWN,
-                    "the files do not say; timer is unknown",
-                )
             if self.warmup is not None:
                 measurement[recordformat.WARMUP_ITERATIONS_KEY] = self.warmup
-                provenance.add(
-                    (recordformat.MEASUREMENT_KEY, recordformat.WARMUP_ITERATIONS_KEY),
-                    CALLER,
-                    f"--set warmup={self.warmup}",
-                )
-            else:
-                provenance.add(
-                    (recordformat.MEASUREMENT_KEY, recordformat.WARMUP_ITERATIONS_KEY),
-                    UNKNOWN,
-                    "the files do not say",
-                )
+            # Each setting the files never hold: the caller's, or unknown.
+            for key, declared, setting, unknown in (
+                (recordformat.TIMER_KEY, bool(self.timer), "timer", "; timer is unknown"),
+                (recordformat.WARMUP_ITERATIONS_KEY, self.warmup is not None, "warmup", ""),
+            ):
+                where = (recordformat.MEASUREMENT_KEY, key)
+                if declared:
+                    provenance.add(where, CALLER, f"--set {setting}={getattr(self, setting)}")
+                else:
+                    provenance.add(where, UNKNOWN, f"the files do not say{unknown}")
             timer = f"{self.timer} (declared by the importer's caller)" if self.timer else "unknown"
             warmup = (
                 f"{self.warmup} (declared by the importer's caller)"

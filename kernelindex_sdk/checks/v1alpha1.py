@@ -13,7 +13,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from datetime import date, datetime, timedelta, timezone
 from itertools import pairwise
 from time import time
@@ -193,13 +193,9 @@ def _figures_ranked(
     # Ties in rank and value are equal values, so the order the full rules break them
     # in cannot matter.
     ranked: list[tuple[int, Any]] = []
-    for field, summary_key, metric in _results:
-        result = spec.get(field)
-        if result is None:
-            continue
+    for _, _, metric, summary, primary in _results_given(spec, _results):
         result_metric = metric
-        summary = result[summary_key]
-        if result["primaryStatistic"] not in summary:
+        if primary not in summary:
             return None
         ranked += [(r, v) for s, v in summary.items() if (r := _rank_of(s)) is not None]
     seen: set[tuple[str, str]] = set()
@@ -217,6 +213,17 @@ def _figures_ranked(
         if (rank := _rank_of(statistic)) is not None:  # "p50" has none: never ranked
             ranked.append((rank, measurement["value"] * factor))
     return ranked
+
+
+def _results_given(
+    spec: Mapping[str, Any], results: tuple[tuple[str, str, str], ...]
+) -> Iterator[tuple[str, str, str, Mapping[str, Any], Any]]:
+    """``(field, summary key, metric, summary, primary statistic)`` of each result of
+    ``results`` the run has."""
+    for field, summary_key, metric in results:
+        result = spec.get(field)
+        if result is not None:
+            yield field, summary_key, metric, result[summary_key], result["primaryStatistic"]
 
 
 def _run_spec_problems(spec: Mapping[str, Any], at: str, now: datetime | None) -> list[Problem]:
@@ -245,13 +252,8 @@ def _run_spec_problems(spec: Mapping[str, Any], at: str, now: datetime | None) -
     # written only for a problem: most runs have none.
     ranked: list[_Figure] = []
     rank_of = _RANK.get
-    for field, summary_key, metric in RESULTS:
-        result = spec.get(field)
-        if result is None:
-            continue
+    for field, summary_key, metric, summary, primary in _results_given(spec, RESULTS):
         result_metric = metric
-        summary = result[summary_key]
-        primary = result["primaryStatistic"]
         result_primary = primary
         result_summary, result_at = summary, f"{at}/{field}/{summary_key}"
         if primary not in summary:

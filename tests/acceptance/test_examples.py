@@ -25,6 +25,7 @@ from .support import (
     SUMMARY,
     VALID,
     Invoke,
+    Run,
     count_items,
     example_files,
     lines_with_all,
@@ -161,15 +162,23 @@ def _check_lines(lines: list[str], name: str, expect: dict[str, Any]) -> None:
     )
 
 
+def _validated(
+    rule: str, invoke: Invoke, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, form: str = ""
+) -> tuple[Run, dict[str, Any], str]:
+    """``validate`` run on the example of ``rule`` in its folder, in format ``form`` (the
+    example's own if not given): the run, what is expected of it, the file's name."""
+    expect = _expectation(rule)
+    path = _input_for(rule, tmp_path)
+    monkeypatch.chdir(path.parent)
+    args = ("validate", *expect.get("args", ()), "--format", form or expect["format"], path.name)
+    return invoke(*args), expect, path.name
+
+
 @pytest.mark.parametrize("rule", _rules())
 def test_invalid_example(
     rule: str, invoke: Invoke, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    expect = _expectation(rule)
-    path = _input_for(rule, tmp_path)
-    monkeypatch.chdir(path.parent)
-    args = ["validate", *expect.get("args", ()), "--format", expect["format"], path.name]
-    run = invoke(*args)
+    run, expect, name = _validated(rule, invoke, tmp_path, monkeypatch)
     assert run.exit_code == expect["exit"], run.output
     if expect["format"] == "json":
         report = run.json()
@@ -178,7 +187,7 @@ def test_invalid_example(
     else:
         lines, summary = run.problem_lines, run.summary
     assert summary == expect["summary"]
-    _check_lines(lines, path.name, expect)
+    _check_lines(lines, name, expect)
 
 
 @pytest.mark.parametrize("rule", _rules())
@@ -186,16 +195,13 @@ def test_invalid_example_as_json(
     rule: str, invoke: Invoke, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The same example through ``--format json``: same problems, plus their codes."""
-    expect = _expectation(rule)
-    path = _input_for(rule, tmp_path)
-    monkeypatch.chdir(path.parent)
-    run = invoke("validate", *expect.get("args", ()), "--format", "json", path.name)
+    run, expect, name = _validated(rule, invoke, tmp_path, monkeypatch, "json")
     assert run.exit_code == expect["exit"]
     report = run.json()
     assert report["ok"] is False
     counts = summary_counts(expect["summary"])
     assert (report["valid"], report["invalid"], report["unreadable"], report["files"]) == counts
-    _check_lines([problem_line_of(p) for p in report["problems"]], path.name, expect)
+    _check_lines([problem_line_of(p) for p in report["problems"]], name, expect)
     codes = {p["code"] for p in report["problems"]}
     assert codes == {expect["code"]}, codes
 
