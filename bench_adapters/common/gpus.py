@@ -13,18 +13,13 @@ guessed form factor or architecture (the caller warns).
 from __future__ import annotations
 
 import functools
+from collections.abc import Callable
 from typing import Any, Protocol
 
 import attrs
 
-from bench_adapters.common.catalogdata import (
-    CatalogError,
-    expect_object,
-    expect_str,
-    load_data,
-    optional_str,
-    str_list,
-)
+from bench_adapters.common import catalogdata
+from bench_adapters.common.catalogdata import CatalogError
 
 _MODEL_ENDS = frozenset(" -_/(")
 _FORM_FACTOR_TRIM = " -_/"
@@ -85,27 +80,29 @@ class Hardware:
 @functools.cache
 def load_gpus() -> GpuCatalog:
     """The packaged GPU catalog (read once per process)."""
-    data = load_data("bench_adapters.common", "gpus.json")
+    data = catalogdata.load_data("bench_adapters.common", "gpus.json")
     vendors = []
     for index, entry in enumerate(data.get("vendors", [])):
         where = f"gpus.json/vendors/{index}"
-        entry = expect_object(entry, where)
+        entry = catalogdata.expect_object(entry, where)
         vendors.append(
             Vendor(
-                vendor=expect_str(entry.get("vendor"), f"{where}/vendor"),
-                names=str_list(entry.get("names", []), f"{where}/names"),
-                families=str_list(entry.get("families", []), f"{where}/families"),
+                vendor=catalogdata.expect_str(entry.get("vendor"), f"{where}/vendor"),
+                names=catalogdata.str_list(entry.get("names", []), f"{where}/names"),
+                families=catalogdata.str_list(entry.get("families", []), f"{where}/families"),
             )
         )
     models: list[tuple[str, Product]] = []
     for index, entry in enumerate(data.get("products", [])):
         where = f"gpus.json/products/{index}"
-        entry = expect_object(entry, where)
+        entry = catalogdata.expect_object(entry, where)
         product = Product(
-            vendor=expect_str(entry.get("vendor"), f"{where}/vendor"),
-            product=expect_str(entry.get("product"), f"{where}/product"),
-            models=str_list(entry.get("models"), f"{where}/models"),
-            architecture=optional_str(entry.get("architecture"), f"{where}/architecture"),
+            vendor=catalogdata.expect_str(entry.get("vendor"), f"{where}/vendor"),
+            product=catalogdata.expect_str(entry.get("product"), f"{where}/product"),
+            models=catalogdata.str_list(entry.get("models"), f"{where}/models"),
+            architecture=catalogdata.optional_str(
+                entry.get("architecture"), f"{where}/architecture"
+            ),
         )
         models.extend((model, product) for model in product.models)
     seen: dict[str, str] = {}
@@ -144,6 +141,26 @@ def resolve_gpu(name: str, catalog: GpuTables | None = None) -> Hardware:
         known=False,
         vendor_from=vendor_from,
     )
+
+
+def resolve_gpu_warning(
+    name: str,
+    warn: Callable[[str, tuple[str, ...]], None],
+    where: str = "",
+    lacks: str = "form factor",
+) -> Hardware:
+    """:func:`resolve_gpu` of ``name``, with a warning (``warn(message, key)``, once per
+    GPU) when the catalog does not know it: the record then holds the name as the
+    product, and not what the catalog would have added (``lacks``). ``where`` starts
+    the message (a file and a pointer, ``path: /pointer: ``)."""
+    resolved = resolve_gpu(name)
+    if not resolved.known:
+        warn(
+            f"{where}GPU {name!r} is not in the GPU catalog: its environment records the name"
+            f" as the product, with no {lacks}",
+            ("gpu", name),
+        )
+    return resolved
 
 
 def _vendor_of(name: str, tables: GpuTables) -> tuple[str | None, str, str | None]:

@@ -94,6 +94,23 @@ class ImportCounts:
         """No entry was refused."""
         return not self.problems
 
+    def record_facts(self) -> list[tuple[str, object]]:
+        """The referenced records written, by kind: lines of every summary."""
+        return [
+            ("protocols", self.protocols),
+            ("workloads", self.workloads),
+            ("environments", self.environments),
+            ("implementations", self.implementations),
+        ]
+
+    def file_facts(self) -> list[tuple[str, object]]:
+        """What became of the output: the summaries' last lines."""
+        return [
+            ("records kept", self.records_kept),
+            ("files written", self.files_written),
+            ("files unchanged", self.files_unchanged),
+        ]
+
     @staticmethod
     def aligned(facts: Sequence[tuple[str, object]]) -> list[str]:
         """``label  value`` lines, the values in one column."""
@@ -123,16 +140,11 @@ class Summary(ImportCounts):
                 (f"{self.noun} read", self.read),
                 ("runs written", 0 if self.stopped else self.runs),
                 *((f"  {status}", count) for status, count in sorted(self.statuses.items())),
-                ("protocols", self.protocols),
-                ("workloads", self.workloads),
-                ("environments", self.environments),
-                ("implementations", self.implementations),
+                *self.record_facts(),
                 (f"{self.noun} refused", self.refused),
                 (f"duplicate {self.noun}", self.duplicates),
                 *((f"flagged {flag}", count) for flag, count in sorted(self.flags.items())),
-                ("records kept", self.records_kept),
-                ("files written", self.files_written),
-                ("files unchanged", self.files_unchanged),
+                *self.file_facts(),
             ]
         )
 

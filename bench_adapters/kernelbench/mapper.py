@@ -26,7 +26,7 @@ from typing import Any
 import attrs
 
 from bench_adapters.common import fields
-from bench_adapters.common.gpus import resolve_gpu
+from bench_adapters.common.gpus import resolve_gpu_warning
 from bench_adapters.common.importing import Collector, Entry, EntryError, UnreadableSource
 from bench_adapters.common.names import gpu_slug, record_name, slug
 from bench_adapters.common.provenance import (
@@ -428,13 +428,8 @@ class KernelBenchMapper:
             )
             name, title = "kernelbench-unknown-gpu", "KernelBench host · unknown GPU"
         else:
-            resolved = resolve_gpu(gpu)
-            if not resolved.known:
-                self.collector.warn(
-                    f"GPU {gpu!r} is not in the GPU catalog: its environment records the name "
-                    "as the product, with no form factor or architecture",
-                    ("gpu", gpu),
-                )
+            warn = self.collector.warn
+            resolved = resolve_gpu_warning(gpu, warn, lacks="form factor or architecture")
             detail = "--set gpu=" + gpu if origin == CALLER else "the entry's hardware"
             hardware = dict(resolved.spec)
             hardware[recordformat.DEVICE_NAME_KEY] = gpu

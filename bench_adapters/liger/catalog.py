@@ -17,16 +17,8 @@ from typing import Any
 
 import attrs
 
-from bench_adapters.common.catalogdata import (
-    DATA_DIR,
-    CatalogError,
-    expect_object,
-    expect_str,
-    load_data,
-    optional_str,
-    str_list,
-    str_map,
-)
+from bench_adapters.common import catalogdata
+from bench_adapters.common.catalogdata import DATA_DIR, CatalogError
 from bench_adapters.common.gpus import Product, Vendor, load_gpus
 
 __all__ = [
@@ -125,14 +117,14 @@ class Catalog:
 
 
 def _load(name: str) -> dict[str, Any]:
-    return load_data(DATA_PACKAGE, name)
+    return catalogdata.load_data(DATA_PACKAGE, name)
 
 
-_str = expect_str
-_opt_str = optional_str
-_obj = expect_object
-_str_map = str_map
-_str_list = str_list
+_str = catalogdata.expect_str
+_opt_str = catalogdata.optional_str
+_obj = catalogdata.expect_object
+_str_map = catalogdata.str_map
+_str_list = catalogdata.str_list
 
 
 def _kernels() -> dict[str, KernelInfo]:

@@ -60,16 +60,11 @@ class ImportSummary(ImportCounts):
             [
                 ("rows read", self.rows_read),
                 ("runs written", 0 if self.stopped else self.runs),
-                ("protocols", self.protocols),
-                ("workloads", self.workloads),
-                ("environments", self.environments),
-                ("implementations", self.implementations),
+                *self.record_facts(),
                 ("rows refused", self.rows_refused),
                 ("duplicate rows", self.duplicate_rows),
                 ("collapsed quantiles", self.collapsed_quantiles),
-                ("records kept", self.records_kept),
-                ("files written", self.files_written),
-                ("files unchanged", self.files_unchanged),
+                *self.file_facts(),
             ]
         )
 

@@ -28,8 +28,8 @@ from typing import Any
 
 import attrs
 
-from bench_adapters.common import fields, numbers
-from bench_adapters.common.gpus import resolve_gpu
+from bench_adapters.common import fields, numbers, records
+from bench_adapters.common.gpus import resolve_gpu_warning
 from bench_adapters.common.importing import Collector, Entry, EntryError
 from bench_adapters.common.names import gpu_slug, record_name, slug, snake_slug, value_slug
 from bench_adapters.common.provenance import (
@@ -40,14 +40,6 @@ from bench_adapters.common.provenance import (
     Declarations,
     ProvenanceMap,
     software_spec,
-)
-from bench_adapters.common.records import (
-    OBSERVED_AT_UNKNOWN,
-    UNKNOWN_OBSERVED_AT,
-    environment_record,
-    protocol_record,
-    run_envelope,
-    workload_record,
 )
 from bench_adapters.nvbench.mapping import Method, NvbenchMapping
 from bench_adapters.nvbench.reader import NvbenchFile, argv_text, flags_in
@@ -136,13 +128,7 @@ class NvbenchMapper:
             raise EntryError(
                 f"sm_version {sm_version} is not an SM version", f"{pointer}/sm_version"
             )
-        resolved = resolve_gpu(name)
-        if not resolved.known:
-            self.collector.warn(
-                f"{nv.path}: {pointer}/name: GPU {name!r} is not in the GPU catalog: its "
-                "environment records the name as the product, with no form factor",
-                ("gpu", name),
-            )
+        resolved = resolve_gpu_warning(name, self.collector.warn, f"{nv.path}: {pointer}/name: ")
         provenance = ProvenanceMap()
         hardware: dict[str, Any] = {
             recordformat.VENDOR_KEY: mapping.vendor,
@@ -199,7 +185,7 @@ class NvbenchMapper:
             recorded, self.declarations.software, mapping.expected_software, provenance
         )
         slug = gpu_slug(name)
-        record = environment_record(
+        record = records.environment_record(
             m.Metadata(name=record_name(f"nvbench-{slug}"), title=f"nvbench host · {name}"),
             hardware,
             software,
@@ -242,9 +228,9 @@ class NvbenchMapper:
 
         state_name = state.get("name") if isinstance(state.get("name"), str) else None
         shown_axes = _DEVICE_TOKEN.sub("", state_name or "").strip() or workload_slug
-        flags: list[str] = [] if self.observed_at else [OBSERVED_AT_UNKNOWN]
+        flags: list[str] = [] if self.observed_at else [records.OBSERVED_AT_UNKNOWN]
         spec: dict[str, Any] = {
-            recordformat.OBSERVED_AT_KEY: self.observed_at or UNKNOWN_OBSERVED_AT
+            recordformat.OBSERVED_AT_KEY: self.observed_at or records.UNKNOWN_OBSERVED_AT
         }
         if skipped:
             reason = state.get("skip_reason")
@@ -292,7 +278,7 @@ class NvbenchMapper:
             labels["nvbench/argv"] = argv_text(nv.argv)[:_LABEL_LIMIT]
         if state_name:
             labels["nvbench/state"] = state_name[:_LABEL_LIMIT]
-        run = run_envelope(
+        run = records.run_envelope(
             spec,
             name=record_name(f"nvbench-{snake_slug(bench)}-{workload_slug}-{device.slug}"),
             title=f"{bench} · {shown_axes} · {device.name}"[:_TEXT_LIMIT],
@@ -449,7 +435,7 @@ class NvbenchMapper:
                     "the state's settings and argv flags",
                 )
             shown = ", ".join(f"{k}={v}" for k, v in settings.items())
-            record = protocol_record(
+            record = records.protocol_record(
                 m.Metadata(
                     name=record_name(f"nvbench-{method.name}"),
                     title=(f"{method.title} · {shown}" if shown else method.title)[:_TEXT_LIMIT],
@@ -472,7 +458,7 @@ class NvbenchMapper:
             kernel = snake_slug(bench)
             shape = "-".join(_slug_part(name, value) for name, value in parameters.items())
             slug = f"{shape}-{dtype}" if shape else dtype
-            record = workload_record(
+            record = records.workload_record(
                 record_name(f"nvbench-{kernel}-{slug}"),
                 f"{bench} · {slug}"[:_TEXT_LIMIT],
                 m.WorkloadSpec(

@@ -218,6 +218,12 @@ class Norm:
     #: A ``$ref`` below it leads back to it (a :class:`Recur` stands for it there).
     recursive: bool = False
 
+    def _set(self, **fields: Any) -> None:
+        """Set fields of this frozen node: a recursion's and a pending union's are made
+        by their own ``__init__``, not the dataclass's."""
+        for name, value in fields.items():
+            object.__setattr__(self, name, value)
+
     @cached_property
     def key(self) -> str:
         """One text per normal form, what equality compares: :func:`to_schema` but for
@@ -238,12 +244,7 @@ class Recur(Norm):
     """
 
     def __init__(self, where: Where, name: str, holder: list[Norm], ref: str) -> None:
-        object.__setattr__(self, "where", where)
-        object.__setattr__(self, "root", None)
-        object.__setattr__(self, "recursive", False)
-        object.__setattr__(self, "name", name)
-        object.__setattr__(self, "_holder", holder)
-        object.__setattr__(self, "_ref", ref)
+        self._set(where=where, root=None, recursive=False, name=name, _holder=holder, _ref=ref)
 
     name: str
     _holder: list[Norm]
@@ -273,12 +274,8 @@ class _Union(Norm):
     ``anyOf`` of its members, each :class:`Recur` a ``$ref``."""
 
     def __init__(self, where: Where, members: tuple[Norm, ...]) -> None:
-        object.__setattr__(self, "where", where)
-        object.__setattr__(self, "root", None)
-        object.__setattr__(self, "recursive", True)
-        object.__setattr__(self, "members", members)
-        object.__setattr__(self, "_branches", None)
-        object.__setattr__(self, "_busy", False)
+        self._set(where=where, root=None, recursive=True, members=members)
+        self._set(_branches=None, _busy=False)
 
     members: tuple[Norm, ...]
     _branches: tuple[Branch, ...] | None

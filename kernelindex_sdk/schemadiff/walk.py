@@ -232,6 +232,19 @@ class Walk:
         """The first of ``values`` that ``b`` refuses (a leaf's candidates)."""
         return (v for v in itertools.islice(values, _LOOK) if not self.checks.accepts(b, v))
 
+    def _beyond(self, narrow: Norm, wide: Norm) -> Values:
+        """Members ``wide`` allows and ``narrow`` refuses: values built for ``wide``,
+        then any value it accepts."""
+        return Values(
+            lambda: self._refused(
+                narrow,
+                itertools.chain(
+                    self.builder.build(wide),
+                    (v for v in ANY_VALUES if self.checks.accepts(wide, v)),
+                ),
+            )
+        )
+
     # ------------------------------------------------------------------ nodes
 
     def node(
@@ -847,15 +860,7 @@ class Walk:
             x.place("additionalProperties"),
             y.place("additionalProperties"),
             here,
-            Values(
-                lambda: self._refused(
-                    others_y,
-                    itertools.chain(
-                        self.builder.build(wide),
-                        (v for v in ANY_VALUES if self.checks.accepts(wide, v)),
-                    ),
-                )
-            ),
+            self._beyond(others_y, wide),
             f"{self.b_name} {narrowed} members beyond those it declares; {self.a_name} allows them",
         )
 
@@ -1020,15 +1025,7 @@ class Walk:
             accepting,
             rejecting,
             here,
-            Values(
-                lambda: self._refused(
-                    other,
-                    itertools.chain(
-                        self.builder.build(wide),
-                        (v for v in ANY_VALUES if self.checks.accepts(wide, v)),
-                    ),
-                )
-            ),
+            self._beyond(other, wide),
             f"{self.b_name} {narrowed} members matching {which} (as {name!r});"
             f" {self.a_name} allows them",
         )
