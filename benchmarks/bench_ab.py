@@ -37,6 +37,7 @@ from __future__ import annotations
 
 import argparse
 import compileall
+import contextlib
 import os
 import resource
 import statistics
@@ -44,6 +45,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -74,32 +76,53 @@ def _validate(checkout: Path, *args: str) -> tuple[list[str], dict[str, str]]:
     return command, {**os.environ, "PYTHONPATH": str(checkout)}
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+def ab_parser(description: str, count: int, repeats: int) -> argparse.ArgumentParser:
+    """The options of every A/B timing: the checkouts (``--rev``, ``--tree``), the corpus
+    (the first ``--count`` lines of ``--lines``) and ``--repeats``."""
+    parser = argparse.ArgumentParser(description=description)
     parser.add_argument("--rev", action="append", default=[], help="a git revision to time")
     parser.add_argument("--tree", action="append", default=[], help="LABEL=PATH of a checkout")
     parser.add_argument("--lines", type=Path, default=CORPUS_LINES)
-    parser.add_argument("--count", type=int, default=30_000)
-    parser.add_argument("--repeats", type=int, default=9)
-    parser.add_argument("--files", type=Path, help="also time validate of this folder")
+    parser.add_argument("--count", type=int, default=count)
+    parser.add_argument("--repeats", type=int, default=repeats)
+    return parser
+
+
+def ab_arguments(parser: argparse.ArgumentParser, argv: list[str] | None) -> argparse.Namespace:
+    """The options :func:`ab_parser` made, read and checked."""
     args = parser.parse_args(argv)
     if not args.rev and not args.tree:
         parser.error("give at least one --rev or --tree")
     if not args.lines.is_file():
         parser.error(f"{args.lines} is missing: run benchmarks/make_corpus.py first")
-    if args.files is not None and not sorted(args.files.glob("*.json")):
-        parser.error(f"--files {args.files}: no *.json files there")
-    with tempfile.TemporaryDirectory(prefix="bench-ab-") as folder:
+    return args
+
+
+@contextlib.contextmanager
+def ab_checkouts(args: argparse.Namespace, prefix: str) -> Iterator[tuple[dict[str, Path], Path]]:
+    """The checkouts to time (a git worktree per ``--rev``, removed after) and a scratch
+    folder, for the time of the ``with``."""
+    with tempfile.TemporaryDirectory(prefix=prefix) as folder:
         scratch = Path(folder)
         checkouts = _checkouts(args.rev, args.tree, scratch)
         try:
-            return _measure(checkouts, args, scratch)
+            yield checkouts, scratch
         finally:
             for rev in args.rev:
                 subprocess.run(
                     ["git", "-C", str(ROOT), "worktree", "remove", "--force", str(checkouts[rev])],
                     check=False,
                 )
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = ab_parser(__doc__.split("\n\n")[0], count=30_000, repeats=9)
+    parser.add_argument("--files", type=Path, help="also time validate of this folder")
+    args = ab_arguments(parser, argv)
+    if args.files is not None and not sorted(args.files.glob("*.json")):
+        parser.error(f"--files {args.files}: no *.json files there")
+    with ab_checkouts(args, "bench-ab-") as (checkouts, scratch):
+        return _measure(checkouts, args, scratch)
 
 
 def _measure(checkouts: dict[str, Path], args: argparse.Namespace, scratch: Path) -> int:

@@ -39,14 +39,13 @@ import shlex
 import statistics
 import subprocess
 import sys
-import tempfile
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import orjson
-from bench_ab import CORPUS_LINES, HERE, ROOT, _all_accept, _checkouts, _validate
+from bench_ab import HERE, _all_accept, _validate, ab_arguments, ab_checkouts, ab_parser
 
 
 def _orjson(records: list[Any]) -> Iterator[bytes]:
@@ -91,21 +90,12 @@ def _have_pandas() -> bool:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--rev", action="append", default=[], help="a git revision to time")
-    parser.add_argument("--tree", action="append", default=[], help="LABEL=PATH of a checkout")
-    parser.add_argument("--lines", type=Path, default=CORPUS_LINES)
-    parser.add_argument("--count", type=int, default=300_000)
-    parser.add_argument("--repeats", type=int, default=5)
+    parser = ab_parser(__doc__.split("\n\n")[0], count=300_000, repeats=5)
     parser.add_argument("--writers", help="names separated by ; (default: all)")
-    args = parser.parse_args(argv)
+    args = ab_arguments(parser, argv)
     args.command_line = shlex.join(
         ["python", "benchmarks/bench_writers.py", *(sys.argv[1:] if argv is None else argv)]
     )
-    if not args.rev and not args.tree:
-        parser.error("give at least one --rev or --tree")
-    if not args.lines.is_file():
-        parser.error(f"{args.lines} is missing: run benchmarks/make_corpus.py first")
     names = list(WRITERS) if args.writers is None else args.writers.split(";")
     if args.writers is None and not _have_pandas():
         print("pandas is not installed: its row is left out (pip install pandas)\n")
@@ -113,17 +103,8 @@ def main(argv: list[str] | None = None) -> int:
     unknown = [n for n in names if n not in WRITERS]
     if unknown:
         parser.error(f"unknown writers {unknown}; known: {list(WRITERS)}")
-    with tempfile.TemporaryDirectory(prefix="bench-writers-") as folder:
-        scratch = Path(folder)
-        checkouts = _checkouts(args.rev, args.tree, scratch)
-        try:
-            return _measure(checkouts, names, args, scratch)
-        finally:
-            for rev in args.rev:
-                subprocess.run(
-                    ["git", "-C", str(ROOT), "worktree", "remove", "--force", str(checkouts[rev])],
-                    check=False,
-                )
+    with ab_checkouts(args, "bench-writers-") as (checkouts, scratch):
+        return _measure(checkouts, names, args, scratch)
 
 
 def _commit(checkout: Path) -> str:
