@@ -37,6 +37,7 @@ from __future__ import annotations
 
 import itertools
 import re
+from collections.abc import Iterable
 from typing import Any
 
 from kernelindex_sdk.base.pointers import unescape_token
@@ -104,10 +105,22 @@ class Verifier:
         checks.left, self.exhausted, self.external, self.unjudged = CHECKS, False, None, None
         checks.unjudged = None
         try:
-            found = self._search(root, path, leaf, accepting, rejecting)
-            if found is None and self.unjudged is None and checks.unjudged is not None:
+            claimed = instance_pointer(path)
+            candidates = self.builder.build(root, path, leaf)
+            for record in itertools.islice(candidates, CANDIDATES):
+                try:
+                    if self._bears_out(record, root, path, claimed, accepting, rejecting):
+                        return record
+                except UnresolvableReference as error:
+                    self.external = error.ref  # judged by what is not given: no witness
+                except UNJUDGED as error:
+                    # Not judged, and the next candidate likely would not be either (a
+                    # search that runs out of time costs a step's time each): no witness.
+                    self.unjudged = _why(error)
+                    return None
+            if checks.unjudged is not None:
                 self.unjudged = _why(checks.unjudged)  # a value to build it from
-            return found
+            return None
         except SearchExhausted:
             self.exhausted = True
             return None
@@ -116,29 +129,6 @@ class Verifier:
             return None
         finally:
             checks.left = None
-
-    def _search(
-        self,
-        root: Norm,
-        path: tuple[Step, ...],
-        leaf: Leaf | None,
-        accepting: tuple[str, SchemaEntry],
-        rejecting: tuple[str, SchemaEntry] | None,
-    ) -> Any | None:
-        claimed = instance_pointer(path)
-        candidates = self.builder.build(root, path, leaf)
-        for record in itertools.islice(candidates, CANDIDATES):
-            try:
-                if self._bears_out(record, root, path, claimed, accepting, rejecting):
-                    return record
-            except UnresolvableReference as error:
-                self.external = error.ref  # judged by what is not given: no witness
-            except UNJUDGED as error:
-                # Not judged, and the next candidate likely would not be either (a
-                # search that runs out of time costs a step's time each): no witness.
-                self.unjudged = _why(error)
-                return None
-        return None
 
     def _bears_out(
         self,
@@ -163,29 +153,29 @@ class Verifier:
         if any(located(p, claimed) for p in problems):
             return True
         return any(_above(p, claimed) for p in problems) and self._blamed(
-            record, root, path, claimed, (other, refusing)
+            record, claimed, (other, refusing), self.builder.build(root, path)
         )
 
     def _blamed(
         self,
         record: Any,
-        root: Norm,
-        path: tuple[Step, ...],
         claimed: str,
         rejecting: tuple[str, SchemaEntry],
+        candidates: Iterable[Any],
     ) -> bool:
         """Whether the rejecting side refuses ``record`` for what is at ``claimed``, when
         its engine reports the problem higher up (a ``oneOf``/``anyOf`` above the place
         reports there, not inside its branches): the same record with only that place
         changed — the member left out, or another value the accepting side allows
-        there put in — is one the rejecting side accepts. Two records that differ at
-        one place only, one refused and one not: the place is what is refused."""
+        there put in (taken from ``candidates``, records the accepting side's schema
+        builds) — is one the rejecting side accepts. Two records that differ at one
+        place only, one refused and one not: the place is what is refused."""
         other, refusing = rejecting
         tokens = [unescape_token(t) for t in claimed.split("/")[1:]]
         if not tokens:
             return False
         variants = [_without(record, tokens)]
-        for candidate in itertools.islice(self.builder.build(root, path), _VARIANTS):
+        for candidate in itertools.islice(candidates, _VARIANTS):
             found, value = _at(candidate, tokens)
             if found:
                 variants.append(_with(record, tokens, value))
