@@ -23,6 +23,10 @@ And no module of the SDK or of the adapters takes another module's ``_private`` 
 (``from x import _name``, or ``x._name`` on a module it imported): a private name is
 its module's own, and a private module (``_name.py``) its package folder's own. Only the
 modules of one folder share internals, through that folder's private modules.
+
+Nor does any module of the SDK need another that needs it: no import circles, every
+import counted as above, but for ``from package import module``, which names the
+module and only passes through the package's ``__init__``.
 """
 
 from __future__ import annotations
