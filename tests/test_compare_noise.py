@@ -14,7 +14,7 @@ import pytest
 from beforeafter_records import RunSpec, records_for, write_jsonl
 
 from kernelindex_sdk.cli.compare_cmd import CompareOptions, run_compare
-from kernelindex_sdk.compare.report import LEGEND
+from kernelindex_sdk.cli.report.comparison import LEGEND
 
 
 @pytest.fixture

@@ -91,9 +91,10 @@ def run_before_after(options: CompareOptions, out: TextIO, err: TextIO) -> int:
     """Load both sides, pair, judge, report; return the exit status. Never raises for
     bad input."""
     from kernelindex_sdk.base.escaping import one_line
-    from kernelindex_sdk.cli.beforeafter_reporters import GithubReporter, JunitReporter
     from kernelindex_sdk.cli.filter_options import select_runs
-    from kernelindex_sdk.compare import beforeafter, beforeafter_report, records, runs
+    from kernelindex_sdk.cli.report import REPORTERS
+    from kernelindex_sdk.cli.report.beforeafter import summary_line
+    from kernelindex_sdk.compare import beforeafter, records, runs
 
     def say(message: str) -> None:
         err.write(one_line(f"kernelindex compare: {message}") + "\n")
@@ -151,20 +152,16 @@ def run_before_after(options: CompareOptions, out: TextIO, err: TextIO) -> int:
         # The same summary as plain --summary, over the pairs; the gate still decides
         # the exit status, and its line goes to stderr (stdout is the table).
         from kernelindex_sdk.compare.summary import summarize_pairs
-        from kernelindex_sdk.compare.summary_report import SUMMARY_REPORTERS
 
         summaries = summarize_pairs(result, thresholds)
-        SUMMARY_REPORTERS[options.format](out, thresholds, against=True).write(summaries)
-        say(beforeafter_report.summary_line(result, outcome))
+        REPORTERS["compare --summary", options.format](out, thresholds, against=True).write(
+            summaries
+        )
+        say(summary_line(result, outcome))
         return outcome.status
-    if options.format == "github":
-        GithubReporter(out, fail_on).write(result, outcome)
-    elif options.format == "junit":
-        JunitReporter(out, fail_on).write(result, outcome)
-    else:
-        beforeafter_report.REPORTERS[options.format](out).write(result, outcome)
+    REPORTERS["compare --against", options.format](out, fail_on).write(result, outcome)
     if options.format not in ("text", "github"):
-        say(beforeafter_report.summary_line(result, outcome))
+        say(summary_line(result, outcome))
     return outcome.status
 
 
@@ -174,7 +171,7 @@ def _load(
     """One side's records, validated, its runs resolved as they are read (against the
     records read so far); problems on ``err`` as validate words them."""
     from kernelindex_sdk.base.progress import Progress
-    from kernelindex_sdk.cli.reporters import format_problem
+    from kernelindex_sdk.cli.report.validate import format_problem
     from kernelindex_sdk.compare import records, runs
     from kernelindex_sdk.reading.sources import FileSource, StdinSource, expand
 

@@ -91,10 +91,12 @@ def run_compare(
     from kernelindex_sdk.base.escaping import one_line
     from kernelindex_sdk.base.progress import Progress
     from kernelindex_sdk.cli.filter_options import select_runs, unknown_metric
-    from kernelindex_sdk.cli.reporters import format_problem
-    from kernelindex_sdk.compare import filters, grouping, records, report, runs, summary, sweeps
+    from kernelindex_sdk.cli.report import REPORTERS
+    from kernelindex_sdk.cli.report.comparison import ReportOptions, write_explanation
+    from kernelindex_sdk.cli.report.validate import format_problem
+    from kernelindex_sdk.compare import filters, grouping, records, runs, summary, sweeps
+    from kernelindex_sdk.compare.explain import explain
     from kernelindex_sdk.compare.plot import PlotError, PlotUnavailable, check_path
-    from kernelindex_sdk.compare.summary_report import SUMMARY_REPORTERS
     from kernelindex_sdk.errors import Problem
     from kernelindex_sdk.reading.sources import FileSource, StdinSource, expand
 
@@ -195,17 +197,17 @@ def run_compare(
         say(f"note: no selected run is by provider {options.baseline!r}; ratios are n/a")
 
     if options.explain or len(selected) == 2:
-        explanation = report.explain(comparison, loaded.index.lookup)
+        explanation = explain(comparison, loaded.index.lookup)
         if not explanation.comparable:
-            report.write_explanation(explanation, out, options.format)
+            write_explanation(explanation, out, options.format)
             return max(status, 1)
 
     if options.summary:
         summaries = summary.summarize(comparison, thresholds)
-        SUMMARY_REPORTERS[options.format](out, thresholds).write(summaries)
+        REPORTERS["compare --summary", options.format](out, thresholds).write(summaries)
     else:
-        shown = report.ReportOptions(show_all=options.show_all, by_shape=options.by_shape)
-        reporter = report.REPORTERS[options.format](out, shown)
+        shown = ReportOptions(show_all=options.show_all, by_shape=options.by_shape)
+        reporter = REPORTERS["compare", options.format](out, shown)
         reporter.write(comparison)
 
     if options.plot is not None:

@@ -19,8 +19,9 @@ import attrs
 import click
 
 from kernelindex_sdk.cli.filter_options import filter_options, format_option
+from kernelindex_sdk.cli.report import REPORTERS, formats
 
-FORMATS: Final = ("text", "json")
+FORMATS: Final = formats("ls")
 
 
 @attrs.frozen
@@ -40,9 +41,8 @@ def run_ls(options: LsOptions, *, out: TextIO | None = None, err: TextIO | None 
     """Load, validate, count and report; return the exit status. Never raises for bad input."""
     from kernelindex_sdk.base.escaping import one_line
     from kernelindex_sdk.cli.filter_options import select_runs, unknown_metric
-    from kernelindex_sdk.cli.reporters import format_problem
+    from kernelindex_sdk.cli.report.validate import format_problem
     from kernelindex_sdk.compare import filters, inventory, records, runs
-    from kernelindex_sdk.compare.inventory_report import INVENTORY_REPORTERS
     from kernelindex_sdk.errors import Problem
     from kernelindex_sdk.reading.sources import FileSource, StdinSource, StoreSource, expand
 
@@ -92,7 +92,7 @@ def run_ls(options: LsOptions, *, out: TextIO | None = None, err: TextIO | None 
         return max(status, 1)
 
     counted = inventory.take_inventory(loaded.index, selected)
-    INVENTORY_REPORTERS[options.format](out).write(counted)
+    REPORTERS["ls", options.format](out).write(counted)
     return status
 
 

@@ -9,7 +9,7 @@ together; a notebook can too)::
     runs, _ = compare.resolve_runs(loaded.index)          # references looked up
     chosen = compare.select(runs, kernels=["geglu"])      # filters
     result = compare.group_runs(chosen)                   # groups, newest, ratios
-    compare.REPORTERS["markdown"](sys.stdout, compare.ReportOptions()).write(result)
+    REPORTERS["compare", "markdown"](sys.stdout).write(result)  # kernelindex_sdk.cli.report
     summaries = compare.summarize(result, [1.0, 1.5])     # per GPU, metric, implementation
     panels, _ = compare.panels(result)                    # sweeps found
     compare.plot.render(panels, "geglu.png")              # needs matplotlib
@@ -26,13 +26,15 @@ newest-run choice and ratios in :mod:`~kernelindex_sdk.compare.grouping`; summar
 (geometric-mean speed-up, ``fast_p``) in :mod:`~kernelindex_sdk.compare.summary`; the sweep
 rule for plots in :mod:`~kernelindex_sdk.compare.sweeps`; the speed-up-per-problem view
 of a suite in :mod:`~kernelindex_sdk.compare.speedups`. matplotlib is imported only
-by :mod:`~kernelindex_sdk.compare.plot`, and only when it draws.
+by :mod:`~kernelindex_sdk.compare.plot`, and only when it draws. The answers are data;
+writing them as text, Markdown, JSON or CSV is the output formats' job
+(:mod:`kernelindex_sdk.cli.report`), as each command writes them.
 """
 
 from __future__ import annotations
 
 from kernelindex_sdk.compare.beforeafter import BeforeAfter, Pair, before_after, gate
-from kernelindex_sdk.compare.explain import Difference, differences
+from kernelindex_sdk.compare.explain import Difference, Explanation, differences, explain
 from kernelindex_sdk.compare.grouping import (
     REFERENCE_PROVIDERS,
     Comparison,
@@ -44,7 +46,6 @@ from kernelindex_sdk.compare.grouping import (
 from kernelindex_sdk.compare.inventory import Inventory, take_inventory
 from kernelindex_sdk.compare.noise import Noise, noise_of
 from kernelindex_sdk.compare.records import LoadResult, RecordIndex, load_records
-from kernelindex_sdk.compare.report import REPORTERS, ReportOptions, explain
 from kernelindex_sdk.compare.runs import (
     ComparabilityKey,
     ResolvedRun,
@@ -57,11 +58,11 @@ from kernelindex_sdk.compare.sweeps import Panel, find_sweeps, panels
 
 __all__ = [
     "REFERENCE_PROVIDERS",
-    "REPORTERS",
     "BeforeAfter",
     "ComparabilityKey",
     "Comparison",
     "Difference",
+    "Explanation",
     "Group",
     "Inventory",
     "LoadResult",
@@ -69,7 +70,6 @@ __all__ = [
     "Pair",
     "Panel",
     "RecordIndex",
-    "ReportOptions",
     "ResolvedRun",
     "Row",
     "SpeedupPanel",
