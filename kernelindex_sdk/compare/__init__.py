@@ -5,9 +5,8 @@ together; a notebook can too)::
 
     from kernelindex_sdk import compare
 
-    loaded = compare.load_records(["imported/"])          # validated, indexed by digest
-    runs, _ = compare.resolve_runs(loaded.index)          # references looked up
-    chosen = compare.select(runs, kernels=["geglu"])      # filters
+    loaded = compare.load(["imported/"])                  # validated, runs resolved
+    chosen = compare.select(loaded.candidate.runs, kernels=["geglu"])  # filters
     result = compare.group_runs(chosen)                   # groups, newest, ratios
     REPORTERS["compare", "markdown"](sys.stdout).write(result)  # kernelindex_sdk.cli.report
     summaries = compare.summarize(result, [1.0, 1.5])     # per GPU, metric, implementation
@@ -15,6 +14,9 @@ together; a notebook can too)::
     compare.plot.render(panels, "geglu.png")              # needs matplotlib
     speedups = compare.speedup_panels(result)             # per problem, sorted (a suite)
     compare.plot.render_speedups(speedups, "suite.png")
+
+:func:`load` reads a set of runs, or with a reference set both (each walked once);
+:func:`load_records` and :func:`resolve_runs` are its two steps for one set.
 
 Before/after (``kernelindex compare --against``): :func:`before_after` pairs a
 candidate set with a reference set and judges each pair from the noise each run
@@ -44,6 +46,7 @@ from kernelindex_sdk.compare.grouping import (
     select,
 )
 from kernelindex_sdk.compare.inventory import Inventory, take_inventory
+from kernelindex_sdk.compare.loading import Loaded, Side, load
 from kernelindex_sdk.compare.noise import Noise, noise_of
 from kernelindex_sdk.compare.records import LoadResult, RecordIndex, load_records
 from kernelindex_sdk.compare.runs import (
@@ -66,12 +69,14 @@ __all__ = [
     "Group",
     "Inventory",
     "LoadResult",
+    "Loaded",
     "Noise",
     "Pair",
     "Panel",
     "RecordIndex",
     "ResolvedRun",
     "Row",
+    "Side",
     "SpeedupPanel",
     "Summary",
     "before_after",
@@ -81,6 +86,7 @@ __all__ = [
     "gate",
     "group_runs",
     "hardware_identity",
+    "load",
     "load_records",
     "noise_of",
     "panels",
