@@ -133,8 +133,7 @@ def _selected(side: Side, options: CompareOptions, say: Say) -> list[ResolvedRun
     """The runs the filters select; else the exit status, said why: 2 for a
     ``--kernel``, ``--gpu`` or ``--baseline`` naming nothing present (a typo), 1 for
     no run selected."""
-    from kernelindex_sdk.cli.filter_options import select_runs
-    from kernelindex_sdk.compare.filters import unmatched
+    from kernelindex_sdk.cli.filter_options import select_runs, typos
 
     resolved, resolver = side.runs, side.resolver
     if resolver.missing:
@@ -143,16 +142,10 @@ def _selected(side: Side, options: CompareOptions, say: Say) -> list[ResolvedRun
             f"note: runs reference records not given ({listed});"
             " those runs are grouped and labelled by digest"
         )
-    typos = unmatched(
-        resolved,
-        kernels=options.kernels,
-        gpus=options.gpus,
-        baselines=[options.baseline] if options.baseline else [],
-        gpu_names=resolver.gpu_names(),
-    )
-    if resolved and typos:
-        for typo in typos:
-            say(str(typo))
+    baselines = [options.baseline] if options.baseline else []
+    for typo in (wrong := typos(resolved, options, resolver.gpu_names(), baselines)):
+        say(typo)
+    if wrong:
         return 2
     selected = select_runs(resolved, options, resolver.gpu_names())
     if not selected:

@@ -196,18 +196,12 @@ def load_records(
     if session is None:
         session = default_session()
     paths = [os.fspath(path) if isinstance(path, os.PathLike) else path for path in paths]
-    parts: list[_Part] = []
-    group: list[str] = []
-    for path in paths:
-        if session.strict_refs or not isinstance(path, str) or not names_store(path):
-            group.append(path)
-            continue
-        if group:
-            parts.append(group)
-            group = []
-        parts.append(_Store(path))
-    if group or not paths:
-        parts.append(group)
+    strict = session.strict_refs
+    named = [
+        _Store(path) if not strict and isinstance(path, str) and names_store(path) else path
+        for path in paths
+    ]
+    parts = _parts(named) if paths else [[]]
     return _load(parts, session, on_problem, _tick_per_file(tick), on_read, index, facts)
 
 
@@ -226,20 +220,14 @@ def load_walked(
     unreadable in its place. Checked as ``validate`` checks, by the default session."""
     from kernelindex_sdk.reading.sources import STDIN, FileSource, StdinSource, StoreSource
 
-    parts: list[_Part] = []
-    group: list[str] = []
-    for source in sources:
+    def named(source: Source | IntakeError) -> str | _Store | IntakeError:
         if isinstance(source, FileSource):
-            group.append(source.path)
-        elif isinstance(source, StdinSource):
-            group.append(STDIN)
-        else:  # a store, or what the walk could not read: each in its place
-            if group:
-                parts.append(group)
-                group = []
-            parts.append(_Store(source.path) if isinstance(source, StoreSource) else source)
-    if group:
-        parts.append(group)
+            return source.path
+        if isinstance(source, StdinSource):
+            return STDIN
+        return _Store(source.path) if isinstance(source, StoreSource) else source
+
+    parts = _parts(named(source) for source in sources)
     return _load(parts, default_session(), on_problem, _tick_per_file(None), on_read, index, facts)
 
 
@@ -252,6 +240,20 @@ class _Store(NamedTuple):
 #: What :func:`_load` reads, in order: paths for the pipeline, a store, or what could
 #: not be walked.
 _Part = list[str] | _Store | IntakeError
+
+
+def _parts(named: Iterable[str | _Store | IntakeError]) -> list[_Part]:
+    """What to read, in order: each run of paths in a row as one pipeline's, each store
+    and each error in its place."""
+    parts: list[_Part] = []
+    for entry in named:
+        if isinstance(entry, (_Store, IntakeError)):
+            parts.append(entry)
+        elif parts and isinstance(parts[-1], list):
+            parts[-1].append(entry)
+        else:
+            parts.append([entry])
+    return parts
 
 
 def _load(

@@ -40,14 +40,19 @@ def problem_json(problem: Problem) -> dict[str, Any]:
     }
 
 
-class TextReporter:
-    """Problems on stdout as they are found; the summary line at the end."""
+class _Reporter:
+    """Where a reporter writes (standard output by default), and whether it was asked
+    for every item (``-v``)."""
 
     def __init__(self, out: IO[str] | None = None, *, verbose: bool = False) -> None:
         self.out = out or sys.stdout
         self.verbose = verbose
         #: Whether it needs valid items too (else the pipeline sends only problems).
         self.every_item = verbose
+
+
+class TextReporter(_Reporter):
+    """Problems on stdout as they are found; the summary line at the end."""
 
     def item(self, item: Item) -> None:
         for problem in item.problems:
@@ -65,13 +70,11 @@ class TextReporter:
         self.out.write(tally.summary() + "\n")
 
 
-class JsonReporter:
+class JsonReporter(_Reporter):
     """One JSON object at the end: the tally and every problem (with ``-v``, every item)."""
 
     def __init__(self, out: IO[str] | None = None, *, verbose: bool = False) -> None:
-        self.out = out or sys.stdout
-        self.verbose = verbose
-        self.every_item = verbose
+        super().__init__(out, verbose=verbose)
         self.found: list[dict[str, Any]] = []
         self.items: list[dict[str, Any]] = []
 
@@ -133,7 +136,7 @@ def _positions(source: str, pointers: Iterable[str]) -> dict[str, tuple[int, int
     return pointer_positions(text, pointers)
 
 
-class GithubReporter:
+class GithubReporter(_Reporter):
     """GitHub Actions annotations, one ``::error`` line per problem, then the summary.
 
     ``::error file=F,line=L,col=C,title=T::message`` puts each problem on the file in a
@@ -145,8 +148,7 @@ class GithubReporter:
     """
 
     def __init__(self, out: IO[str] | None = None, *, verbose: bool = False) -> None:
-        self.out = out or sys.stdout
-        self.every_item = False
+        super().__init__(out)  # problems only, with -v too
         #: Problems without a line, all of one file, waiting for its positions.
         self._pending: list[Problem] = []
 
@@ -193,7 +195,7 @@ class GithubReporter:
         self.out.write(tally.summary() + "\n")
 
 
-class JunitReporter:
+class JunitReporter(_Reporter):
     """JUnit XML at the end: one test case per record or bundle, a failure per invalid
     one, an error per document that could not be read — what CI systems show as tests.
 
@@ -203,7 +205,7 @@ class JunitReporter:
     """
 
     def __init__(self, out: IO[str] | None = None, *, verbose: bool = False) -> None:
-        self.out = out or sys.stdout
+        super().__init__(out, verbose=verbose)
         self.every_item = True  # a test case for every item, passed ones included
         #: (source, line, pointer, label, problems, unreadable) per item, in order.
         self.cases: list[tuple[str, int | None, str, str, list[Problem], bool]] = []
