@@ -35,7 +35,8 @@ from hypothesis import strategies as st
 from strategies import law_settings
 
 from kernelindex_sdk.cli.beforeafter_cmd import UsageError, parse_fail_on, parse_threshold
-from kernelindex_sdk.cli.compare_cmd import CompareOptions, run_compare
+from kernelindex_sdk.cli.compare_cmd import run_compare
+from kernelindex_sdk.cli.compare_options import CompareOptions
 from kernelindex_sdk.compare import load_records, resolve_runs
 from kernelindex_sdk.compare.beforeafter import (
     EXACT,

@@ -19,7 +19,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 from strategies import law_settings
 
-from kernelindex_sdk.cli.compare_cmd import CompareOptions, run_compare
+from kernelindex_sdk.cli.compare_cmd import run_compare
+from kernelindex_sdk.cli.compare_options import CompareOptions
 from kernelindex_sdk.compare.beforeafter import before_after, lineage
 from kernelindex_sdk.compare.summary import summarize_pairs
 

@@ -31,7 +31,7 @@ from kernelindex_sdk.compare import (
     select,
 )
 from kernelindex_sdk.compare.records import RecordIndex
-from kernelindex_sdk.compare.runs import ResolvedRun, parse_timestamp
+from kernelindex_sdk.compare.runs import ResolvedRun, parse_timestamp_or_epoch
 from kernelindex_sdk.compare.units import number, pick_unit, quantity, spread, times
 from kernelindex_sdk.errors import Problem
 from kernelindex_sdk.schema.registry import default_registry
@@ -385,11 +385,12 @@ def test_units_pick_one_readable_unit() -> None:
     ]  # fmt: skip
 
 
-def test_parse_timestamp_orders_offsets_and_fractions() -> None:
-    assert parse_timestamp("2024-06-01T08:00:00+02:00") < parse_timestamp("2024-06-01T07:00:00Z")
-    assert parse_timestamp("2024-06-01T07:00:00.5Z") > parse_timestamp("2024-06-01T07:00:00Z")
-    assert parse_timestamp("2016-12-31T23:59:60Z").second == 59
-    assert parse_timestamp("garbage").year == 1970
+def test_parse_timestamp_or_epoch_orders_offsets_and_fractions() -> None:
+    parse = parse_timestamp_or_epoch
+    assert parse("2024-06-01T08:00:00+02:00") < parse("2024-06-01T07:00:00Z")
+    assert parse("2024-06-01T07:00:00.5Z") > parse("2024-06-01T07:00:00Z")
+    assert parse("2016-12-31T23:59:60Z").second == 59
+    assert parse("garbage").year == 1970
 
 
 # --------------------------------------------------------------------------- fast validity

@@ -20,8 +20,9 @@ import pytest
 from click.testing import CliRunner
 
 from kernelindex_sdk.cli.app import cli
-from kernelindex_sdk.cli.compare_cmd import CompareOptions, run_compare
-from kernelindex_sdk.compare.report import CSV_COLUMNS
+from kernelindex_sdk.cli.compare_cmd import run_compare
+from kernelindex_sdk.cli.compare_options import CompareOptions
+from kernelindex_sdk.cli.report.comparison import CSV_COLUMNS
 
 EXAMPLES = Path(__file__).resolve().parent / "examples" / "compare"
 #: ``file[:line]: pointer: message`` as validate prints it.

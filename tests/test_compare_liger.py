@@ -17,7 +17,8 @@ import shared_data
 from click.testing import CliRunner
 
 from kernelindex_sdk.cli.app import cli
-from kernelindex_sdk.cli.compare_cmd import CompareOptions, run_compare
+from kernelindex_sdk.cli.compare_cmd import run_compare
+from kernelindex_sdk.cli.compare_options import CompareOptions
 
 LIGER_ROWS = 2448
 #: Generous for a loaded 2-core CI machine; it takes about 2-4 s on an idle one.

@@ -13,8 +13,9 @@ from typing import Any
 import pytest
 from beforeafter_records import RunSpec, records_for, write_jsonl
 
-from kernelindex_sdk.cli.compare_cmd import CompareOptions, run_compare
-from kernelindex_sdk.compare.report import LEGEND
+from kernelindex_sdk.cli.compare_cmd import run_compare
+from kernelindex_sdk.cli.compare_options import CompareOptions
+from kernelindex_sdk.cli.report.comparison import LEGEND
 
 
 @pytest.fixture

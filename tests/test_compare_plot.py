@@ -16,7 +16,8 @@ import pytest
 from click.testing import CliRunner
 
 from kernelindex_sdk.cli.app import cli
-from kernelindex_sdk.cli.compare_cmd import CompareOptions, run_compare
+from kernelindex_sdk.cli.compare_cmd import run_compare
+from kernelindex_sdk.cli.compare_options import CompareOptions
 from kernelindex_sdk.compare import group_runs, load_records, panels, resolve_runs
 from kernelindex_sdk.compare.plot import (
     INSTALL_HINT,

@@ -30,9 +30,9 @@ from strategies import law_settings
 
 from kernelindex_sdk.canonical import digest
 from kernelindex_sdk.cli.app import cli
+from kernelindex_sdk.cli.report import REPORTERS
 from kernelindex_sdk.compare import group_runs, load_records, resolve_runs, select
 from kernelindex_sdk.compare.summary import Summary, check_thresholds, summarize
-from kernelindex_sdk.compare.summary_report import SUMMARY_REPORTERS
 
 EXAMPLES = Path(__file__).resolve().parent / "examples" / "compare"
 KERNELINDEX = [sys.executable, "-m", "kernelindex_sdk.cli.main"]
@@ -54,7 +54,7 @@ def summaries_of(directory: Path, thresholds: Sequence[float] = (1.0,)) -> list[
 
 def as_json(summaries: Sequence[Summary]) -> str:
     out = io.StringIO()
-    SUMMARY_REPORTERS["json"](out, (1.0,)).write(summaries)
+    REPORTERS["compare --summary", "json"](out, (1.0,)).write(summaries)
     return out.getvalue()
 
 
@@ -311,7 +311,7 @@ def test_liger_summary_is_a_page_not_a_thousand_tables(tmp_path: Path) -> None:
     loaded = load_records([str(tmp_path)])
     runs, resolver = resolve_runs(loaded.index)
     text = io.StringIO()
-    SUMMARY_REPORTERS["text"](text, (1.0,)).write(summarize(group_runs(runs)))
+    REPORTERS["compare --summary", "text"](text, (1.0,)).write(summarize(group_runs(runs)))
     assert text.getvalue().splitlines()[-1] == f"{len(summaries)} summaries"
     # GeGLU alone on the A100: liger 0.2.1 against huggingface, every shape and pass.
     geglu = select(runs, kernels=["geglu"], gpus=["a100"], gpu_names=resolver.gpu_names())

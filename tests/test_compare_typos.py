@@ -82,11 +82,11 @@ def test_metric_words_have_one_definition() -> None:
     """Every alias names a metric the reports can name; the CLI takes exactly them."""
     import importlib
 
-    from kernelindex_sdk.cli.compare_cmd import METRICS
+    from kernelindex_sdk.cli.compare_options import METRICS
 
     explain, grouping, report = (
-        importlib.import_module(f"kernelindex_sdk.compare.{name}")
-        for name in ("explain", "grouping", "report")
+        importlib.import_module(f"kernelindex_sdk.{name}")
+        for name in ("compare.explain", "compare.grouping", "cli.report.comparison")
     )
 
     assert METRICS is metrics.METRIC_ALIASES

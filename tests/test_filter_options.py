@@ -13,7 +13,8 @@ import click
 import pytest
 
 from kernelindex_sdk.base.metrics import METRIC_ALIASES
-from kernelindex_sdk.cli.compare_cmd import CompareOptions, compare_command, run_compare
+from kernelindex_sdk.cli.compare_cmd import compare_command, run_compare
+from kernelindex_sdk.cli.compare_options import CompareOptions
 from kernelindex_sdk.cli.filter_options import PASSES
 from kernelindex_sdk.cli.ls_cmd import LsOptions, ls_command, run_ls
 from kernelindex_sdk.compare.grouping import PASS_ORDER

@@ -29,9 +29,9 @@ from strategies import law_settings
 
 from kernelindex_sdk.base.recordformat import OBSERVED_AT_UNKNOWN, UNKNOWN_OBSERVED_AT
 from kernelindex_sdk.cli.app import cli
+from kernelindex_sdk.cli.report.inventory import inventory_json
 from kernelindex_sdk.compare import load_records, resolve_runs
 from kernelindex_sdk.compare.inventory import take_inventory
-from kernelindex_sdk.compare.inventory_report import inventory_json
 
 KERNELINDEX = [sys.executable, "-m", "kernelindex_sdk.cli.main"]
 

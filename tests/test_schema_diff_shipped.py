@@ -335,10 +335,10 @@ def test_github_and_junit_output(invoke: Invoke, pair: tuple[Path, Path]) -> Non
 
 
 def test_the_formats_offered_are_the_reporters() -> None:
-    from kernelindex_sdk.cli.diff_reporters import DIFF_REPORTERS
+    from kernelindex_sdk.cli.report import REPORTERS
     from kernelindex_sdk.cli.schema_cmd import DIFF_FORMATS
 
-    assert sorted(DIFF_FORMATS) == sorted(DIFF_REPORTERS)
+    assert sorted(DIFF_FORMATS) == sorted(f for c, f in REPORTERS if c == "schema diff")
 
 
 def test_undecided_is_exit_3(invoke: Invoke, tmp_path: Path) -> None:

@@ -17,14 +17,16 @@ file read, then nothing) shows a bar stuck at 0 % and then gone. Count what move
 bytes read (:meth:`Progress.update`), rows, files rendered and written — as it moves.
 
 Messages that must appear while a bar is drawn (warnings) go through
-:meth:`Progress.note`, which clears the bar line first so the two never interleave
-(or call :meth:`Progress.clear` before writing them elsewhere).
+:meth:`Progress.note`, which clears the bar line first so the two never interleave;
+code that writes them itself does so inside :meth:`Progress.paused`.
 """
 
 from __future__ import annotations
 
+import contextlib
 import sys
 import time
+from collections.abc import Iterator
 from types import TracebackType
 from typing import TextIO
 
@@ -93,11 +95,21 @@ class Progress:
 
     def note(self, message: str) -> None:
         """Write a line of text to the stream without tearing the bar."""
+        with self.paused():
+            self.stream.write(message.rstrip("\n") + "\n")
+
+    @contextlib.contextmanager
+    def paused(self) -> Iterator[None]:
+        """The bar erased while the body writes to the stream (whoever writes: a
+        callback that reports a problem), then the stream flushed and the bar drawn
+        again if it was showing."""
         self.clear()
-        self.stream.write(message.rstrip("\n") + "\n")
-        self.stream.flush()
-        if self.enabled and self._last_draw is not None:
-            self._draw(time.monotonic())
+        try:
+            yield
+        finally:
+            self.stream.flush()
+            if self.enabled and self._last_draw is not None:
+                self._draw(time.monotonic())
 
     def close(self) -> None:
         """Erase the bar; the stream is left as if no bar had been drawn."""

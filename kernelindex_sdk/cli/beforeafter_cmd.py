@@ -1,8 +1,10 @@
 """``kernelindex compare --against REFERENCE CANDIDATE...``: a before/after gate.
 
 ``compare`` hands its parsed options here when ``--against`` is given. This module
-loads both sides (each exactly as ``validate`` reads it), applies ``compare``'s
-filters to both, calls :func:`~kernelindex_sdk.compare.beforeafter.before_after` and
+checks the options that only a before/after has, has the library load both sides
+(each exactly as ``validate`` reads it: :func:`~kernelindex_sdk.compare.loading.load`),
+applies ``compare``'s filters to both, calls
+:func:`~kernelindex_sdk.compare.beforeafter.before_after` and
 :func:`~kernelindex_sdk.compare.beforeafter.gate`, and picks a reporter (with
 ``--summary``, the summary's, over the pairs:
 :func:`~kernelindex_sdk.compare.summary.summarize_pairs`). Nothing is decided here.
@@ -14,11 +16,14 @@ one, invalid records skipped, or no run to compare; 2 usage error or unreadable 
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Final, TextIO
 
+from kernelindex_sdk.cli.compare_options import CompareOptions, load_inputs, say_to
+
 if TYPE_CHECKING:
-    from kernelindex_sdk.cli.compare_cmd import CompareOptions
-    from kernelindex_sdk.compare.records import LoadResult
+    from kernelindex_sdk.compare.beforeafter import BeforeAfter, Outcome
+    from kernelindex_sdk.compare.loading import Loaded
     from kernelindex_sdk.compare.runs import ResolvedRun
 
 #: ``--format`` values only before/after has.
@@ -90,112 +95,88 @@ def parse_fast_p(summary: bool, fast_p: tuple[float, ...], format_: str) -> tupl
 def run_before_after(options: CompareOptions, out: TextIO, err: TextIO) -> int:
     """Load both sides, pair, judge, report; return the exit status. Never raises for
     bad input."""
-    from kernelindex_sdk.base.escaping import one_line
-    from kernelindex_sdk.cli.beforeafter_reporters import GithubReporter, JunitReporter
-    from kernelindex_sdk.cli.filter_options import select_runs
-    from kernelindex_sdk.compare import beforeafter, beforeafter_report, records, runs
+    from kernelindex_sdk.compare.beforeafter import before_after, gate
 
-    def say(message: str) -> None:
-        err.write(one_line(f"kernelindex compare: {message}") + "\n")
-
+    say = say_to(err)
     try:
-        for field, flag in NOT_WITH_AGAINST:
-            if getattr(options, field):
-                raise UsageError(f"{flag} does not apply with --against")
-        if options.pair_by not in beforeafter.PAIR_BY:
-            raise UsageError(
-                f"--pair-by {options.pair_by!r}: choose from {', '.join(beforeafter.PAIR_BY)}"
-            )
-        threshold = parse_threshold(options.threshold)
-        fail_on = parse_fail_on(options.fail_on)
-        thresholds = parse_fast_p(options.summary, options.fast_p, options.format)
+        threshold, fail_on, thresholds = _usage(options)
     except UsageError as error:
         say(str(error))
         return 2
-
-    # Each run is resolved as it is read and its parsed record let go at once: only
-    # the resolved runs (a fraction of the size) are held, never a side's records.
-    # Referenced records may come later, or with the other side (a workload file given
-    # once): once both sides are read, each run is resolved again from the digests it
-    # keeps against every record given (runs.refresh_runs).
-    reference, early_before = _load(options.against, options.progress, err, "reference")
-    candidate, early_after = _load(options.paths, options.progress, err, "candidate")
-    merged = records.RecordIndex(records={**candidate.index.records, **reference.index.records})
-    before, before_resolver = runs.refresh_runs(early_before, merged)
-    del early_before
-    after, after_resolver = runs.refresh_runs(early_after, merged)
-    del early_after
-    invalid = reference.invalid + candidate.invalid
-    unreadable = reference.unreadable + candidate.unreadable
+    loaded = load_inputs(options, err)
+    invalid, unreadable, lookup = loaded.invalid, loaded.unreadable, loaded.index.lookup
     if invalid:
         say(f"{invalid} invalid item{'s' * (invalid != 1)} skipped (see above)")
-
-    sides = []
-    for resolved, resolver in ((before, before_resolver), (after, after_resolver)):
-        if resolver.missing:
-            listed = ", ".join(f"{kind} ×{n}" for kind, n in sorted(resolver.missing.items()))
-            say(f"note: runs reference records not given ({listed}); they pair by digest")
-        sides.append(select_runs(resolved, options, resolver.gpu_names()))
-    del before, after
-    if not sides[0] or not sides[1]:
-        empty = "reference" if not sides[0] else "candidate"
-        say(f"no {empty} run to compare (after the filters)")
+    before, after = _selected(loaded, options, say)
+    del loaded  # the runs not selected, and the lists they were in, go now
+    if not before or not after:
+        say(f"no {'reference' if not before else 'candidate'} run to compare (after the filters)")
         return 2 if unreadable else 1
-
-    lookup = merged.lookup
-    result = beforeafter.before_after(
-        sides[0], sides[1], threshold=threshold, pair_by=options.pair_by, lookup=lookup
+    result = before_after(
+        before, after, threshold=threshold, pair_by=options.pair_by, lookup=lookup
     )
-    outcome = beforeafter.gate(result, fail_on, invalid=invalid, unreadable=unreadable)
+    outcome = gate(result, fail_on, invalid=invalid, unreadable=unreadable)
+    _report(result, outcome, options, fail_on, thresholds, out, say)
+    return outcome.status
+
+
+def _usage(options: CompareOptions) -> tuple[float, tuple[str, ...], tuple[float, ...]]:
+    """The threshold, the verdicts that fail, and the summary's thresholds, once every
+    option is usable with ``--against``; else :class:`UsageError`."""
+    from kernelindex_sdk.compare.beforeafter import PAIR_BY
+
+    for field, flag in NOT_WITH_AGAINST:
+        if getattr(options, field):
+            raise UsageError(f"{flag} does not apply with --against")
+    if options.pair_by not in PAIR_BY:
+        raise UsageError(f"--pair-by {options.pair_by!r}: choose from {', '.join(PAIR_BY)}")
+    threshold = parse_threshold(options.threshold)
+    fail_on = parse_fail_on(options.fail_on)
+    return threshold, fail_on, parse_fast_p(options.summary, options.fast_p, options.format)
+
+
+def _selected(
+    loaded: Loaded, options: CompareOptions, say: Callable[[str], None]
+) -> tuple[list[ResolvedRun], list[ResolvedRun]]:
+    """The reference's and the candidate's runs the filters select, each side's
+    records not given said first."""
+    from kernelindex_sdk.cli.filter_options import select_runs
+
+    found = []
+    for side in (loaded.reference, loaded.candidate):
+        assert side is not None  # a before/after has both
+        missing = side.resolver.missing
+        if missing:
+            listed = ", ".join(f"{kind} ×{n}" for kind, n in sorted(missing.items()))
+            say(f"note: runs reference records not given ({listed}); they pair by digest")
+        found.append(select_runs(side.runs, options, side.resolver.gpu_names()))
+    return found[0], found[1]
+
+
+def _report(
+    result: BeforeAfter,
+    outcome: Outcome,
+    options: CompareOptions,
+    fail_on: tuple[str, ...],
+    thresholds: tuple[float, ...],
+    out: TextIO,
+    say: Callable[[str], None],
+) -> None:
+    """The pairs in ``--format``, or with ``--summary`` the summary over them; the
+    gate's line on stderr where stdout does not end with it."""
+    from kernelindex_sdk.cli.report import REPORTERS
+    from kernelindex_sdk.cli.report.beforeafter import summary_line
+
     if options.summary:
         # The same summary as plain --summary, over the pairs; the gate still decides
         # the exit status, and its line goes to stderr (stdout is the table).
         from kernelindex_sdk.compare.summary import summarize_pairs
-        from kernelindex_sdk.compare.summary_report import SUMMARY_REPORTERS
 
         summaries = summarize_pairs(result, thresholds)
-        SUMMARY_REPORTERS[options.format](out, thresholds, against=True).write(summaries)
-        say(beforeafter_report.summary_line(result, outcome))
-        return outcome.status
-    if options.format == "github":
-        GithubReporter(out, fail_on).write(result, outcome)
-    elif options.format == "junit":
-        JunitReporter(out, fail_on).write(result, outcome)
-    else:
-        beforeafter_report.REPORTERS[options.format](out).write(result, outcome)
-    if options.format not in ("text", "github"):
-        say(beforeafter_report.summary_line(result, outcome))
-    return outcome.status
-
-
-def _load(
-    paths: tuple[str, ...], progress: bool | None, err: TextIO, side: str
-) -> tuple[LoadResult, list[ResolvedRun]]:
-    """One side's records, validated, its runs resolved as they are read (against the
-    records read so far); problems on ``err`` as validate words them."""
-    from kernelindex_sdk.base.progress import Progress
-    from kernelindex_sdk.cli.reporters import format_problem
-    from kernelindex_sdk.compare import records, runs
-    from kernelindex_sdk.reading.sources import FileSource, StdinSource, expand
-
-    found = list(expand(paths))
-    streamed = any(isinstance(source, StdinSource) for source in found)
-    index = records.RecordIndex()
-    resolver = runs.Resolver(index)
-    resolved: list[ResolvedRun] = []
-    index.on_run = lambda stored: resolved.append(resolver.resolve(stored))
-    with Progress(
-        total=None if streamed else sum(isinstance(s, FileSource) for s in found),
-        label=f"compare: loading {side}",
-        stream=err,
-        enabled=progress,
-    ) as bar:
-        loaded = records.load_records(
-            paths,
-            on_problem=lambda problem: bar.note(format_problem(problem)),
-            tick=bar.advance,
-            index=index,
-            facts=True,
+        REPORTERS["compare --summary", options.format](out, thresholds, against=True).write(
+            summaries
         )
-    index.on_run, index.streamed = None, set()  # repeats are counted: let go of the digests
-    return loaded, resolved
+    else:
+        REPORTERS["compare --against", options.format](out, fail_on).write(result, outcome)
+    if options.summary or options.format not in ("text", "github"):
+        say(summary_line(result, outcome))

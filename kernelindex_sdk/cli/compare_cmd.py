@@ -1,8 +1,11 @@
 """``kernelindex compare PATH...``: speed-up tables and plots across comparable runs.
 
-Click only parses: the options become a plain :class:`CompareOptions`, and
-:func:`run_compare` does the work and returns the exit status, so it is testable
-without click. The logic lives in :mod:`kernelindex_sdk.compare`.
+Click only parses: the options become a plain
+:class:`~kernelindex_sdk.cli.compare_options.CompareOptions`, and :func:`run_compare`
+checks them, has the library load, select, group and explain
+(:mod:`kernelindex_sdk.compare`), and picks the reporter
+(:data:`~kernelindex_sdk.cli.report.REPORTERS`); it returns the exit status, so it is
+testable without click.
 
 How a user *asks* to compare runs that may not be comparable: by giving exactly two
 runs (``kernelindex compare a.json b.json``, or any inputs and filters that select
@@ -23,164 +26,126 @@ With ``--against REFERENCE`` the command is a before/after gate instead
 
 from __future__ import annotations
 
-import os
 import sys
-from typing import TYPE_CHECKING, Final, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
-import attrs
 import click
 
-from kernelindex_sdk.base.metrics import METRIC_ALIASES
+from kernelindex_sdk.cli.compare_options import (
+    FORMATS,
+    GATE_FORMATS,
+    CompareOptions,
+    load_inputs,
+    say_to,
+)
 from kernelindex_sdk.cli.filter_options import filter_options, format_option
 from kernelindex_sdk.compare.beforeafter import PAIR_BY
 
 if TYPE_CHECKING:
-    from kernelindex_sdk.reading.sources import FileSource
+    from collections.abc import Callable
 
-#: Metric names on the command line → as the records name them (one definition:
-#: :mod:`kernelindex_sdk.base.metrics`).
-METRICS: Final = METRIC_ALIASES
-FORMATS: Final = ("text", "markdown", "json", "csv")
-# --- before/after (--against): formats only a gate has; see beforeafter_cmd.
-GATE_FORMATS: Final = (*FORMATS, "github", "junit")
+    from kernelindex_sdk.compare.grouping import Comparison
+    from kernelindex_sdk.compare.loading import Side
+    from kernelindex_sdk.compare.runs import ResolvedRun
 
-
-@attrs.frozen
-class CompareOptions:
-    """Everything ``compare`` was asked to do, as plain data."""
-
-    paths: tuple[str, ...]
-    baseline: str | None = None
-    kernels: tuple[str, ...] = ()
-    passes: tuple[str, ...] = ()
-    gpus: tuple[str, ...] = ()
-    #: ``speed`` and/or ``memory``.
-    metrics: tuple[str, ...] = ()
-    format: str = "text"
-    show_all: bool = False
-    #: One table per workload shape instead of one per sweep.
-    by_shape: bool = False
-    explain: bool = False
-    plot: str | None = None
-    #: Under each plot panel, the ratio over the baseline against x.
-    plot_ratios: bool = False
-    #: Draw the speed-up per problem, sorted, one panel per GPU, instead of sweeps.
-    plot_speedups: bool = False
-    #: Draw a progress bar: None = only when stderr is a terminal.
-    progress: bool | None = None
-    #: One summary per GPU, metric and implementation instead of the tables.
-    summary: bool = False
-    #: ``fast_p`` thresholds of the summary (empty: the default, 1).
-    fast_p: tuple[float, ...] = ()
-    # --- before/after (--against), run by kernelindex_sdk.cli.beforeafter_cmd.
-    #: The reference paths; the candidate is ``paths``. Empty: plain compare.
-    against: tuple[str, ...] = ()
-    #: A change below this is ``same`` (``5%`` or ``0.05``).
-    threshold: str = "5%"
-    #: Verdicts that fail the gate (comma-separated values allowed).
-    fail_on: tuple[str, ...] = ("slower",)
-    #: ``lineage`` (provider, package, entry point, backend) or ``exact`` (digest).
-    pair_by: str = PAIR_BY[0]
-    # --- end before/after
+    Say = Callable[[str], None]
 
 
 def run_compare(
     options: CompareOptions, *, out: TextIO | None = None, err: TextIO | None = None
 ) -> int:
     """Load, validate, group and report; return the exit status. Never raises for bad input."""
-    from kernelindex_sdk.base.escaping import one_line
-    from kernelindex_sdk.base.progress import Progress
-    from kernelindex_sdk.cli.filter_options import select_runs, unknown_metric
-    from kernelindex_sdk.cli.reporters import format_problem
-    from kernelindex_sdk.compare import filters, grouping, records, report, runs, summary, sweeps
-    from kernelindex_sdk.compare.plot import PlotError, PlotUnavailable, check_path
-    from kernelindex_sdk.compare.summary_report import SUMMARY_REPORTERS
-    from kernelindex_sdk.errors import Problem
-    from kernelindex_sdk.reading.sources import FileSource, StdinSource, expand
+    from kernelindex_sdk.cli.filter_options import unknown_metric
 
     out = out if out is not None else sys.stdout
     err = err if err is not None else sys.stderr
-
-    def say(message: str) -> None:
-        err.write(one_line(f"kernelindex compare: {message}") + "\n")
-
+    say = say_to(err)
     if (unknown := unknown_metric(options.metrics)) is not None:
         say(unknown)
         return 2
-    # --- before/after (--against)
     if options.against:
         from kernelindex_sdk.cli.beforeafter_cmd import run_before_after
 
         return run_before_after(options, out, err)
-    # --- end before/after
+    thresholds = _usage(options, say)
+    if thresholds is None:
+        return 2
+    loaded = load_inputs(options, err)
+    status = 2 if loaded.unreadable else 1 if loaded.invalid else 0
+    if loaded.invalid:
+        say(f"{loaded.invalid} invalid item{_s(loaded.invalid)} skipped (see above)")
+    selected = _selected(loaded.candidate, options, say)
+    if isinstance(selected, int):
+        return max(status, selected)
+    comparison = _grouped(selected, options, say)
+    if options.explain or len(selected) == 2:
+        from kernelindex_sdk.cli.report.comparison import write_explanation
+        from kernelindex_sdk.compare.explain import explain
+
+        explanation = explain(comparison, loaded.index.lookup)
+        if not explanation.comparable:
+            write_explanation(explanation, out, options.format)
+            return max(status, 1)
+    _report(comparison, options, thresholds, out)
+    if options.plot is not None and not _plotted(comparison, options, options.plot, say):
+        return 2
+    return status
+
+
+def _usage(options: CompareOptions, say: Say) -> tuple[float, ...] | None:
+    """The summary's thresholds, once every option of plain ``compare`` is usable (a
+    format it has, ``--fast-p`` with ``--summary`` and finite, the plot's options with
+    ``--plot`` and a file it can draw); None, said why, when one is not."""
+    from kernelindex_sdk.compare.summary import DEFAULT_THRESHOLDS, check_thresholds
+
     if options.format not in FORMATS:
         say(f"unknown --format {options.format!r} (choose from {', '.join(FORMATS)})")
         if options.format in GATE_FORMATS:
             say(f"--format {options.format} is for before/after: compare --against REFERENCE")
-        return 2
-    # Summaries: --fast-p only with --summary, and only finite thresholds ≥ 0.
-    thresholds = summary.DEFAULT_THRESHOLDS
+        return None
     if options.fast_p and not options.summary:
         say("--fast-p needs --summary")
-        return 2
+        return None
     try:
-        thresholds = summary.check_thresholds(options.fast_p or thresholds)
+        thresholds = check_thresholds(options.fast_p or DEFAULT_THRESHOLDS)
     except ValueError as error:
         say(f"--fast-p: {error}")
-        return 2
+        return None
     if options.plot is None and (options.plot_ratios or options.plot_speedups):
         say(f"--plot-{'ratios' if options.plot_ratios else 'speedups'} needs --plot FILE")
-        return 2
+        return None
     if options.plot_ratios and options.plot_speedups:
         say("--plot-ratios and --plot-speedups draw different views; give one")
-        return 2
+        return None
     if options.plot is not None:
+        from kernelindex_sdk.compare.plot import PlotError, PlotUnavailable, check_path
+
         try:
             check_path(options.plot)
             _require_plotting()
         except (PlotError, PlotUnavailable) as error:
             say(str(error))
-            return 2
+            return None
+    return thresholds
 
-    found = list(expand(options.paths))
-    # A bar counts bytes as they are read (a 50,000-line JSON Lines file moves it line
-    # by line), with a total when no standard input is among them.
-    streamed = any(isinstance(source, StdinSource) for source in found)
-    with Progress(
-        total=None if streamed else sum(_size(s) for s in found if isinstance(s, FileSource)),
-        label="compare: loading bytes",
-        stream=err,
-        enabled=options.progress,
-    ) as bar:
 
-        def report_problem(problem: Problem) -> None:
-            bar.note(format_problem(problem))
+def _selected(side: Side, options: CompareOptions, say: Say) -> list[ResolvedRun] | int:
+    """The runs the filters select; else the exit status, said why: 2 for a
+    ``--kernel``, ``--gpu`` or ``--baseline`` naming nothing present (a typo), 1 for
+    no run selected."""
+    from kernelindex_sdk.cli.filter_options import select_runs, typos
 
-        loaded = records.load_records(
-            options.paths, on_problem=report_problem, on_read=bar.advance, facts=True
-        )
-    status = 2 if loaded.unreadable else 1 if loaded.invalid else 0
-    if loaded.invalid:
-        say(f"{loaded.invalid} invalid item{_s(loaded.invalid)} skipped (see above)")
-
-    resolved, resolver = runs.resolve_runs(loaded.index)
+    resolved, resolver = side.runs, side.resolver
     if resolver.missing:
         listed = ", ".join(f"{kind} ×{n}" for kind, n in sorted(resolver.missing.items()))
         say(
             f"note: runs reference records not given ({listed});"
             " those runs are grouped and labelled by digest"
         )
-    # Typos: a --kernel, --gpu or --baseline value naming nothing present.
-    typos = filters.unmatched(
-        resolved,
-        kernels=options.kernels,
-        gpus=options.gpus,
-        baselines=[options.baseline] if options.baseline else [],
-        gpu_names=resolver.gpu_names(),
-    )
-    if resolved and typos:
-        for typo in typos:
-            say(str(typo))
+    baselines = [options.baseline] if options.baseline else []
+    for typo in (wrong := typos(resolved, options, resolver.gpu_names(), baselines)):
+        say(typo)
+    if wrong:
         return 2
     selected = select_runs(resolved, options, resolver.gpu_names())
     if not selected:
@@ -188,58 +153,79 @@ def run_compare(
             say(f"no run matches the filters ({len(resolved)} valid runs loaded)")
         else:
             say("no valid run to compare in the input")
-        return max(status, 1)
+        return 1
+    return selected
 
-    comparison = grouping.group_runs(selected, baseline=options.baseline)
+
+def _grouped(selected: list[ResolvedRun], options: CompareOptions, say: Say) -> Comparison:
+    """The selected runs in comparable groups, over ``--baseline`` if given."""
+    from kernelindex_sdk.compare.grouping import group_runs
+
+    comparison = group_runs(selected, baseline=options.baseline)
     if options.baseline and not any(g.baseline for g in comparison.groups):
         say(f"note: no selected run is by provider {options.baseline!r}; ratios are n/a")
+    return comparison
 
-    if options.explain or len(selected) == 2:
-        explanation = report.explain(comparison, loaded.index.lookup)
-        if not explanation.comparable:
-            report.write_explanation(explanation, out, options.format)
-            return max(status, 1)
+
+def _report(
+    comparison: Comparison, options: CompareOptions, thresholds: tuple[float, ...], out: TextIO
+) -> None:
+    """The tables, or with ``--summary`` the summaries, in ``--format``."""
+    from kernelindex_sdk.cli.report import REPORTERS
 
     if options.summary:
-        summaries = summary.summarize(comparison, thresholds)
-        SUMMARY_REPORTERS[options.format](out, thresholds).write(summaries)
-    else:
-        shown = report.ReportOptions(show_all=options.show_all, by_shape=options.by_shape)
-        reporter = report.REPORTERS[options.format](out, shown)
-        reporter.write(comparison)
+        from kernelindex_sdk.compare.summary import summarize
 
-    if options.plot is not None:
-        from kernelindex_sdk.compare.plot import MAX_PANELS, render, render_speedups
-        from kernelindex_sdk.compare.speedups import no_sweeps, speedup_panels
+        summaries = summarize(comparison, thresholds)
+        REPORTERS["compare --summary", options.format](out, thresholds).write(summaries)
+        return
+    from kernelindex_sdk.cli.report.comparison import ReportOptions
 
-        panel_list, unplaced = sweeps.panels(comparison)
-        if unplaced:
-            say(f"note: {unplaced} group{_s(unplaced)} without a Workload record not plotted")
-        speedups = options.plot_speedups
-        if not speedups and len(panel_list) > MAX_PANELS and no_sweeps(panel_list):
-            # A suite of one-shape problems (KernelBench): hundreds of one-point panels
-            # say nothing; the speed-up per problem is the view such a set needs.
-            say(
-                f"note: {len(panel_list)} panels and no sweep; drawing the speed-up per"
-                " problem instead (--plot-speedups)"
-            )
-            speedups = True
-        drawn = len(panel_list)
-        try:
-            if speedups:
-                speedup_list = speedup_panels(comparison)
-                drawn = len(speedup_list)
-                render_speedups(speedup_list, options.plot)
-            else:
-                render(panel_list, options.plot, ratios=options.plot_ratios)
-        except (PlotError, PlotUnavailable) as error:
-            say(str(error))
-            return 2
-        except OSError as error:
-            say(f"cannot write {options.plot}: {error.strerror or error}")
-            return 2
-        say(f"wrote {options.plot} ({drawn} panel{_s(drawn)})")
-    return status
+    shown = ReportOptions(show_all=options.show_all, by_shape=options.by_shape)
+    REPORTERS["compare", options.format](out, shown).write(comparison)
+
+
+def _plotted(comparison: Comparison, options: CompareOptions, target: str, say: Say) -> bool:
+    """Draw the plot (``--plot``): one panel per sweep, or the speed-up per problem;
+    False, said why, where it cannot be drawn or written."""
+    from kernelindex_sdk.compare.plot import (
+        MAX_PANELS,
+        PlotError,
+        PlotUnavailable,
+        render,
+        render_speedups,
+    )
+    from kernelindex_sdk.compare.speedups import no_sweeps, speedup_panels
+    from kernelindex_sdk.compare.sweeps import panels
+
+    panel_list, unplaced = panels(comparison)
+    if unplaced:
+        say(f"note: {unplaced} group{_s(unplaced)} without a Workload record not plotted")
+    speedups = options.plot_speedups
+    if not speedups and len(panel_list) > MAX_PANELS and no_sweeps(panel_list):
+        # A suite of one-shape problems (KernelBench): hundreds of one-point panels
+        # say nothing; the speed-up per problem is the view such a set needs.
+        say(
+            f"note: {len(panel_list)} panels and no sweep; drawing the speed-up per"
+            " problem instead (--plot-speedups)"
+        )
+        speedups = True
+    drawn = len(panel_list)
+    try:
+        if speedups:
+            speedup_list = speedup_panels(comparison)
+            drawn = len(speedup_list)
+            render_speedups(speedup_list, target)
+        else:
+            render(panel_list, target, ratios=options.plot_ratios)
+    except (PlotError, PlotUnavailable) as error:
+        say(str(error))
+        return False
+    except OSError as error:
+        say(f"cannot write {target}: {error.strerror or error}")
+        return False
+    say(f"wrote {target} ({drawn} panel{_s(drawn)})")
+    return True
 
 
 def _require_plotting() -> None:
@@ -360,28 +346,7 @@ def _s(count: int) -> str:
     " backend: versions may differ) or by exact implementation digest.",
 )
 # --- end before/after options
-def compare_command(
-    paths: tuple[str, ...],
-    baseline: str | None,
-    kernels: tuple[str, ...],
-    passes: tuple[str, ...],
-    gpus: tuple[str, ...],
-    metrics: tuple[str, ...],
-    format_: str,
-    show_all: bool,
-    by_shape: bool,
-    explain: bool,
-    plot: str | None,
-    plot_ratios: bool,
-    plot_speedups: bool,
-    progress: bool | None,
-    summary: bool,
-    fast_p: tuple[float, ...],
-    against: tuple[str, ...],
-    threshold: str,
-    fail_on: tuple[str, ...],
-    pair_by: str,
-) -> None:
+def compare_command(**given: Any) -> None:
     """Compare runs: per comparable group, each implementation's median, p20–p80 and
     speed-up (or memory saving) over a baseline.
 
@@ -401,34 +366,6 @@ def compare_command(
     With --against: 0 no regression, 1 a --fail-on verdict (default slower) or
     invalid records, 2 usage error or unreadable input.
     """
-    options = CompareOptions(
-        paths=paths,
-        baseline=baseline,
-        kernels=kernels,
-        passes=passes,
-        gpus=gpus,
-        metrics=metrics,
-        format=format_,
-        show_all=show_all,
-        by_shape=by_shape,
-        explain=explain,
-        plot=plot,
-        plot_ratios=plot_ratios,
-        plot_speedups=plot_speedups,
-        progress=progress,
-        summary=summary,
-        fast_p=fast_p,
-        against=against,
-        threshold=threshold,
-        fail_on=fail_on or ("slower",),
-        pair_by=pair_by,
-    )
-    sys.exit(run_compare(options))
-
-
-def _size(source: FileSource) -> int:
-    """A file's size for the progress bar's total (0 if it cannot be told)."""
-    try:
-        return os.stat(source.path).st_size
-    except OSError:
-        return 0
+    given["format"] = given.pop("format_")
+    given["fail_on"] = given["fail_on"] or ("slower",)
+    sys.exit(run_compare(CompareOptions(**given)))

@@ -3,8 +3,9 @@
 ``--kernel``, ``--pass``, ``--gpu`` and ``--metric`` select runs the same way in every
 command that takes them (:func:`~kernelindex_sdk.compare.grouping.select`), so they are
 declared once here — names, choices, help texts — and applied with
-:func:`filter_options`; :func:`select_runs` applies them to resolved runs and
-:func:`unknown_metric` refuses a metric word outside the one list
+:func:`filter_options`; :func:`select_runs` applies them to resolved runs,
+:func:`typos` says which values name nothing present, and :func:`unknown_metric`
+refuses a metric word outside the one list
 (:data:`~kernelindex_sdk.base.metrics.METRIC_ALIASES`) for callers that bypass click.
 ``--format`` differs in its choices per command, so :func:`format_option` takes them.
 """
@@ -120,3 +121,22 @@ def select_runs(
         metrics=[METRIC_ALIASES[m] for m in filters.metrics],
         gpu_names=gpu_names,
     )
+
+
+def typos(
+    runs: Sequence[ResolvedRun],
+    filters: Filters,
+    gpu_names: Mapping[str, Sequence[str]],
+    baselines: Sequence[str] = (),
+) -> list[str]:
+    """Why a ``--kernel``, ``--gpu`` (or ``compare``'s ``--baseline``) value names
+    nothing among ``runs``, one line each (:func:`~kernelindex_sdk.compare.filters.unmatched`:
+    with the names it might have meant); none where no run was loaded to name."""
+    from kernelindex_sdk.compare.filters import unmatched
+
+    if not runs:
+        return []
+    found = unmatched(
+        runs, kernels=filters.kernels, gpus=filters.gpus, baselines=baselines, gpu_names=gpu_names
+    )
+    return [str(typo) for typo in found]

@@ -19,8 +19,9 @@ import attrs
 import click
 
 from kernelindex_sdk.cli.filter_options import filter_options, format_option
+from kernelindex_sdk.cli.report import REPORTERS, formats
 
-FORMATS: Final = ("text", "json")
+FORMATS: Final = formats("ls")
 
 
 @attrs.frozen
@@ -39,10 +40,9 @@ class LsOptions:
 def run_ls(options: LsOptions, *, out: TextIO | None = None, err: TextIO | None = None) -> int:
     """Load, validate, count and report; return the exit status. Never raises for bad input."""
     from kernelindex_sdk.base.escaping import one_line
-    from kernelindex_sdk.cli.filter_options import select_runs, unknown_metric
-    from kernelindex_sdk.cli.reporters import format_problem
-    from kernelindex_sdk.compare import filters, inventory, records, runs
-    from kernelindex_sdk.compare.inventory_report import INVENTORY_REPORTERS
+    from kernelindex_sdk.cli.filter_options import select_runs, typos, unknown_metric
+    from kernelindex_sdk.cli.report.validate import format_problem
+    from kernelindex_sdk.compare import inventory, records, runs
     from kernelindex_sdk.errors import Problem
     from kernelindex_sdk.reading.sources import FileSource, StdinSource, StoreSource, expand
 
@@ -78,12 +78,9 @@ def run_ls(options: LsOptions, *, out: TextIO | None = None, err: TextIO | None 
 
     resolved, resolver = runs.resolve_runs(loaded.index)
     gpu_names = resolver.gpu_names()
-    typos = filters.unmatched(
-        resolved, kernels=options.kernels, gpus=options.gpus, gpu_names=gpu_names
-    )
-    if resolved and typos:
-        for typo in typos:
-            say(str(typo))
+    for typo in (wrong := typos(resolved, options, gpu_names)):
+        say(typo)
+    if wrong:
         return 2
     filtered = bool(options.kernels or options.passes or options.gpus or options.metrics)
     selected = select_runs(resolved, options, gpu_names)
@@ -92,7 +89,7 @@ def run_ls(options: LsOptions, *, out: TextIO | None = None, err: TextIO | None 
         return max(status, 1)
 
     counted = inventory.take_inventory(loaded.index, selected)
-    INVENTORY_REPORTERS[options.format](out).write(counted)
+    REPORTERS["ls", options.format](out).write(counted)
     return status
 
 

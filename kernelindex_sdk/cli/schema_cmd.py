@@ -4,7 +4,7 @@ The exported files are the packaged ones, byte for byte, under
 ``DIR/<group>/<version>/`` (relative ``$ref``s resolve by file location and by ``$id``),
 or with ``--bundled`` one self-contained file per kind; see
 :mod:`kernelindex_sdk.schema.schemafiles`. ``diff`` is :func:`kernelindex_sdk.schemadiff.diff`
-with a reporter from :mod:`kernelindex_sdk.cli.diff_reporters`.
+with a reporter from :data:`kernelindex_sdk.cli.report.REPORTERS`.
 """
 
 from __future__ import annotations
@@ -15,14 +15,14 @@ import click
 
 from kernelindex_sdk.base.escaping import one_line
 from kernelindex_sdk.base.fileio import ExistingFiles
+from kernelindex_sdk.cli.report import REPORTERS, formats
 from kernelindex_sdk.errors import Problem, SchemaDirectoryError, UnknownKind
 from kernelindex_sdk.schema.registry import default_registry
 from kernelindex_sdk.schema.schemafiles import export_schemas, schema_bytes
 from kernelindex_sdk.schemadiff.rules import MODES, POLICIES
 
-#: The names of :data:`kernelindex_sdk.cli.diff_reporters.DIFF_REPORTERS` (that module
-#: is imported only when ``schema diff`` runs).
-DIFF_FORMATS = ("github", "json", "junit", "text")
+#: ``schema diff``'s formats (its reporters are imported only when it runs).
+DIFF_FORMATS = formats("schema diff")
 
 
 @click.group("schema")
@@ -180,7 +180,6 @@ def schema_diff(
     that name no kind, or a folder's schema file that names none and that no kind
     reaches, are exit 2: nothing is passed unread.
     """
-    from kernelindex_sdk.cli.diff_reporters import DIFF_REPORTERS
     from kernelindex_sdk.schemadiff import SchemaInputError, diff
 
     try:
@@ -192,5 +191,5 @@ def schema_diff(
         message = "kernelindex schema diff: a schema is nested too deeply to compare"
         click.echo(f"{message} (deeper than Python's recursion limit lets it go)", err=True)
         sys.exit(3)
-    DIFF_REPORTERS[format_]().report(report)
+    REPORTERS["schema diff", format_]().report(report)
     sys.exit(report.exit_status())

@@ -15,6 +15,7 @@ import click
 
 from kernelindex_sdk.base.checked_options import worker_count
 from kernelindex_sdk.base.escaping import one_line
+from kernelindex_sdk.cli.report import REPORTERS, formats
 
 _STORE_HELP = (
     "The store file. Default: $KERNELINDEX_STORE, else kernelindex.kistore in the"
@@ -80,7 +81,7 @@ def add_command(paths: tuple[str, ...], store: str | None, jobs: int | None) -> 
     present, 1 something refused, 2 unreadable input or an unusable store.
     """
     from kernelindex_sdk.base.parallel import WorkerFailed
-    from kernelindex_sdk.cli.reporters import format_problem
+    from kernelindex_sdk.cli.report.validate import format_problem
     from kernelindex_sdk.reading.kistore import require_duckdb
     from kernelindex_sdk.store import StoreError, add
 
@@ -115,7 +116,7 @@ def _first_line(text: str) -> str:
 @click.option(
     "--format",
     "format_",
-    type=click.Choice(["text", "json", "csv"]),
+    type=click.Choice(formats("store query")),
     default="text",
     show_default=True,
     help="Aligned columns for people, a JSON array of objects, or CSV with a header.",
@@ -131,9 +132,7 @@ def query_command(sql: str, store: str | None, format_: str) -> None:
         result = query(path, sql, on_wait=_waiting("query"))
     except StoreError as error:
         _fail("query", str(error))
-    from kernelindex_sdk.store.output import WRITERS
-
-    WRITERS[format_](sys.stdout, result.columns, result.rows)
+    REPORTERS["store query", format_](sys.stdout, result.columns, result.rows)
 
 
 @store_group.command("export")

@@ -20,7 +20,7 @@ from typing import Literal, NamedTuple
 
 from kernelindex_sdk.base.escaping import one_line
 from kernelindex_sdk.base.parallel import MAX_JOBS
-from kernelindex_sdk.cli.reporters import REPORTERS
+from kernelindex_sdk.cli.report import REPORTERS, formats
 
 
 class ValidateOptions(NamedTuple):
@@ -29,7 +29,7 @@ class ValidateOptions(NamedTuple):
     dataclass costs several times as much.)"""
 
     paths: tuple[str, ...]
-    #: A name in :data:`~kernelindex_sdk.cli.reporters.REPORTERS`.
+    #: One of ``validate``'s formats (:func:`~kernelindex_sdk.cli.report.formats`).
     format: str = "text"
     strict_refs: bool = False
     verbose: bool = False
@@ -71,7 +71,7 @@ OPTIONS: tuple[OptionSpec, ...] = (
         ("--format",),
         "format",
         "choice",
-        choices=tuple(sorted(REPORTERS)),
+        choices=formats("validate"),
         help="How to report: text lines for people, one JSON object for machines, GitHub"
         " Actions annotations (github), or JUnit XML for CI test reports (junit).",
     ),
@@ -218,7 +218,7 @@ def run_validate(options: ValidateOptions) -> int:
     from kernelindex_sdk.validating.pipeline import Pipeline
     from kernelindex_sdk.validating.validation import ValidationSession
 
-    reporter = REPORTERS[options.format](verbose=options.verbose)
+    reporter = REPORTERS["validate", options.format](verbose=options.verbose)
     strict_refs = options.strict_refs or bool(options.refs_from)
     session = ValidationSession(strict_refs=strict_refs, strict_json=True)
     watch = VersionWatch(session)

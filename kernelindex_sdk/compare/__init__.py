@@ -5,16 +5,18 @@ together; a notebook can too)::
 
     from kernelindex_sdk import compare
 
-    loaded = compare.load_records(["imported/"])          # validated, indexed by digest
-    runs, _ = compare.resolve_runs(loaded.index)          # references looked up
-    chosen = compare.select(runs, kernels=["geglu"])      # filters
+    loaded = compare.load(["imported/"])                  # validated, runs resolved
+    chosen = compare.select(loaded.candidate.runs, kernels=["geglu"])  # filters
     result = compare.group_runs(chosen)                   # groups, newest, ratios
-    compare.REPORTERS["markdown"](sys.stdout, compare.ReportOptions()).write(result)
+    REPORTERS["compare", "markdown"](sys.stdout).write(result)  # kernelindex_sdk.cli.report
     summaries = compare.summarize(result, [1.0, 1.5])     # per GPU, metric, implementation
     panels, _ = compare.panels(result)                    # sweeps found
     compare.plot.render(panels, "geglu.png")              # needs matplotlib
     speedups = compare.speedup_panels(result)             # per problem, sorted (a suite)
     compare.plot.render_speedups(speedups, "suite.png")
+
+:func:`load` reads a set of runs, or with a reference set both (each walked once);
+:func:`load_records` and :func:`resolve_runs` are its two steps for one set.
 
 Before/after (``kernelindex compare --against``): :func:`before_after` pairs a
 candidate set with a reference set and judges each pair from the noise each run
@@ -26,13 +28,15 @@ newest-run choice and ratios in :mod:`~kernelindex_sdk.compare.grouping`; summar
 (geometric-mean speed-up, ``fast_p``) in :mod:`~kernelindex_sdk.compare.summary`; the sweep
 rule for plots in :mod:`~kernelindex_sdk.compare.sweeps`; the speed-up-per-problem view
 of a suite in :mod:`~kernelindex_sdk.compare.speedups`. matplotlib is imported only
-by :mod:`~kernelindex_sdk.compare.plot`, and only when it draws.
+by :mod:`~kernelindex_sdk.compare.plot`, and only when it draws. The answers are data;
+writing them as text, Markdown, JSON or CSV is the output formats' job
+(:mod:`kernelindex_sdk.cli.report`), as each command writes them.
 """
 
 from __future__ import annotations
 
 from kernelindex_sdk.compare.beforeafter import BeforeAfter, Pair, before_after, gate
-from kernelindex_sdk.compare.explain import Difference, differences
+from kernelindex_sdk.compare.explain import Difference, Explanation, differences, explain
 from kernelindex_sdk.compare.grouping import (
     REFERENCE_PROVIDERS,
     Comparison,
@@ -42,9 +46,9 @@ from kernelindex_sdk.compare.grouping import (
     select,
 )
 from kernelindex_sdk.compare.inventory import Inventory, take_inventory
+from kernelindex_sdk.compare.loading import Loaded, Side, load
 from kernelindex_sdk.compare.noise import Noise, noise_of
 from kernelindex_sdk.compare.records import LoadResult, RecordIndex, load_records
-from kernelindex_sdk.compare.report import REPORTERS, ReportOptions, explain
 from kernelindex_sdk.compare.runs import (
     ComparabilityKey,
     ResolvedRun,
@@ -57,21 +61,22 @@ from kernelindex_sdk.compare.sweeps import Panel, find_sweeps, panels
 
 __all__ = [
     "REFERENCE_PROVIDERS",
-    "REPORTERS",
     "BeforeAfter",
     "ComparabilityKey",
     "Comparison",
     "Difference",
+    "Explanation",
     "Group",
     "Inventory",
     "LoadResult",
+    "Loaded",
     "Noise",
     "Pair",
     "Panel",
     "RecordIndex",
-    "ReportOptions",
     "ResolvedRun",
     "Row",
+    "Side",
     "SpeedupPanel",
     "Summary",
     "before_after",
@@ -81,6 +86,7 @@ __all__ = [
     "gate",
     "group_runs",
     "hardware_identity",
+    "load",
     "load_records",
     "noise_of",
     "panels",

@@ -2,7 +2,8 @@
 
 Digests say *that* two records differ; a person needs to see *how*. Where both
 records were given, the difference is shown field by field (``kernel geglu vs swiglu;
-seq 1024 vs 2048``); where one was not, by digest.
+seq 1024 vs 2048``); where one was not, by digest. :func:`explain` says it for every
+group a selection fell into, each against the first.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from kernelindex_sdk.base.recordformat import (
     PROVIDER_KEY,
     SPEC_KEY,
 )
+from kernelindex_sdk.compare.grouping import Comparison, Group
 from kernelindex_sdk.compare.runs import ResolvedRun, short_digest, show_value
 
 #: How many field differences to spell out per part before "and N more".
@@ -87,6 +89,29 @@ def differences(a: ResolvedRun, b: ResolvedRun, lookup: Lookup) -> list[Differen
             )
         )
     return found
+
+
+@attrs.frozen
+class Explanation:
+    """The groups a selection fell into, each compared with the first."""
+
+    groups: tuple[Group, ...]
+    #: differences[i]: how group i differs from group 0 ([] for group 0).
+    differences: tuple[tuple[Difference, ...], ...]
+
+    @property
+    def comparable(self) -> bool:
+        return len(self.groups) <= 1
+
+
+def explain(comparison: Comparison, lookup: Lookup) -> Explanation:
+    """How each group of a selection differs from the first one."""
+    groups = comparison.groups
+    if not groups:
+        return Explanation((), ())
+    first = groups[0].first
+    diffs = tuple(tuple(differences(first, g.first, lookup)) for g in groups)
+    return Explanation(groups, diffs)
 
 
 def _spec_detail(

@@ -92,75 +92,94 @@ def take_inventory(index: RecordIndex, runs: Iterable[ResolvedRun]) -> Inventory
     """The inventory of ``index`` (records) and ``runs`` (resolved from it, maybe filtered)."""
     kinds: Counter[str] = Counter({"BenchmarkRun": len(index.runs)} if index.runs else {})
     kinds.update(str(record.get(KIND_KEY)) for record in index.records.values())
-    statuses: Counter[str] = Counter()
-    metrics: Counter[str] = Counter()
-    passes: Counter[str] = Counter()
-    kernels: Counter[str] = Counter()
-    gpus: Counter[str] = Counter()
-    providers: Counter[str] = Counter()
-    implementations: Counter[str] = Counter()
-    protocols: Counter[str] = Counter()
-    flags: Counter[str] = Counter()
-    not_given: Counter[str] = Counter()
-    noise: Counter[str] = Counter()
-    no_noise: Counter[str] = Counter()
+    counted = _RunCounts()
+    for run in runs:
+        counted.add(run, index)
+    return counted.inventory(kinds, index.duplicate_runs)
+
+
+@attrs.define
+class _RunCounts:
+    """What :func:`take_inventory` counts of the runs, run by run."""
+
+    statuses: Counter[str] = attrs.Factory(Counter)
+    metrics: Counter[str] = attrs.Factory(Counter)
+    passes: Counter[str] = attrs.Factory(Counter)
+    kernels: Counter[str] = attrs.Factory(Counter)
+    gpus: Counter[str] = attrs.Factory(Counter)
+    providers: Counter[str] = attrs.Factory(Counter)
+    implementations: Counter[str] = attrs.Factory(Counter)
+    protocols: Counter[str] = attrs.Factory(Counter)
+    flags: Counter[str] = attrs.Factory(Counter)
+    not_given: Counter[str] = attrs.Factory(Counter)
+    noise: Counter[str] = attrs.Factory(Counter)
+    no_noise: Counter[str] = attrs.Factory(Counter)
     first: datetime | None = None
     last: datetime | None = None
-    undated = total = 0
-    for run in runs:
-        total += 1
-        statuses[run.status] += 1
-        metrics[run.metric] += 1
+    undated: int = 0
+    total: int = 0
+
+    def add(self, run: ResolvedRun, index: RecordIndex) -> None:
+        """Count one run; a record it references that was not given is counted as such."""
+        self.total += 1
+        self.statuses[run.status] += 1
+        self.metrics[run.metric] += 1
         if run.workload is not None:
-            passes[run.workload.pass_] += 1
-            kernels[run.workload.kernel] += 1
+            self.passes[run.workload.pass_] += 1
+            self.kernels[run.workload.kernel] += 1
         else:
-            not_given["Workload"] += 1
+            self.not_given["Workload"] += 1
         if run.implementation is not None:
-            providers[run.implementation.provider] += 1
-            implementations[run.implementation.label] += 1
+            self.providers[run.implementation.provider] += 1
+            self.implementations[run.implementation.label] += 1
         else:
-            not_given["Implementation"] += 1
+            self.not_given["Implementation"] += 1
         if run.protocol_name is not None:
-            protocols[run.protocol_name] += 1
+            self.protocols[run.protocol_name] += 1
         else:
-            not_given["BenchmarkProtocol"] += 1
+            self.not_given["BenchmarkProtocol"] += 1
         if index.lookup(run.environment_digest, "ExecutionEnvironment") is None:
-            not_given["ExecutionEnvironment"] += 1
+            self.not_given["ExecutionEnvironment"] += 1
         else:
-            gpus[run.gpu] += 1
+            self.gpus[run.gpu] += 1
         if run.passed:
             found = noise_of(run)
-            noise[found.kind] += 1
+            self.noise[found.kind] += 1
             if not found.known:
-                no_noise[found.why or "no spread recorded"] += 1
-        flags.update(run.flags)
+                self.no_noise[found.why or "no spread recorded"] += 1
+        self.flags.update(run.flags)
+        self._when(run)
+
+    def _when(self, run: ResolvedRun) -> None:
         if not run.dated:
-            undated += 1
-        else:
-            when = run.observed_key.astimezone(timezone.utc)
-            first = when if first is None or when < first else first
-            last = when if last is None or when > last else last
-    return Inventory(
-        kinds=_ordered(kinds, KIND_ORDER),
-        duplicate_runs=index.duplicate_runs,
-        runs=total,
-        statuses=_ordered(statuses, STATUS_ORDER),
-        metrics=_ordered(metrics, tuple(METRIC_NAMES)),
-        passes=_ordered(passes, tuple(PASS_ORDER)),
-        kernels=_by_name(kernels),
-        gpus=_by_name(gpus),
-        providers=_by_name(providers),
-        implementations=_by_name(implementations),
-        protocols=_by_name(protocols),
-        first=first,
-        last=last,
-        undated=undated,
-        quality_flags=_by_name(flags),
-        noise=_ordered(noise, NOISE_KINDS),
-        no_noise=_by_name(no_noise),
-        not_given=_ordered(not_given, KIND_ORDER),
-    )
+            self.undated += 1
+            return
+        when = run.observed_key.astimezone(timezone.utc)
+        self.first = when if self.first is None or when < self.first else self.first
+        self.last = when if self.last is None or when > self.last else self.last
+
+    def inventory(self, kinds: Counter[str], duplicate_runs: int) -> Inventory:
+        """The counts, each in its display order."""
+        return Inventory(
+            kinds=_ordered(kinds, KIND_ORDER),
+            duplicate_runs=duplicate_runs,
+            runs=self.total,
+            statuses=_ordered(self.statuses, STATUS_ORDER),
+            metrics=_ordered(self.metrics, tuple(METRIC_NAMES)),
+            passes=_ordered(self.passes, tuple(PASS_ORDER)),
+            kernels=_by_name(self.kernels),
+            gpus=_by_name(self.gpus),
+            providers=_by_name(self.providers),
+            implementations=_by_name(self.implementations),
+            protocols=_by_name(self.protocols),
+            first=self.first,
+            last=self.last,
+            undated=self.undated,
+            quality_flags=_by_name(self.flags),
+            noise=_ordered(self.noise, NOISE_KINDS),
+            no_noise=_by_name(self.no_noise),
+            not_given=_ordered(self.not_given, KIND_ORDER),
+        )
 
 
 def _ordered(counts: Counter[str], order: tuple[str, ...]) -> dict[str, int]:

@@ -29,13 +29,13 @@ from __future__ import annotations
 
 import math
 import textwrap
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, Final
 
 from kernelindex_sdk.base.metrics import METRIC_NAMES, RATIO_NAMES
 from kernelindex_sdk.compare.speedups import SpeedupPanel
-from kernelindex_sdk.compare.sweeps import Panel
+from kernelindex_sdk.compare.sweeps import Panel, Series
 from kernelindex_sdk.compare.units import pick_unit
 
 #: File types ``--plot`` writes, by suffix.
@@ -271,8 +271,6 @@ def _colours(labels: Sequence[str]) -> dict[str, Any]:
 
 
 def _draw(ax: Any, panel: Panel, colours: dict[str, Any], title: str, log_y: bool) -> None:
-    from matplotlib import transforms
-
     values = [p.value for s in panel.series for p in s.points]
     unit = pick_unit(values, panel.metric)
     positions = {x: i for i, x in enumerate(panel.x_values)}
@@ -280,51 +278,11 @@ def _draw(ax: Any, panel: Panel, colours: dict[str, Any], title: str, log_y: boo
     def at(x: Any) -> Any:
         return positions[x] if panel.categorical else x
 
-    width = len(panel.series)
     for rank, series in enumerate(panel.series):
-        colour = colours[series.label]
         label = f"{series.label} (baseline)" if series.is_baseline else series.label
-        # Categories (dtypes, problem names) have no order between them: each
-        # implementation is a column of points, side by side, never joined by a line.
-        shift = (rank - (width - 1) / 2) * min(0.6 / width, 0.2) if panel.categorical else 0.0
-        xs = (
-            [at(p.x) + shift for p in series.points]
-            if panel.categorical
-            else [at(p.x) for p in series.points]
-        )
-        ys = [p.value / unit[1] for p in series.points]
-        low = [(p.p20 if p.p20 is not None else p.value) / unit[1] for p in series.points]
-        high = [(p.p80 if p.p80 is not None else p.value) / unit[1] for p in series.points]
-        if xs and panel.categorical:
-            spread = [[y - lo for y, lo in zip(ys, low, strict=True)],
-                      [hi - y for y, hi in zip(ys, high, strict=True)]]  # fmt: skip
-            ax.errorbar(xs, ys, yerr=spread, fmt="o", markersize=4, capsize=2, linewidth=1.0,
-                        color=colour, label=label)  # fmt: skip
-        elif xs:
-            ax.plot(xs, ys, marker="o", markersize=3.5, linewidth=1.6, color=colour, label=label)
-            ax.fill_between(xs, low, high, color=colour, alpha=0.2, linewidth=0)
+        drawn = _draw_points(ax, panel, series, rank, colours[series.label], label, unit, at)
         if series.failures:
-            ax.scatter(
-                [at(f.x) for f in series.failures],
-                [0.0] * len(series.failures),
-                marker="x",
-                color=colour,
-                transform=transforms.blended_transform_factory(ax.transData, ax.transAxes),
-                clip_on=False,
-                zorder=3,
-                label=None if xs else label,
-            )
-            for failure in series.failures:
-                ax.annotate(
-                    failure.status,
-                    (at(failure.x), 0.0),
-                    xycoords=transforms.blended_transform_factory(ax.transData, ax.transAxes),
-                    xytext=(0, 6),
-                    textcoords="offset points",
-                    ha="center",
-                    fontsize=7,
-                    color=colour,
-                )
+            _draw_failures(ax, series, colours[series.label], None if drawn else label, at)
     if not values:
         # Nothing passed: no y axis to read, say why instead of an empty −0.04…0.04 axis.
         ax.set_yticks([])
@@ -346,6 +304,73 @@ def _draw(ax: Any, panel: Panel, colours: dict[str, Any], title: str, log_y: boo
     ax.grid(True, which="major", alpha=0.3)
     if panel.series:
         ax.legend(fontsize=7.5, frameon=False)
+
+
+def _draw_points(
+    ax: Any,
+    panel: Panel,
+    series: Series,
+    rank: int,
+    colour: Any,
+    label: str,
+    unit: tuple[str, float],
+    at: Callable[[Any], Any],
+) -> bool:
+    """One implementation's medians with their p20–p80 spread: a line over a band
+    against a numeric x, a column of points with error bars beside the others' against
+    categories (which have no order to join). Whether there were any."""
+    width = len(panel.series)
+    # Categories (dtypes, problem names) have no order between them: each
+    # implementation is a column of points, side by side, never joined by a line.
+    shift = (rank - (width - 1) / 2) * min(0.6 / width, 0.2) if panel.categorical else 0.0
+    xs = (
+        [at(p.x) + shift for p in series.points]
+        if panel.categorical
+        else [at(p.x) for p in series.points]
+    )
+    ys = [p.value / unit[1] for p in series.points]
+    low = [(p.p20 if p.p20 is not None else p.value) / unit[1] for p in series.points]
+    high = [(p.p80 if p.p80 is not None else p.value) / unit[1] for p in series.points]
+    if xs and panel.categorical:
+        spread = [[y - lo for y, lo in zip(ys, low, strict=True)],
+                  [hi - y for y, hi in zip(ys, high, strict=True)]]  # fmt: skip
+        ax.errorbar(xs, ys, yerr=spread, fmt="o", markersize=4, capsize=2, linewidth=1.0,
+                    color=colour, label=label)  # fmt: skip
+    elif xs:
+        ax.plot(xs, ys, marker="o", markersize=3.5, linewidth=1.6, color=colour, label=label)
+        ax.fill_between(xs, low, high, color=colour, alpha=0.2, linewidth=0)
+    return bool(xs)
+
+
+def _draw_failures(
+    ax: Any, series: Series, colour: Any, label: str | None, at: Callable[[Any], Any]
+) -> None:
+    """A cross at the foot of the panel, with its status, where a run did not pass
+    (``label``: the legend's entry, for an implementation with no point drawn)."""
+    from matplotlib import transforms
+
+    foot = transforms.blended_transform_factory(ax.transData, ax.transAxes)
+    ax.scatter(
+        [at(f.x) for f in series.failures],
+        [0.0] * len(series.failures),
+        marker="x",
+        color=colour,
+        transform=foot,
+        clip_on=False,
+        zorder=3,
+        label=label,
+    )
+    for failure in series.failures:
+        ax.annotate(
+            failure.status,
+            (at(failure.x), 0.0),
+            xycoords=foot,
+            xytext=(0, 6),
+            textcoords="offset points",
+            ha="center",
+            fontsize=7,
+            color=colour,
+        )
 
 
 def _draw_ratios(ax: Any, panel: Panel, colours: dict[str, Any]) -> None:

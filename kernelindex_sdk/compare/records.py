@@ -23,7 +23,7 @@ import contextlib
 import gc
 import os
 from collections.abc import Callable, Iterable, Iterator, Mapping
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import attrs
 
@@ -38,11 +38,14 @@ from kernelindex_sdk.validating.validation import (
 
 if TYPE_CHECKING:
     from kernelindex_sdk.reading.kistore import RunFacts
+    from kernelindex_sdk.reading.sources import Source
 
 #: Called with each problem as soon as it is found (so a long load streams its errors).
 ProblemSink = Callable[[Problem], None]
-#: Called once per document read, e.g. to advance a progress bar.
+#: Called once per file read, e.g. to advance a progress bar.
 Tick = Callable[[], None]
+#: Told the source of each item read (what :func:`load_records` ticks files with).
+SourceSeen = Callable[[str], None]
 
 
 @attrs.frozen
@@ -192,30 +195,102 @@ def load_records(
 
     if session is None:
         session = default_session()
+    paths = [os.fspath(path) if isinstance(path, os.PathLike) else path for path in paths]
+    strict = session.strict_refs
+    named = [
+        _Store(path) if not strict and isinstance(path, str) and names_store(path) else path
+        for path in paths
+    ]
+    parts = _parts(named) if paths else [[]]
+    return _load(parts, session, on_problem, _tick_per_file(tick), on_read, index, facts)
+
+
+def load_walked(
+    sources: Iterable[Source | IntakeError],
+    *,
+    on_problem: ProblemSink | None = None,
+    on_read: Callable[[int], None] | None = None,
+    index: RecordIndex | None = None,
+    facts: bool = False,
+) -> LoadResult:
+    """:func:`load_records` of what a walk of the paths found
+    (:func:`~kernelindex_sdk.reading.sources.expand`), without walking them again: each
+    file (and standard input) is read through the pipeline by its name, each store as
+    :func:`load_records` reads it, and what the walk could not read is counted
+    unreadable in its place. Checked as ``validate`` checks, by the default session."""
+    from kernelindex_sdk.reading.sources import STDIN, FileSource, StdinSource, StoreSource
+
+    def named(source: Source | IntakeError) -> str | _Store | IntakeError:
+        if isinstance(source, FileSource):
+            return source.path
+        if isinstance(source, StdinSource):
+            return STDIN
+        return _Store(source.path) if isinstance(source, StoreSource) else source
+
+    parts = _parts(named(source) for source in sources)
+    return _load(parts, default_session(), on_problem, _tick_per_file(None), on_read, index, facts)
+
+
+class _Store(NamedTuple):
+    """A store named among the paths (read by :func:`_load_facts` or :func:`_load_store`)."""
+
+    path: str
+
+
+#: What :func:`_load` reads, in order: paths for the pipeline, a store, or what could
+#: not be walked.
+_Part = list[str] | _Store | IntakeError
+
+
+def _parts(named: Iterable[str | _Store | IntakeError]) -> list[_Part]:
+    """What to read, in order: each run of paths in a row as one pipeline's, each store
+    and each error in its place."""
+    parts: list[_Part] = []
+    for entry in named:
+        if isinstance(entry, (_Store, IntakeError)):
+            parts.append(entry)
+        elif parts and isinstance(parts[-1], list):
+            parts[-1].append(entry)
+        else:
+            parts.append([entry])
+    return parts
+
+
+def _load(
+    parts: list[_Part],
+    session: ValidationSession,
+    on_problem: ProblemSink | None,
+    tick_per_file: SourceSeen,
+    on_read: Callable[[int], None] | None,
+    index: RecordIndex | None,
+    facts: bool,
+) -> LoadResult:
     session.keep_values = True
     result = LoadResult(index if index is not None else RecordIndex())
     report: ProblemSink = on_problem or (lambda problem: None)
-    paths = [os.fspath(path) if isinstance(path, os.PathLike) else path for path in paths]
-    last_source: list[str | None] = [None]
-
-    def tock(source: str) -> None:
-        if tick is not None and source != last_source[0]:
-            tick()
-        last_source[0] = source
-
-    group: list[str] = []
-    for path in paths:
-        if session.strict_refs or not isinstance(path, str) or not names_store(path):
-            group.append(path)
-            continue
-        if group:
-            _load_checked(group, session, result, report, tock, on_read)
-            group = []
-        if not (facts and _load_facts(path, result, report, tock)):
-            _load_store(path, session, result, report, tock)
-    if group or not paths:
-        _load_checked(group, session, result, report, tock, on_read)
+    for part in parts:
+        if isinstance(part, list):
+            _load_checked(part, session, result, report, tick_per_file, on_read)
+        elif isinstance(part, IntakeError):
+            item = unreadable_item(part)
+            tick_per_file(item.source)
+            _take(item, result, report)
+        elif not (facts and _load_facts(part.path, result, report, tick_per_file)):
+            _load_store(part.path, session, result, report, tick_per_file)
     return result
+
+
+def _tick_per_file(tick: Tick | None) -> SourceSeen:
+    """What each item read is told its source with: ``tick`` at the first item of each
+    file (a no-op without ``tick``)."""
+    last: list[str | None] = [None]
+
+    def seen(source: str) -> None:
+        if tick is not None and source != last[0]:
+            tick()
+        last[0] = source
+
+    return seen
 
 
 def _load_checked(
@@ -223,19 +298,19 @@ def _load_checked(
     session: ValidationSession,
     result: LoadResult,
     report: ProblemSink,
-    tock: Callable[[str], None],
+    tick_per_file: SourceSeen,
     on_read: Callable[[int], None] | None,
 ) -> None:
     """Every item under ``paths`` through the pipeline, checked (:func:`load_records`)."""
     from kernelindex_sdk.validating.pipeline import Pipeline
 
     for item in Pipeline(paths, checker=session, on_read=on_read):
-        tock(item.source)
+        tick_per_file(item.source)
         _take(item, result, report)
 
 
 def _load_facts(
-    path: str, result: LoadResult, report: ProblemSink, tock: Callable[[str], None]
+    path: str, result: LoadResult, report: ProblemSink, tick_per_file: SourceSeen
 ) -> bool:
     """A trusted store of the current format, its runs as their facts; False (nothing
     read) where it must be read as :func:`_load_store` reads it."""
@@ -255,7 +330,7 @@ def _load_facts(
                 _take(unreadable_item(chunk), result, report)
                 continue
             for run in chunk:
-                tock(run.shape.source)
+                tick_per_file(run.shape.source)
             result.documents += len(chunk)
             index.add_facts(chunk)
     return True
@@ -282,7 +357,7 @@ def _load_store(
     session: ValidationSession,
     result: LoadResult,
     report: ProblemSink,
-    tock: Callable[[str], None],
+    tick_per_file: SourceSeen,
 ) -> None:
     """The documents of one store: trusted ones indexed as they are (with the digests
     the store holds), any other one checked as the pipeline checks it."""
@@ -295,7 +370,7 @@ def _load_store(
     for document in read_trusting_store(path, checks_fingerprint()):
         if isinstance(document, CheckedDocument):
             value, digests = document.document.value, document.digests
-            tock(document.document.source)
+            tick_per_file(document.document.source)
             result.documents += 1
             members = records_of(value)
             named = [digests[at[1:] if at else ""] for at, _ in members]
@@ -309,7 +384,7 @@ def _load_store(
         else:
             items = [unreadable_item(document)]
         for item in items:
-            tock(item.source)
+            tick_per_file(item.source)
             _take(item, result, report)
 
 

@@ -324,7 +324,7 @@ class Resolver:
             status=spec[STATUS_KEY],
             reason=spec.get(REASON_KEY),
             observed_at=spec[OBSERVED_AT_KEY],
-            observed_key=parse_timestamp(spec[OBSERVED_AT_KEY]),
+            observed_key=parse_timestamp_or_epoch(spec[OBSERVED_AT_KEY]),
             metric=result.metric or protocol_metric or UNKNOWN,
             statistic=result.statistic,
             value=result.value,
@@ -372,7 +372,7 @@ class Resolver:
             shaped[2],
             shaped[3],
             run.observed_at,
-            parse_timestamp(run.observed_at),
+            parse_timestamp_or_epoch(run.observed_at),
             shaped[4],
             shaped[5],
             run.value,
@@ -680,10 +680,11 @@ def _count(value: Any) -> int | None:
 _EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
 
 
-def parse_timestamp(text: str) -> datetime:
+def parse_timestamp_or_epoch(text: str) -> datetime:
     """An RFC 3339 timestamp as an aware datetime, for ordering runs by age
-    (:func:`kernelindex_sdk.base.recordformat.parse_timestamp`); anything unparseable (schema-valid
-    input never is) orders as the epoch."""
+    (:func:`kernelindex_sdk.base.recordformat.parse_timestamp`, which gives None for
+    what it cannot parse); anything unparseable (schema-valid input never is) is the
+    epoch here, so it still orders, as the oldest."""
     return recordformat.parse_timestamp(text) or _EPOCH
 
 

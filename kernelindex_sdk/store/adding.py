@@ -402,16 +402,7 @@ class _Stager:
         value = item.value
         bundle = is_bundle(value)
         members = records_of(value, item.pointer)
-        shape: str | None = None
-        if bundle:
-            prefix = len(item.pointer) + 1
-            shape = self._dumps(
-                [
-                    [at[prefix:], ref.digest]
-                    for (at, _), ref in zip(members, item.records, strict=True)
-                    if ref.kind != _RUN
-                ]
-            ).decode()
+        shape = self._shape(item, members) if bundle else None
         key = (item.source, item.line, item.pointer)
         place = self._dumps({"origin": item.source, "item_pointer": item.pointer})[1:-1]
         standalone = b"false" if bundle else b"true"
@@ -457,6 +448,18 @@ class _Stager:
                 batch.facts += self.facts(stored, key) + b"\n"
             else:
                 batch.deferred.append((stored, key))
+
+    def _shape(self, item: Item, members: list[tuple[str, Mapping[str, Any]]]) -> str:
+        """A bundle's members other than runs, as ``[[pointer, digest], ...]`` (pointers
+        within the bundle): the ``members`` its run's row holds."""
+        prefix = len(item.pointer) + 1
+        return self._dumps(
+            [
+                [at[prefix:], ref.digest]
+                for (at, _), ref in zip(members, item.records, strict=True)
+                if ref.kind != _RUN
+            ]
+        ).decode()
 
     def _head(self, digest: str, kind: str, name: str | None, record: Mapping[str, Any]) -> bytes:
         """The static part of a record's row: a JSON object of its digest, kind, name,
@@ -556,39 +559,14 @@ def add(
         with connect(store, read_only=True, on_wait=waited, wait_s=wait_s, appending=True):
             pass
     result = AddResult()
-    session = ValidationSession(strict_refs=True, strict_json=True, keep_values=True)
     with tempfile.TemporaryDirectory(prefix="kernelindex-add-") as staging:
         paths_of = {
             name: os.path.join(staging, f"{name}.jsonl")
             for name in ("records", "keys", "facts", "refused")
         }
-        deferred_path = os.path.join(staging, "deferred.pickle")
-        with (
-            _named(staging),
-            open(paths_of["records"], "wb") as records,
-            open(paths_of["keys"], "wb") as keys,
-            open(paths_of["facts"], "wb") as facts,
-            open(deferred_path, "wb") as deferred,
-        ):
-            writer = _Writer(records, keys, facts, deferred)
-            checker = _StoreAwareChecker(session, store, waited, staging, writer)
-            # Only items with problems come back: the valid ones are staged where
-            # they are checked, and arrive as their tasks' payloads.
-            pipeline = Pipeline(paths, checker=checker, jobs=jobs, report="problems")
-            for item in pipeline:
-                if item.unreadable:
-                    result.unreadable += 1
-                else:
-                    result.refused += 1
-                for problem in item.problems:
-                    result.problems.append(problem)
-                    report(problem)
-            for problem in pipeline.late:
-                result.problems.append(problem)
-                report(problem)
-            result.refused += pipeline.checker.invalidated
-            result.files = pipeline.tally.files
-            writer.finish(checker.from_store, deferred_path)
+        checker, writer = _check_and_stage(
+            paths, store, jobs, staging, paths_of, result, report, waited
+        )
         with _named(staging), open(paths_of["refused"], "wb") as refused:
             from orjson import dumps
 
@@ -607,6 +585,50 @@ def add(
                 wait_s,
             )
     return result
+
+
+def _check_and_stage(
+    paths: Sequence[str],
+    store: str,
+    jobs: int | None,
+    staging: str,
+    paths_of: Mapping[str, str],
+    result: AddResult,
+    report: Callable[[Problem], None],
+    waited: Callable[[str], None],
+) -> tuple[_StoreAwareChecker, _Writer]:
+    """Check every record as ``validate --strict-refs`` does, references resolving
+    into the store too, and stage the valid ones in ``staging``; what was refused or
+    could not be read counted in ``result`` and reported."""
+    session = ValidationSession(strict_refs=True, strict_json=True, keep_values=True)
+    deferred_path = os.path.join(staging, "deferred.pickle")
+    with (
+        _named(staging),
+        open(paths_of["records"], "wb") as records,
+        open(paths_of["keys"], "wb") as keys,
+        open(paths_of["facts"], "wb") as facts,
+        open(deferred_path, "wb") as deferred,
+    ):
+        writer = _Writer(records, keys, facts, deferred)
+        checker = _StoreAwareChecker(session, store, waited, staging, writer)
+        # Only items with problems come back: the valid ones are staged where
+        # they are checked, and arrive as their tasks' payloads.
+        pipeline = Pipeline(paths, checker=checker, jobs=jobs, report="problems")
+        for item in pipeline:
+            if item.unreadable:
+                result.unreadable += 1
+            else:
+                result.refused += 1
+            for problem in item.problems:
+                result.problems.append(problem)
+                report(problem)
+        for problem in pipeline.late:
+            result.problems.append(problem)
+            report(problem)
+        result.refused += pipeline.checker.invalidated
+        result.files = pipeline.tally.files
+        writer.finish(checker.from_store, deferred_path)
+    return checker, writer
 
 
 def _stored(store: str, digest: str, text: Any) -> Any:
@@ -656,7 +678,30 @@ def _commit(
     stored — the first copy of each digest not refused and not already in the store —
     is decided over the small staging file of keys.
     """
-    from kernelindex_sdk.store.facts import FACT_COLUMNS, FROM_STORED_COPY
+    staged, keys, facts = _staging_readers(paths, any_refused)
+    with connect(
+        store, read_only=False, create=True, on_wait=on_wait, wait_s=wait_s, appending=True
+    ) as con:
+        # The commit reads the staging files with bounded memory (spilling beside the
+        # store when it must): an add's peak stays flat however large the add is.
+        con.execute(f"SET memory_limit = '{COMMIT_MEMORY}'")
+        con.execute(f"SET threads = {COMMIT_THREADS}")
+        con.execute("SET preserve_insertion_order = false")
+        try:
+            con.execute("BEGIN TRANSACTION")
+            add_id, stored, given = _insert(con, staged, keys, facts, skipped, result.refused)
+            con.execute("COMMIT")
+        except BaseException:
+            with contextlib.suppress(Exception):
+                con.execute("ROLLBACK")
+            raise
+    result.stored, result.present, result.add_id = stored, given - stored, add_id
+
+
+def _staging_readers(paths: Mapping[str, str], any_refused: bool) -> tuple[str, str, str]:
+    """The staged records, their keys (less the refused items'), and the runs' facts,
+    each as a ``read_json`` of its staging file."""
+    from kernelindex_sdk.store.facts import FACT_COLUMNS
 
     staged = _json_reader(paths["records"], _RECORD_COLUMNS)
     keys = _json_reader(paths["keys"], _KEY_COLUMNS)
@@ -671,66 +716,64 @@ def _commit(
             " AND k.item_pointer = f.item_pointer)"
         )
     facts = _json_reader(paths["facts"], {**FACT_COLUMNS, "item_pointer": "VARCHAR"})
+    return staged, keys, facts
+
+
+def _insert(
+    con: Any, staged: str, keys: str, facts: str, skipped: int, refused: int
+) -> tuple[int, int, int]:
+    """Inside the transaction: the records and their runs' facts, and the add's row;
+    its number, the records stored and the records given."""
+    row = con.execute("SELECT coalesce(max(add_id), 0) + 1 FROM adds").fetchone()
+    add_id = int(row[0]) if row else 1
+    row = con.execute("SELECT coalesce(max(seq), 0) FROM records").fetchone()
+    base = int(row[0]) if row else 0
+    con.execute(
+        f"CREATE TEMP TABLE first_copies AS SELECT min(b + t) AS n, count(*) AS copies"
+        f" FROM {keys} GROUP BY digest"
+    )
+    row = con.execute("SELECT coalesce(sum(copies), 0) FROM first_copies").fetchone()
+    given = (int(row[0]) if row else 0) + skipped
+    con.execute(
+        # Out-of-core throughout (no window function): a record's seq is its
+        # staging number after the store's last (gaps where copies were
+        # dropped; only the order matters), and the first copy of a digest in
+        # this add is found by a hash aggregate over the keys.
+        f"""INSERT INTO records
+        SELECT {base} + k.b + k.t, k.digest, k.kind, k.api_version, k.name,
+               k.record, k.standalone, k.members, k.origin,
+               k.line + k.o, {add_id}
+        FROM {staged} k
+        SEMI JOIN first_copies f ON f.n = k.b + k.t
+        WHERE NOT EXISTS (SELECT 1 FROM records r WHERE r.digest = k.digest)"""
+    )
+    con.execute("DROP TABLE first_copies")
+    row = con.execute("SELECT count(*) FROM records WHERE add_id = ?", [add_id]).fetchone()
+    stored = int(row[0]) if row else 0
+    _insert_facts(con, facts, add_id)
+    con.execute(
+        "INSERT INTO adds VALUES (?, now(), ?, ?, ?)", [add_id, stored, given - stored, refused]
+    )
+    # What checked this add's records: a reader running the same checks may
+    # trust them instead of checking them again (docs/store.md).
+    con.execute(
+        "INSERT INTO kernelindex_store VALUES (?, ?)", [checks_key(add_id), checks_fingerprint()]
+    )
+    return add_id, stored, given
+
+
+def _insert_facts(con: Any, facts: str, add_id: int) -> None:
+    """The staged facts of the runs this add stored."""
+    from kernelindex_sdk.store.facts import FACT_COLUMNS, FROM_STORED_COPY
+
     fact_names = [name for name in FACT_COLUMNS if name not in FROM_STORED_COPY]
-    with connect(
-        store, read_only=False, create=True, on_wait=on_wait, wait_s=wait_s, appending=True
-    ) as con:
-        # The commit reads the staging files with bounded memory (spilling beside the
-        # store when it must): an add's peak stays flat however large the add is.
-        con.execute(f"SET memory_limit = '{COMMIT_MEMORY}'")
-        con.execute(f"SET threads = {COMMIT_THREADS}")
-        con.execute("SET preserve_insertion_order = false")
-        try:
-            con.execute("BEGIN TRANSACTION")
-            row = con.execute("SELECT coalesce(max(add_id), 0) + 1 FROM adds").fetchone()
-            add_id = int(row[0]) if row else 1
-            row = con.execute("SELECT coalesce(max(seq), 0) FROM records").fetchone()
-            base = int(row[0]) if row else 0
-            con.execute(
-                f"CREATE TEMP TABLE first_copies AS SELECT min(b + t) AS n, count(*) AS copies"
-                f" FROM {keys} GROUP BY digest"
-            )
-            row = con.execute("SELECT coalesce(sum(copies), 0) FROM first_copies").fetchone()
-            given = (int(row[0]) if row else 0) + skipped
-            con.execute(
-                # Out-of-core throughout (no window function): a record's seq is its
-                # staging number after the store's last (gaps where copies were
-                # dropped; only the order matters), and the first copy of a digest in
-                # this add is found by a hash aggregate over the keys.
-                f"""INSERT INTO records
-                SELECT {base} + k.b + k.t, k.digest, k.kind, k.api_version, k.name,
-                       k.record, k.standalone, k.members, k.origin,
-                       k.line + k.o, {add_id}
-                FROM {staged} k
-                SEMI JOIN first_copies f ON f.n = k.b + k.t
-                WHERE NOT EXISTS (SELECT 1 FROM records r WHERE r.digest = k.digest)"""
-            )
-            con.execute("DROP TABLE first_copies")
-            row = con.execute("SELECT count(*) FROM records WHERE add_id = ?", [add_id]).fetchone()
-            stored = int(row[0]) if row else 0
-            names = ", ".join([*(f"x.{name}" for name in fact_names), *FROM_STORED_COPY.values()])
-            columns = ", ".join([*fact_names, *FROM_STORED_COPY])
-            con.execute(
-                # Copies of one run have equal staged facts: DISTINCT keeps one (their
-                # place and title are the stored copy's).
-                f"""INSERT INTO run_facts ({columns}, add_id)
-                SELECT DISTINCT {names}, {add_id}
-                FROM {facts} x
-                JOIN records r ON r.digest = x.digest AND r.add_id = {add_id}"""
-            )
-            con.execute(
-                "INSERT INTO adds VALUES (?, now(), ?, ?, ?)",
-                [add_id, stored, given - stored, result.refused],
-            )
-            # What checked this add's records: a reader running the same checks may
-            # trust them instead of checking them again (docs/store.md).
-            con.execute(
-                "INSERT INTO kernelindex_store VALUES (?, ?)",
-                [checks_key(add_id), checks_fingerprint()],
-            )
-            con.execute("COMMIT")
-        except BaseException:
-            with contextlib.suppress(Exception):
-                con.execute("ROLLBACK")
-            raise
-    result.stored, result.present, result.add_id = stored, given - stored, add_id
+    names = ", ".join([*(f"x.{name}" for name in fact_names), *FROM_STORED_COPY.values()])
+    columns = ", ".join([*fact_names, *FROM_STORED_COPY])
+    con.execute(
+        # Copies of one run have equal staged facts: DISTINCT keeps one (their
+        # place and title are the stored copy's).
+        f"""INSERT INTO run_facts ({columns}, add_id)
+        SELECT DISTINCT {names}, {add_id}
+        FROM {facts} x
+        JOIN records r ON r.digest = x.digest AND r.add_id = {add_id}"""
+    )

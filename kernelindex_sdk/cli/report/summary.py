@@ -1,4 +1,5 @@
-"""Summaries (:mod:`~kernelindex_sdk.compare.summary`) as text, Markdown, JSON or CSV.
+"""``compare --summary``'s reporters: summaries (:mod:`~kernelindex_sdk.compare.summary`)
+as text, Markdown, JSON or CSV.
 
 Only formatting: every figure was computed before. People get one aligned table (or
 one Markdown table, for a pull request) with shares in per cent and a legend that
@@ -8,13 +9,18 @@ can be checked against its numerator and denominator.
 
 from __future__ import annotations
 
-import csv
-import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from typing import IO, Any, Final, Protocol
 
-from kernelindex_sdk.base.escaping import markdown_cell, one_line
+from kernelindex_sdk.base.escaping import markdown_cell
 from kernelindex_sdk.base.metrics import METRIC_NAMES, RATIO_KINDS
+from kernelindex_sdk.cli.report.writing import (
+    csv_ratio,
+    write_aligned,
+    write_csv,
+    write_json,
+    write_markdown_table,
+)
 from kernelindex_sdk.compare.summary import Summary, threshold_name
 from kernelindex_sdk.compare.units import times
 
@@ -118,23 +124,11 @@ class SummaryTextReporter(_Reporter):
 
     def write(self, summaries: Sequence[Summary]) -> None:
         if summaries:
-            rows = [_header(self.thresholds, self.against)] + [
-                _cells(s, self.thresholds) for s in summaries
-            ]
-            cells = [tuple(one_line(c) for c in row) for row in rows]
-            widths = [max(len(row[i]) for row in cells) for i in range(len(cells[0]))]
-            for row in cells:
-                parts = [
-                    f"{cell:>{width}}" if right else f"{cell:<{width}}"
-                    for cell, width, right in zip(
-                        row, widths, _numeric(self.thresholds), strict=True
-                    )
-                ]
-                self.out.write("  ".join(parts).rstrip() + "\n")
+            rows = [_header(self.thresholds, self.against)]
+            rows += [_cells(s, self.thresholds) for s in summaries]
+            write_aligned(self.out, rows, _numeric(self.thresholds))
             self.out.write("\n")
-            width = max(len(column) for column, _ in self.legend)
-            for column, meaning in self.legend:
-                self.out.write(f"  {column:<{width}}  {meaning}\n")
+            write_aligned(self.out, self.legend, indent="  ")
         self.out.write(_tail(summaries, self.against) + "\n")
 
 
@@ -144,14 +138,9 @@ class SummaryMarkdownReporter(_Reporter):
 
     def write(self, summaries: Sequence[Summary]) -> None:
         if summaries:
-            header = (markdown_cell(c) for c in _header(self.thresholds, self.against))
-            self.out.write("| " + " | ".join(header) + " |\n")
-            align = ["---:" if right else "---" for right in _numeric(self.thresholds)]
-            self.out.write("|" + "|".join(align) + "|\n")
-            for summary in summaries:
-                cells = (markdown_cell(c) for c in _cells(summary, self.thresholds))
-                self.out.write("| " + " | ".join(cells) + " |\n")
-            self.out.write("\n")
+            header = _header(self.thresholds, self.against)
+            rows = [_cells(summary, self.thresholds) for summary in summaries]
+            write_markdown_table(self.out, header, rows, _numeric(self.thresholds))
             for column, meaning in self.legend:
                 self.out.write(f"- **{markdown_cell(column)}**: {markdown_cell(meaning)}\n")
             self.out.write("\n")
@@ -192,45 +181,36 @@ class SummaryJsonReporter(_Reporter):
         if self.against:
             # geomeanSpeedup is reference ÷ candidate: above 1 the candidate is faster.
             report["speedup"] = "reference / candidate"
-        json.dump(report, self.out, ensure_ascii=True, indent=2)
-        self.out.write("\n")
+        write_json(self.out, report)
 
 
 class SummaryCsvReporter(_Reporter):
     """One CSV line per summary: fractions as in JSON, a column per threshold."""
 
     def write(self, summaries: Sequence[Summary]) -> None:
-        writer = csv.writer(self.out, lineterminator="\n")
-        writer.writerow(
+        header = [
+            "gpu", "metric", "baseline", "implementation", "workloads", "geomean",
+            "faster_share",
+            *(f"fast_{threshold_name(t)}" for t in self.thresholds),
+            "missing", "failed", "absent", "universe", "ratio_kind", "hardware",
+            "implementation_digest",
+        ]  # fmt: skip
+        rows = (
             [
-                "gpu", "metric", "baseline", "implementation", "workloads", "geomean",
-                "faster_share",
-                *(f"fast_{threshold_name(t)}" for t in self.thresholds),
-                "missing", "failed", "absent", "universe", "ratio_kind", "hardware",
-                "implementation_digest",
+                s.gpu, s.metric, s.baseline, s.implementation,
+                s.workloads, csv_ratio(s.geomean), csv_ratio(s.faster_share),
+                *(csv_ratio(s.fast_p(t)) for t in self.thresholds),
+                s.missing, s.failed, s.absent, s.universe,
+                RATIO_KINDS.get(s.metric, ""), s.hardware, s.implementation_digest,
             ]
+            for s in summaries
         )  # fmt: skip
-        for s in summaries:
-            writer.writerow(
-                [
-                    one_line(s.gpu), s.metric, one_line(s.baseline), one_line(s.implementation),
-                    s.workloads, _number(s.geomean), _number(s.faster_share),
-                    *(_number(s.fast_p(t)) for t in self.thresholds),
-                    s.missing, s.failed, s.absent, s.universe,
-                    RATIO_KINDS.get(s.metric, ""), s.hardware, s.implementation_digest,
-                ]
-            )  # fmt: skip
-
-
-def _number(value: float | None) -> str:
-    return "" if value is None else repr(value)
+        write_csv(self.out, header, rows)
 
 
 SummaryReporter = (
     SummaryTextReporter | SummaryMarkdownReporter | SummaryJsonReporter | SummaryCsvReporter
 )
-
-#: Format name → reporter, as ``--format`` names them.
 
 
 class SummaryReporterFactory(Protocol):
@@ -239,11 +219,3 @@ class SummaryReporterFactory(Protocol):
     def __call__(
         self, out: IO[str], thresholds: Sequence[float], against: bool = False
     ) -> SummaryReporter: ...
-
-
-SUMMARY_REPORTERS: Final[Mapping[str, SummaryReporterFactory]] = {
-    "text": SummaryTextReporter,
-    "markdown": SummaryMarkdownReporter,
-    "json": SummaryJsonReporter,
-    "csv": SummaryCsvReporter,
-}

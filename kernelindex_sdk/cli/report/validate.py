@@ -1,21 +1,24 @@
-"""Reporters, chosen by name with ``--format``: how validation results are shown.
+"""``validate``'s reporters, chosen by name with ``--format``: how validation results
+are shown.
 
 A reporter receives each item as the pipeline yields it (so text output streams),
 the late problems, and the final tally; it never decides anything. Every line a
 reporter writes is one line whatever the input holds: text goes through
 :func:`~kernelindex_sdk.base.escaping.one_line`, JSON is written ASCII-only (control
 characters and everything beyond ASCII as ``\\u`` escapes), so it stays valid JSON
-under any output encoding.
+under any output encoding. Every ``validate`` imports this module, so the CI formats'
+writers (:mod:`~kernelindex_sdk.cli.report.ci`) are imported only by their reporters,
+when they write.
 """
 
 from __future__ import annotations
 
 import json
 import sys
-from collections.abc import Callable, Iterable, Mapping, Sequence
-from typing import IO, Any, NamedTuple
+from collections.abc import Iterable
+from typing import IO, Any
 
-from kernelindex_sdk.base.escaping import github_data, github_property, one_line, xml_text
+from kernelindex_sdk.base.escaping import one_line
 from kernelindex_sdk.errors import Problem
 from kernelindex_sdk.validating.pipeline import Tally
 from kernelindex_sdk.validating.validation import Item
@@ -37,14 +40,19 @@ def problem_json(problem: Problem) -> dict[str, Any]:
     }
 
 
-class TextReporter:
-    """Problems on stdout as they are found; the summary line at the end."""
+class _Reporter:
+    """Where a reporter writes (standard output by default), and whether it was asked
+    for every item (``-v``)."""
 
     def __init__(self, out: IO[str] | None = None, *, verbose: bool = False) -> None:
         self.out = out or sys.stdout
         self.verbose = verbose
         #: Whether it needs valid items too (else the pipeline sends only problems).
         self.every_item = verbose
+
+
+class TextReporter(_Reporter):
+    """Problems on stdout as they are found; the summary line at the end."""
 
     def item(self, item: Item) -> None:
         for problem in item.problems:
@@ -62,13 +70,11 @@ class TextReporter:
         self.out.write(tally.summary() + "\n")
 
 
-class JsonReporter:
+class JsonReporter(_Reporter):
     """One JSON object at the end: the tally and every problem (with ``-v``, every item)."""
 
     def __init__(self, out: IO[str] | None = None, *, verbose: bool = False) -> None:
-        self.out = out or sys.stdout
-        self.verbose = verbose
-        self.every_item = verbose
+        super().__init__(out, verbose=verbose)
         self.found: list[dict[str, Any]] = []
         self.items: list[dict[str, Any]] = []
 
@@ -130,7 +136,7 @@ def _positions(source: str, pointers: Iterable[str]) -> dict[str, tuple[int, int
     return pointer_positions(text, pointers)
 
 
-class GithubReporter:
+class GithubReporter(_Reporter):
     """GitHub Actions annotations, one ``::error`` line per problem, then the summary.
 
     ``::error file=F,line=L,col=C,title=T::message`` puts each problem on the file in a
@@ -142,8 +148,7 @@ class GithubReporter:
     """
 
     def __init__(self, out: IO[str] | None = None, *, verbose: bool = False) -> None:
-        self.out = out or sys.stdout
-        self.every_item = False
+        super().__init__(out)  # problems only, with -v too
         #: Problems without a line, all of one file, waiting for its positions.
         self._pending: list[Problem] = []
 
@@ -165,18 +170,16 @@ class GithubReporter:
             self._annotate(problem, positions.get(problem.pointer))
 
     def _annotate(self, problem: Problem, position: tuple[int, int] | None = None) -> None:
-        fields = [f"file={github_property(problem.source or '<input>')}"]
+        from kernelindex_sdk.cli.report.ci import annotation
+
         line, column = position if position is not None else (problem.line, problem.column)
-        if line is not None:
-            fields.append(f"line={line}")
-            if column is not None:
-                fields.append(f"col={column}")
         title = f"kernelindex {problem.code}" + (
             f" at {problem.pointer}" if problem.pointer else ""
         )
-        fields.append(f"title={github_property(title)}")
         message = f"{problem.pointer}: {problem.message}" if problem.pointer else problem.message
-        self.out.write(f"::error {','.join(fields)}::{github_data(message)}\n")
+        where = problem.source or "<input>"
+        found = annotation("error", message, file=where, line=line, column=column, title=title)
+        self.out.write(found + "\n")
 
     def item(self, item: Item) -> None:
         for problem in item.problems:
@@ -192,7 +195,7 @@ class GithubReporter:
         self.out.write(tally.summary() + "\n")
 
 
-class JunitReporter:
+class JunitReporter(_Reporter):
     """JUnit XML at the end: one test case per record or bundle, a failure per invalid
     one, an error per document that could not be read — what CI systems show as tests.
 
@@ -202,7 +205,7 @@ class JunitReporter:
     """
 
     def __init__(self, out: IO[str] | None = None, *, verbose: bool = False) -> None:
-        self.out = out or sys.stdout
+        super().__init__(out, verbose=verbose)
         self.every_item = True  # a test case for every item, passed ones included
         #: (source, line, pointer, label, problems, unreadable) per item, in order.
         self.cases: list[tuple[str, int | None, str, str, list[Problem], bool]] = []
@@ -227,6 +230,8 @@ class JunitReporter:
                 )
 
     def finish(self, tally: Tally) -> None:
+        from kernelindex_sdk.cli.report.ci import JunitCase, write_junit
+
         cases = []
         for source, line, pointer, label, found, unreadable in self.cases:
             where = f"{source}:{line}" if line is not None else source
@@ -243,64 +248,4 @@ class JunitReporter:
         write_junit(self.out, "kernelindex validate", cases)
 
 
-class JunitCase(NamedTuple):
-    """One test case of a JUnit report, and what became of it. (A named tuple: this
-    module is imported by every ``validate``, and a frozen dataclass costs several
-    times as much to create at start-up.)"""
-
-    classname: str
-    name: str
-    #: ``failure``, ``error``, or None for a case that passed.
-    outcome: str | None = None
-    #: The failure's type (a problem code, a rule ID).
-    type: str = ""
-    #: One printable line each; the first is the failure's message.
-    lines: tuple[str, ...] = ()
-
-
-def write_junit(
-    out: IO[str],
-    suite: str,
-    cases: Sequence[JunitCase],
-    properties: Mapping[str, str] | None = None,
-) -> None:
-    """JUnit XML, one test suite of ``cases``, what CI systems show as tests (with the
-    suite's ``properties``, what it assumed, if any). Every name, value, type, message
-    and line is escaped first (:func:`~kernelindex_sdk.base.escaping.xml_text`: one
-    printable line, no character XML 1.0 forbids), so the XML is always well-formed."""
-    import xml.etree.ElementTree as ET
-
-    failures = sum(1 for case in cases if case.outcome == "failure")
-    errors = sum(1 for case in cases if case.outcome == "error")
-    counts = {"tests": str(len(cases)), "failures": str(failures), "errors": str(errors)}
-    suites = ET.Element("testsuites", {"name": suite, **counts})
-    element = ET.SubElement(suites, "testsuite", {"name": suite, **counts, "skipped": "0"})
-    if properties:
-        held = ET.SubElement(element, "properties")
-        for name, value in properties.items():
-            ET.SubElement(held, "property", {"name": xml_text(name), "value": xml_text(value)})
-    for case in cases:
-        test = ET.SubElement(
-            element,
-            "testcase",
-            {"classname": xml_text(case.classname), "name": xml_text(case.name)},
-        )
-        if case.outcome is not None:
-            lines = [xml_text(line) for line in case.lines]
-            shown = {"message": lines[0] if lines else "", "type": xml_text(case.type)}
-            found = ET.SubElement(test, case.outcome, shown)
-            found.text = "\n".join(lines)
-    ET.indent(suites)
-    out.write('<?xml version="1.0" encoding="utf-8"?>\n')
-    out.write(ET.tostring(suites, encoding="unicode"))
-    out.write("\n")
-
-
 Reporter = TextReporter | JsonReporter | GithubReporter | JunitReporter
-
-REPORTERS: dict[str, Callable[..., Reporter]] = {
-    "text": TextReporter,
-    "json": JsonReporter,
-    "github": GithubReporter,
-    "junit": JunitReporter,
-}

@@ -1,24 +1,38 @@
-"""Reporters for before/after (:class:`~kernelindex_sdk.compare.beforeafter.BeforeAfter`):
-text, Markdown, CSV and JSON.
+"""``compare --against``'s reporters: before/after
+(:class:`~kernelindex_sdk.compare.beforeafter.BeforeAfter`) as text, Markdown, CSV, JSON,
+GitHub annotations or JUnit XML.
 
 Reporters only format: pairs arrive in report order (regressions first, worst first),
 verdicts and reasons decided. Every pair shows its ratio (candidate ÷ reference), both
 values with the noise each record carries, the verdict and its reason; then the runs
 that could not be paired, then the summary (counts per verdict, the geometric-mean
 ratio overall and per kernel × GPU) and the gate's outcome. Machine formats use base
-units (ns, bytes) and every run's own digest. The CI formats (GitHub annotations,
-JUnit) are the CLI's, beside validate's (:mod:`kernelindex_sdk.cli.beforeafter_reporters`).
+units (ns, bytes) and every run's own digest. The CI formats put a failing pair on the
+candidate's file and line (an annotation) or make each pair a test case (JUnit), with
+``validate``'s writers (:mod:`~kernelindex_sdk.cli.report.ci`).
 """
 
 from __future__ import annotations
 
-import csv
 import json
-from collections.abc import Callable, Iterable, Mapping
-from typing import IO, Any, Final
+from collections.abc import Iterable, Iterator
+from itertools import chain
+from typing import IO, Any, Final, Protocol
 
 from kernelindex_sdk.base.escaping import markdown_cell, one_line
 from kernelindex_sdk.base.metrics import BASE_UNITS, METRIC_NAMES
+from kernelindex_sdk.cli.report.ci import JunitCase, annotation, write_junit
+from kernelindex_sdk.cli.report.comparison import workload_text
+from kernelindex_sdk.cli.report.writing import (
+    csv_number,
+    csv_ratio,
+    json_number,
+    markdown_row,
+    markdown_rule,
+    put_line,
+    write_csv,
+    write_markdown_table,
+)
 from kernelindex_sdk.compare.beforeafter import (
     SAME,
     SLOWER,
@@ -30,7 +44,6 @@ from kernelindex_sdk.compare.beforeafter import (
     Unpaired,
 )
 from kernelindex_sdk.compare.noise import STDDEV, Noise
-from kernelindex_sdk.compare.report import csv_number, whole_number, workload_text
 from kernelindex_sdk.compare.runs import ResolvedRun, short_digest
 from kernelindex_sdk.compare.units import number, pick_unit, quantity
 
@@ -81,10 +94,15 @@ def tally_text(tally: Tally) -> str:
     return f"{pairs}: {counts}; geomean ratio {ratio_text(tally.geomean)}"
 
 
+def unpaired_runs(lonely: Iterable[Unpaired]) -> int:
+    """The runs of one side that no run of the other side measures the same."""
+    return sum(u.runs for u in lonely)
+
+
 def summary_line(result: BeforeAfter, outcome: Outcome) -> str:
     """The last line: the tally, the unpaired counts and the exit status with its reason."""
-    unpaired_ref = sum(u.runs for u in result.unpaired_reference)
-    unpaired_cand = sum(u.runs for u in result.unpaired_candidate)
+    unpaired_ref = unpaired_runs(result.unpaired_reference)
+    unpaired_cand = unpaired_runs(result.unpaired_candidate)
     return (
         f"{tally_text(result.overall)} (candidate ÷ reference, threshold"
         f" {result.threshold * 100:g} %, paired by {result.pair_by});"
@@ -100,70 +118,98 @@ def _near_text(unpaired: Unpaired) -> str:
     return f"closest {unpaired.near.where} ({short_digest(unpaired.near.digest)}): {found}"
 
 
-class TextReporter:
+def _lonely_sides(result: BeforeAfter) -> Iterator[tuple[str, tuple[Unpaired, ...]]]:
+    """Each side that has unpaired runs (``reference``, then ``candidate``), with them."""
+    for side, lonely in (
+        ("reference", result.unpaired_reference),
+        ("candidate", result.unpaired_candidate),
+    ):
+        if lonely:
+            yield side, lonely
+
+
+def _message(pair: Pair) -> str:
+    """A pair on one line: verdict, ratio, what, both sides with their noise, the reason."""
+    ref, cand = pair.reference, pair.candidate
+    unit = _unit(pair)
+    return (
+        f"{pair.verdict} {ratio_text(pair.ratio)}: {what(cand)} · {cand.implementation_label}"
+        f" · {workload_text(cand)}; reference {side_text(ref, pair.reference_noise, unit)}"
+        f" ({ref.implementation_label}, {ref.where}); candidate"
+        f" {side_text(cand, pair.candidate_noise, unit)}; {pair.reason}"
+    )
+
+
+def _lineage_label(run: ResolvedRun) -> str:
+    """``liger``, ``liger liger_kernel.ops.rms_norm``: the implementation without its
+    version (what pairing by lineage keeps)."""
+    implementation = run.implementation
+    if implementation is None:
+        return run.implementation_label
+    return " ".join(p for p in (implementation.provider, implementation.entry_point) if p)
+
+
+class _Reporter:
+    """What every before/after reporter is given: where to write, and the verdicts that
+    fail the gate (which the CI formats mark as errors and failures)."""
+
+    def __init__(self, out: IO[str], fail_on: tuple[str, ...] = ("slower",)) -> None:
+        self.out, self.fail_on = out, fail_on
+
+
+class TextReporter(_Reporter):
     """Five lines per changed pair for a terminal (what, workload, both sides with their
     noise, the reason), one per ``same`` pair (they are most of a report and need no
     reading), then the unpaired runs and the summary."""
 
-    def __init__(self, out: IO[str]) -> None:
-        self.out = out
-
     def write(self, result: BeforeAfter, outcome: Outcome) -> None:
         for pair in result.pairs:
-            unit = _unit(pair)
-            ref, cand = pair.reference, pair.candidate
-            head = f"{pair.verdict.upper():<7} {ratio_text(pair.ratio):>8}  {what(cand)}"
-            if pair.verdict == SAME:
-                self._put(
-                    f"{head} · {cand.implementation_label} · {workload_text(cand)}  ({pair.reason})"
-                )
-                continue
-            self._put(head)
-            self._put(f"    workload   {workload_text(cand)}")
-            for name, run, noise, others in (
-                ("reference", ref, pair.reference_noise, pair.reference_others),
-                ("candidate", cand, pair.candidate_noise, pair.candidate_others),
-            ):
-                shown = side_text(run, noise, unit)
-                label, where = run.implementation_label, run.where
-                self._put(f"    {name}  {shown}  {label}  {where}{_others(others)}")
-            self._put(f"    reason     {pair.reason}")
-        for name, lonely in (
-            ("reference", result.unpaired_reference),
-            ("candidate", result.unpaired_candidate),
-        ):
-            if not lonely:
-                continue
-            runs = sum(u.runs for u in lonely)
-            other = "candidate" if name == "reference" else "reference"
+            self._pair(pair)
+        for side, lonely in _lonely_sides(result):
+            other = "candidate" if side == "reference" else "reference"
             self.out.write("\n")
-            self._put(f"unpaired {name} runs: {runs} (no {other} run measures the same)")
+            runs = unpaired_runs(lonely)
+            put_line(self.out, f"unpaired {side} runs: {runs} (no {other} run measures the same)")
             for unpaired in lonely[:MAX_UNPAIRED]:
                 run = unpaired.run
                 more = _others(unpaired.others)
-                self._put(f"  {what(run)} · {run.implementation_label}  {run.where}{more}")
-                self._put(f"    workload  {workload_text(run)}")
-                self._put(f"    {_near_text(unpaired)}")
+                put_line(self.out, f"  {what(run)} · {run.implementation_label}  {run.where}{more}")
+                put_line(self.out, f"    workload  {workload_text(run)}")
+                put_line(self.out, f"    {_near_text(unpaired)}")
             if len(lonely) > MAX_UNPAIRED:
-                self._put(f"  and {len(lonely) - MAX_UNPAIRED} more (--format json lists all)")
+                left = len(lonely) - MAX_UNPAIRED
+                put_line(self.out, f"  and {left} more (--format json lists all)")
         if result.by_kernel_gpu:
             self.out.write("\n")
-            self._put("per kernel × GPU:")
+            put_line(self.out, "per kernel × GPU:")
             for (kernel, gpu), tally in result.by_kernel_gpu:
-                self._put(f"  {kernel} · {gpu}: {tally_text(tally)}")
+                put_line(self.out, f"  {kernel} · {gpu}: {tally_text(tally)}")
         self.out.write("\n")
-        self._put(summary_line(result, outcome))
+        put_line(self.out, summary_line(result, outcome))
 
-    def _put(self, text: str) -> None:
-        self.out.write(one_line(text) + "\n")
+    def _pair(self, pair: Pair) -> None:
+        unit = _unit(pair)
+        cand = pair.candidate
+        head = f"{pair.verdict.upper():<7} {ratio_text(pair.ratio):>8}  {what(cand)}"
+        if pair.verdict == SAME:
+            shown = f"{cand.implementation_label} · {workload_text(cand)}  ({pair.reason})"
+            put_line(self.out, f"{head} · {shown}")
+            return
+        put_line(self.out, head)
+        put_line(self.out, f"    workload   {workload_text(cand)}")
+        for name, run, noise, others in (
+            ("reference", pair.reference, pair.reference_noise, pair.reference_others),
+            ("candidate", cand, pair.candidate_noise, pair.candidate_others),
+        ):
+            shown = side_text(run, noise, unit)
+            label, where = run.implementation_label, run.where
+            put_line(self.out, f"    {name}  {shown}  {label}  {where}{_others(others)}")
+        put_line(self.out, f"    reason     {pair.reason}")
 
 
-class MarkdownReporter:
+class MarkdownReporter(_Reporter):
     """A PR comment or ``$GITHUB_STEP_SUMMARY``: the summary first, then one table.
     Every piece of text through :func:`~kernelindex_sdk.base.escaping.markdown_cell`."""
-
-    def __init__(self, out: IO[str]) -> None:
-        self.out = out
 
     def write(self, result: BeforeAfter, outcome: Outcome) -> None:
         write = self.out.write
@@ -171,16 +217,13 @@ class MarkdownReporter:
         write(f"### {mark} Before/after: {markdown_cell(outcome.reason)}\n\n")
         write(f"{markdown_cell(summary_line(result, outcome))}\n\n")
         if result.by_kernel_gpu:
-            verdicts = " | ".join(markdown_cell(v) for v in VERDICTS)
-            write(f"| kernel | GPU | pairs | {verdicts} | geomean ratio |\n")
-            write("|---|---|---:|" + "---:|" * len(VERDICTS) + "---:|\n")
-            for (kernel, gpu), tally in result.by_kernel_gpu:
-                counts = " | ".join(str(tally.counts.get(v, 0)) for v in VERDICTS)
-                write(
-                    f"| {markdown_cell(kernel)} | {markdown_cell(gpu)} | {tally.pairs} | {counts}"
-                    f" | {markdown_cell(ratio_text(tally.geomean))} |\n"
-                )
-            write("\n")
+            header = ("kernel", "GPU", "pairs", *VERDICTS, "geomean ratio")
+            rows = [
+                (kernel, gpu, str(tally.pairs), *_counts(tally), ratio_text(tally.geomean))
+                for (kernel, gpu), tally in result.by_kernel_gpu
+            ]
+            numeric = (False, False, True, *(True for _ in VERDICTS), True)
+            write_markdown_table(self.out, header, rows, numeric)
         changed = [p for p in result.pairs if p.verdict != SAME]
         same = [p for p in result.pairs if p.verdict == SAME]
         if changed:
@@ -189,14 +232,9 @@ class MarkdownReporter:
             write(f"<details><summary>{len(same)} pairs the same</summary>\n\n")
             self._table(same)
             write("</details>\n\n")
-        for name, lonely in (
-            ("reference", result.unpaired_reference),
-            ("candidate", result.unpaired_candidate),
-        ):
-            if not lonely:
-                continue
-            runs = sum(u.runs for u in lonely)
-            write(f"<details><summary>{runs} unpaired {name} runs</summary>\n\n")
+        for side, lonely in _lonely_sides(result):
+            runs = unpaired_runs(lonely)
+            write(f"<details><summary>{runs} unpaired {side} runs</summary>\n\n")
             for unpaired in lonely[:MAX_UNPAIRED]:
                 run = unpaired.run
                 shown = f"{what(run)} · {run.implementation_label} {workload_text(run)}"
@@ -206,9 +244,11 @@ class MarkdownReporter:
             write("\n</details>\n\n")
 
     def _table(self, pairs: list[Pair]) -> None:
+        """The pairs, a row each; a ``slower`` verdict in bold."""
         write = self.out.write
-        write("| verdict | ratio | what | workload | reference | candidate | reason |\n")
-        write("|---|---:|---|---|---|---|---|\n")
+        header = ("verdict", "ratio", "what", "workload", "reference", "candidate", "reason")
+        write(markdown_row(header) + "\n")
+        write(markdown_rule((False, True, False, False, False, False, False)) + "\n")
         for pair in pairs:
             unit = _unit(pair)
             ref, cand = pair.reference, pair.candidate
@@ -227,15 +267,20 @@ class MarkdownReporter:
                     ],
                 ),
             ]
-            write("| " + " | ".join(cells) + " |\n")
+            write(markdown_row(cells) + "\n")
         write("\n")
+
+
+def _counts(tally: Tally) -> tuple[str, ...]:
+    """How many pairs got each verdict, in :data:`VERDICTS` order."""
+    return tuple(str(tally.counts.get(v, 0)) for v in VERDICTS)
 
 
 def noise_json(noise: Noise) -> dict[str, Any]:
     return {
         "kind": noise.kind,
-        "low": whole_number(noise.low),
-        "high": whole_number(noise.high),
+        "low": json_number(noise.low),
+        "high": json_number(noise.high),
         "samples": noise.samples,
         "why": noise.why,
         "label": noise.label,
@@ -261,7 +306,7 @@ def side_json(run: ResolvedRun, noise: Noise, others: tuple[ResolvedRun, ...]) -
     if run.passed:
         out.update(
             statistic=run.statistic,
-            value=whole_number(run.value),
+            value=json_number(run.value),
             unit=BASE_UNITS.get(run.metric),
             noise=noise_json(noise),
         )
@@ -324,11 +369,8 @@ def tally_json(tally: Tally) -> dict[str, Any]:
     }
 
 
-class JsonReporter:
+class JsonReporter(_Reporter):
     """One object: ``pairs``, ``unpaired`` (``reference``, ``candidate``), ``summary``."""
-
-    def __init__(self, out: IO[str]) -> None:
-        self.out = out
 
     def write(self, result: BeforeAfter, outcome: Outcome) -> None:
         """Streamed: one pair (one unpaired run) per line as it is made, so a report of
@@ -347,8 +389,8 @@ class JsonReporter:
             "threshold": result.threshold,
             "pairBy": result.pair_by,
             "unpairedRuns": {
-                "reference": sum(u.runs for u in result.unpaired_reference),
-                "candidate": sum(u.runs for u in result.unpaired_candidate),
+                "reference": unpaired_runs(result.unpaired_reference),
+                "candidate": unpaired_runs(result.unpaired_candidate),
             },
             "byKernelGpu": [
                 {"kernel": kernel, "gpu": gpu, **tally_json(tally)}
@@ -381,62 +423,61 @@ CSV_COLUMNS: Final = (
 )  # fmt: skip
 
 
-class CsvReporter:
+class CsvReporter(_Reporter):
     """One CSV row per pair, base units; unpaired runs as rows with verdict ``unpaired``."""
 
-    def __init__(self, out: IO[str]) -> None:
-        self.out = out
-
     def write(self, result: BeforeAfter, outcome: Outcome) -> None:
-        writer = csv.writer(self.out, lineterminator="\n")
-        writer.writerow(CSV_COLUMNS)
-        for pair in result.pairs:
-            ref, cand = pair.reference, pair.candidate
-            row: list[object] = [
-                pair.verdict,
-                "" if pair.ratio is None else repr(pair.ratio),
-                pair.reason,
-                cand.kernel or "",
-                cand.pass_ or "",
-                cand.metric,
-                cand.gpu,
-                workload_text(cand),
-                BASE_UNITS.get(cand.metric, ""),
-                *_csv_side(ref, pair.reference_noise),
-                *_csv_side(cand, pair.candidate_noise),
-                ref.implementation_label,
-                cand.implementation_label,
-                ref.status,
-                cand.status,
-                ref.digest,
-                cand.digest,
-                ref.where,
-                cand.where,
-            ]
-            writer.writerow([one_line(c) if isinstance(c, str) else c for c in row])
-        for side, lonely in (
-            ("reference", result.unpaired_reference),
-            ("candidate", result.unpaired_candidate),
-        ):
-            for unpaired in lonely:
-                for run in (unpaired.run, *unpaired.others):
-                    cells = dict.fromkeys(CSV_COLUMNS, "")
-                    cells.update(
-                        verdict=f"unpaired {side}",
-                        reason=_near_text(unpaired),
-                        kernel=run.kernel or "",
-                        metric=run.metric,
-                        gpu=run.gpu,
-                        workload=workload_text(run),
-                        **{
-                            f"{side}_implementation": run.implementation_label,
-                            f"{side}_status": run.status,
-                            f"{side}_digest": run.digest,
-                            f"{side}_source": run.where,
-                        },
-                    )
-                    cells["pass"] = run.pass_ or ""
-                    writer.writerow([one_line(str(c)) for c in cells.values()])
+        paired = (_pair_row(pair) for pair in result.pairs)
+        write_csv(self.out, CSV_COLUMNS, chain(paired, _unpaired_rows(result)))
+
+
+def _pair_row(pair: Pair) -> list[object]:
+    ref, cand = pair.reference, pair.candidate
+    return [
+        pair.verdict,
+        csv_ratio(pair.ratio),
+        pair.reason,
+        cand.kernel or "",
+        cand.pass_ or "",
+        cand.metric,
+        cand.gpu,
+        workload_text(cand),
+        BASE_UNITS.get(cand.metric, ""),
+        *_csv_side(ref, pair.reference_noise),
+        *_csv_side(cand, pair.candidate_noise),
+        ref.implementation_label,
+        cand.implementation_label,
+        ref.status,
+        cand.status,
+        ref.digest,
+        cand.digest,
+        ref.where,
+        cand.where,
+    ]
+
+
+def _unpaired_rows(result: BeforeAfter) -> Iterator[list[object]]:
+    """A row per unpaired run (the qualified older ones too), its side's columns filled."""
+    for side, lonely in _lonely_sides(result):
+        for unpaired in lonely:
+            for run in (unpaired.run, *unpaired.others):
+                cells = dict.fromkeys(CSV_COLUMNS, "")
+                cells.update(
+                    verdict=f"unpaired {side}",
+                    reason=_near_text(unpaired),
+                    kernel=run.kernel or "",
+                    metric=run.metric,
+                    gpu=run.gpu,
+                    workload=workload_text(run),
+                    **{
+                        f"{side}_implementation": run.implementation_label,
+                        f"{side}_status": run.status,
+                        f"{side}_digest": run.digest,
+                        f"{side}_source": run.where,
+                    },
+                )
+                cells["pass"] = run.pass_ or ""
+                yield list(cells.values())
 
 
 def _csv_side(run: ResolvedRun, noise: Noise) -> list[str]:
@@ -445,11 +486,56 @@ def _csv_side(run: ResolvedRun, noise: Noise) -> list[str]:
     return [csv_number(run.value), csv_number(noise.low), csv_number(noise.high), noise.label]
 
 
-Reporter = TextReporter | MarkdownReporter | JsonReporter | CsvReporter
+class GithubReporter(_Reporter):
+    """An ``::error`` annotation per failing pair at the candidate's file and line, a
+    ``::warning`` per other ``unsure`` pair, then the summary as a log line."""
 
-REPORTERS: Final[Mapping[str, Callable[[IO[str]], Reporter]]] = {
-    "text": TextReporter,
-    "markdown": MarkdownReporter,
-    "json": JsonReporter,
-    "csv": CsvReporter,
-}
+    def write(self, result: BeforeAfter, outcome: Outcome) -> None:
+        for pair in result.pairs:
+            if pair.verdict in self.fail_on:
+                level = "error"
+            elif pair.verdict == "unsure":
+                level = "warning"
+            else:
+                continue
+            cand = pair.candidate
+            title = f"kernelindex compare: {pair.verdict} {ratio_text(pair.ratio)}"
+            found = annotation(level, _message(pair), file=cand.source, line=cand.line, title=title)
+            self.out.write(found + "\n")
+        put_line(self.out, summary_line(result, outcome))
+
+
+class JunitReporter(_Reporter):
+    """A test case per pair (class name: kernel · GPU; name: what was measured, never the
+    verdict or a version): a failure where the verdict is one the gate fails on, passed
+    otherwise; unpaired runs are not tests and are counted in
+    the suite's summary line only (the text and JSON reports list them)."""
+
+    def write(self, result: BeforeAfter, outcome: Outcome) -> None:
+        cases = []
+        for pair in result.pairs:
+            cand = pair.candidate
+            failed = pair.verdict in self.fail_on
+            cases.append(
+                JunitCase(
+                    f"{cand.kernel or cand.kernel_title} · {cand.gpu}",
+                    # The name stays the same from run to run (no verdict, no ratio,
+                    # no version), so a CI system can follow one case's history.
+                    f"{what(cand)} · {_lineage_label(cand)} · {workload_text(cand)}",
+                    "failure" if failed else None,
+                    pair.verdict,
+                    (one_line(_message(pair)),) if failed else (),
+                )
+            )
+        write_junit(self.out, "kernelindex compare --against", cases)
+
+
+Reporter = (
+    TextReporter | MarkdownReporter | JsonReporter | CsvReporter | GithubReporter | JunitReporter
+)
+
+
+class ReporterFactory(Protocol):
+    """A reporter class: the stream, and the verdicts that fail the gate."""
+
+    def __call__(self, out: IO[str], fail_on: tuple[str, ...] = ...) -> Reporter: ...

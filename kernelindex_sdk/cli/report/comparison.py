@@ -1,5 +1,6 @@
-"""Reporters: a :class:`~kernelindex_sdk.compare.grouping.Comparison` as text, Markdown,
-JSON or CSV.
+"""``compare``'s reporters: a :class:`~kernelindex_sdk.compare.grouping.Comparison` as
+text, Markdown, JSON or CSV, and why a selection is not comparable
+(:func:`write_explanation`).
 
 Reporters only format; every decision (groups, newest run, baseline, ratio) was made
 before. People get one table per group with a readable unit; machines get base units
@@ -11,17 +12,25 @@ as a number, and its ratio is n/a.
 
 from __future__ import annotations
 
-import csv
-import json
-from collections.abc import Callable, Mapping
+from collections.abc import Iterator
 from datetime import timezone
-from typing import IO, Any, Final
+from typing import IO, Any, Final, Protocol
 
 import attrs
 
-from kernelindex_sdk.base.escaping import markdown_cell, one_line
+from kernelindex_sdk.base.escaping import markdown_cell
 from kernelindex_sdk.base.metrics import BASE_UNITS, METRIC_NAMES, RATIO_KINDS, RATIO_NAMES
-from kernelindex_sdk.compare.explain import Difference, Lookup, differences
+from kernelindex_sdk.cli.report.writing import (
+    aligned,
+    csv_number,
+    csv_ratio,
+    json_number,
+    put_line,
+    write_csv,
+    write_json,
+    write_markdown_table,
+)
+from kernelindex_sdk.compare.explain import Explanation
 from kernelindex_sdk.compare.grouping import Comparison, Group, Row
 from kernelindex_sdk.compare.noise import noise_of, overlap
 from kernelindex_sdk.compare.runs import ResolvedRun, short_digest, show_value
@@ -90,6 +99,14 @@ class ReportOptions:
     show_all: bool = False
     #: One table per comparable group (workload shape) instead of one per sweep.
     by_shape: bool = False
+
+
+class _Reporter:
+    """What every reporter of a comparison is given: where to write, how much to show."""
+
+    def __init__(self, out: IO[str], options: ReportOptions | None = None) -> None:
+        self.out = out
+        self.options = options if options is not None else ReportOptions()
 
 
 def heading(group: Group) -> str:
@@ -270,19 +287,6 @@ def sweep_table(panel: Panel) -> SweepTable:
     return SweepTable(panel, tuple(header), tuple(rows), numeric, tuple(notes))
 
 
-def _aligned(cells: list[tuple[str, ...]], numeric: tuple[bool, ...]) -> list[str]:
-    """Rows of cells as aligned text, two spaces apart."""
-    widths = [max(len(row[i]) for row in cells) for i in range(len(cells[0]))]
-    out = []
-    for row in cells:
-        parts = [
-            f"{cell:>{width}}" if right else f"{cell:<{width}}"
-            for cell, width, right in zip(row, widths, numeric, strict=True)
-        ]
-        out.append(("  " + "  ".join(parts)).rstrip())
-    return out
-
-
 def _split(
     comparison: Comparison, options: ReportOptions
 ) -> tuple[list[tuple[Panel, list[str]]], list[Group]]:
@@ -310,56 +314,48 @@ def _split(
     return sweeps, rest
 
 
-class TextReporter:
+class TextReporter(_Reporter):
     """Aligned tables for a terminal: one per sweep, or one per group (``by_shape``)."""
-
-    def __init__(self, out: IO[str], options: ReportOptions) -> None:
-        self.out, self.options = out, options
 
     def write(self, comparison: Comparison) -> None:
         sweeps, shapes = _split(comparison, self.options)
         for panel, notes in sweeps:
             table = sweep_table(panel)
-            _put(self.out, table.title)
-            _put(self.out, f"  fixed     {table.fixed}")
-            _put(self.out, f"  protocol  {panel.protocol}")
+            put_line(self.out, table.title)
+            put_line(self.out, f"  fixed     {table.fixed}")
+            put_line(self.out, f"  protocol  {panel.protocol}")
             for note in [*notes, *table.notes]:
-                _put(self.out, f"  note      {note}")
-            cells = [tuple(one_line(c) for c in row) for row in (table.header, *table.rows)]
-            for line in _aligned(cells, table.numeric):
+                put_line(self.out, f"  note      {note}")
+            for line in aligned([table.header, *table.rows], table.numeric, indent="  "):
                 self.out.write(line + "\n")
             self.out.write("\n")
         for group in shapes:
             self._group(group)
         if uses_marks(comparison, self.options):
-            _put(self.out, f"legend: {LEGEND}")
-        _put(self.out, summary(comparison, self.options, sweeps=len(sweeps)))
+            put_line(self.out, f"legend: {LEGEND}")
+        put_line(self.out, summary(comparison, self.options, sweeps=len(sweeps)))
 
     def _group(self, group: Group) -> None:
         run = group.first
         header = ("implementation", _statistic(group), "p20–p80", group.ratio_name, "observed", "")
         rows = [header] + [attrs.astuple(line) for line in _lines(group, self.options)]
-        cells = [tuple(one_line(str(c)) for c in row) for row in rows]
-        _put(self.out, heading(group))
-        _put(self.out, f"  workload  {workload_text(run)}")
-        _put(self.out, f"  protocol  {protocol_text(run)}")
+        put_line(self.out, heading(group))
+        put_line(self.out, f"  workload  {workload_text(run)}")
+        put_line(self.out, f"  protocol  {protocol_text(run)}")
         for note in _notes(group):
-            _put(self.out, f"  note      {note}")
-        for line in _aligned(cells, (False, True, False, True, False, False)):
+            put_line(self.out, f"  note      {note}")
+        for line in aligned(rows, _GROUP_NUMERIC, indent="  "):
             self.out.write(line + "\n")
         self.out.write("\n")
 
 
-class MarkdownReporter:
+class MarkdownReporter(_Reporter):
     """GitHub-flavoured tables for docs and PRs: one per sweep, or per group (``by_shape``).
 
     Every piece of text, cells and headings alike, goes through
     :func:`~kernelindex_sdk.base.escaping.markdown_cell`: a record's names and titles are
     shown as they are, never read as Markdown or HTML (a PR comment, a step summary).
     """
-
-    def __init__(self, out: IO[str], options: ReportOptions) -> None:
-        self.out, self.options = out, options
 
     def write(self, comparison: Comparison) -> None:
         sweeps, shapes = _split(comparison, self.options)
@@ -370,12 +366,7 @@ class MarkdownReporter:
             self.out.write(f"fixed {md(table.fixed)} · protocol {md(panel.protocol)}\n\n")
             for note in [*notes, *table.notes]:
                 self.out.write(f"> {md(note)}\n\n")
-            self.out.write("| " + " | ".join(md(h) for h in table.header) + " |\n")
-            align = ["---:" if right else "---" for right in table.numeric]
-            self.out.write("|" + "|".join(align) + "|\n")
-            for row in table.rows:
-                self.out.write("| " + " | ".join(md(c) for c in row) + " |\n")
-            self.out.write("\n")
+            write_markdown_table(self.out, table.header, table.rows, table.numeric)
         for group in shapes:
             self._group(group)
         if uses_marks(comparison, self.options):
@@ -388,19 +379,9 @@ class MarkdownReporter:
         self.out.write(f"workload {md(workload_text(run))} · protocol {md(protocol_text(run))}\n\n")
         for note in _notes(group):
             self.out.write(f"> {md(note)}\n\n")
-        self.out.write(
-            f"| implementation | {md(_statistic(group))} | p20–p80 | {md(group.ratio_name)}"
-            " | observed | note |\n|---|---:|---|---:|---|---|\n"
-        )
-        for line in _lines(group, self.options):
-            cells = " | ".join(markdown_cell(str(c)) for c in attrs.astuple(line))
-            self.out.write(f"| {cells} |\n")
-        self.out.write("\n")
-
-
-def _put(out: IO[str], text: str) -> None:
-    """Write ``text`` as exactly one line, whatever the records put in it."""
-    out.write(one_line(text) + "\n")
+        header = ("implementation", _statistic(group), "p20–p80", group.ratio_name, "observed")
+        rows = [attrs.astuple(line) for line in _lines(group, self.options)]
+        write_markdown_table(self.out, (*header, "note"), rows, _GROUP_NUMERIC)
 
 
 def run_json(
@@ -417,9 +398,9 @@ def run_json(
     if run.passed:
         out.update(
             statistic=run.statistic,
-            value=whole_number(run.value),
-            p20=whole_number(run.p20),
-            p80=whole_number(run.p80),
+            value=json_number(run.value),
+            p20=json_number(run.p20),
+            p80=json_number(run.p80),
             unit=BASE_UNITS.get(run.metric),
             noise=noise_of(run).kind,
             collapsedQuantiles=collapsed(run),
@@ -429,13 +410,6 @@ def run_json(
     out["ratio"] = ratio
     out["withinNoise"] = within_noise(base, run) if ratio is not None else None
     return out
-
-
-def whole_number(value: float | None) -> float | int | None:
-    """Whole nanoseconds and bytes as integers, as the records hold them."""
-    if value is not None and float(value).is_integer():
-        return int(value)
-    return value
 
 
 def group_json(group: Group, options: ReportOptions) -> dict[str, Any]:
@@ -489,11 +463,8 @@ def _row_json(row: Row, options: ReportOptions, base: ResolvedRun | None) -> dic
     return out
 
 
-class JsonReporter:
+class JsonReporter(_Reporter):
     """One JSON object: every group with its rows, then a summary."""
-
-    def __init__(self, out: IO[str], options: ReportOptions) -> None:
-        self.out, self.options = out, options
 
     def write(self, comparison: Comparison) -> None:
         report = {
@@ -505,9 +476,7 @@ class JsonReporter:
                 "baseline": comparison.baseline,
             },
         }
-        # One write: json.dump writes every token on its own (a million calls for a
-        # large comparison).
-        self.out.write(json.dumps(report, ensure_ascii=True, indent=2) + "\n")
+        write_json(self.out, report)
 
 
 CSV_COLUMNS: Final = (
@@ -519,15 +488,13 @@ CSV_COLUMNS: Final = (
 )  # fmt: skip
 
 
-class CsvReporter:
+class CsvReporter(_Reporter):
     """One CSV row per run shown (base units), for spreadsheets and pandas."""
 
-    def __init__(self, out: IO[str], options: ReportOptions) -> None:
-        self.out, self.options = out, options
-
     def write(self, comparison: Comparison) -> None:
-        writer = csv.writer(self.out, lineterminator="\n")
-        writer.writerow(CSV_COLUMNS)
+        write_csv(self.out, CSV_COLUMNS, self._rows(comparison))
+
+    def _rows(self, comparison: Comparison) -> Iterator[list[object]]:
         for group in comparison.groups:
             base = base_run(group)
             for row in group.rows:
@@ -537,7 +504,7 @@ class CsvReporter:
                     within = within_noise(base, run) if ratio is not None else None
                     cells += ["" if within is None else str(within).lower()]
                     cells += [noise_of(run).kind if run.passed else ""]
-                    writer.writerow([one_line(c) if isinstance(c, str) else c for c in cells])
+                    yield cells
 
     @staticmethod
     def columns() -> tuple[str, ...]:
@@ -567,7 +534,7 @@ def _csv_row(
         csv_number(run.p20 if passed else None),
         csv_number(run.p80 if passed else None),
         BASE_UNITS.get(group.metric, "") if passed else "",
-        "" if ratio is None else repr(ratio),
+        csv_ratio(ratio),
         RATIO_KINDS.get(group.metric, ""),
         run.observed_at if run.dated else "",
         "true" if newest else "false",
@@ -582,46 +549,17 @@ def _csv_row(
     ]
 
 
-def csv_number(value: float | None) -> str:
-    if value is None:
-        return ""
-    return str(int(value)) if float(value).is_integer() else repr(value)
-
-
 Reporter = TextReporter | MarkdownReporter | JsonReporter | CsvReporter
 
-REPORTERS: Final[Mapping[str, Callable[[IO[str], ReportOptions], Reporter]]] = {
-    "text": TextReporter,
-    "markdown": MarkdownReporter,
-    "json": JsonReporter,
-    "csv": CsvReporter,
-}
+
+class ReporterFactory(Protocol):
+    """A reporter class: the stream, and how much to show (all by default)."""
+
+    def __call__(self, out: IO[str], options: ReportOptions = ...) -> Reporter: ...
 
 
-# --------------------------------------------------------------------------- explaining
-
-
-@attrs.frozen
-class Explanation:
-    """The groups a selection fell into, each compared with the first."""
-
-    groups: tuple[Group, ...]
-    #: differences[i]: how group i differs from group 0 ([] for group 0).
-    differences: tuple[tuple[Difference, ...], ...]
-
-    @property
-    def comparable(self) -> bool:
-        return len(self.groups) <= 1
-
-
-def explain(comparison: Comparison, lookup: Lookup) -> Explanation:
-    """How each group of a selection differs from the first one."""
-    groups = comparison.groups
-    if not groups:
-        return Explanation((), ())
-    first = groups[0].first
-    diffs = tuple(tuple(differences(first, g.first, lookup)) for g in groups)
-    return Explanation(groups, diffs)
+#: Which columns of a group's table are right-aligned (the median and the ratio).
+_GROUP_NUMERIC: Final = (False, True, False, True, False, False)
 
 
 def _run_line(run: ResolvedRun) -> str:
@@ -645,23 +583,22 @@ def write_explanation(explanation: Explanation, out: IO[str], fmt: str) -> None:
                 for group, diffs in zip(groups, explanation.differences, strict=True)
             ],
         }
-        json.dump(report, out, ensure_ascii=True, indent=2)
-        out.write("\n")
+        write_json(out, report)
         return
     if len(groups) == 2 and groups[0].runs == groups[1].runs == 1:
         found = explanation.differences[1]
-        _put(out, "not comparable: " + "; ".join(str(d) for d in found))
-        _put(out, f"  A  {_run_line(groups[0].first)}")
-        _put(out, f"  B  {_run_line(groups[1].first)}")
+        put_line(out, "not comparable: " + "; ".join(str(d) for d in found))
+        put_line(out, f"  A  {_run_line(groups[0].first)}")
+        put_line(out, f"  B  {_run_line(groups[1].first)}")
         return
     runs = sum(g.runs for g in groups)
-    _put(out, f"not comparable: the {runs} selected runs fall into {len(groups)} groups")
+    put_line(out, f"not comparable: the {runs} selected runs fall into {len(groups)} groups")
     for index, (group, diffs) in enumerate(
         zip(groups, explanation.differences, strict=True), start=1
     ):
         count = f"{group.runs} run{'s' * (group.runs != 1)}"
-        _put(out, f"  group {index}: {heading(group)}; {workload_text(group.first)} ({count})")
+        put_line(out, f"  group {index}: {heading(group)}; {workload_text(group.first)} ({count})")
         if index == 1:
             out.write("    (the others are compared with this one)\n")
         else:
-            _put(out, "    " + "; ".join(str(d) for d in diffs))
+            put_line(out, "    " + "; ".join(str(d) for d in diffs))

@@ -1,6 +1,6 @@
 """Reporters of ``kernelindex schema diff``, chosen by name with ``--format``.
 
-The same four forms as ``validate`` (:mod:`~kernelindex_sdk.cli.reporters`), for a
+The same four forms as ``validate`` (:mod:`~kernelindex_sdk.cli.report.validate`), for a
 :class:`~kernelindex_sdk.schemadiff.DiffReport`: ``text`` (one line per violation,
 ``RULE mode OLD → NEW: KIND PATH: message; witness …``, one per undecided place, one
 ``assumed unchanged: URI`` per external schema relied on, then a verdict line),
@@ -17,11 +17,11 @@ from __future__ import annotations
 
 import json
 import sys
-from collections.abc import Callable
 from typing import IO, Any
 
-from kernelindex_sdk.base.escaping import github_data, github_property, one_line
-from kernelindex_sdk.cli.reporters import JunitCase, write_junit
+from kernelindex_sdk.base.escaping import one_line
+from kernelindex_sdk.cli.report.ci import JunitCase, annotation, write_junit
+from kernelindex_sdk.cli.report.writing import write_json
 from kernelindex_sdk.schemadiff import DiffReport, Undecided, Violation
 from kernelindex_sdk.schemadiff.rules import DIRECTIONS
 
@@ -98,8 +98,7 @@ class JsonReporter:
         self.out = out or sys.stdout
 
     def report(self, report: DiffReport) -> None:
-        json.dump(report.as_json(), self.out, ensure_ascii=True, indent=2)
-        self.out.write("\n")
+        write_json(self.out, report.as_json())
 
 
 class GithubReporter:
@@ -110,9 +109,7 @@ class GithubReporter:
         self.out = out or sys.stdout
 
     def _annotate(self, file: str | None, title: str, message: str) -> None:
-        fields = [f"file={github_property(file)}"] if file else []
-        fields.append(f"title={github_property(title)}")
-        self.out.write(f"::error {','.join(fields)}::{github_data(message)}\n")
+        self.out.write(annotation("error", message, file=file or None, title=title) + "\n")
 
     def report(self, report: DiffReport) -> None:
         for v in report.violations:
@@ -124,7 +121,7 @@ class GithubReporter:
         for u in report.undecided:
             self._annotate(None, "kernelindex schema diff: cannot decide", undecided_line(u))
         for line in assumed_lines(report):
-            self.out.write(f"::notice title=kernelindex schema diff::{github_data(line)}\n")
+            self.out.write(annotation("notice", line, title="kernelindex schema diff") + "\n")
         self.out.write(one_line(verdict(report)) + "\n")
 
 
@@ -158,10 +155,3 @@ class JunitReporter:
 
 
 DiffReporter = TextReporter | JsonReporter | GithubReporter | JunitReporter
-
-DIFF_REPORTERS: dict[str, Callable[..., DiffReporter]] = {
-    "text": TextReporter,
-    "json": JsonReporter,
-    "github": GithubReporter,
-    "junit": JunitReporter,
-}

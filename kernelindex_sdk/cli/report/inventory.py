@@ -1,4 +1,5 @@
-"""An :class:`~kernelindex_sdk.compare.inventory.Inventory` as text or JSON.
+"""``kernelindex ls``'s reporters: an :class:`~kernelindex_sdk.compare.inventory.Inventory`
+as text or JSON.
 
 Only formatting. Text is one section per question (records, runs by status and
 metric, passes, kernels, GPUs, providers, implementations, protocols, time, quality
@@ -8,24 +9,22 @@ name escaped to one line; JSON is one object with the same counts, for scripts.
 
 from __future__ import annotations
 
-import json
-from collections.abc import Callable, Mapping
-from typing import IO, Any, Final
+from collections.abc import Mapping
+from typing import IO, Any
 
 from kernelindex_sdk.base.escaping import one_line
 from kernelindex_sdk.base.metrics import METRIC_NAMES
+from kernelindex_sdk.cli.report.writing import write_aligned, write_json
 from kernelindex_sdk.compare.inventory import Inventory, utc_text
 
 
 def _section(out: IO[str], title: str, counts: Mapping[str, int]) -> None:
+    """``title (N)``, then a line per name with its count, the counts right-aligned."""
     if not counts:
         return
-    names = [one_line(name) for name in counts]
-    width = max(len(name) for name in names)
-    digits = max(len(str(n)) for n in counts.values())
     out.write(f"{title} ({len(counts)})\n")
-    for name, count in zip(names, counts.values(), strict=True):
-        out.write(f"  {name:<{width}}  {count:>{digits}}\n")
+    rows = [(name, str(count)) for name, count in counts.items()]
+    write_aligned(out, rows, (False, True), indent="  ")
 
 
 class InventoryTextReporter:
@@ -105,14 +104,7 @@ class InventoryJsonReporter:
         self.out = out
 
     def write(self, inventory: Inventory) -> None:
-        json.dump(inventory_json(inventory), self.out, ensure_ascii=True, indent=2)
-        self.out.write("\n")
+        write_json(self.out, inventory_json(inventory))
 
 
 InventoryReporter = InventoryTextReporter | InventoryJsonReporter
-
-#: Format name → reporter, as ``ls --format`` names them.
-INVENTORY_REPORTERS: Final[Mapping[str, Callable[[IO[str]], InventoryReporter]]] = {
-    "text": InventoryTextReporter,
-    "json": InventoryJsonReporter,
-}
