@@ -327,14 +327,30 @@ class QuickPass:
             spec = head.get("spec")  # the run is valid here: this is its spec
             if type(spec) is not dict:
                 return False
+        if bundle:
+            return self._bundle_passes(value, written, shared, plan, spec, api_version, kind)
         rules, checked = plan.rules, plan.checked
+        return (
+            rules is None
+            or (checked is not None and kind not in checked)
+            or not rules(value, "", self._now)  # (None: a rule reads the clock if it must)
+        )
+
+    def _bundle_passes(
+        self,
+        value: dict[str, Any],
+        written: bytes | None,
+        shared: SharedTail | None,
+        plan: _QuickPlan,
+        spec: Any,
+        api_version: str,
+        kind: str,
+    ) -> bool:
+        """:meth:`passes` of a bundle whose run ``plan`` routed: every member it has,
+        checked against the run's reference and the rules (``spec``: the run's spec
+        where the plan's shell checked the run, else None)."""
+        shell, rules, checked = plan.shell, plan.rules, plan.checked
         now = self._now  # None: a rule reads the clock if it needs to (most need not)
-        if not bundle:
-            return (
-                rules is None
-                or (checked is not None and kind not in checked)
-                or not rules(value, "", now)
-            )
         # One pass over the members the bundle has (not over every member it may
         # have): a referenced member is checked against its run's reference, and, as
         # records_of() and _semantics() do, each member that is an object against the
