@@ -23,7 +23,7 @@ from kernelindex_sdk.compare.runs import ResolvedRun
 
 __all__ = ["FACT_COLUMNS", "FROM_STORED_COPY", "referenced_digests", "run_facts"]
 
-#: Columns of ``run_facts`` (storefile.SCHEMA) and their DuckDB types, in order.
+#: Columns of ``run_facts`` (kistore.SCHEMA) and their DuckDB types, in order.
 FACT_COLUMNS: Final = {
     "digest": "VARCHAR",
     "kernel": "VARCHAR",
