@@ -317,3 +317,18 @@ def test_validate_one_file_never_imports_click() -> None:
     helped = run("validate", "--help")
     assert helped.returncode == 0 and "Usage: kernelindex validate" in helped.stdout
     assert helped.stderr == "click True\n"
+
+
+@pytest.mark.parametrize(
+    "module", ["json", "json.decoder", "json.scanner", "json.encoder", "datetime", "_uuid"]
+)
+def test_ctrl_c_while_orjson_loads_is_an_interruption(module: str) -> None:
+    """orjson's initialisation imports :mod:`json` from native code and crashes (SIGSEGV)
+    when that import fails: a Ctrl-C there killed the process with no word. The SDK
+    imports json first, in Python, so it is an interruption like any other."""
+    done = _interrupted_while_importing(module)
+    assert (done.returncode, done.stdout, done.stderr.strip()) == (
+        130,
+        "",
+        "kernelindex: interrupted",
+    ), done.stderr

@@ -90,13 +90,19 @@ def names_on_first_use(
 def standard_modules() -> None:
     """Import, each unless already loaded, :mod:`dataclasses` without :mod:`inspect`,
     :mod:`uuid` without :mod:`platform` (orjson imports both) and :mod:`pathlib` without
-    :mod:`urllib.parse` (the registry and most of the SDK use it). The package's
-    ``__init__`` calls this first, so it is the first import of each in an SDK process
-    that has not loaded them."""
+    :mod:`urllib.parse` (the registry and most of the SDK use it), and :mod:`datetime`
+    and :mod:`json`, which orjson imports too. The package's ``__init__`` calls this
+    first, so it is the first import of each in an SDK process that has not loaded
+    them."""
     _import_with("dataclasses", _standin("inspect"))
     _import_with("uuid", _standin("platform", system=_platform_system))
     quote = _forwarder("urllib.parse", "quote_from_bytes")
     _import_with("pathlib", _standin("urllib.parse", quote_from_bytes=quote))
+    # orjson's initialisation imports datetime, uuid, dataclasses and json from native
+    # code and crashes (SIGSEGV) when one of those imports fails: a Ctrl-C there killed
+    # the process with no word. Imported here first, in Python, it is an interruption.
+    import datetime  # noqa: F401
+    import json  # noqa: F401
 
 
 def _import_with(name: str, standin: ModuleType) -> None:
