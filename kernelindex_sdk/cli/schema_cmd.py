@@ -10,6 +10,9 @@ with a reporter from :data:`kernelindex_sdk.cli.report.REPORTERS`.
 from __future__ import annotations
 
 import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import NoReturn
 
 import click
 
@@ -89,35 +92,19 @@ def schema_export(directory: str, bundled: bool, force: bool) -> None:
         click.echo(one_line(f"kernelindex schema export: {error}"), err=True)
         sys.exit(2)
     except ForeignFiles as error:
-        for path in error.paths:
-            problem = Problem(
-                "exists and is no kernelindex schema of that kind: not replaced, even"
-                " with --force (schema export did not write it)",
-                code="exists",
-                source=str(path),
-            )
-            click.echo(str(problem), err=True)
-        message = (
-            f"kernelindex schema export: error: {len(error.paths)} file(s) there were not"
-            " written by schema export; nothing written (move them away first)"
+        _refuse(
+            error.paths,
+            "exists and is no kernelindex schema of that kind: not replaced, even"
+            " with --force (schema export did not write it)",
+            "there were not written by schema export; nothing written (move them away first)",
         )
-        click.echo(one_line(message), err=True)
-        sys.exit(2)
     except ExistingFiles as error:
         # As `import` and `export liger` say it: each file, then what was (not) done.
-        for path in error.paths:
-            problem = Problem(
-                "exists with other content: not replaced (use --force to replace it)",
-                code="exists",
-                source=str(path),
-            )
-            click.echo(str(problem), err=True)
-        message = (
-            f"kernelindex schema export: error: {len(error.paths)} file(s) of the same name"
-            " hold other content; nothing written (use --force to replace them)"
+        _refuse(
+            error.paths,
+            "exists with other content: not replaced (use --force to replace it)",
+            "of the same name hold other content; nothing written (use --force to replace them)",
         )
-        click.echo(one_line(message), err=True)
-        sys.exit(2)
     except OSError as error:
         where = error.filename or directory
         message = f"kernelindex schema export: {where}: {error.strerror or error}"
@@ -193,3 +180,13 @@ def schema_diff(
         sys.exit(3)
     REPORTERS["schema diff", format_]().report(report)
     sys.exit(report.exit_status())
+
+
+def _refuse(paths: Sequence[Path], each: str, summary: str) -> NoReturn:
+    """``schema export`` writing nothing: one problem a file in the way (``each``), then
+    the count and ``summary`` in one line; exit 2."""
+    for path in paths:
+        click.echo(str(Problem(each, code="exists", source=str(path))), err=True)
+    message = f"kernelindex schema export: error: {len(paths)} file(s) {summary}"
+    click.echo(one_line(message), err=True)
+    sys.exit(2)
