@@ -61,6 +61,8 @@ class RunSpec:
     #: Half-width of the noise (p20 = value - spread, p80 = value + spread; or stddev).
     spread: int = 2_000
     protocol: str = "bench"
+    #: The sample count of a ``stddev`` run.
+    samples: int = 20
 
 
 def record(kind: str, name: str, spec: dict[str, Any]) -> dict[str, Any]:
@@ -121,7 +123,7 @@ def records_for(spec: RunSpec) -> list[dict[str, Any]]:
         elif spec.noise == "collapsed":
             summary.update(p20=spec.value, p80=spec.value)
         elif spec.noise == "stddev":
-            result["samples"] = 20
+            result["samples"] = spec.samples
             measurements.append(
                 {"metric": spec.metric, "unit": unit, "statistic": "stddev", "value": spec.spread}
             )

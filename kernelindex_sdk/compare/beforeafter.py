@@ -35,10 +35,11 @@ candidate takes longer (or needs more memory). Both metrics are better lower. Wi
 
 * ``same`` — the larger value is less than ``1 + t`` times the smaller: the change is
   below the threshold, whatever the noise;
-* ``slower`` / ``faster`` — a larger change *and* the noise intervals
-  (:mod:`~kernelindex_sdk.compare.noise`) of the two runs do not overlap;
-* ``unsure`` — a larger change, but the intervals overlap: the change is within the
-  noise the runs themselves recorded.
+* ``slower`` / ``faster`` — a larger change *and* beyond the two runs' noise
+  (:func:`~kernelindex_sdk.compare.noise.beyond_noise`): their noise intervals do not
+  overlap, or the change is larger than the recorded relative noise (nvbench's rule,
+  with the larger of the two noises);
+* ``unsure`` — a larger change, but within the noise the runs themselves recorded.
 
 A run with no noise recorded (collapsed quantiles, one sample) counts as its value
 alone; when neither side has any, the threshold decides alone and the reason says so.
@@ -59,7 +60,7 @@ import attrs
 
 from kernelindex_sdk.compare.explain import Difference, differences
 from kernelindex_sdk.compare.grouping import PASS_ORDER, parameter_order
-from kernelindex_sdk.compare.noise import Noise, noise_of
+from kernelindex_sdk.compare.noise import Noise, beyond_noise, larger_relative_noise, noise_of
 from kernelindex_sdk.compare.runs import ResolvedRun
 
 SLOWER: Final = "slower"
@@ -290,17 +291,16 @@ def _verdict(
     small, large = min(a, b), max(a, b)
     if large < (1 + threshold) * small:
         return SAME, ratio, f"{change}: below the {_percent(threshold)} threshold"
-    worse = b > a
-    low_ref, high_ref = noise_ref.interval(a)
-    low_cand, high_cand = noise_cand.interval(b)
-    separate = low_cand > high_ref if worse else high_cand < low_ref
-    direction = SLOWER if worse else FASTER
+    direction = SLOWER if b > a else FASTER
     if not (noise_ref.known or noise_cand.known):
         why = f"reference {noise_ref.why}, candidate {noise_cand.why}"
         return direction, ratio, f"{change}; no noise recorded ({why}): by the threshold alone"
-    if separate:
-        return direction, ratio, f"{change}; the noise intervals do not overlap"
-    return UNSURE, ratio, f"{change}, within the noise (the intervals overlap)"
+    beyond = beyond_noise(a, noise_ref, b, noise_cand)
+    if beyond is not None:
+        return direction, ratio, f"{change}; {beyond}"
+    spread = larger_relative_noise(a, noise_ref, b, noise_cand)
+    within = f"; relative noise ±{spread * 100:.1f} %" if spread is not None else ""
+    return UNSURE, ratio, f"{change}, within the noise (the intervals overlap{within})"
 
 
 def _failure(run: ResolvedRun) -> str:

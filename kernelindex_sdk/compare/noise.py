@@ -29,6 +29,23 @@ run has, in this order, and says which (:attr:`Noise.kind`):
     flagged ``collapsed_quantiles``: too few samples to tell them apart), one sample,
     a standard deviation of 0, or no spread recorded at all. :attr:`Noise.why` says
     which. Such a run's interval is its value alone (:meth:`Noise.interval`).
+
+Beyond the noise
+----------------
+Two values differ beyond their noise (:func:`beyond_noise`) when either
+
+* their noise intervals do not overlap, or
+* the change — the larger value over the smaller, less 1: the measure the threshold
+  uses — is larger than the recorded **relative noise** (:func:`relative_noise`): the
+  larger of the two runs' relative spreads (σ / mean for ``stddev``, nvbench's
+  ``stdev/relative``; the farther interval bound's distance over the value
+  otherwise).
+
+The second is nvbench's own compare rule (``nvbench_compare.py``: a state is FAST or
+SLOW when ``|Δ| / reference`` exceeds the relative noise), with the *larger* of the two
+noises where nvbench takes the smaller: a run that recorded a wide spread keeps a
+change within it undecided, even when the other run was steady. Both conditions read
+the two sides alike, so swapping them mirrors the answer.
 """
 
 from __future__ import annotations
@@ -126,6 +143,37 @@ def _quantile(ordered: Sequence[float], q: float) -> float:
     return ordered[below] + (ordered[above] - ordered[below]) * (position - below)
 
 
+def relative_noise(noise: Noise, value: float) -> float | None:
+    """How far, relative to ``value``, the interval reaches from it: σ / mean for
+    ``stddev``, the farther bound's distance over the value otherwise; None without
+    noise or with a value of 0 or less."""
+    if noise.low is None or noise.high is None or value <= 0:
+        return None
+    return max(value - noise.low, noise.high - value) / value
+
+
+def beyond_noise(a: float, noise_a: Noise, b: float, noise_b: Noise) -> str | None:
+    """Why ``a`` and ``b`` differ beyond their noise (the module's docstring gives the
+    rule), in words for a report; None where the change is within it, or where
+    neither side records any noise (nothing to judge by)."""
+    low_a, high_a = noise_a.interval(a)
+    low_b, high_b = noise_b.interval(b)
+    if not (noise_a.known or noise_b.known) or a <= 0 or b <= 0:
+        return None
+    if high_a < low_b or high_b < low_a:
+        return "the noise intervals do not overlap"
+    spread = larger_relative_noise(a, noise_a, b, noise_b)
+    if spread is not None and max(a, b) / min(a, b) - 1 > spread:
+        return f"beyond the recorded relative noise (±{spread * 100:.1f} %)"
+    return None
+
+
+def larger_relative_noise(a: float, noise_a: Noise, b: float, noise_b: Noise) -> float | None:
+    """The larger of the two sides' :func:`relative_noise` (None where neither has one)."""
+    spreads = [s for s in (relative_noise(noise_a, a), relative_noise(noise_b, b)) if s]
+    return max(spreads) if spreads else None
+
+
 def overlap(a: ResolvedRun, b: ResolvedRun) -> bool | None:
     """Whether two passed runs' noise intervals overlap; None when neither has noise
     (two points tell nothing about noise) or either has no value."""
@@ -137,3 +185,14 @@ def overlap(a: ResolvedRun, b: ResolvedRun) -> bool | None:
     low_a, high_a = noise_a.interval(a.value)
     low_b, high_b = noise_b.interval(b.value)
     return low_a <= high_b and low_b <= high_a
+
+
+def within_noise(a: ResolvedRun, b: ResolvedRun) -> bool | None:
+    """Whether two passed runs' values are within their noise (not
+    :func:`beyond_noise`); None when neither has noise, or either has no value."""
+    if a.value is None or b.value is None or not (a.passed and b.passed):
+        return None
+    noise_a, noise_b = noise_of(a), noise_of(b)
+    if not (noise_a.known or noise_b.known):
+        return None
+    return beyond_noise(a.value, noise_a, b.value, noise_b) is None

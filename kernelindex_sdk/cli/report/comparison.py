@@ -32,7 +32,8 @@ from kernelindex_sdk.cli.report.writing import (
 )
 from kernelindex_sdk.compare.explain import Explanation
 from kernelindex_sdk.compare.grouping import Comparison, Group, Row
-from kernelindex_sdk.compare.noise import noise_of, overlap
+from kernelindex_sdk.compare.noise import noise_of
+from kernelindex_sdk.compare.noise import within_noise as noise_within
 from kernelindex_sdk.compare.runs import ResolvedRun, short_digest, show_value
 from kernelindex_sdk.compare.sweeps import Panel, panels
 from kernelindex_sdk.compare.units import pick_unit, quantity, spread, times
@@ -43,23 +44,24 @@ UNKNOWN_TIME: Final = "unknown"
 #: Longest reason shown in a table cell before it is cut.
 REASON_WIDTH: Final = 48
 
-#: Marks a ratio whose two runs' noise intervals overlap, and a run without noise.
+#: Marks a ratio within its two runs' noise, and a run without noise.
 WITHIN_NOISE: Final = "≈"
 COLLAPSED: Final = "†"
 #: What the marks mean, printed once under tables that use them.
 LEGEND: Final = (
     f"{WITHIN_NOISE} within noise: the two runs' noise intervals (p20–p80, or mean ± stddev)"
-    f" overlap, so the ratio may be noise; {COLLAPSED} collapsed quantiles"
+    " overlap and the change is within the larger relative noise, so the ratio may be"
+    f" noise; {COLLAPSED} collapsed quantiles"
     " (p20 = median = p80): the run records no noise"
 )
 
 
 def within_noise(baseline: ResolvedRun | None, run: ResolvedRun) -> bool | None:
-    """Whether a ratio's two runs overlap in their noise (:mod:`~kernelindex_sdk.compare.noise`);
+    """Whether a ratio's two runs are within their noise (:mod:`~kernelindex_sdk.compare.noise`);
     None for the baseline itself, a ratio that is n/a, or two runs without noise."""
     if baseline is None or baseline is run:
         return None
-    return overlap(baseline, run)
+    return noise_within(baseline, run)
 
 
 def collapsed(run: ResolvedRun) -> bool:
