@@ -478,22 +478,25 @@ def test_nvbench_summary_over_pairs_is_the_scale(
     nvbench: tuple[Path, list[dict[str, Any]]], tmp_path: Path, factor: float
 ) -> None:
     """``--against ... --summary`` on nvbench's sample and a copy with every passed state
-    ``factor`` times slower: the geometric-mean speed-up (reference ÷ candidate) is
-    ``1 / factor`` on every line; against itself, 1 and nothing faster."""
+    ``factor`` times slower: the geometric-mean ratio (candidate ÷ reference) is
+    ``factor`` on every line, every passed pair judged; against itself, 1 and nothing
+    faster or slower."""
     path, records = nvbench
     changed = tmp_path / "changed" / "nvbench.jsonl"
     _scaled_file(records, factor, changed)
     status, report, _ = gate_json(str(changed), against=(str(path),), summary=True)
     assert status == (1 if factor > 1 else 0)
-    assert report["speedup"] == "reference / candidate" and report["summaries"]
+    assert report["ratioDirection"] == "candidate / reference" and report["summaries"]
     assert sum(s["workloads"] for s in report["summaries"]) == 88
     for summary in report["summaries"]:
-        assert summary["geomeanSpeedup"] == pytest.approx(1 / factor, rel=1e-3)
-        assert summary["fasterShare"] == (1.0 if factor < 1 else 0.0)
+        assert summary["geomeanRatio"] == pytest.approx(factor, rel=1e-3)
+        judged = summary["faster"] if factor < 1 else summary["slower"]
+        assert judged == summary["workloads"]
     status, report, _ = gate_json(str(path), against=(str(path),), summary=True)
     assert status == 0
     for summary in report["summaries"]:
-        assert summary["geomeanSpeedup"] == 1.0 and summary["fasterShare"] == 0.0
+        assert summary["geomeanRatio"] == 1.0 and summary["fasterShare"] == 0.0
+        assert summary["slower"] == 0
 
 
 # --------------------------------------------------------------------------- the CLI gate

@@ -1,8 +1,13 @@
-"""``compare --against ... --summary``: the plain summary's figures over before/after pairs.
+"""``compare --against ... --summary``: a summary of before/after pairs in the verdicts'
+own terms.
 
-The speed-up reads as plain ``--summary`` reads: reference ÷ candidate (above 1 the
-candidate is faster). Laws on generated records: a set against itself has geomean 1 and
-no share faster; scaling one side by ``k`` gives ``k`` (or ``1/k``).
+Its ratio reads as every before/after ratio does: candidate ÷ reference (below 1 the
+candidate is faster); ``faster`` and ``slower`` count verdicts; ``fast_p`` keeps
+KernelBench's definition (the speed-up reference ÷ candidate). Laws on generated
+records: a set against itself has geomean 1 and nothing faster or slower; scaling one
+side by ``k`` gives ``1/k`` (or ``k``), every pair with a ratio judged; and for any two
+sets the summary's verdict counts are the verdict table's, its overall geomean the gate
+line's.
 """
 
 from __future__ import annotations
@@ -10,9 +15,11 @@ from __future__ import annotations
 import io
 import json
 import math
+import tempfile
 from pathlib import Path
 from typing import Any
 
+import attrs
 import pytest
 from beforeafter_records import RunSpec, records_for, resolved, run_sets, scaled, write_jsonl
 from hypothesis import given
@@ -50,12 +57,18 @@ def test_figures_over_the_pairs() -> None:
         ],
         "cand",
     )
-    [summary] = summarize_pairs(before_after(ref, cand), [0.0, 1.0, 3.0])
+    result = before_after(ref, cand)
+    [summary] = summarize_pairs(result, [0.0, 1.0, 3.0])
     assert summary.baseline == "liger 0.5.0" and summary.implementation == "liger 0.5.1"
-    assert summary.workloads == 3 and summary.universe == 5
-    assert summary.geomean == pytest.approx(2.0)  # (2 × 0.5 × 8) ** (1/3)
-    assert summary.faster_share == pytest.approx(2 / 3)
+    assert summary.workloads == 3 and summary.universe == 5 and summary.pairs == 4
+    assert summary.geomean == pytest.approx(0.5)  # (0.5 × 2 × 0.125) ** (1/3): c ÷ r
+    assert summary.geomean == result.overall.geomean  # the gate line's
+    # Verdicts: seq 1 and 3 faster, seq 2 slower, seq 5 slower (a new OOM).
+    assert summary.verdicts == {"slower": 2, "unsure": 0, "faster": 2, "same": 0}
+    assert (summary.faster, summary.slower) == (2, 2)
+    assert summary.faster_share == summary.slower_share == pytest.approx(2 / 4)
     assert (summary.failed, summary.absent, summary.missing) == (1, 1, 2)
+    # fast_p: KernelBench's, on the speed-up reference ÷ candidate (2×, 0.5×, 8×).
     assert summary.fast_p(0.0) == pytest.approx(3 / 5)
     assert summary.fast_p(1.0) == pytest.approx(2 / 5)
     assert summary.fast_p(3.0) == pytest.approx(1 / 5)
@@ -84,6 +97,7 @@ def test_law_a_set_against_itself(specs: list[RunSpec]) -> None:
     runs = resolved([records_for(s) for s in specs])
     for summary in summarize_pairs(before_after(runs, runs)):
         assert summary.missing == summary.failed  # everything pairs
+        assert summary.faster == summary.slower == 0
         if summary.workloads:
             assert summary.geomean == pytest.approx(1.0, rel=1e-12)
             assert summary.faster_share == 0
@@ -97,15 +111,18 @@ def test_law_scaling_one_side_by_k_gives_k(specs: list[RunSpec], k: int, up: boo
     bigger = resolved([scaled(records, k) for records in sets], "scaled")
     # The reference k times slower: the candidate is k times faster, and the reverse.
     result = before_after(bigger, base) if up else before_after(base, bigger)
-    expected = k if up else 1 / k
+    expected = 1 / k if up else k  # candidate ÷ reference
     summaries = summarize_pairs(result)
     assert sum(s.universe for s in summaries) == sum(
         1 for key in {(r.key, lineage(r)) for r in base} if _passed(base, key)
     )
     for summary in summaries:
+        # k ≥ 2 is past the threshold and every recorded noise (spreads under half
+        # the value): each pair with a ratio is judged, the same way.
+        assert (summary.faster if up else summary.slower) == summary.workloads
+        assert (summary.slower if up else summary.faster) == 0
         if summary.workloads:
             assert summary.geomean == pytest.approx(expected, rel=1e-9)
-            assert summary.faster_share == (1 if up else 0)
 
 
 def _passed(runs: list[Any], key: Any) -> bool:
@@ -140,32 +157,53 @@ def run(sides: tuple[Path, Path], **options: Any) -> tuple[int, str, str]:
     return status, out.getvalue(), err.getvalue()
 
 
-def test_json_has_the_plain_summary_shape(sides: tuple[Path, Path]) -> None:
+def test_json_says_the_direction_and_counts_verdicts(sides: tuple[Path, Path]) -> None:
     status, out, err = run(sides, format="json", fast_p=(0.4, 1.0))
     assert status == 1 and "exit 1: 1 slower" in err  # the gate still decides
     report = json.loads(out)
-    assert report["speedup"] == "reference / candidate"
+    assert report["ratioDirection"] == "candidate / reference"
+    assert report["fastPSpeedup"] == "reference / candidate"
     [summary] = report["summaries"]
     assert summary["workloads"] == 2 and summary["missing"] == 1 and summary["universe"] == 3
-    assert summary["geomeanSpeedup"] == pytest.approx(1.0)
-    assert summary["fasterShare"] == 0.5
+    assert summary["geomeanRatio"] == pytest.approx(1.0)
+    assert summary["verdicts"] == {"slower": 1, "unsure": 0, "faster": 1, "same": 0}
+    assert summary["fasterShare"] == summary["slowerShare"] == 0.5
     assert summary["fastP"] == {"0.4": pytest.approx(2 / 3), "1": pytest.approx(1 / 3)}
+    assert report["overall"] == {
+        "pairs": 2,
+        "verdicts": {"slower": 1, "unsure": 0, "faster": 1, "same": 0},
+        "geomeanRatio": pytest.approx(1.0),
+        "ratios": 2,
+    }
     assert set(summary) == {
-        "gpu", "hardware", "metric", "ratioKind", "implementation", "implementationDigest",
-        "provider", "baseline", "workloads", "geomeanSpeedup", "fasterShare", "faster",
-        "fastP", "missing", "failed", "absent", "universe",
+        "gpu", "hardware", "candidateHardware", "metric", "implementation",
+        "implementationDigest", "provider", "baseline", "pairs", "verdicts", "workloads",
+        "geomeanRatio", "fasterShare", "faster", "slowerShare", "slower", "fastP",
+        "missing", "failed", "absent", "universe",
     }  # fmt: skip
 
 
-def test_text_and_markdown_say_the_direction(sides: tuple[Path, Path]) -> None:
-    status, out, _ = run(sides)
+def test_text_markdown_and_csv_say_the_direction(sides: tuple[Path, Path]) -> None:
+    status, out, err = run(sides)
     assert status == 1
-    header = out.splitlines()[0].split()
-    assert header[:4] == ["gpu", "metric", "reference", "candidate"]
-    assert "reference ÷ candidate" in out and "the candidate is faster" in out
+    lines = out.splitlines()
+    assert lines[0].split()[:9] == [
+        "gpu", "metric", "reference", "candidate", "pairs", "geomean", "c÷r", "faster", "slower"
+    ]  # fmt: skip
+    assert lines[1].split()[-7:] == ["1.000×", "50.0%", "(1)", "50.0%", "(1)", "33.3%", "1"]
+    assert lines[2] == (
+        "all pairs: 2 pairs: 1 slower, 0 unsure, 1 faster, 0 same; geomean ratio 1.000×"
+        " (candidate ÷ reference)"
+    )
+    assert "candidate ÷ reference" in err  # the gate line
+    assert "speed-up reference ÷ candidate above p" in out  # fast_p, KernelBench's
     status, out, _ = run(sides, format="markdown")
-    assert out.startswith("| gpu | metric | reference | candidate |")
-    assert "reference ÷ candidate" in out
+    assert out.startswith("| gpu | metric | reference | candidate | pairs | geomean c÷r |")
+    assert "candidate ÷ reference" in out
+    status, out, _ = run(sides, format="csv")
+    assert out.splitlines()[0].startswith(
+        "gpu,metric,reference,candidate,pairs,slower,unsure,faster,same,workloads,geomean_ratio,"
+    )
 
 
 @pytest.mark.parametrize(
@@ -187,3 +225,33 @@ def test_fast_p_without_summary_is_a_usage_error(sides: tuple[Path, Path]) -> No
     options = CompareOptions((str(cand),), against=(str(ref),), fast_p=(1.0,))
     assert run_compare(options, out=io.StringIO(), err=err) == 2
     assert "--fast-p needs --summary" in err.getvalue()
+
+
+@given(run_sets(), run_sets(first=3))
+@law_settings(30)
+def test_law_the_summary_agrees_with_the_verdicts_and_the_gate_line(
+    reference: list[RunSpec], candidate: list[RunSpec]
+) -> None:
+    """For any two sets, through the command: the summary's faster and slower counts
+    (summed over its lines) are the verdict table's, and its overall geomean is the
+    gate line's (to the digits the line prints)."""
+    with tempfile.TemporaryDirectory() as folder:
+        ref, cand = Path(folder, "ref.jsonl"), Path(folder, "cand.jsonl")
+        write_jsonl(ref, [records_for(s) for s in reference])
+        write_jsonl(cand, [records_for(s) for s in candidate])
+        verdicts_out, summary_out, summary_err = io.StringIO(), io.StringIO(), io.StringIO()
+        plain = CompareOptions((str(cand),), against=(str(ref),), format="json")
+        run_compare(plain, out=verdicts_out, err=io.StringIO())
+        options = attrs.evolve(plain, summary=True)
+        run_compare(options, out=summary_out, err=summary_err)
+    table = json.loads(verdicts_out.getvalue())["summary"]
+    summary = json.loads(summary_out.getvalue())
+    lines = summary["summaries"]
+    for verdict in ("faster", "slower", "unsure", "same"):
+        assert sum(line["verdicts"][verdict] for line in lines) == table["verdicts"][verdict]
+    assert sum(line["faster"] for line in lines) == table["verdicts"]["faster"]
+    assert sum(line["slower"] for line in lines) == table["verdicts"]["slower"]
+    assert summary["overall"]["geomeanRatio"] == table["geomeanRatio"]
+    gate = summary_err.getvalue().splitlines()[-1]
+    shown = table["geomeanRatio"]
+    assert f"geomean ratio {'n/a' if shown is None else f'{shown:.3f}×'}" in gate

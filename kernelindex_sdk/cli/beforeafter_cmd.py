@@ -1,6 +1,10 @@
-"""``kernelindex compare --against REFERENCE CANDIDATE...``: a before/after gate.
+"""``kernelindex compare --against REFERENCE CANDIDATE...``: a before/after gate, and
+``compare --across gpu PATH...``: the same pairing and verdicts between GPUs.
 
-``compare`` hands its parsed options here when ``--against`` is given. This module
+``compare`` hands its parsed options here when ``--against`` or ``--across`` is given.
+Without ``--against``, ``--across gpu`` splits the selected runs by GPU: the reference
+GPU's (``--reference-gpu``, else the first by name) are the reference, every other
+GPU's the candidate. This module
 checks the options that only a before/after has, has the library load both sides
 (each exactly as ``validate`` reads it: :func:`~kernelindex_sdk.compare.loading.load`),
 applies ``compare``'s filters to both, calls
@@ -18,6 +22,8 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Final, TextIO
+
+import attrs
 
 from kernelindex_sdk.cli.compare_options import CompareOptions, load_inputs, say_to
 
@@ -107,13 +113,24 @@ def run_before_after(options: CompareOptions, out: TextIO, err: TextIO) -> int:
     invalid, unreadable, lookup = loaded.invalid, loaded.unreadable, loaded.index.lookup
     if invalid:
         say(f"{invalid} invalid item{'s' * (invalid != 1)} skipped (see above)")
-    before, after = _selected(loaded, options, say)
+    if options.against:
+        before, after = _selected(loaded, options, say)
+    else:
+        split = _split_by_gpu(loaded, options, say)
+        if isinstance(split, int):
+            return 2 if unreadable else split
+        before, after = split
     del loaded  # the runs not selected, and the lists they were in, go now
     if not before or not after:
         say(f"no {'reference' if not before else 'candidate'} run to compare (after the filters)")
         return 2 if unreadable else 1
     result = before_after(
-        before, after, threshold=threshold, pair_by=options.pair_by, lookup=lookup
+        before,
+        after,
+        threshold=threshold,
+        pair_by=options.pair_by,
+        lookup=lookup,
+        across=options.across,
     )
     outcome = gate(result, fail_on, invalid=invalid, unreadable=unreadable)
     _report(result, outcome, options, fail_on, thresholds, out, say)
@@ -123,11 +140,19 @@ def run_before_after(options: CompareOptions, out: TextIO, err: TextIO) -> int:
 def _usage(options: CompareOptions) -> tuple[float, tuple[str, ...], tuple[float, ...]]:
     """The threshold, the verdicts that fail, and the summary's thresholds, once every
     option is usable with ``--against``; else :class:`UsageError`."""
-    from kernelindex_sdk.compare.beforeafter import PAIR_BY
+    from kernelindex_sdk.compare.beforeafter import ACROSS, PAIR_BY
 
+    mode = "--against" if options.against else "--across"
     for field, flag in NOT_WITH_AGAINST:
         if getattr(options, field):
-            raise UsageError(f"{flag} does not apply with --against")
+            raise UsageError(f"{flag} does not apply with {mode}")
+    if options.across is not None and options.across not in ACROSS:
+        raise UsageError(f"--across {options.across!r}: choose from {', '.join(ACROSS)}")
+    if options.reference_gpu and (options.against or not options.across):
+        raise UsageError(
+            "--reference-gpu applies with --across gpu alone"
+            " (with --against, the reference is the --against set)"
+        )
     if options.pair_by not in PAIR_BY:
         raise UsageError(f"--pair-by {options.pair_by!r}: choose from {', '.join(PAIR_BY)}")
     threshold = parse_threshold(options.threshold)
@@ -153,6 +178,65 @@ def _selected(
     return found[0], found[1]
 
 
+def _split_by_gpu(
+    loaded: Loaded, options: CompareOptions, say: Callable[[str], None]
+) -> tuple[list[ResolvedRun], list[ResolvedRun]] | int:
+    """``--across gpu`` without ``--against``: the selected runs on the reference GPU,
+    and those on every other; else the exit status, said why (2: a ``--reference-gpu``
+    or filter naming nothing, or naming two GPUs; 1: fewer than two GPUs selected)."""
+    from kernelindex_sdk.cli.filter_options import typos
+    from kernelindex_sdk.compare.grouping import select
+
+    side = loaded.candidate
+    runs, names = side.runs, side.resolver.gpu_names()
+    if side.resolver.missing:
+        listed = ", ".join(f"{k} ×{n}" for k, n in sorted(side.resolver.missing.items()))
+        say(f"note: runs reference records not given ({listed}); they pair by digest")
+    wrong = typos(runs, options, names)
+    if options.reference_gpu:
+        wrong += [
+            "--reference-gpu" + typo.removeprefix("--gpu")
+            for typo in typos(runs, _OnlyGpu((options.reference_gpu,)), names)
+        ]
+    for typo in wrong:
+        say(typo)
+    if wrong:
+        return 2
+    from kernelindex_sdk.cli.filter_options import select_runs
+
+    chosen = select_runs(runs, options, names)
+    gpus = {run.hardware: run.gpu for run in chosen}
+    if len(gpus) < 2:
+        found = ", ".join(sorted(gpus.values())) or "none"
+        say(f"--across gpu needs runs on two GPUs or more (selected: {found})")
+        return 1
+    if options.reference_gpu:
+        matched = {
+            r.hardware for r in select(chosen, gpus=[options.reference_gpu], gpu_names=names)
+        }
+    else:
+        matched = {min(gpus, key=lambda h: (gpus[h], h))}
+    if len(matched) != 1:
+        listed = "; ".join(sorted(gpus[h] for h in matched)) or "none selected"
+        say(f"--reference-gpu {options.reference_gpu!r} names {len(matched)} GPUs ({listed})")
+        return 2
+    [reference] = matched
+    if not options.reference_gpu:
+        say(f"note: reference GPU {gpus[reference]} (the first by name; --reference-gpu picks)")
+    before = [run for run in chosen if run.hardware == reference]
+    return before, [run for run in chosen if run.hardware != reference]
+
+
+@attrs.frozen
+class _OnlyGpu:
+    """Filters that name GPUs only: how ``--reference-gpu`` is checked for typos."""
+
+    gpus: tuple[str, ...]
+    kernels: tuple[str, ...] = ()
+    passes: tuple[str, ...] = ()
+    metrics: tuple[str, ...] = ()
+
+
 def _report(
     result: BeforeAfter,
     outcome: Outcome,
@@ -173,9 +257,8 @@ def _report(
         from kernelindex_sdk.compare.summary import summarize_pairs
 
         summaries = summarize_pairs(result, thresholds)
-        REPORTERS["compare --summary", options.format](out, thresholds, against=True).write(
-            summaries
-        )
+        reporter = REPORTERS["compare --summary", options.format](out, thresholds, against=True)
+        reporter.write(summaries, result.overall)
     else:
         REPORTERS["compare --against", options.format](out, fail_on).write(result, outcome)
     if options.summary or options.format not in ("text", "github"):

@@ -39,7 +39,7 @@ from kernelindex_sdk.cli.compare_options import (
     say_to,
 )
 from kernelindex_sdk.cli.filter_options import filter_options, format_option
-from kernelindex_sdk.compare.beforeafter import PAIR_BY
+from kernelindex_sdk.compare.beforeafter import ACROSS, PAIR_BY
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -63,7 +63,7 @@ def run_compare(
     if (unknown := unknown_metric(options.metrics)) is not None:
         say(unknown)
         return 2
-    if options.against:
+    if options.against or options.across:
         from kernelindex_sdk.cli.beforeafter_cmd import run_before_after
 
         return run_before_after(options, out, err)
@@ -105,6 +105,9 @@ def _usage(options: CompareOptions, say: Say) -> tuple[float, ...] | None:
         return None
     if options.fast_p and not options.summary:
         say("--fast-p needs --summary")
+        return None
+    if options.reference_gpu:
+        say("--reference-gpu applies with --across gpu")
         return None
     try:
         thresholds = check_thresholds(options.fast_p or DEFAULT_THRESHOLDS)
@@ -345,6 +348,20 @@ def _s(count: int) -> str:
     help="With --against: pair implementations by lineage (provider, package, entry point,"
     " backend: versions may differ) or by exact implementation digest.",
 )
+@click.option(
+    "--across",
+    type=click.Choice(ACROSS),
+    default=None,
+    help="Pair runs that differ only in this part of their environment (gpu): the same"
+    " workload, protocol, metric and implementation lineage on two GPUs, judged as"
+    " --against judges. Without --against: each GPU's runs against the reference GPU's.",
+)
+@click.option(
+    "--reference-gpu",
+    metavar="G",
+    help="With --across gpu (no --against): the GPU the others are compared with, matched"
+    " as --gpu matches. Default: the first GPU by name.",
+)
 # --- end before/after options
 def compare_command(**given: Any) -> None:
     """Compare runs: per comparable group, each implementation's median, p20–p80 and
@@ -359,7 +376,10 @@ def compare_command(**given: Any) -> None:
     With --against REFERENCE: before/after. Each candidate run (PATH) is paired with
     the reference run of the same workload, protocol, GPU, metric and implementation
     lineage; the verdict is faster, slower, same or unsure from the threshold and
-    the noise each run records.
+    the noise each run records. Every ratio is candidate / reference.
+
+    With --across gpu: the same pairing and verdicts between GPUs (each GPU's runs
+    against the --reference-gpu's; with --against, the two sides on any GPU).
 
     Exit status: 0 done; 1 invalid records skipped, no run matched, or runs not
     comparable; 2 usage error, unreadable input, or a plot that cannot be drawn.

@@ -66,6 +66,10 @@ class CompareOptions:
     fail_on: tuple[str, ...] = ("slower",)
     #: ``lineage`` (provider, package, entry point, backend) or ``exact`` (digest).
     pair_by: str = PAIR_BY[0]
+    #: ``gpu``: pair runs that differ only in their GPU (None: same GPU only).
+    across: str | None = None
+    #: With ``--across gpu`` and no ``--against``: the GPU the others are paired with.
+    reference_gpu: str | None = None
     # --- end before/after
 
 

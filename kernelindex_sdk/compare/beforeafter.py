@@ -14,6 +14,13 @@ A candidate run is paired with the reference run that has the same
   Implementation record. ``liger 0.5.0`` and ``liger 0.5.1`` are one lineage;
   ``liger`` and ``huggingface`` are two; so are one provider's two entry points.
 
+``across="gpu"`` leaves the GPU out of the key: each candidate run pairs with the
+reference run of the same workload, protocol, metric and lineage on *any* GPU —
+``compare --across gpu`` splits one set by GPU and pairs each other GPU's runs with
+the reference GPU's, so that its ratios (candidate GPU ÷ reference GPU) get the same
+verdicts as a before/after. Candidate runs on several GPUs each pair with that one
+reference run.
+
 ``pair_by="exact"`` pairs by implementation digest instead (the same version on both
 sides: a re-run, or a change outside the implementation, e.g. a new driver). A run
 whose Implementation record was not given pairs by its digest either way.
@@ -73,6 +80,13 @@ VERDICTS: Final = (SLOWER, UNSURE, FASTER, SAME)
 LINEAGE: Final = "lineage"
 EXACT: Final = "exact"
 PAIR_BY: Final = (LINEAGE, EXACT)
+
+#: What a pairing may differ in (``compare --across``): the environment's GPU.
+GPU: Final = "gpu"
+ACROSS: Final = (GPU,)
+
+#: How every ratio of a pairing reads, in every report that shows one.
+RATIO_DIRECTION: Final = "candidate / reference"
 
 #: A change smaller than this (5 %) is ``same``: run-to-run differences of a few per
 #: cent are common on a shared GPU; sglang's kernel gate uses ±5 % as well.
@@ -145,8 +159,10 @@ class BeforeAfter:
     threshold: float
     pair_by: str
     overall: Tally
-    #: ``(kernel, GPU)`` → its tally, in report order.
+    #: ``(kernel, GPU)`` → its tally, in report order (the GPU as :func:`pair_gpu`).
     by_kernel_gpu: tuple[tuple[tuple[str, str], Tally], ...]
+    #: What the pairs may differ in (``gpu``), or None: nothing beyond the lineage.
+    across: str | None = None
 
     def count(self, verdicts: Iterable[str]) -> int:
         """How many pairs have one of these verdicts."""
@@ -210,40 +226,74 @@ def before_after(
     threshold: float = DEFAULT_THRESHOLD,
     pair_by: str = LINEAGE,
     lookup: Lookup | None = None,
+    across: str | None = None,
 ) -> BeforeAfter:
     """Pair the candidate runs with the reference runs and judge each pair.
 
     ``lookup`` finds referenced records by digest, so that near misses can be spelled
-    out field by field (digests otherwise). Never raises for any runs.
+    out field by field (digests otherwise); ``across="gpu"`` pairs runs on different
+    GPUs (the module's docstring). Never raises for any runs.
     """
     if pair_by not in PAIR_BY:
         raise ValueError(f"pair_by must be one of {', '.join(PAIR_BY)}, not {pair_by!r}")
+    if across is not None and across not in ACROSS:
+        raise ValueError(f"across must be one of {', '.join(ACROSS)} or None, not {across!r}")
     if not (math.isfinite(threshold) and threshold >= 0):
         raise ValueError(f"threshold must be a finite number >= 0, not {threshold!r}")
     find = lookup or _nothing
     before = _by_pair_key(reference, pair_by)
     after = _by_pair_key(candidate, pair_by)
-    pairs = []
+    wanted = _projected(before, across)
+    pairs, hit = [], set()
     for key, runs in after.items():
-        found = before.get(key)
+        found = wanted.get(_project(key, across))
         if found is not None:
+            hit.add(_project(key, across))
             pairs.append(judge(found[0], runs[0], threshold, tuple(found[1:]), tuple(runs[1:])))
     pairs.sort(key=_pair_order)
-    lonely_before = _unpaired(before, after, "reference", pair_by, find)
-    lonely_after = _unpaired(after, before, "candidate", pair_by, find)
+    lonely_before = [runs for key, runs in wanted.items() if key not in hit]
+    lonely_after = [runs for key, runs in after.items() if _project(key, across) not in wanted]
     per: dict[tuple[str, str], list[Pair]] = {}
     for pair in pairs:
-        place = (pair.candidate.kernel or pair.candidate.kernel_title, pair.candidate.gpu)
+        place = (pair.candidate.kernel or pair.candidate.kernel_title, pair_gpu(pair))
         per.setdefault(place, []).append(pair)
     return BeforeAfter(
         tuple(pairs),
-        lonely_before,
-        lonely_after,
+        _unpaired(lonely_before, after, "reference", pair_by, find),
+        _unpaired(lonely_after, before, "candidate", pair_by, find),
         threshold,
         pair_by,
         tally(pairs),
         tuple((place, tally(per[place])) for place in sorted(per)),
+        across,
     )
+
+
+def pair_gpu(pair: Pair) -> str:
+    """The GPU a pair ran on, or ``reference GPU → candidate GPU`` where they differ."""
+    ref, cand = pair.reference.gpu, pair.candidate.gpu
+    return cand if ref == cand else f"{ref} → {cand}"
+
+
+def _project(key: PairKey, across: str | None) -> PairKey:
+    """What a pair key must match on the other side: all of it, or with ``across``
+    all but the hardware (its third part)."""
+    return key if across is None else key[:2] + key[3:]
+
+
+def _projected(
+    runs: dict[PairKey, list[ResolvedRun]], across: str | None
+) -> dict[PairKey, list[ResolvedRun]]:
+    """The reference's runs by projected key (runs of several GPUs that fall on one key
+    merged, newest first)."""
+    if across is None:
+        return runs
+    out: dict[PairKey, list[ResolvedRun]] = {}
+    for key, found in runs.items():
+        out.setdefault(_project(key, across), []).extend(found)
+    for group in out.values():
+        group.sort(key=lambda r: (r.observed_key, r.digest), reverse=True)
+    return out
 
 
 def judge(
@@ -347,13 +397,12 @@ def _by_pair_key(runs: Iterable[ResolvedRun], pair_by: str) -> dict[PairKey, lis
 
 
 def _unpaired(
-    side: dict[PairKey, list[ResolvedRun]],
+    lonely: list[list[ResolvedRun]],
     other: dict[PairKey, list[ResolvedRun]],
     name: str,
     pair_by: str,
     lookup: Lookup,
 ) -> tuple[Unpaired, ...]:
-    lonely = [runs for key, runs in side.items() if key not in other]
     if not lonely:
         return ()
     near = _NearIndex(other, pair_by)

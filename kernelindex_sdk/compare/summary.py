@@ -27,9 +27,15 @@ For each GPU (hardware identity), metric, baseline provider and implementation:
 An implementation is summarised against a baseline provider when it has a row in at
 least one group with that baseline; a group where it *is* the baseline run does not
 count for it. A workload measured under two protocols is two groups, so counts twice.
-With ``--against``, :func:`summarize_pairs` gives the same figures over the pairs of a
-before/after comparison: the reference plays the baseline, each implementation lineage
-is one implementation (the figures are computed by one tally for both).
+With ``--against`` (or ``--across gpu``), :func:`summarize_pairs` summarises the pairs
+of a before/after comparison instead, in the verdicts' own terms, so that the summary
+and the verdict table never disagree: per GPU (pair of GPUs), metric and lineage, the
+**verdicts** counted as the gate counts them (``faster`` and ``slower`` are verdicts —
+beyond the threshold and the noise —, not ratios above or below 1), and the geometric
+mean of the **ratio candidate ÷ reference**, the gate line's own (one
+:func:`~kernelindex_sdk.compare.beforeafter.tally` computes both). ``fast_p`` keeps
+KernelBench's definition: the share of the universe where the candidate passed with a
+speed-up (reference ÷ candidate, raw, not a verdict) above ``p``.
 
 Nothing depends on the order of the runs or how they were split across files: groups
 and rows are keyed by digest, counts are integers, and the logarithms are summed with
@@ -46,12 +52,24 @@ from typing import Final
 import attrs
 
 from kernelindex_sdk.base.metrics import LATENCY, PEAK_MEMORY
-from kernelindex_sdk.compare.beforeafter import BeforeAfter, lineage
+from kernelindex_sdk.compare.beforeafter import (
+    FASTER,
+    RATIO_DIRECTION,
+    SLOWER,
+    BeforeAfter,
+    Pair,
+    lineage,
+    tally,
+)
 from kernelindex_sdk.compare.grouping import Comparison, natural_order
 from kernelindex_sdk.compare.runs import ResolvedRun, short_digest
 
 #: The threshold ``fast_p`` is given at when none is asked for: faster than the baseline.
 DEFAULT_THRESHOLDS: Final[tuple[float, ...]] = (1.0,)
+#: How a plain summary's ratio reads (a speed-up: bigger is better).
+SPEEDUP: Final = "baseline / implementation"
+#: How a summary of pairs reads: the ratio of every before/after report.
+PAIR_RATIO: Final = RATIO_DIRECTION
 #: How metrics sort: latency first, as the tables.
 _METRIC_ORDER: Final = {LATENCY: 0, PEAK_MEMORY: 1}
 
@@ -82,6 +100,27 @@ class Summary:
     failed: int
     #: Groups where it has no run, or no ratio (a different statistic).
     absent: int
+    #: What :attr:`geomean` is the mean of: :data:`SPEEDUP` or :data:`PAIR_RATIO`.
+    direction: str = SPEEDUP
+    #: Of a summary of pairs: the pairs per verdict, as the gate counts them.
+    verdicts: Mapping[str, int] | None = None
+    #: Of a summary of pairs across GPUs: the candidate's hardware identity.
+    candidate_hardware: str | None = None
+
+    @property
+    def pairs(self) -> int:
+        """Pairs judged (summary of pairs), else the pairs with a ratio."""
+        return sum(self.verdicts.values()) if self.verdicts is not None else self.workloads
+
+    @property
+    def slower(self) -> int | None:
+        """Pairs judged ``slower`` (None for a plain summary: it has no verdicts)."""
+        return self.verdicts.get(SLOWER, 0) if self.verdicts is not None else None
+
+    @property
+    def slower_share(self) -> float | None:
+        slower = self.slower
+        return slower / self.pairs if slower is not None and self.pairs else None
 
     @property
     def missing(self) -> int:
@@ -94,7 +133,9 @@ class Summary:
 
     @property
     def faster_share(self) -> float | None:
-        return self.faster / self.workloads if self.workloads else None
+        """Plain: pairs with a ratio above 1 over the pairs; of pairs: pairs judged
+        ``faster`` over the pairs judged."""
+        return self.faster / self.pairs if self.pairs else None
 
     def fast_p(self, threshold: float) -> float | None:
         """KernelBench's ``fast_p``: correct and more than ``threshold``× (None: empty)."""
@@ -216,59 +257,106 @@ def summarize(
 def summarize_pairs(
     result: BeforeAfter, thresholds: Sequence[float] = DEFAULT_THRESHOLDS
 ) -> list[Summary]:
-    """A :class:`Summary` per GPU, metric and implementation lineage of a before/after
-    comparison (``compare --against ... --summary``): the same figures over the pairs.
+    """A :class:`Summary` per GPU (pair of GPUs, across GPUs), metric and implementation
+    lineage of a before/after comparison (``compare --against ... --summary``).
 
-    The reference plays the baseline: the speed-up is ``reference ÷ candidate`` of the
-    primary statistic (above 1: the candidate is faster, or needs less memory) — the
-    inverse of a pair's ratio, so that it reads as plain ``--summary`` does. The
-    universe of a lineage is its reference runs (the newest of each pair key) that
-    passed; **workloads** are those paired with a passed candidate run with a ratio;
-    **failed**, those whose candidate did not pass; **absent**, those with no
-    candidate run (unpaired) or no ratio (another statistic). Candidate runs with no
-    reference have nothing to be faster than and are not counted. ``baseline`` and
-    ``implementation`` are the reference's and the candidate's implementation labels
-    (comma-separated where a lineage spans several versions on one side), and the
-    digest the candidate's (comma-separated likewise).
+    Its figures are the verdicts' (the module's docstring): ``verdicts`` counts the
+    line's pairs per verdict and ``geomean`` is the geometric mean of their ratios
+    candidate ÷ reference — both by :func:`~kernelindex_sdk.compare.beforeafter.tally`,
+    the gate's own —, ``faster`` the pairs judged faster. The universe of a lineage is
+    its reference runs (the newest of each pair key) that passed: **workloads** are
+    those paired with a candidate and a ratio, **failed** those whose candidate did not
+    pass, **absent** those with no candidate (unpaired; across GPUs, in every line of
+    its GPU) or no ratio; ``fast_p`` counts the universe's passed candidates whose
+    speed-up reference ÷ candidate is above ``p`` (KernelBench's definition).
+    ``baseline`` and ``implementation`` are the reference's and the candidate's
+    implementation labels (comma-separated where a lineage spans several versions),
+    the digest the candidate's.
     """
     wanted = check_thresholds(thresholds)
-    tallies: dict[tuple[str, str, tuple[str | None, ...]], _Tally] = {}
-    labels: dict[tuple[str, str, tuple[str | None, ...]], tuple[set[str], set[str], set[str]]] = {}
-
-    def tally_of(reference: ResolvedRun, candidate: ResolvedRun | None) -> _Tally:
-        place = (reference.hardware, reference.metric, lineage(reference, result.pair_by))
-        refs, cands, digests = labels.setdefault(place, (set(), set(), set()))
-        refs.add(reference.implementation_label)
-        if candidate is not None:
-            cands.add(candidate.implementation_label)
-            digests.add(candidate.implementation_digest)
-        found = tallies.get(place)
-        if found is None:
-            found = tallies[place] = _Tally(
-                reference.gpu, reference.hardware, reference.metric, "", "", "",
-                reference.provider,
-            )  # fmt: skip
-        return found
-
+    lines: dict[_Place, _PairLine] = {}
     for pair in result.pairs:
         ref, cand = pair.reference, pair.candidate
-        tally = tally_of(ref, cand)
-        if not ref.passed:
-            continue
-        tally.universe += 1
-        if not cand.passed:
-            tally.failed += 1
-        elif pair.ratio is not None and ref.value is not None and cand.value is not None:
-            tally.add(ref.value / cand.value, wanted)
+        place = _place(ref, cand.hardware if result.across else "", result.pair_by)
+        line = lines.setdefault(place, _PairLine(ref, cand))
+        line.add(pair, wanted)
     for lonely in result.unpaired_reference:
-        tally = tally_of(lonely.run, None)
-        tally.universe += lonely.run.passed
-    for place, tally in tallies.items():
-        refs, cands, digests = labels[place]
-        tally.baseline = ", ".join(sorted(refs, key=natural_order))
-        tally.label = ", ".join(sorted(cands or refs, key=natural_order))
-        tally.digest = ",".join(sorted(digests))
-    return _finish(list(tallies.values()), wanted)
+        ref = lonely.run
+        places = [p for p in lines if _place(ref, p[1], result.pair_by) == p] or [
+            _place(ref, "", result.pair_by)
+        ]
+        for place in places:
+            line = lines.setdefault(place, _PairLine(ref, None))
+            line.refs.add(ref.implementation_label)
+            line.universe += ref.passed
+    return _finish_pairs([line.summary(wanted) for line in lines.values()])
+
+
+#: Where a pair's line is: reference hardware, candidate hardware (across GPUs, else
+#: ""), metric and the lineage.
+_Place = tuple[str, str, str, tuple[str | None, ...]]
+
+
+def _place(reference: ResolvedRun, candidate_hardware: str, pair_by: str) -> _Place:
+    return (reference.hardware, candidate_hardware, reference.metric, lineage(reference, pair_by))
+
+
+@attrs.define
+class _PairLine:
+    """The pairs of one line of a summary of pairs, read one by one."""
+
+    reference: ResolvedRun
+    candidate: ResolvedRun | None
+    pairs: list[Pair] = attrs.Factory(list)
+    refs: set[str] = attrs.Factory(set)
+    cands: set[str] = attrs.Factory(set)
+    digests: set[str] = attrs.Factory(set)
+    fast: dict[float, int] = attrs.Factory(dict)
+    universe: int = 0
+    failed: int = 0
+
+    def add(self, pair: Pair, thresholds: Sequence[float]) -> None:
+        ref, cand = pair.reference, pair.candidate
+        self.pairs.append(pair)
+        self.refs.add(ref.implementation_label)
+        self.cands.add(cand.implementation_label)
+        self.digests.add(cand.implementation_digest)
+        if not ref.passed:
+            return
+        self.universe += 1
+        if not cand.passed:
+            self.failed += 1
+        elif pair.ratio is not None and pair.ratio > 0:
+            for threshold in thresholds:
+                self.fast[threshold] = self.fast.get(threshold, 0) + (1 / pair.ratio > threshold)
+
+    def summary(self, thresholds: Sequence[float]) -> Summary:
+        judged = tally(self.pairs)
+        ref, cand = self.reference, self.candidate
+        across = cand is not None and cand.hardware != ref.hardware
+        return Summary(
+            gpu=f"{ref.gpu} → {cand.gpu}" if across and cand is not None else ref.gpu,
+            hardware=ref.hardware,
+            metric=ref.metric,
+            baseline=", ".join(sorted(self.refs, key=natural_order)),
+            implementation=", ".join(sorted(self.cands or self.refs, key=natural_order)),
+            implementation_digest=",".join(sorted(self.digests)),
+            provider=ref.provider,
+            workloads=judged.ratios,
+            geomean=judged.geomean,
+            faster=judged.counts[FASTER],
+            fast={t: self.fast.get(t, 0) for t in thresholds},
+            failed=self.failed,
+            absent=self.universe - self.failed - judged.ratios,
+            direction=PAIR_RATIO,
+            verdicts=dict(judged.counts),
+            candidate_hardware=cand.hardware if across and cand is not None else None,
+        )
+
+
+def _finish_pairs(summaries: list[Summary]) -> list[Summary]:
+    summaries.sort(key=lambda s: (*_order(s), s.candidate_hardware or ""))
+    return _distinct_labels(summaries)
 
 
 def _finish(tallies: Iterable[_Tally], thresholds: Sequence[float]) -> list[Summary]:
@@ -281,12 +369,16 @@ def _distinct_labels(summaries: list[Summary]) -> list[Summary]:
     """Two implementations with one label (same provider and version, another entry
     point or backend) are told apart in text by their digest: ``liger 0.5.0
     (sha256:0123456789ab)``."""
-    seen = Counter((s.hardware, s.metric, s.baseline, s.implementation) for s in summaries)
+
+    def label(s: Summary) -> tuple[str | None, ...]:
+        return (s.hardware, s.candidate_hardware, s.metric, s.baseline, s.implementation)
+
+    seen = Counter(label(s) for s in summaries)
     return [
         attrs.evolve(
             s, implementation=f"{s.implementation} ({short_digest(s.implementation_digest)})"
         )
-        if seen[(s.hardware, s.metric, s.baseline, s.implementation)] > 1
+        if seen[label(s)] > 1
         else s
         for s in summaries
     ]

@@ -34,6 +34,7 @@ from kernelindex_sdk.cli.report.writing import (
     write_markdown_table,
 )
 from kernelindex_sdk.compare.beforeafter import (
+    RATIO_DIRECTION,
     SAME,
     SLOWER,
     VERDICTS,
@@ -42,6 +43,7 @@ from kernelindex_sdk.compare.beforeafter import (
     Pair,
     Tally,
     Unpaired,
+    pair_gpu,
 )
 from kernelindex_sdk.compare.noise import STDDEV, Noise
 from kernelindex_sdk.compare.runs import ResolvedRun, short_digest
@@ -51,12 +53,18 @@ from kernelindex_sdk.compare.units import number, pick_unit, quantity
 MAX_UNPAIRED: Final = 50
 
 
-def what(run: ResolvedRun) -> str:
-    """``GeGLU MLP [geglu] · forward · latency · NVIDIA H100 80GB HBM3``."""
+def what(run: ResolvedRun, gpu: str | None = None) -> str:
+    """``GeGLU MLP [geglu] · forward · latency · NVIDIA H100 80GB HBM3`` (``gpu`` in
+    place of the run's own: a pair's :func:`~kernelindex_sdk.compare.beforeafter.pair_gpu`)."""
     title, kernel = run.kernel_title, run.kernel
     name = f"{title} [{kernel}]" if kernel and kernel != title else title
     metric = METRIC_NAMES.get(run.metric, run.metric)
-    return " · ".join([name, run.pass_ or "pass unknown", metric, run.gpu])
+    return " · ".join([name, run.pass_ or "pass unknown", metric, gpu or run.gpu])
+
+
+def pair_what(pair: Pair) -> str:
+    """:func:`what` of a pair: its candidate, on both GPUs where they differ."""
+    return what(pair.candidate, pair_gpu(pair))
 
 
 def side_text(run: ResolvedRun, noise: Noise, unit: tuple[str, float]) -> str:
@@ -105,10 +113,15 @@ def summary_line(result: BeforeAfter, outcome: Outcome) -> str:
     unpaired_cand = unpaired_runs(result.unpaired_candidate)
     return (
         f"{tally_text(result.overall)} (candidate ÷ reference, threshold"
-        f" {result.threshold * 100:g} %, paired by {result.pair_by});"
+        f" {result.threshold * 100:g} %, paired by {result.pair_by}{_across(result)});"
         f" unpaired runs: {unpaired_ref} reference, {unpaired_cand} candidate;"
         f" exit {outcome.status}: {outcome.reason}"
     )
+
+
+def _across(result: BeforeAfter) -> str:
+    """`` across GPUs`` where the pairs may differ in their GPU."""
+    return f" across {result.across.upper()}s" if result.across else ""
 
 
 def _near_text(unpaired: Unpaired) -> str:
@@ -133,7 +146,7 @@ def _message(pair: Pair) -> str:
     ref, cand = pair.reference, pair.candidate
     unit = _unit(pair)
     return (
-        f"{pair.verdict} {ratio_text(pair.ratio)}: {what(cand)} · {cand.implementation_label}"
+        f"{pair.verdict} {ratio_text(pair.ratio)}: {pair_what(pair)} · {cand.implementation_label}"
         f" · {workload_text(cand)}; reference {side_text(ref, pair.reference_noise, unit)}"
         f" ({ref.implementation_label}, {ref.where}); candidate"
         f" {side_text(cand, pair.candidate_noise, unit)}; {pair.reason}"
@@ -190,7 +203,7 @@ class TextReporter(_Reporter):
     def _pair(self, pair: Pair) -> None:
         unit = _unit(pair)
         cand = pair.candidate
-        head = f"{pair.verdict.upper():<7} {ratio_text(pair.ratio):>8}  {what(cand)}"
+        head = f"{pair.verdict.upper():<7} {ratio_text(pair.ratio):>8}  {pair_what(pair)}"
         if pair.verdict == SAME:
             shown = f"{cand.implementation_label} · {workload_text(cand)}  ({pair.reason})"
             put_line(self.out, f"{head} · {shown}")
@@ -246,7 +259,8 @@ class MarkdownReporter(_Reporter):
     def _table(self, pairs: list[Pair]) -> None:
         """The pairs, a row each; a ``slower`` verdict in bold."""
         write = self.out.write
-        header = ("verdict", "ratio", "what", "workload", "reference", "candidate", "reason")
+        ratio = f"ratio ({RATIO_DIRECTION.replace('/', '÷')})"
+        header = ("verdict", ratio, "what", "workload", "reference", "candidate", "reason")
         write(markdown_row(header) + "\n")
         write(markdown_rule((False, True, False, False, False, False, False)) + "\n")
         for pair in pairs:
@@ -259,7 +273,8 @@ class MarkdownReporter(_Reporter):
                     markdown_cell,
                     [
                         ratio_text(pair.ratio),
-                        f"{what(cand)} · {ref.implementation_label} → {cand.implementation_label}",
+                        f"{pair_what(pair)} · {ref.implementation_label} →"
+                        f" {cand.implementation_label}",
                         workload_text(cand),
                         side_text(ref, pair.reference_noise, unit),
                         side_text(cand, pair.candidate_noise, unit),
@@ -302,6 +317,8 @@ def side_json(run: ResolvedRun, noise: Noise, others: tuple[ResolvedRun, ...]) -
             "version": implementation.version if implementation else None,
         },
         "environmentDigest": run.environment_digest,
+        "gpu": run.gpu,
+        "hardware": run.hardware,
     }
     if run.passed:
         out.update(
@@ -386,8 +403,10 @@ class JsonReporter(_Reporter):
         _lines(out, (unpaired_json(u) for u in result.unpaired_candidate), "    ")
         summary = {
             **tally_json(result.overall),
+            "ratioDirection": RATIO_DIRECTION,
             "threshold": result.threshold,
             "pairBy": result.pair_by,
+            "across": result.across,
             "unpairedRuns": {
                 "reference": unpaired_runs(result.unpaired_reference),
                 "candidate": unpaired_runs(result.unpaired_candidate),
@@ -419,7 +438,7 @@ CSV_COLUMNS: Final = (
     "candidate_value", "candidate_low", "candidate_high", "candidate_noise",
     "reference_implementation", "candidate_implementation", "reference_status",
     "candidate_status", "reference_digest", "candidate_digest", "reference_source",
-    "candidate_source",
+    "candidate_source", "reference_gpu",
 )  # fmt: skip
 
 
@@ -453,6 +472,7 @@ def _pair_row(pair: Pair) -> list[object]:
         cand.digest,
         ref.where,
         cand.where,
+        ref.gpu,
     ]
 
 
@@ -475,6 +495,7 @@ def _unpaired_rows(result: BeforeAfter) -> Iterator[list[object]]:
                         f"{side}_digest": run.digest,
                         f"{side}_source": run.where,
                     },
+                    **({"reference_gpu": run.gpu} if side == "reference" else {}),
                 )
                 cells["pass"] = run.pass_ or ""
                 yield list(cells.values())
@@ -518,10 +539,10 @@ class JunitReporter(_Reporter):
             failed = pair.verdict in self.fail_on
             cases.append(
                 JunitCase(
-                    f"{cand.kernel or cand.kernel_title} · {cand.gpu}",
+                    f"{cand.kernel or cand.kernel_title} · {pair_gpu(pair)}",
                     # The name stays the same from run to run (no verdict, no ratio,
                     # no version), so a CI system can follow one case's history.
-                    f"{what(cand)} · {_lineage_label(cand)} · {workload_text(cand)}",
+                    f"{pair_what(pair)} · {_lineage_label(cand)} · {workload_text(cand)}",
                     "failure" if failed else None,
                     pair.verdict,
                     (one_line(_message(pair)),) if failed else (),

@@ -14,13 +14,16 @@ from typing import IO, Any, Final, Protocol
 
 from kernelindex_sdk.base.escaping import markdown_cell
 from kernelindex_sdk.base.metrics import METRIC_NAMES, RATIO_KINDS
+from kernelindex_sdk.cli.report.beforeafter import ratio_text, tally_json, tally_text
 from kernelindex_sdk.cli.report.writing import (
     csv_ratio,
+    put_line,
     write_aligned,
     write_csv,
     write_json,
     write_markdown_table,
 )
+from kernelindex_sdk.compare.beforeafter import RATIO_DIRECTION, VERDICTS, Tally
 from kernelindex_sdk.compare.summary import Summary, threshold_name
 from kernelindex_sdk.compare.units import times
 
@@ -40,22 +43,24 @@ LEGEND: Final = (
     ),
     ("missing", "groups with a passed baseline run where it failed or has no run"),
 )
-#: The legend of ``compare --against ... --summary``: the reference is the baseline.
+#: The legend of a summary of pairs (``compare --against|--across ... --summary``).
 AGAINST_LEGEND: Final = (
+    ("pairs", "pairs judged (same workload, protocol, metric, lineage; GPU unless --across)"),
     (
-        "workloads",
-        "paired workloads (same workload, protocol, GPU, metric, lineage) where both passed",
+        "geomean c÷r",
+        "geometric mean of the ratio candidate ÷ reference over the pairs with a ratio,"
+        " as the gate line: below 1× the candidate is faster (or needs less memory)",
     ),
     (
-        "geomean",
-        "geometric mean of reference ÷ candidate over those: above 1× the candidate is"
-        " faster (or needs less memory), below 1× slower",
+        "faster, slower",
+        "share (and count) of the pairs judged faster or slower: beyond the threshold"
+        " and the noise, the verdicts' own counts",
     ),
-    ("faster", "share of those above 1× (the candidate faster)"),
     (
         "fast_p",
-        "share of all passed reference runs where the candidate passed and is more than"
-        " p× (KernelBench's fast_p)",
+        "KernelBench's fast_p, by its definition: share of all passed reference runs"
+        " where the candidate passed with a speed-up reference ÷ candidate above p (the"
+        " raw ratio, not a verdict)",
     ),
     ("missing", "passed reference runs whose candidate failed, is unpaired, or has no ratio"),
 )
@@ -67,7 +72,9 @@ def _share(value: float | None) -> str:
     return "n/a" if value is None else f"{100 * value:.1f}%"
 
 
-def _cells(summary: Summary, thresholds: Sequence[float]) -> tuple[str, ...]:
+def _cells(summary: Summary, thresholds: Sequence[float], against: bool = False) -> tuple[str, ...]:
+    if against:
+        return _pair_cells(summary, thresholds)
     return (
         summary.gpu,
         METRIC_NAMES.get(summary.metric, summary.metric),
@@ -81,7 +88,28 @@ def _cells(summary: Summary, thresholds: Sequence[float]) -> tuple[str, ...]:
     )
 
 
+def _pair_cells(summary: Summary, thresholds: Sequence[float]) -> tuple[str, ...]:
+    """A summary of pairs: the verdicts' shares with their counts, the ratio c÷r."""
+    return (
+        summary.gpu,
+        METRIC_NAMES.get(summary.metric, summary.metric),
+        summary.baseline,
+        summary.implementation,
+        str(summary.pairs),
+        ratio_text(summary.geomean),
+        f"{_share(summary.faster_share)} ({summary.faster})",
+        f"{_share(summary.slower_share)} ({summary.slower})",
+        *(_share(summary.fast_p(t)) for t in thresholds),
+        str(summary.missing),
+    )
+
+
 def _header(thresholds: Sequence[float], against: bool = False) -> tuple[str, ...]:
+    if against:
+        return (
+            "gpu", "metric", "reference", "candidate", "pairs", "geomean c÷r", "faster",
+            "slower", *(f"fast_{threshold_name(t)}" for t in thresholds), "missing",
+        )  # fmt: skip
     return (
         "gpu",
         "metric",
@@ -95,8 +123,16 @@ def _header(thresholds: Sequence[float], against: bool = False) -> tuple[str, ..
 
 
 #: Which columns are right-aligned: the figures.
-def _numeric(thresholds: Sequence[float]) -> tuple[bool, ...]:
-    return (False,) * 4 + (True,) * (4 + len(thresholds))
+def _numeric(thresholds: Sequence[float], against: bool = False) -> tuple[bool, ...]:
+    return (False,) * 4 + (True,) * (4 + against + len(thresholds))
+
+
+def _overall(overall: Tally | None) -> str | None:
+    """The line under a summary of pairs: every pair's verdicts and geomean, as the
+    gate line counts them."""
+    if overall is None:
+        return None
+    return f"all pairs: {tally_text(overall)} ({RATIO_DIRECTION.replace('/', '÷')})"
 
 
 def _tail(summaries: Sequence[Summary], against: bool = False) -> str:
@@ -122,11 +158,13 @@ class _Reporter:
 class SummaryTextReporter(_Reporter):
     """One aligned table, then the legend and a count."""
 
-    def write(self, summaries: Sequence[Summary]) -> None:
+    def write(self, summaries: Sequence[Summary], overall: Tally | None = None) -> None:
         if summaries:
             rows = [_header(self.thresholds, self.against)]
-            rows += [_cells(s, self.thresholds) for s in summaries]
-            write_aligned(self.out, rows, _numeric(self.thresholds))
+            rows += [_cells(s, self.thresholds, self.against) for s in summaries]
+            write_aligned(self.out, rows, _numeric(self.thresholds, self.against))
+            if (line := _overall(overall)) is not None:
+                put_line(self.out, line)
             self.out.write("\n")
             write_aligned(self.out, self.legend, indent="  ")
         self.out.write(_tail(summaries, self.against) + "\n")
@@ -136,11 +174,14 @@ class SummaryMarkdownReporter(_Reporter):
     """One GitHub-flavoured table (a PR comment, ``$GITHUB_STEP_SUMMARY``), the legend;
     every piece of text through :func:`~kernelindex_sdk.base.escaping.markdown_cell`."""
 
-    def write(self, summaries: Sequence[Summary]) -> None:
+    def write(self, summaries: Sequence[Summary], overall: Tally | None = None) -> None:
         if summaries:
             header = _header(self.thresholds, self.against)
-            rows = [_cells(summary, self.thresholds) for summary in summaries]
-            write_markdown_table(self.out, header, rows, _numeric(self.thresholds))
+            rows = [_cells(summary, self.thresholds, self.against) for summary in summaries]
+            numeric = _numeric(self.thresholds, self.against)
+            write_markdown_table(self.out, header, rows, numeric)
+            if (line := _overall(overall)) is not None:
+                self.out.write(f"{markdown_cell(line)}\n\n")
             for column, meaning in self.legend:
                 self.out.write(f"- **{markdown_cell(column)}**: {markdown_cell(meaning)}\n")
             self.out.write("\n")
@@ -149,6 +190,8 @@ class SummaryMarkdownReporter(_Reporter):
 
 def summary_json(summary: Summary) -> dict[str, Any]:
     """A summary for machines: fractions, and the counts they are made of."""
+    if summary.verdicts is not None:
+        return _pair_summary_json(summary)
     return {
         "gpu": summary.gpu,
         "hardware": summary.hardware,
@@ -170,24 +213,57 @@ def summary_json(summary: Summary) -> dict[str, Any]:
     }
 
 
-class SummaryJsonReporter(_Reporter):
-    """``{"summaries": [...]}``."""
+def _pair_summary_json(summary: Summary) -> dict[str, Any]:
+    """A summary of pairs: the verdict counts and ``geomeanRatio`` (candidate ÷
+    reference) in place of the plain summary's speed-up."""
+    return {
+        "gpu": summary.gpu,
+        "hardware": summary.hardware,
+        "candidateHardware": summary.candidate_hardware,
+        "metric": summary.metric,
+        "implementation": summary.implementation,
+        "implementationDigest": summary.implementation_digest,
+        "provider": summary.provider,
+        "baseline": summary.baseline,
+        "pairs": summary.pairs,
+        "verdicts": dict(summary.verdicts or {}),
+        "workloads": summary.workloads,
+        "geomeanRatio": summary.geomean,
+        "fasterShare": summary.faster_share,
+        "faster": summary.faster,
+        "slowerShare": summary.slower_share,
+        "slower": summary.slower,
+        "fastP": {threshold_name(t): summary.fast_p(t) for t in summary.fast},
+        "missing": summary.missing,
+        "failed": summary.failed,
+        "absent": summary.absent,
+        "universe": summary.universe,
+    }
 
-    def write(self, summaries: Sequence[Summary]) -> None:
+
+class SummaryJsonReporter(_Reporter):
+    """``{"summaries": [...]}``; of pairs, with the ratio's direction and ``overall``."""
+
+    def write(self, summaries: Sequence[Summary], overall: Tally | None = None) -> None:
         report: dict[str, Any] = {
             "summaries": [summary_json(s) for s in summaries],
             "thresholds": [threshold_name(t) for t in self.thresholds],
         }
         if self.against:
-            # geomeanSpeedup is reference ÷ candidate: above 1 the candidate is faster.
-            report["speedup"] = "reference / candidate"
+            report["ratioDirection"] = RATIO_DIRECTION
+            report["fastPSpeedup"] = "reference / candidate"
+        if overall is not None:
+            report["overall"] = tally_json(overall)
         write_json(self.out, report)
 
 
 class SummaryCsvReporter(_Reporter):
     """One CSV line per summary: fractions as in JSON, a column per threshold."""
 
-    def write(self, summaries: Sequence[Summary]) -> None:
+    def write(self, summaries: Sequence[Summary], overall: Tally | None = None) -> None:
+        if self.against:
+            _pair_csv(self.out, summaries, self.thresholds)
+            return
         header = [
             "gpu", "metric", "baseline", "implementation", "workloads", "geomean",
             "faster_share",
@@ -206,6 +282,29 @@ class SummaryCsvReporter(_Reporter):
             for s in summaries
         )  # fmt: skip
         write_csv(self.out, header, rows)
+
+
+def _pair_csv(out: IO[str], summaries: Sequence[Summary], thresholds: Sequence[float]) -> None:
+    """A summary of pairs as CSV: the verdict counts, ``geomean_ratio`` (c ÷ r)."""
+    header = [
+        "gpu", "metric", "reference", "candidate", "pairs", "slower", "unsure", "faster",
+        "same", "workloads", "geomean_ratio", "faster_share", "slower_share",
+        *(f"fast_{threshold_name(t)}" for t in thresholds),
+        "missing", "failed", "absent", "universe", "hardware", "candidate_hardware",
+        "implementation_digest",
+    ]  # fmt: skip
+    rows = (
+        [
+            s.gpu, s.metric, s.baseline, s.implementation, s.pairs,
+            *((s.verdicts or {}).get(v, 0) for v in VERDICTS),
+            s.workloads, csv_ratio(s.geomean), csv_ratio(s.faster_share),
+            csv_ratio(s.slower_share), *(csv_ratio(s.fast_p(t)) for t in thresholds),
+            s.missing, s.failed, s.absent, s.universe, s.hardware,
+            s.candidate_hardware or "", s.implementation_digest,
+        ]
+        for s in summaries
+    )  # fmt: skip
+    write_csv(out, header, rows)
 
 
 SummaryReporter = (
