@@ -49,6 +49,8 @@ from kernelindex_sdk.compare.noise import STDDEV, Noise
 from kernelindex_sdk.compare.runs import ResolvedRun, short_digest
 from kernelindex_sdk.compare.units import number, pick_unit, quantity
 
+#: The ratio's direction as people's formats write it: ``candidate ÷ reference``.
+_DIRECTION: Final = RATIO_DIRECTION.replace("/", "÷")
 #: How many unpaired runs a text or Markdown report lists per side before "and N more".
 MAX_UNPAIRED: Final = 50
 
@@ -112,7 +114,7 @@ def summary_line(result: BeforeAfter, outcome: Outcome) -> str:
     unpaired_ref = unpaired_runs(result.unpaired_reference)
     unpaired_cand = unpaired_runs(result.unpaired_candidate)
     return (
-        f"{tally_text(result.overall)} (candidate ÷ reference, threshold"
+        f"{tally_text(result.overall)} ({_DIRECTION}, threshold"
         f" {result.threshold * 100:g} %, paired by {result.pair_by}{_across(result)});"
         f" unpaired runs: {unpaired_ref} reference, {unpaired_cand} candidate;"
         f" exit {outcome.status}: {outcome.reason}"
@@ -194,7 +196,7 @@ class TextReporter(_Reporter):
                 put_line(self.out, f"  and {left} more (--format json lists all)")
         if result.by_kernel_gpu:
             self.out.write("\n")
-            put_line(self.out, "per kernel × GPU:")
+            put_line(self.out, f"per kernel × GPU (ratio {_DIRECTION}):")
             for (kernel, gpu), tally in result.by_kernel_gpu:
                 put_line(self.out, f"  {kernel} · {gpu}: {tally_text(tally)}")
         self.out.write("\n")
@@ -230,7 +232,7 @@ class MarkdownReporter(_Reporter):
         write(f"### {mark} Before/after: {markdown_cell(outcome.reason)}\n\n")
         write(f"{markdown_cell(summary_line(result, outcome))}\n\n")
         if result.by_kernel_gpu:
-            header = ("kernel", "GPU", "pairs", *VERDICTS, "geomean ratio")
+            header = ("kernel", "GPU", "pairs", *VERDICTS, f"geomean ratio ({_DIRECTION})")
             rows = [
                 (kernel, gpu, str(tally.pairs), *_counts(tally), ratio_text(tally.geomean))
                 for (kernel, gpu), tally in result.by_kernel_gpu
@@ -259,7 +261,7 @@ class MarkdownReporter(_Reporter):
     def _table(self, pairs: list[Pair]) -> None:
         """The pairs, a row each; a ``slower`` verdict in bold."""
         write = self.out.write
-        ratio = f"ratio ({RATIO_DIRECTION.replace('/', '÷')})"
+        ratio = f"ratio ({_DIRECTION})"
         header = ("verdict", ratio, "what", "workload", "reference", "candidate", "reason")
         write(markdown_row(header) + "\n")
         write(markdown_rule((False, True, False, False, False, False, False)) + "\n")
