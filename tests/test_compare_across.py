@@ -27,6 +27,7 @@ from kernelindex_sdk.canonical import digest
 from kernelindex_sdk.cli.compare_cmd import run_compare
 from kernelindex_sdk.cli.compare_options import CompareOptions
 from kernelindex_sdk.compare.beforeafter import FASTER, SLOWER, before_after, pair_gpu
+from kernelindex_sdk.compare.summary import summarize_pairs
 
 KERNELINDEX = (sys.executable, "-m", "kernelindex_sdk.cli.main")
 GP100, GV100 = "NVIDIA Quadro GP100", "NVIDIA Quadro GV100"
@@ -166,6 +167,20 @@ def test_each_other_gpu_pairs_with_the_reference_gpu(monkeypatch: pytest.MonkeyP
     assert before_after(ref, cand).pairs == ()  # without across: another GPU never pairs
 
 
+def test_a_summary_across_gpus_has_a_line_per_gpu_pair(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each candidate GPU is its own line; a reference run no GPU measured is missing
+    from every line of its GPU."""
+    monkeypatch.setitem(GPUS, "l4", {"vendor": "nvidia", "product": "NVIDIA L4"})
+    ref = resolved([one(seq=1, gpu="h100"), one(seq=2, gpu="h100")])
+    cand = resolved([one(seq=1, gpu="a100", value=200_000), one(seq=1, gpu="l4")])
+    lines = summarize_pairs(before_after(ref, cand, across="gpu"))
+    assert [(s.gpu, s.pairs, s.slower, s.universe, s.absent) for s in lines] == [
+        ("NVIDIA H100 80GB HBM3 → NVIDIA A100 SXM4-80GB", 1, 1, 2, 1),
+        ("NVIDIA H100 80GB HBM3 → NVIDIA L4", 1, 0, 2, 1),
+    ]
+    assert lines[0].geomean == pytest.approx(2.0) and lines[1].geomean == 1.0
+
+
 @pytest.fixture
 def two_gpus(tmp_path: Path) -> Path:
     write_jsonl(
@@ -205,6 +220,7 @@ def test_the_first_gpu_by_name_is_the_reference_unless_chosen(two_gpus: Path) ->
         ({"gpus": ("h100",)}, 1, "--across gpu needs runs on two GPUs or more"),
         ({"baseline": "liger"}, 2, "--baseline does not apply with --across"),
         ({"across": None, "reference_gpu": "h100"}, 2, "--reference-gpu applies with --across"),
+        ({"against": ("x",), "reference_gpu": "h100"}, 2, "--reference-gpu applies with --across"),
     ],
 )
 def test_usage(two_gpus: Path, options: dict[str, Any], status: int, message: str) -> None:

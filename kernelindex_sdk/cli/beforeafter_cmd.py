@@ -184,7 +184,7 @@ def _split_by_gpu(
     """``--across gpu`` without ``--against``: the selected runs on the reference GPU,
     and those on every other; else the exit status, said why (2: a ``--reference-gpu``
     or filter naming nothing, or naming two GPUs; 1: fewer than two GPUs selected)."""
-    from kernelindex_sdk.cli.filter_options import typos
+    from kernelindex_sdk.cli.filter_options import select_runs, typos
     from kernelindex_sdk.compare.grouping import select
 
     side = loaded.candidate
@@ -202,8 +202,6 @@ def _split_by_gpu(
         say(typo)
     if wrong:
         return 2
-    from kernelindex_sdk.cli.filter_options import select_runs
-
     chosen = select_runs(runs, options, names)
     gpus = {run.hardware: run.gpu for run in chosen}
     if len(gpus) < 2:
