@@ -727,6 +727,31 @@ def test_liger_reruns_false_alarms_as_documented(liger: Path) -> None:
     assert found == {SAME: 14, UNSURE: 1, FASTER: 1}
 
 
+def test_a_real_rerun_stays_unsure_by_the_larger_noise(liger: Path) -> None:
+    """Liger's ``rope`` backward, liger 0.2.1, measured twice seconds apart (the point
+    two sweeps share): -9.4 %, the older run's p20-p80 reaching 55 % from its median.
+    By nvbench's smaller noise (the newer run's 7 %) it would be a false ``faster``;
+    by the larger it stays ``unsure``."""
+    runs, _ = resolve_runs(load_records([str(liger)]).index)
+    found = [
+        r
+        for r in runs
+        if r.kernel == "rope"
+        and r.pass_ == "backward"
+        and r.metric == "latency"
+        and r.implementation_label == "liger 0.2.1"
+    ]
+    by_key: dict[Any, list[Any]] = {}
+    for run in found:
+        by_key.setdefault(run.key, []).append(run)
+    [(older, newer)] = [
+        sorted(group, key=lambda r: r.observed_key) for group in by_key.values() if len(group) == 2
+    ]
+    pair = judge(older, newer)
+    assert pair.verdict == UNSURE and pair.ratio == pytest.approx(0.9058, abs=1e-4)
+    assert "relative noise ±55.0 %" in pair.reason
+
+
 @pytest.mark.slow
 def test_liger_against_itself(liger: Path) -> None:
     status, report, _ = gate_json(str(liger), against=(str(liger),))

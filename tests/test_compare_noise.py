@@ -96,3 +96,25 @@ def test_no_legend_without_marks(tmp_path: Path) -> None:
     ]
     write_jsonl(tmp_path / "runs.jsonl", sets)
     assert "legend" not in compare(tmp_path / "runs.jsonl")
+
+
+@pytest.mark.parametrize(
+    ("spread", "within"),
+    [(14_000, False), (30_000, True)],
+)
+def test_the_mark_follows_the_relative_noise_rule(
+    tmp_path: Path, spread: int, within: bool
+) -> None:
+    """A ratio whose intervals overlap but whose change is larger than the larger
+    relative noise (100 ± 14 against 80 ± 14: 25 % beyond ±17.5 %) is not within
+    noise, as ``--against`` judges it; with ±30 % recorded it is."""
+    sets = [
+        records_for(RunSpec(implementation="huggingface", value=100_000, spread=spread)),
+        records_for(RunSpec(implementation="liger-0.5.0", value=80_000, spread=spread)),
+    ]
+    write_jsonl(tmp_path / "runs.jsonl", sets)
+    report = json.loads(compare(tmp_path / "runs.jsonl", format="json"))
+    [liger] = [r for r in report["groups"][0]["rows"] if not r["baseline"]]
+    assert liger["newest"]["withinNoise"] is within
+    shown = compare(tmp_path / "runs.jsonl")
+    assert ("≈1.25×" in shown) is within and "1.25×" in shown
