@@ -22,6 +22,7 @@ from pathlib import Path
 
 import pytest
 import shared_data
+from beforeafter_records import RunSpec, records_for, write_jsonl
 from click.testing import CliRunner
 from compare_corpus import Outcome, corpus, write
 from hypothesis import given
@@ -30,6 +31,8 @@ from strategies import law_settings
 
 from kernelindex_sdk.canonical import digest
 from kernelindex_sdk.cli.app import cli
+from kernelindex_sdk.cli.compare_cmd import run_compare
+from kernelindex_sdk.cli.compare_options import CompareOptions
 from kernelindex_sdk.cli.report import REPORTERS
 from kernelindex_sdk.compare import group_runs, load_records, resolve_runs, select
 from kernelindex_sdk.compare.summary import Summary, check_thresholds, summarize
@@ -322,3 +325,19 @@ def test_liger_summary_is_a_page_not_a_thousand_tables(tmp_path: Path) -> None:
         0,
     )
     assert summary.workloads == len({r.key for r in geglu if r.metric == "latency"})
+
+
+def test_json_names_the_speedups_direction(tmp_path: Path) -> None:
+    """A plain summary's ratio is the speed-up, baseline ÷ implementation; the JSON
+    says so, as a summary of pairs says candidate ÷ reference."""
+    sets = [
+        records_for(RunSpec(implementation="huggingface", value=100_000)),
+        records_for(RunSpec(implementation="liger-0.5.0", value=50_000)),
+    ]
+    write_jsonl(tmp_path / "runs.jsonl", sets)
+    out = io.StringIO()
+    options = CompareOptions((str(tmp_path / "runs.jsonl"),), summary=True, format="json")
+    assert run_compare(options, out=out, err=io.StringIO()) == 0
+    report = json.loads(out.getvalue())
+    assert report["ratioDirection"] == "baseline / implementation"
+    assert report["summaries"][0]["geomeanSpeedup"] == 2.0

@@ -24,7 +24,7 @@ from kernelindex_sdk.cli.report.writing import (
     write_markdown_table,
 )
 from kernelindex_sdk.compare.beforeafter import RATIO_DIRECTION, VERDICTS, Tally
-from kernelindex_sdk.compare.summary import Summary, threshold_name
+from kernelindex_sdk.compare.summary import SPEEDUP, Summary, threshold_name
 from kernelindex_sdk.compare.units import times
 
 #: What the columns mean, printed under the tables: (column, meaning).
@@ -252,6 +252,9 @@ class SummaryJsonReporter(_Reporter):
         if self.against:
             report["ratioDirection"] = RATIO_DIRECTION
             report["fastPSpeedup"] = "reference / candidate"
+        else:
+            # geomeanSpeedup, fasterShare and fastP read the speed-up.
+            report["ratioDirection"] = SPEEDUP
         if overall is not None:
             report["overall"] = tally_json(overall)
         write_json(self.out, report)
