@@ -298,9 +298,9 @@ def _s(count: int) -> str:
     is_flag=True,
     help="Instead of the tables, one line per GPU, metric and implementation against"
     " the baseline: paired workloads, geometric-mean speed-up, share faster, fast_p,"
-    " and workloads it failed or lacks. With --against: the same over the pairs, per"
-    " implementation lineage (speed-up = reference / candidate: above 1 the candidate"
-    " is faster).",
+    " and workloads it failed or lacks. With --against or --across: per implementation"
+    " lineage over the pairs, the pairs per verdict (shares faster and slower count"
+    " verdicts) and the geomean ratio candidate / reference, as the gate line.",
 )
 @click.option(
     "--fast-p",
@@ -310,7 +310,7 @@ def _s(count: int) -> str:
     metavar="P",
     help="With --summary: KernelBench's fast_p at P, the share of workloads where the"
     " implementation passed and is more than P times the baseline (repeatable;"
-    " default 1).",
+    " default 1); with --against or --across, the speed-up reference / candidate.",
 )
 @click.option(
     "--progress/--no-progress",
@@ -331,13 +331,13 @@ def _s(count: int) -> str:
     default="5%",
     show_default=True,
     metavar="T",
-    help="With --against: a change smaller than this is 'same' (5% or 0.05).",
+    help="With --against or --across: a change smaller than this is 'same' (5% or 0.05).",
 )
 @click.option(
     "--fail-on",
     multiple=True,
     metavar="VERDICTS",
-    help="With --against: verdicts that make the exit status 1 (comma-separated;"
+    help="With --against or --across: verdicts that make the exit status 1 (comma-separated;"
     " default slower; e.g. slower,unsure).",
 )
 @click.option(
@@ -345,7 +345,8 @@ def _s(count: int) -> str:
     type=click.Choice(PAIR_BY),
     default=PAIR_BY[0],
     show_default=True,
-    help="With --against: pair implementations by lineage (provider, package, entry point,"
+    help="With --against or --across: pair implementations by lineage (provider, package,"
+    " entry point,"
     " backend: versions may differ) or by exact implementation digest.",
 )
 @click.option(
@@ -383,8 +384,8 @@ def compare_command(**given: Any) -> None:
 
     Exit status: 0 done; 1 invalid records skipped, no run matched, or runs not
     comparable; 2 usage error, unreadable input, or a plot that cannot be drawn.
-    With --against: 0 no regression, 1 a --fail-on verdict (default slower) or
-    invalid records, 2 usage error or unreadable input.
+    With --against or --across: 0 no regression, 1 a --fail-on verdict (default
+    slower), invalid records or no pair, 2 usage error or unreadable input.
     """
     given["format"] = given.pop("format_")
     given["fail_on"] = given["fail_on"] or ("slower",)
