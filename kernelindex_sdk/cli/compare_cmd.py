@@ -19,8 +19,8 @@ Exit status: 0 done; 1 invalid records were skipped, no run matched, or the runs
 about are not comparable; 2 usage error, unreadable input, or a plot that cannot be
 drawn.
 
-With ``--against REFERENCE`` the command is a before/after gate instead
-(:mod:`kernelindex_sdk.cli.beforeafter_cmd`): its options are in blocks marked
+With ``--against REFERENCE`` (or ``--across gpu``) the command is a before/after gate
+instead (:mod:`kernelindex_sdk.cli.beforeafter_cmd`): its options are in blocks marked
 ``before/after`` below, and it has its own exit status.
 """
 
