@@ -163,7 +163,11 @@ def test_each_other_gpu_pairs_with_the_reference_gpu(monkeypatch: pytest.MonkeyP
         ("NVIDIA H100 80GB HBM3 → NVIDIA L4", FASTER),
     ]
     assert [u.run.workload.parameters["seq"] for u in result.unpaired_reference] == [2]
-    assert [u.run.workload.parameters["seq"] for u in result.unpaired_candidate] == [3]
+    [lonely] = result.unpaired_candidate
+    assert lonely.run.workload is not None and lonely.run.workload.parameters["seq"] == 3
+    # Its near miss is another shape on the reference GPU, said as --explain says it.
+    assert lonely.near is not None and lonely.near.gpu == "NVIDIA H100 80GB HBM3"
+    assert [d.part for d in lonely.differences] == ["workload", "environment hardware"]
     assert before_after(ref, cand).pairs == ()  # without across: another GPU never pairs
 
 

@@ -259,8 +259,8 @@ def before_after(
         per.setdefault(place, []).append(pair)
     return BeforeAfter(
         tuple(pairs),
-        _unpaired(lonely_before, after, "reference", pair_by, find),
-        _unpaired(lonely_after, before, "candidate", pair_by, find),
+        _unpaired(lonely_before, after, "reference", (pair_by, across), find),
+        _unpaired(lonely_after, before, "candidate", (pair_by, across), find),
         threshold,
         pair_by,
         tally(pairs),
@@ -400,12 +400,15 @@ def _unpaired(
     lonely: list[list[ResolvedRun]],
     other: dict[PairKey, list[ResolvedRun]],
     name: str,
-    pair_by: str,
+    pairing: tuple[str, str | None],
     lookup: Lookup,
 ) -> tuple[Unpaired, ...]:
+    """The lonely runs of one side, each with the other side's nearest miss; ``pairing``
+    is ``(pair_by, across)``."""
     if not lonely:
         return ()
-    near = _NearIndex(other, pair_by)
+    pair_by, across = pairing
+    near = _NearIndex(other, pair_by, across)
     out = []
     for runs in lonely:
         run = runs[0]
@@ -424,8 +427,10 @@ def _unpaired(
 class _NearIndex:
     """The other side's newest runs, indexed by what a near miss shares with a run."""
 
-    def __init__(self, other: dict[PairKey, list[ResolvedRun]], pair_by: str) -> None:
-        self.pair_by = pair_by
+    def __init__(
+        self, other: dict[PairKey, list[ResolvedRun]], pair_by: str, across: str | None = None
+    ) -> None:
+        self.pair_by, self.across = pair_by, across
         self.indexes: list[dict[tuple[Any, ...], ResolvedRun]] = [{}, {}, {}, {}]
         for runs in other.values():
             run = runs[0]
@@ -439,13 +444,17 @@ class _NearIndex:
         return (
             # Same workload and lineage: another GPU, protocol or metric.
             (run.workload_digest, line),
-            # Same kernel, pass, protocol, GPU, metric and lineage: another shape.
-            (run.kernel, run.pass_, run.protocol_digest, run.hardware, run.metric, line),
+            # Same kernel, pass, protocol, GPU (any, across GPUs), metric and lineage:
+            # another shape.
+            (run.kernel, run.pass_, run.protocol_digest, self._gpu(run), run.metric, line),
             # Same key, another implementation of the same lineage (under ``exact``).
             (run.key, lineage(run, LINEAGE)),
             # Same key, another implementation (eager against torch.compile).
             (run.key,),
         )
+
+    def _gpu(self, run: ResolvedRun) -> str | None:
+        return None if self.across else run.hardware
 
     def find(self, run: ResolvedRun) -> ResolvedRun | None:
         keys = self._keys(run)
