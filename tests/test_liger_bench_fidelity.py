@@ -519,3 +519,37 @@ def test_device_memory_has_one_source_the_environment_record_s(
     assert (
         environment_record(info, load_catalog())["spec"]["hardware"]["memoryBytes"] == 150754820096
     )
+
+
+@pytest.mark.parametrize("all_supported", [True, False])
+def test_do_bench_timer_counts_its_samples_and_takes_quantiles_as_triton_does(
+    monkeypatch: pytest.MonkeyPatch, all_supported: bool
+) -> None:
+    """``return_mode="all"``: every sample, the quantiles interpolated as do_bench's;
+    a triton that cannot return its samples is asked for the quantiles instead."""
+    from bench_adapters.recording.timing import DoBenchTimer
+
+    asked: list[dict[str, Any]] = []
+
+    def do_bench(fn: Any, **options: Any) -> Any:
+        asked.append(options)
+        if options.get("return_mode") == "all":
+            if not all_supported:
+                raise AssertionError("return_mode")
+            return [4.0, 1.0, 3.0, 2.0, 5.0]
+        return [3.0, 1.8, 4.2]
+
+    testing = types.SimpleNamespace(do_bench=do_bench)
+    monkeypatch.setitem(sys.modules, "triton", types.SimpleNamespace(testing=testing))
+    monkeypatch.setitem(sys.modules, "triton.testing", testing)
+    timer = DoBenchTimer(TimerSettings(warmup_ms=25.0, rep_ms=400.0))
+    ms = timer.time(lambda: None, [])
+    assert ms == (3.0, 1.8, 4.2)
+    assert timer.samples == (5 if all_supported else None)
+    assert asked[0] == {
+        "warmup": 25.0,
+        "rep": 400.0,
+        "grad_to_none": None,
+        "quantiles": None,
+        "return_mode": "all",
+    }
