@@ -6,9 +6,11 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import subprocess
 import sys
 import tarfile
+import time
 import types
 from pathlib import Path
 from typing import Any
@@ -224,11 +226,27 @@ def test_the_script_runs_both_sides_imports_tabulates_and_packs(tmp_path: Path) 
 
 
 def test_the_script_packs_what_there_is_when_it_is_stopped(tmp_path: Path) -> None:
-    done = _script(tmp_path, "--fake", "--kernel", "relu_squared", FIDELITY_TIMEOUT="0.5")
-    assert done.returncode == 124
+    """Stopped mid-run (SIGTERM to its process group, as a timeout would): one archive."""
+    env = {**os.environ, "OUT": str(tmp_path), "PYTHON": sys.executable}
+    args = [str(SCRIPT), "--fake", "--kernel", "relu_squared", "--rounds", "100000"]
+    child = subprocess.Popen(
+        args, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True
+    )
+    try:
+        rounds = tmp_path / "fidelity" / "rounds.jsonl"
+        deadline = time.monotonic() + 60
+        while not (rounds.exists() and rounds.stat().st_size) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        os.killpg(child.pid, signal.SIGTERM)
+        status = child.wait(timeout=60)
+    finally:
+        if child.poll() is None:
+            os.killpg(child.pid, signal.SIGKILL)
+    assert status == 143
     with tarfile.open(tmp_path / "fidelity.tgz") as tar:
-        assert "fidelity/upstream.csv" in tar.getnames()
-    assert "ran past 0.5s" in (tmp_path / "device-fidelity.log").read_text()
+        assert {"fidelity/upstream.csv", "fidelity/rounds.jsonl"} <= set(tar.getnames())
+    assert not (tmp_path / "fidelity").exists()
+    assert "packed what was there" in (tmp_path / "device-fidelity.log").read_text()
 
 
 def test_a_kernel_past_its_timeout_is_stopped_and_left_undecided(tmp_path: Path) -> None:
