@@ -553,3 +553,66 @@ def test_do_bench_timer_counts_its_samples_and_takes_quantiles_as_triton_does(
         "quantiles": None,
         "return_mode": "all",
     }
+
+
+# --------------------------------------------------------------------------- host-bound shown
+
+
+def _write_runs(folder: Path, runs: list[tuple[str, float, float, str]]) -> None:
+    """Bundles of ReLU² backward: (provider, median ms, GPU-only ms, driver) each; the
+    driver makes the environment (the host) differ."""
+    from bench_adapters.recording.bundles import write_bundle
+
+    for provider, median, gpu, driver in runs:
+        timer = FakeTimer({provider: (median, median * 0.95, median * 1.05)})
+        graph = GraphTimer(gpu)
+        graph.ms = {provider: (gpu, gpu * 0.95, gpu * 1.05)}
+        tools = attrs.evolve(make_tools(timer=timer), gpu_timer=graph)
+        outcome = Runner(tools).run_one(seed_item("relu_squared"), provider)
+        info = attrs.evolve(H200, software={**H200.software, "driver": driver})
+        write_bundle(
+            folder, Assembler(load_catalog(), info, TimerSettings(), 10, "0.1.0").bundle(outcome)
+        )
+
+
+def _kernelindex(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "kernelindex_sdk.cli.main", *args],
+        capture_output=True,
+        text=True,
+        cwd=REPO,
+        check=False,
+    )
+
+
+def test_ls_and_compare_show_a_host_bound_run_and_say_what_it_means(tmp_path: Path) -> None:
+    _write_runs(
+        tmp_path,
+        [("liger", 0.117, 0.0085, "580.159.04"), ("torch", 0.0975, 0.09, "580.100.00")],
+    )
+    listed = _kernelindex("ls", str(tmp_path))
+    assert listed.returncode == 0 and "host-bound" in listed.stdout
+    for fmt in ("text", "markdown"):
+        shown = _kernelindex("compare", str(tmp_path), "--format", fmt, "--by-shape")
+        assert shown.returncode == 0, shown.stderr
+        assert "‡" in shown.stdout and "host-bound: the median is over twice" in shown.stdout
+        assert "host-bound runs beside runs of another environment" in shown.stdout
+    plain = _kernelindex("compare", str(tmp_path))
+    assert "117.0 µs‡" in plain.stdout and "97.50 µs‡" not in plain.stdout
+
+
+def test_compare_against_never_pairs_host_bound_runs_of_two_hosts_silently(tmp_path: Path) -> None:
+    reference, candidate, same_host = tmp_path / "ref", tmp_path / "cand", tmp_path / "same"
+    _write_runs(reference, [("liger", 0.0106, 0.0085, "550.90.07")])
+    _write_runs(candidate, [("liger", 0.117, 0.0085, "580.159.04")])
+    _write_runs(same_host, [("liger", 0.120, 0.0085, "550.90.07")])
+    for fmt in ("text", "markdown", "json", "csv"):
+        paired = _kernelindex(
+            "compare", "--against", str(reference), str(candidate), "--format", fmt
+        )
+        assert paired.returncode in (0, 1), paired.stderr
+        assert "the candidate host-bound" in paired.stdout
+        assert "different environments, so the ratio is the hosts'" in paired.stdout
+    one_host = _kernelindex("compare", "--against", str(reference), str(same_host))
+    assert "the candidate host-bound" in one_host.stdout
+    assert "different environments" not in one_host.stdout

@@ -16,9 +16,10 @@ from __future__ import annotations
 from typing import Final
 
 from bench_adapters.recording.timing import TimerSettings
+from kernelindex_sdk.base import recordformat
 
 #: The quality flag of a run whose figure is mostly the host's time.
-HOST_BOUND: Final = "host-bound"
+HOST_BOUND: Final = recordformat.HOST_BOUND_FLAG
 #: The quality flag of a run whose GPU-only time could not be measured.
 GPU_ONLY_UNMEASURED: Final = "gpu-only-unmeasured"
 #: A median over this many times the GPU-only median is host-bound.
