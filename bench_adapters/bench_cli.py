@@ -26,7 +26,7 @@ from kernelindex_sdk.base.checked_options import utf8_text
 from kernelindex_sdk.base.escaping import one_line
 
 if TYPE_CHECKING:  # the runner imports the catalogs and the Liger importer: not for --help
-    from bench_adapters.liger_bench.bench import Written
+    from bench_adapters.liger_bench.bench import BenchSettings, Written
     from bench_adapters.liger_bench.catalog import BenchCatalog
     from bench_adapters.liger_bench.plan import PlannedItem
     from bench_adapters.liger_bench.runner import Tools
@@ -84,8 +84,7 @@ def run_bench_liger(
 ) -> int:
     """Plan, then list (``--dry-run``) or run and write; return the exit status."""
     from bench_adapters.liger.writer import OutputError
-    from bench_adapters.liger_bench.bench import BenchSettings
-    from bench_adapters.liger_bench.probes import NoDevice, TimerSettings
+    from bench_adapters.liger_bench.probes import NoDevice
     from bench_adapters.recording.bundles import InvalidBundle
 
     stdout = out or sys.stdout
@@ -107,19 +106,9 @@ def run_bench_liger(
     out_dir = Path(options.out)
     if out_dir.exists() and not out_dir.is_dir():
         return fail(one_line(f"--out {options.out}: exists and is not a directory"))
-    warmup = 25.0 if options.warmup_ms is None else options.warmup_ms
-    rep = 100.0 if options.rep_ms is None else options.rep_ms
-    if warmup < 0 or rep <= 0 or options.memory_repetitions < 1:
+    settings = _settings(options)
+    if settings is None:
         return fail("--warmup-ms must be >= 0, --rep-ms > 0 and --memory-repetitions >= 1")
-
-    settings = BenchSettings(
-        timer=TimerSettings(warmup_ms=warmup, rep_ms=rep),
-        memory_repetitions=options.memory_repetitions,
-        seed=options.seed,
-        call_style=options.call_style,
-        fixed_timing=options.warmup_ms is not None or options.rep_ms is not None,
-        gpu_only=options.gpu_only,
-    )
     from bench_adapters.liger_bench.bench import (
         cuda_tools,
         device_warnings,
@@ -153,6 +142,26 @@ def run_bench_liger(
     except OSError as error:
         return fail(one_line(f"cannot write under {options.out}: {error}"))
     return _report_written(written, out_dir, stdout)
+
+
+def _settings(options: BenchLigerOptions) -> BenchSettings | None:
+    """How to measure, from the options (the call style's warm-up and rep unless
+    given); None when a number is out of range."""
+    from bench_adapters.liger_bench.bench import BenchSettings
+    from bench_adapters.liger_bench.probes import TimerSettings
+
+    warmup = 25.0 if options.warmup_ms is None else options.warmup_ms
+    rep = 100.0 if options.rep_ms is None else options.rep_ms
+    if warmup < 0 or rep <= 0 or options.memory_repetitions < 1:
+        return None
+    return BenchSettings(
+        timer=TimerSettings(warmup_ms=warmup, rep_ms=rep),
+        memory_repetitions=options.memory_repetitions,
+        seed=options.seed,
+        call_style=options.call_style,
+        fixed_timing=options.warmup_ms is not None or options.rep_ms is not None,
+        gpu_only=options.gpu_only,
+    )
 
 
 def _planned(

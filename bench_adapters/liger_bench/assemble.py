@@ -60,6 +60,18 @@ _TIMED = {
 }
 
 
+#: What every protocol's notes say of the correctness check before measuring.
+_GATE = (
+    "Before measuring, the provider's outputs (and, for a pass with a backward, the "
+    "gradients of every input and parameter) were checked against the reference "
+    "provider on the same seeded inputs; a run that did not match is recorded as "
+    "failed, never measured. That check is the provider's first call at the "
+    "workload, so it absorbs Triton's JIT and any torch.compile: its wall time "
+    "(device synchronized around it) is sourceNative.metrics.first_call_ms, apart "
+    "from the measurement."
+)
+
+
 def protocol_record(
     metric: str,
     pass_: str,
@@ -74,58 +86,11 @@ def protocol_record(
     if call is None:
         call = TimedCall(KERNELINDEX, pass_, KERNELINDEX_CALLS[pass_])
     timed = _TIMED[pass_] if call.style == KERNELINDEX else _upstream_timed(call)
-    quantiles = "/".join(f"{q:g}" for q in timer.quantiles)
-    gate = (
-        "Before measuring, the provider's outputs (and, for a pass with a backward, the "
-        "gradients of every input and parameter) were checked against the reference "
-        "provider on the same seeded inputs; a run that did not match is recorded as "
-        "failed, never measured. That check is the provider's first call at the "
-        "workload, so it absorbs Triton's JIT and any torch.compile: its wall time "
-        "(device synchronized around it) is sourceNative.metrics.first_call_ms, apart "
-        "from the measurement."
-    )
-    resets = call.resets()
     if metric == "speed":
-        grads = resets != "none"
-        # The recorder's statement of the timer's settings (one definition), plus ours.
-        measurement: dict[str, Any] = {
-            **timer.measurement(),
-            recordformat.GRAD_TO_NONE_KEY: grads,
-            recordformat.HARNESS_SETTINGS_KEY: call.harness_settings(),
-        }
-        notes = (
-            f"Timed: {timed}, by {timer.described()}"
-            + (
-                f", and .grad of {_resets_text(resets)} set to None before each call"
-                if grads
-                else ""
-            )
-            + "; the number of calls follows from the estimated time per call. The median "
-            "is the result, p20 and p80 the spread. "
-            + gate
-            + " Comparable within one kernel, workload, timed pass and environment; beside "
-            "Liger's own CSV figures (family liger_kernel_bench) only with the difference "
-            "of harness settings in mind."
-        )
+        measurement, notes = _speed(timer, call, timed)
         name, title = f"do-bench-{pass_}", f"do_bench · {pass_} pass"
     else:
-        measurement = {
-            recordformat.MEMORY_PROBE_KEY: "torch_cuda_max_memory_allocated",
-            recordformat.PRIMARY_STATISTIC_KEY: "median",
-            recordformat.QUANTILES_KEY: list(timer.quantiles),
-            recordformat.REPETITIONS_KEY: memory_repetitions,
-            recordformat.HARNESS_SETTINGS_KEY: call.harness_settings(),
-        }
-        notes = (
-            f"Measured: peak device memory allocated by PyTorch during {timed}, read with "
-            "torch.cuda.max_memory_allocated() after torch.cuda.reset_peak_memory_stats() "
-            f"before each of {memory_repetitions} calls (as Liger's harness does); the "
-            f"quantiles {quantiles} of those peaks (linear interpolation, as torch.quantile) "
-            "are reported in bytes. The peak includes tensors already live when the call "
-            "starts (inputs, weights, a retained graph). "
-            + gate
-            + " Comparable within one kernel, workload, measured pass and environment."
-        )
+        measurement, notes = _memory(timer, call, timed, memory_repetitions)
         name, title = f"memory-{pass_}", f"peak memory · {pass_} pass"
     if call.style == KERNELINDEX:
         name = f"kernelindex-bench-liger-{name}"
@@ -138,6 +103,54 @@ def protocol_record(
         measurement,
         m.Comparability(notes=notes, family=FAMILY),
     )
+
+
+def _speed(timer: TimerSettings, call: TimedCall, timed: str) -> tuple[dict[str, Any], str]:
+    """A latency protocol's measurement (the timer's own statement, plus the call) and notes."""
+    resets = call.resets()
+    grads = resets != "none"
+    measurement: dict[str, Any] = {
+        **timer.measurement(),
+        recordformat.GRAD_TO_NONE_KEY: grads,
+        recordformat.HARNESS_SETTINGS_KEY: call.harness_settings(),
+    }
+    reset = f", and .grad of {_resets_text(resets)} set to None before each call"
+    notes = (
+        f"Timed: {timed}, by {timer.described()}"
+        + (reset if grads else "")
+        + "; the number of calls follows from the estimated time per call. The median "
+        "is the result, p20 and p80 the spread. "
+        + _GATE
+        + " Comparable within one kernel, workload, timed pass and environment; beside "
+        "Liger's own CSV figures (family liger_kernel_bench) only with the difference "
+        "of harness settings in mind."
+    )
+    return measurement, notes
+
+
+def _memory(
+    timer: TimerSettings, call: TimedCall, timed: str, repetitions: int
+) -> tuple[dict[str, Any], str]:
+    """A peak-memory protocol's measurement and notes."""
+    quantiles = "/".join(f"{q:g}" for q in timer.quantiles)
+    measurement = {
+        recordformat.MEMORY_PROBE_KEY: "torch_cuda_max_memory_allocated",
+        recordformat.PRIMARY_STATISTIC_KEY: "median",
+        recordformat.QUANTILES_KEY: list(timer.quantiles),
+        recordformat.REPETITIONS_KEY: repetitions,
+        recordformat.HARNESS_SETTINGS_KEY: call.harness_settings(),
+    }
+    notes = (
+        f"Measured: peak device memory allocated by PyTorch during {timed}, read with "
+        "torch.cuda.max_memory_allocated() after torch.cuda.reset_peak_memory_stats() "
+        f"before each of {repetitions} calls (as Liger's harness does); the "
+        f"quantiles {quantiles} of those peaks (linear interpolation, as torch.quantile) "
+        "are reported in bytes. The peak includes tensors already live when the call "
+        "starts (inputs, weights, a retained graph). "
+        + _GATE
+        + " Comparable within one kernel, workload, measured pass and environment."
+    )
+    return measurement, notes
 
 
 def _resets_text(resets: str) -> str:
