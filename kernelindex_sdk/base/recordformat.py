@@ -25,9 +25,6 @@ CURRENT_API_VERSION: Final = "kernelindex.dev/v1alpha1"
 UNKNOWN_OBSERVED_AT: Final = "1970-01-01T00:00:00.000Z"
 #: The quality flag of a run whose ``observedAt`` is :data:`UNKNOWN_OBSERVED_AT`.
 OBSERVED_AT_UNKNOWN: Final = "observed_at_unknown"
-#: The quality flag of a run whose latency is mostly the host's time: its median is over
-#: twice the GPU's own time (a CUDA-graph replay of the same call, recorded beside it).
-HOST_BOUND_FLAG: Final = "host-bound"
 
 #: Keys of a record read off plain dicts (parsed JSON) by code that does not build the
 #: models (``compare``, the adapters' assembly): the models name the same members
@@ -47,6 +44,9 @@ STATUS_KEY: Final = "status"
 REASON_KEY: Final = "reason"
 OBSERVED_AT_KEY: Final = "observedAt"
 QUALITY_FLAGS_KEY: Final = "qualityFlags"
+#: The quality flag of a run whose latency is mostly the host's time: its median is over
+#: twice the GPU's own time (a CUDA-graph replay of the same call, recorded beside it).
+HOST_BOUND_FLAG: Final = "host-bound"
 MEASUREMENTS_KEY: Final = "measurements"
 SOURCE_NATIVE_KEY: Final = "sourceNative"
 TIMING_KEY: Final = "timing"
