@@ -1004,10 +1004,11 @@ def test_gpu_check_puts_its_runs_beside_the_seeds_by_kernel_pass_and_shape(
         ["geglu", "backward", SEED_SLUGS["geglu"], "latency", "NVIDIA A100 SXM4-80GB",
          "Liger CSV", "0.2.1", "70.514 ms", "–", "–", "–"],
         ["geglu", "backward", SEED_SLUGS["geglu"], "latency", "NVIDIA H200",
-         "kernelindex bench liger", "0.8.5", "0.5 ms", "huggingface", "2 ms", "4.00×"],
+         "kernelindex bench liger · upstream call", "0.8.5", "0.5 ms", "huggingface", "2 ms",
+         "4.00×"],
     ]  # fmt: skip
     assert comparison.count("| Liger CSV |") == 4
-    assert comparison.count("| kernelindex bench liger |") == 4
+    assert comparison.count("| kernelindex bench liger · upstream call |") == 4
 
 
 def test_gpu_check_keeps_every_run_that_ended_before_a_stop(tmp_path: Path) -> None:

@@ -616,3 +616,18 @@ def test_compare_against_never_pairs_host_bound_runs_of_two_hosts_silently(tmp_p
     one_host = _kernelindex("compare", "--against", str(reference), str(same_host))
     assert "the candidate host-bound" in one_host.stdout
     assert "different environments" not in one_host.stdout
+
+
+def test_gpu_check_takes_the_call_style_and_the_style_s_timing_unless_asked(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    from bench_adapters.liger_bench.gpu_check import bench_settings, parse_args
+
+    default = bench_settings(parse_args([]))
+    assert (default.call_style, default.fixed_timing) == ("upstream", False)
+    asked = bench_settings(parse_args(["--call-style", "kernelindex", "--rep-ms", "50"]))
+    assert (asked.call_style, asked.fixed_timing, asked.timer.rep_ms) == ("kernelindex", True, 50.0)
+    with pytest.raises(SystemExit) as stop:
+        parse_args(["--call-style", "liger"])
+    assert stop.value.code == 2
+    assert "invalid choice: 'liger'" in capsys.readouterr().err
