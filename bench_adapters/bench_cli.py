@@ -26,7 +26,7 @@ from kernelindex_sdk.base.checked_options import utf8_text
 from kernelindex_sdk.base.escaping import one_line
 
 if TYPE_CHECKING:  # the runner imports the catalogs and the Liger importer: not for --help
-    from bench_adapters.liger_bench.bench import Written
+    from bench_adapters.liger_bench.bench import BenchSettings, Written
     from bench_adapters.liger_bench.catalog import BenchCatalog
     from bench_adapters.liger_bench.plan import PlannedItem
     from bench_adapters.liger_bench.runner import Tools
@@ -44,10 +44,13 @@ class BenchLigerOptions:
     overrides: tuple[str, ...] = ()
     out: str | None = None
     dry_run: bool = False
-    warmup_ms: float = 25.0
-    rep_ms: float = 100.0
+    #: do_bench's warm-up and rep; None: the call style's (Liger's script's, or 25/100).
+    warmup_ms: float | None = None
+    rep_ms: float | None = None
     memory_repetitions: int = 10
     seed: int = 0
+    call_style: str = "upstream"
+    gpu_only: bool = True
 
 
 ToolsFactory = Callable[..., "Tools"]
@@ -81,8 +84,7 @@ def run_bench_liger(
 ) -> int:
     """Plan, then list (``--dry-run``) or run and write; return the exit status."""
     from bench_adapters.liger.writer import OutputError
-    from bench_adapters.liger_bench.bench import BenchSettings
-    from bench_adapters.liger_bench.probes import NoDevice, TimerSettings
+    from bench_adapters.liger_bench.probes import NoDevice
     from bench_adapters.recording.bundles import InvalidBundle
 
     stdout = out or sys.stdout
@@ -104,14 +106,9 @@ def run_bench_liger(
     out_dir = Path(options.out)
     if out_dir.exists() and not out_dir.is_dir():
         return fail(one_line(f"--out {options.out}: exists and is not a directory"))
-    if options.warmup_ms < 0 or options.rep_ms <= 0 or options.memory_repetitions < 1:
+    settings = _settings(options)
+    if settings is None:
         return fail("--warmup-ms must be >= 0, --rep-ms > 0 and --memory-repetitions >= 1")
-
-    settings = BenchSettings(
-        timer=TimerSettings(warmup_ms=options.warmup_ms, rep_ms=options.rep_ms),
-        memory_repetitions=options.memory_repetitions,
-        seed=options.seed,
-    )
     from bench_adapters.liger_bench.bench import (
         cuda_tools,
         device_warnings,
@@ -145,6 +142,26 @@ def run_bench_liger(
     except OSError as error:
         return fail(one_line(f"cannot write under {options.out}: {error}"))
     return _report_written(written, out_dir, stdout)
+
+
+def _settings(options: BenchLigerOptions) -> BenchSettings | None:
+    """How to measure, from the options (the call style's warm-up and rep unless
+    given); None when a number is out of range."""
+    from bench_adapters.liger_bench.bench import BenchSettings
+    from bench_adapters.liger_bench.probes import TimerSettings
+
+    warmup = 25.0 if options.warmup_ms is None else options.warmup_ms
+    rep = 100.0 if options.rep_ms is None else options.rep_ms
+    if warmup < 0 or rep <= 0 or options.memory_repetitions < 1:
+        return None
+    return BenchSettings(
+        timer=TimerSettings(warmup_ms=warmup, rep_ms=rep),
+        memory_repetitions=options.memory_repetitions,
+        seed=options.seed,
+        call_style=options.call_style,
+        fixed_timing=options.warmup_ms is not None or options.rep_ms is not None,
+        gpu_only=options.gpu_only,
+    )
 
 
 def _planned(
@@ -274,8 +291,28 @@ def bench_group() -> None:
 @click.option(
     "--dry-run", is_flag=True, help="List the planned workloads; run nothing (no GPU needed)."
 )
-@click.option("--warmup-ms", type=float, default=25.0, show_default=True, help="do_bench warmup.")
-@click.option("--rep-ms", type=float, default=100.0, show_default=True, help="do_bench rep.")
+@click.option(
+    "--call-style",
+    type=click.Choice(["upstream", "kernelindex"]),
+    default="upstream",
+    show_default=True,
+    help="Whose call is timed: Liger's own benchmark script's (its call, the gradients it "
+    "resets, its warmup and rep), or kernelindex's (torch.autograd.backward, every gradient "
+    "reset, warmup 25 ms and rep 100 ms).",
+)
+@click.option(
+    "--warmup-ms", type=float, default=None, help="do_bench warmup (default: the call style's)."
+)
+@click.option(
+    "--rep-ms", type=float, default=None, help="do_bench rep (default: the call style's)."
+)
+@click.option(
+    "--gpu-only/--no-gpu-only",
+    default=True,
+    show_default=True,
+    help="Also time the GPU alone (a CUDA graph replay) beside each latency; a run whose "
+    "median is over twice that is flagged host-bound.",
+)
 @click.option(
     "--memory-repetitions",
     type=int,
@@ -293,8 +330,10 @@ def liger_command(
     overrides: tuple[str, ...],
     out: str | None,
     dry_run: bool,
-    warmup_ms: float,
-    rep_ms: float,
+    call_style: str,
+    warmup_ms: float | None,
+    rep_ms: float | None,
+    gpu_only: bool,
     memory_repetitions: int,
     seed: int,
 ) -> None:
@@ -318,5 +357,7 @@ def liger_command(
         rep_ms=rep_ms,
         memory_repetitions=memory_repetitions,
         seed=seed,
+        call_style=call_style,
+        gpu_only=gpu_only,
     )
     sys.exit(run_bench_liger(options))

@@ -81,3 +81,18 @@ class FakeNvml:
     def nvmlDeviceGetEccMode(self, handle: dict[str, Any]) -> tuple[int, int]:
         current, pending = self._answer(handle["nvmlDeviceGetEccMode"])
         return int(current), int(pending)
+
+    # The readings a run samples while it is timed (bench_adapters.recording.observe).
+    NVML_TEMPERATURE_GPU = 0
+
+    def nvmlDeviceGetClockInfo(self, handle: dict[str, Any], clock: int) -> int:
+        return int(self._answer(self._answer(handle["nvmlDeviceGetClockInfo"])[str(clock)]))
+
+    def nvmlDeviceGetTemperature(self, handle: dict[str, Any], sensor: int) -> int:
+        return int(self._answer(handle["nvmlDeviceGetTemperature"]))
+
+    def nvmlDeviceGetPowerUsage(self, handle: dict[str, Any]) -> int:
+        return int(self._answer(handle["nvmlDeviceGetPowerUsage"]))
+
+    def nvmlDeviceGetCurrentClocksEventReasons(self, handle: dict[str, Any]) -> int:
+        return int(self._answer(handle["nvmlDeviceGetCurrentClocksEventReasons"]))

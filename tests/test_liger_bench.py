@@ -35,6 +35,7 @@ from bench_adapters.liger_bench.assemble import (
 from bench_adapters.liger_bench.bench import BenchSettings, run_bench, summary_rows
 from bench_adapters.liger_bench.catalog import (
     BenchCatalogError,
+    CallSpec,
     Tolerance,
     load_bench_catalog,
     parse_catalog,
@@ -156,13 +157,16 @@ class FakePrepared:
     results_value: list[tuple[str, Any]]
     fail_at: str | None = None
     error: Exception | None = None
+    #: The call spec each timed() was asked for.
+    calls: list[CallSpec | None] = attrs.field(factory=list)
 
     def results(self) -> gate.Results:
         if self.fail_at == "results" and self.error is not None:
             raise self.error
         return self.results_value
 
-    def timed(self) -> tuple[Callable[[], object], Sequence[Any]]:
+    def timed(self, call: CallSpec | None = None) -> tuple[Callable[[], object], Sequence[Any]]:
+        self.calls.append(call)
         return (lambda: self.provider), [f"grad-of-{self.provider}"]
 
 
@@ -195,6 +199,10 @@ class FakeBackend:
     def compare(self, actual: Any, expected: Any, tolerance: Tolerance) -> str | None:
         worst = max(abs(a - e) for a, e in zip(actual, expected, strict=True))
         return None if worst <= tolerance.atol else f"max |difference| {worst:g}"
+
+    def worst(self, actual: Any, expected: Any, tolerance: Tolerance) -> tuple[float, float]:
+        worst = max(abs(a - e) for a, e in zip(actual, expected, strict=True))
+        return worst, worst / tolerance.atol
 
 
 class FakeTimer:
@@ -472,6 +480,10 @@ def test_a_matching_provider_is_gated_then_timed_in_nanoseconds() -> None:
         "ms_50": 0.4175359904766083,
         "ms_80": 0.4181375920772552,
         "first_call_ms": 1500.0,  # the correctness-check call, timed apart (one tick)
+        "gate_atol": 0.05,  # the bf16 tolerance the gate applied, and what it saw
+        "gate_rtol": 0.05,
+        "gate_max_abs_error": 0.0,
+        "gate_max_error_ratio": 0.0,
     }
     assert outcome.checked_against == "huggingface"
     assert outcome.observed_at == "2026-11-29T12:00:00.123Z"
@@ -485,7 +497,14 @@ def test_a_mismatch_is_a_failed_run_and_is_never_timed() -> None:
     timer = FakeTimer()
     outcome = Runner(make_tools(backend, timer)).run_one(seed_item("relu_squared"), "liger")
     assert outcome.status == "failed"
-    assert outcome.values is None and outcome.native == {"first_call_ms": 1500.0}
+    # The gate's tolerance and the largest error it saw are kept with the failure.
+    assert outcome.values is None and outcome.native == {
+        "first_call_ms": 1500.0,
+        "gate_atol": 0.05,
+        "gate_rtol": 0.05,
+        "gate_max_abs_error": 6.0,
+        "gate_max_error_ratio": 120.0,
+    }
     assert outcome.reason is not None and "differs from the torch reference" in outcome.reason
     assert "max |difference| 6" in outcome.reason
     assert timer.calls == []
@@ -644,6 +663,10 @@ def test_a_passed_run_has_the_importers_shape_and_the_sweeps_provenance() -> Non
         "ms_50": 0.0106,
         "ms_80": 0.0344,
         "first_call_ms": 1500.0,
+        "gate_atol": 0.05,  # the bf16 tolerance the gate applied, and what it saw
+        "gate_rtol": 0.05,
+        "gate_max_abs_error": 0.0,
+        "gate_max_error_ratio": 0.0,
     }
     impl = bundle["implementation"]["spec"]
     assert impl == {
@@ -682,6 +705,12 @@ def test_speed_protocol_states_the_real_settings_under_its_own_name() -> None:
         "repetitionMs": 200.0,
         "flushL2Cache": True,
         "gradToNone": True,
+        "harnessSettings": {
+            "callStyle": "kernelindex",
+            "timedCall": "torch.autograd.backward(outputs, dy, retain_graph=True)",
+            "gradToNone": "every leaf",
+            "otherGradients": "none accumulated",
+        },
     }
     assert spec["comparability"]["family"] == FAMILY != "liger_kernel_bench"
     notes = spec["comparability"]["notes"]
@@ -696,6 +725,12 @@ def test_speed_protocol_states_the_real_settings_under_its_own_name() -> None:
         "primaryStatistic": "median",
         "quantiles": [0.5, 0.2, 0.8],
         "repetitions": 7,
+        "harnessSettings": {
+            "callStyle": "kernelindex",
+            "timedCall": "outputs = forward(); torch.autograd.backward(outputs, dy)",
+            "gradToNone": "every leaf",
+            "otherGradients": "none accumulated",
+        },
     }
     for record in (protocol, forward, memory):
         assert ki.validate(record) == []
@@ -969,10 +1004,11 @@ def test_gpu_check_puts_its_runs_beside_the_seeds_by_kernel_pass_and_shape(
         ["geglu", "backward", SEED_SLUGS["geglu"], "latency", "NVIDIA A100 SXM4-80GB",
          "Liger CSV", "0.2.1", "70.514 ms", "–", "–", "–"],
         ["geglu", "backward", SEED_SLUGS["geglu"], "latency", "NVIDIA H200",
-         "kernelindex bench liger", "0.8.5", "0.5 ms", "huggingface", "2 ms", "4.00×"],
+         "kernelindex bench liger · upstream call", "0.8.5", "0.5 ms", "huggingface", "2 ms",
+         "4.00×"],
     ]  # fmt: skip
     assert comparison.count("| Liger CSV |") == 4
-    assert comparison.count("| kernelindex bench liger |") == 4
+    assert comparison.count("| kernelindex bench liger · upstream call |") == 4
 
 
 def test_gpu_check_keeps_every_run_that_ended_before_a_stop(tmp_path: Path) -> None:

@@ -95,6 +95,12 @@ def test_a_cuda_graph_timer_is_what_bench_liger_states() -> None:
         "repetitionMs": 50.0,
         "flushL2Cache": False,
         "gradToNone": True,
+        "harnessSettings": {
+            "callStyle": "kernelindex",
+            "timedCall": "torch.autograd.backward(outputs, dy, retain_graph=True)",
+            "gradToNone": "every leaf",
+            "otherGradients": "none accumulated",
+        },
     }
     notes = spec["comparability"]["notes"]
     assert "do_bench_cudagraph(rep=50" in notes and "L2 cache not flushed" in notes
@@ -108,13 +114,21 @@ def test_run_bench_states_the_settings_of_the_tools_that_measured(tmp_path: Path
     item = seed_item("relu_squared", providers=("torch",))
     timer = FakeTimer()
     timer.settings = TimerSettings(warmup_ms=5.0, rep_ms=20.0)
-    tools = make_tools(timer=timer, memory=FakeMemory([100, 200]))
+    # Warm-up and rep asked for: the upstream call style does not replace them.
+    tools = attrs.evolve(make_tools(timer=timer, memory=FakeMemory([100, 200])), fixed_timing=True)
     written = run_bench(
         [item, attrs.evolve(item, metric="memory")], catalog, tmp_path, tools, BenchSettings()
     )
     speed, memory = (entry.bundle["protocol"]["spec"]["measurement"] for entry in written)
     assert (speed["warmupMs"], speed["repetitionMs"]) == (5.0, 20.0)
     assert memory["repetitions"] == FakeMemory.repetitions == 4
+    # Not asked for: the style's own (Liger's ReLU² script: warmup 25, rep 500).
+    free = run_bench(
+        [item], catalog, tmp_path / "free", attrs.evolve(tools, fixed_timing=False), BenchSettings()
+    )
+    stated = free[0].bundle["protocol"]["spec"]["measurement"]
+    assert (stated["warmupMs"], stated["repetitionMs"]) == (25.0, 500.0)
+    assert timer.settings == TimerSettings(warmup_ms=5.0, rep_ms=20.0)  # the sweep's, unchanged
 
 
 @pytest.mark.parametrize("metric", ["speed", "memory"])

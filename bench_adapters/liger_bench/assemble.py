@@ -6,10 +6,13 @@ resolution and naming rules), so a workload measured here has the same digest as
 one imported from Liger's CSV for the same x and config, and every record has the
 shape the importer writes. What this adapter adds is what the CSV lacks:
 
-* a **protocol** of its own per (metric, pass) — ``kernelindex-bench-liger-do-bench-<pass>``
-  or ``kernelindex-bench-liger-memory-<pass>`` — stating the real settings (warm-up and
-  repetition time, quantiles, L2 flushing, gradients reset), so its runs are never
-  confused with imported ones;
+* a **protocol** of its own per (metric, pass, call timed) —
+  ``kernelindex-bench-liger-upstream-<kernel>-do-bench-<pass>`` for Liger's own script's
+  call, ``kernelindex-bench-liger-do-bench-<pass>`` for the ``kernelindex`` call style,
+  ``…-memory-<pass>`` for peak memory — stating the real settings (warm-up and
+  repetition time, quantiles, L2 flushing) and the call (``harnessSettings``: what is
+  called, which gradients are reset and which accumulate), so runs that time different
+  work never share a protocol digest, and are never confused with imported ones;
 * an **environment** that records the device as the driver names it, its compute
   capability, memory, and the driver, CUDA, torch, triton, liger-kernel, transformers
   and Python versions;
@@ -29,6 +32,7 @@ from bench_adapters.common.records import protocol_record as protocol_envelope
 from bench_adapters.liger import records
 from bench_adapters.liger.catalog import Catalog, ProviderInfo
 from bench_adapters.liger.names import gpu_slug, record_name
+from bench_adapters.liger_bench.calls import KERNELINDEX, KERNELINDEX_CALLS, TimedCall
 from bench_adapters.liger_bench.catalog import BenchKernel
 from bench_adapters.liger_bench.plan import Workload
 from bench_adapters.liger_bench.probes import LIGER_PACKAGES, DeviceInfo, TimerSettings
@@ -56,63 +60,110 @@ _TIMED = {
 }
 
 
+#: What every protocol's notes say of the correctness check before measuring.
+_GATE = (
+    "Before measuring, the provider's outputs (and, for a pass with a backward, the "
+    "gradients of every input and parameter) were checked against the reference "
+    "provider on the same seeded inputs; a run that did not match is recorded as "
+    "failed, never measured. That check is the provider's first call at the "
+    "workload, so it absorbs Triton's JIT and any torch.compile: its wall time "
+    "(device synchronized around it) is sourceNative.metrics.first_call_ms, apart "
+    "from the measurement."
+)
+
+
 def protocol_record(
-    metric: str, pass_: str, timer: TimerSettings, memory_repetitions: int, version: str
+    metric: str,
+    pass_: str,
+    timer: TimerSettings,
+    memory_repetitions: int,
+    version: str,
+    call: TimedCall | None = None,
+    kernel: str | None = None,
 ) -> dict[str, Any]:
-    """The protocol a run was measured under, with its real settings."""
-    timed = _TIMED[pass_]
-    quantiles = "/".join(f"{q:g}" for q in timer.quantiles)
-    gate = (
-        "Before measuring, the provider's outputs (and, for a pass with a backward, the "
-        "gradients of every input and parameter) were checked against the reference "
-        "provider on the same seeded inputs; a run that did not match is recorded as "
-        "failed, never measured. That check is the provider's first call at the "
-        "workload, so it absorbs Triton's JIT and any torch.compile: its wall time "
-        "(device synchronized around it) is sourceNative.metrics.first_call_ms, apart "
-        "from the measurement."
-    )
+    """The protocol a run was measured under, with its real settings and the call it
+    timed (``call``; None: the ``kernelindex`` style's, the same for every kernel)."""
+    if call is None:
+        call = TimedCall(KERNELINDEX, pass_, KERNELINDEX_CALLS[pass_])
+    timed = _TIMED[pass_] if call.style == KERNELINDEX else _upstream_timed(call)
     if metric == "speed":
-        grads = pass_ != "forward"
-        # The recorder's statement of the timer's settings (one definition), plus ours.
-        measurement: dict[str, Any] = {**timer.measurement(), recordformat.GRAD_TO_NONE_KEY: grads}
-        notes = (
-            f"Timed: {timed}, by {timer.described()}"
-            + (
-                ", and .grad of every input and parameter set to None before each call"
-                if grads
-                else ""
-            )
-            + "; the number of calls follows from the estimated time per call. The median "
-            "is the result, p20 and p80 the spread. "
-            + gate
-            + " Comparable within one kernel, workload, timed pass and environment; beside "
-            "Liger's own CSV figures (family liger_kernel_bench) only with the difference "
-            "of harness settings in mind."
-        )
-        name, title = f"kernelindex-bench-liger-do-bench-{pass_}", f"do_bench · {pass_} pass"
+        measurement, notes = _speed(timer, call, timed)
+        name, title = f"do-bench-{pass_}", f"do_bench · {pass_} pass"
     else:
-        measurement = {
-            recordformat.MEMORY_PROBE_KEY: "torch_cuda_max_memory_allocated",
-            recordformat.PRIMARY_STATISTIC_KEY: "median",
-            recordformat.QUANTILES_KEY: list(timer.quantiles),
-            recordformat.REPETITIONS_KEY: memory_repetitions,
-        }
-        notes = (
-            f"Measured: peak device memory allocated by PyTorch during {timed}, read with "
-            "torch.cuda.max_memory_allocated() after torch.cuda.reset_peak_memory_stats() "
-            f"before each of {memory_repetitions} calls (as Liger's harness does); the "
-            f"quantiles {quantiles} of those peaks (linear interpolation, as torch.quantile) "
-            "are reported in bytes. The peak includes tensors already live when the call "
-            "starts (inputs, weights, a retained graph). "
-            + gate
-            + " Comparable within one kernel, workload, measured pass and environment."
-        )
-        name, title = f"kernelindex-bench-liger-memory-{pass_}", f"peak memory · {pass_} pass"
+        measurement, notes = _memory(timer, call, timed, memory_repetitions)
+        name, title = f"memory-{pass_}", f"peak memory · {pass_} pass"
+    if call.style == KERNELINDEX:
+        name = f"kernelindex-bench-liger-{name}"
+    else:
+        name = f"kernelindex-bench-liger-{call.style}-{kernel or 'kernel'}-{name}"
+        title = f"{kernel or 'kernel'} · {title} · {call.style} call"
     return protocol_envelope(
         m.Metadata(name=record_name(name), title=f"kernelindex bench liger · {title}"),
         m.Harness(name=HARNESS_NAME, version=version),
         measurement,
         m.Comparability(notes=notes, family=FAMILY),
+    )
+
+
+def _speed(timer: TimerSettings, call: TimedCall, timed: str) -> tuple[dict[str, Any], str]:
+    """A latency protocol's measurement (the timer's own statement, plus the call) and notes."""
+    resets = call.resets()
+    grads = resets != "none"
+    measurement: dict[str, Any] = {
+        **timer.measurement(),
+        recordformat.GRAD_TO_NONE_KEY: grads,
+        recordformat.HARNESS_SETTINGS_KEY: call.harness_settings(),
+    }
+    reset = f", and .grad of {_resets_text(resets)} set to None before each call"
+    notes = (
+        f"Timed: {timed}, by {timer.described()}"
+        + (reset if grads else "")
+        + "; the number of calls follows from the estimated time per call. The median "
+        "is the result, p20 and p80 the spread. "
+        + _GATE
+        + " Comparable within one kernel, workload, timed pass and environment; beside "
+        "Liger's own CSV figures (family liger_kernel_bench) only with the difference "
+        "of harness settings in mind."
+    )
+    return measurement, notes
+
+
+def _memory(
+    timer: TimerSettings, call: TimedCall, timed: str, repetitions: int
+) -> tuple[dict[str, Any], str]:
+    """A peak-memory protocol's measurement and notes."""
+    quantiles = "/".join(f"{q:g}" for q in timer.quantiles)
+    measurement = {
+        recordformat.MEMORY_PROBE_KEY: "torch_cuda_max_memory_allocated",
+        recordformat.PRIMARY_STATISTIC_KEY: "median",
+        recordformat.QUANTILES_KEY: list(timer.quantiles),
+        recordformat.REPETITIONS_KEY: repetitions,
+        recordformat.HARNESS_SETTINGS_KEY: call.harness_settings(),
+    }
+    notes = (
+        f"Measured: peak device memory allocated by PyTorch during {timed}, read with "
+        "torch.cuda.max_memory_allocated() after torch.cuda.reset_peak_memory_stats() "
+        f"before each of {repetitions} calls (as Liger's harness does); the "
+        f"quantiles {quantiles} of those peaks (linear interpolation, as torch.quantile) "
+        "are reported in bytes. The peak includes tensors already live when the call "
+        "starts (inputs, weights, a retained graph). "
+        + _GATE
+        + " Comparable within one kernel, workload, measured pass and environment."
+    )
+    return measurement, notes
+
+
+def _resets_text(resets: str) -> str:
+    return "every input and parameter" if resets == "every leaf" else resets
+
+
+def _upstream_timed(call: TimedCall) -> str:
+    """What ``call`` times, for a protocol's notes: Liger's script's call, in its words."""
+    others = call.harness_settings()["otherGradients"]
+    return (
+        f"{call.statement()} as Liger-Kernel's own benchmark script {call.script} times "
+        f"the {call.pass_} pass (warm-up and rep as that script sets them unless stated "
+        f"otherwise below; gradients not reset: {others})"
     )
 
 
@@ -188,18 +239,35 @@ class Assembler:
     memory_repetitions: int
     harness_version: str
     environment: dict[str, Any] = attrs.field(init=False)
-    _protocols: dict[tuple[str, str], dict[str, Any]] = attrs.field(init=False, factory=dict)
+    _protocols: dict[tuple[Any, ...], dict[str, Any]] = attrs.field(init=False, factory=dict)
     _implementations: dict[tuple[str, str], dict[str, Any]] = attrs.field(init=False, factory=dict)
 
     @environment.default
     def _environment(self) -> dict[str, Any]:
         return environment_record(self.device, self.catalog)
 
-    def protocol(self, metric: str, pass_: str) -> dict[str, Any]:
-        key = (metric, pass_)
+    def protocol(
+        self,
+        metric: str,
+        pass_: str,
+        call: TimedCall | None = None,
+        timer: TimerSettings | None = None,
+        kernel: str | None = None,
+    ) -> dict[str, Any]:
+        """The protocol of (metric, pass) with the call timed and the timer's settings
+        for it (the sweep's when not given); built once per distinct protocol."""
+        settings = timer or self.timer
+        kernel_key = kernel if call is not None and call.style != KERNELINDEX else None
+        key = (metric, pass_, call, settings, kernel_key)
         if key not in self._protocols:
             self._protocols[key] = protocol_record(
-                metric, pass_, self.timer, self.memory_repetitions, self.harness_version
+                metric,
+                pass_,
+                settings,
+                self.memory_repetitions,
+                self.harness_version,
+                call,
+                kernel_key,
             )
         return self._protocols[key]
 
@@ -218,7 +286,13 @@ class Assembler:
         workload = outcome.item.workload
         return link(
             lambda refs: self.run_record(outcome, refs),
-            protocol=self.protocol(outcome.item.metric, workload.pass_),
+            protocol=self.protocol(
+                outcome.item.metric,
+                workload.pass_,
+                outcome.call,
+                outcome.timer,
+                workload.kernel.name,
+            ),
             workload=workload_record(workload),
             environment=self.environment,
             implementation=self.implementation(workload.kernel, outcome.provider),
@@ -248,7 +322,8 @@ class Assembler:
         if outcome.status == "passed" and outcome.values is not None:
             p20, median, p80 = outcome.values
             flags = [records.COLLAPSED_QUANTILES] if p20 == median == p80 else []
-            return records.run_record(
+            flags += [flag for flag in outcome.flags if flag not in flags]
+            record = records.run_record(
                 name=name,
                 title=title,
                 labels=labels,
@@ -262,6 +337,9 @@ class Assembler:
                 digests=refs,
                 quality_flags=flags,
             )
+            if outcome.samples:
+                record["spec"][metric.result][recordformat.SAMPLES_KEY] = outcome.samples
+            return record
         return unfinished_run(
             outcome.status,
             outcome.reason,

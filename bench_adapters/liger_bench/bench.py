@@ -16,6 +16,7 @@ from typing import Any, NoReturn, TextIO
 import attrs
 
 from bench_adapters.liger_bench.assemble import Assembler
+from bench_adapters.liger_bench.calls import UPSTREAM
 from bench_adapters.liger_bench.catalog import BenchCatalog
 from bench_adapters.liger_bench.plan import PlannedItem
 from bench_adapters.liger_bench.probes import (
@@ -28,7 +29,9 @@ from bench_adapters.liger_bench.probes import (
 from bench_adapters.liger_bench.runner import Backend, Outcome, Runner, Tools
 from bench_adapters.recording.bundles import InvalidBundle
 from bench_adapters.recording.bundles import write_bundle as recorded_bundle
+from bench_adapters.recording.hostbound import GPU_ONLY_PREFIX, HOST_BOUND, graph_settings
 from bench_adapters.recording.measure import FIRST_CALL
+from bench_adapters.recording.observe import NvmlMonitor
 from bench_adapters.recording.recorder import harness_version
 from kernelindex_sdk.base.escaping import one_line
 from kernelindex_sdk.base.progress import Progress
@@ -36,11 +39,17 @@ from kernelindex_sdk.base.progress import Progress
 
 @attrs.frozen
 class BenchSettings:
-    """How to measure: do_bench's settings, memory repetitions, the input seed."""
+    """How to measure: do_bench's settings, memory repetitions, the input seed, whose
+    call is timed (:mod:`~bench_adapters.liger_bench.calls`), and whether the timer's
+    warm-up and rep were asked for (then the call style does not replace them)."""
 
     timer: TimerSettings = attrs.field(factory=TimerSettings)
     memory_repetitions: int = 10
     seed: int = 0
+    call_style: str = UPSTREAM
+    fixed_timing: bool = False
+    #: Measure the GPU's time alone beside each latency (a CUDA graph replay).
+    gpu_only: bool = True
 
 
 @attrs.frozen
@@ -53,7 +62,8 @@ class Written:
 
 
 def cuda_tools(settings: BenchSettings) -> Tools:
-    """The real tools: the current CUDA device, do_bench, torch's peak-memory counters."""
+    """The real tools: the current CUDA device, do_bench (and do_bench_cudagraph for the
+    GPU-only figure), torch's peak-memory counters, and NVML watching the timed calls."""
     from bench_adapters.liger_bench.torch_backend import TorchBackend
 
     device = CudaDevice()
@@ -64,6 +74,10 @@ def cuda_tools(settings: BenchSettings) -> Tools:
         timer=DoBenchTimer(settings.timer),
         memory=TorchMemoryProbe(settings.memory_repetitions),
         seed=settings.seed,
+        call_style=settings.call_style,
+        fixed_timing=settings.fixed_timing,
+        gpu_timer=DoBenchTimer(graph_settings()) if settings.gpu_only else None,
+        monitor=NvmlMonitor(device.index),
     )
 
 
@@ -201,6 +215,16 @@ def format_value(outcome: Outcome, index: int) -> str:
     return f"{value / 2**20:.1f} MiB"
 
 
+def format_median(outcome: Outcome) -> str:
+    """The median for people, and ``host-bound (GPU x ms)`` when the run was flagged so:
+    its figure is mostly the host's time, and the GPU's own is what travels."""
+    text = format_value(outcome, 1)
+    if HOST_BOUND in outcome.flags:
+        gpu = outcome.native.get(f"{GPU_ONLY_PREFIX}50")
+        text += " host-bound" + (f" (GPU {gpu:.4f} ms)" if gpu is not None else "")
+    return text
+
+
 def format_first_call(outcome: Outcome) -> str:
     """The correctness-check call's wall time (compiling included), or ``-``."""
     ms = outcome.native.get(FIRST_CALL)
@@ -246,7 +270,7 @@ def summary_rows(written: Sequence[Written]) -> list[list[str]]:
                 workload.shape.slug,
                 o.provider,
                 o.status,
-                format_value(o, 1),
+                format_median(o),
                 spread,
                 speedup,
                 format_first_call(o),

@@ -29,6 +29,10 @@ from bench_adapters.liger.catalog import Catalog, load_catalog
 DATA_PACKAGE = "bench_adapters.liger_bench"
 DATA_FILE = "kernels.json"
 PASSES = ("forward", "backward", "full")
+#: How a pass's timed callable calls the backward (``forward``: no backward at all).
+CALLS = ("forward", "backward", "autograd_grad")
+#: Where the upstream gradient of a timed backward comes from.
+UPSTREAM_GRADIENTS = ("fixed", "fresh", "implicit")
 
 
 class BenchCatalogError(Exception):
@@ -66,6 +70,36 @@ class Sweep:
 
 
 @attrs.frozen
+class CallSpec:
+    """What one pass's timed callable does, as a harness's script spells it.
+
+    ``call``: ``forward`` (the forward only), ``backward`` (``outputs.backward(upstream)``
+    for a pass with a backward) or ``autograd_grad`` (``torch.autograd.grad(outputs,
+    leaves, upstream, allow_unused=True)``: nothing is accumulated into ``.grad``).
+    ``upstream``: ``fixed`` (drawn once from the seed), ``fresh`` (``torch.randn_like``
+    inside each timed call) or ``implicit`` (a scalar loss's own ones). ``grad_to_none``:
+    the leaves whose ``.grad`` do_bench resets before each call, by name; None means
+    every leaf; the others accumulate.
+    """
+
+    call: str
+    retain_graph: bool = False
+    upstream: str = "fixed"
+    grad_to_none: tuple[str, ...] | None = None
+
+
+@attrs.frozen
+class UpstreamHarness:
+    """Liger-Kernel's own benchmark script for a kernel, at the seed's commit."""
+
+    script: str
+    commit: str
+    warmup_ms: float
+    rep_ms: float
+    passes: Mapping[str, CallSpec]
+
+
+@attrs.frozen
 class BenchKernel:
     """One runnable kernel."""
 
@@ -77,6 +111,8 @@ class BenchKernel:
     references: tuple[str, ...]
     sweep: Sweep
     tolerances: Mapping[str, Tolerance]
+    #: Liger's own script for the kernel at the seed's commit, when known.
+    upstream: UpstreamHarness | None = None
 
     def tolerance(self, dtype: str) -> Tolerance:
         """The gate's bound for ``dtype`` (the strictest known one for an unknown dtype)."""
@@ -145,6 +181,51 @@ def _tolerances(value: Any, where: str) -> dict[str, Tolerance]:
     return table
 
 
+def _number(value: Any, where: str) -> float:
+    if not isinstance(value, (int, float)) or isinstance(value, bool) or value < 0:
+        raise _fail(where, f"expected a number >= 0, got {value!r}")
+    return float(value)
+
+
+def _call_spec(value: Any, where: str) -> CallSpec:
+    entry = _obj(value, where)
+    call = _str(entry.get("call"), f"{where}/call")
+    upstream = entry.get("upstream", "fixed")
+    retain = entry.get("retainGraph", False)
+    if call not in CALLS:
+        raise _fail(f"{where}/call", f"not one of {', '.join(CALLS)}: {call!r}")
+    if upstream not in UPSTREAM_GRADIENTS:
+        raise _fail(f"{where}/upstream", f"not one of {', '.join(UPSTREAM_GRADIENTS)}")
+    if not isinstance(retain, bool):
+        raise _fail(f"{where}/retainGraph", f"expected a boolean, got {retain!r}")
+    resets = entry.get("gradToNone")
+    return CallSpec(
+        call=call,
+        retain_graph=retain,
+        upstream=upstream,
+        grad_to_none=None if resets is None else _strs(resets, f"{where}/gradToNone"),
+    )
+
+
+def _upstream(value: Any, where: str) -> UpstreamHarness | None:
+    if value is None:
+        return None
+    entry = _obj(value, where)
+    passes = {
+        pass_: _call_spec(spec, f"{where}/passes/{pass_}")
+        for pass_, spec in _obj(entry.get("passes"), f"{where}/passes").items()
+    }
+    if set(passes) != set(PASSES):
+        raise _fail(f"{where}/passes", f"needs exactly the passes {', '.join(PASSES)}")
+    return UpstreamHarness(
+        script=_str(entry.get("script"), f"{where}/script"),
+        commit=_str(entry.get("commit"), f"{where}/commit"),
+        warmup_ms=_number(entry.get("warmupMs"), f"{where}/warmupMs"),
+        rep_ms=_number(entry.get("repMs"), f"{where}/repMs"),
+        passes=passes,
+    )
+
+
 def parse_catalog(data: Mapping[str, Any], liger: Catalog) -> BenchCatalog:
     """Check and type the bench catalog ``data`` against the importer's catalog."""
     defaults = _tolerances(data.get("tolerances"), "/tolerances")
@@ -205,6 +286,7 @@ def parse_catalog(data: Mapping[str, Any], liger: Catalog) -> BenchCatalog:
                 config=_obj(sweep.get("config"), f"{where}/sweep/config"),
             ),
             tolerances={**defaults, **_tolerances(entry.get("tolerances", {}), where)},
+            upstream=_upstream(entry.get("upstream"), f"{where}/upstream"),
         )
     return BenchCatalog(kernels=kernels, liger=liger)
 

@@ -14,6 +14,7 @@ so the gate is tested on a CPU without torch.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -58,3 +59,39 @@ def check(
 
 def _list(names: Sequence[str]) -> str:
     return "[" + ", ".join(names) + "]" if names else "nothing"
+
+
+#: ``errors(actual, expected, tolerance)``: the largest |difference| and its largest
+#: ratio to the tolerance allowed there.
+Errors = Callable[[Any, Any, Tolerance], "tuple[float, float]"]
+
+#: ``sourceNative.metrics`` names of the gate's tolerance and the largest error it saw.
+GATE_ATOL = "gate_atol"
+GATE_RTOL = "gate_rtol"
+GATE_MAX_ABS_ERROR = "gate_max_abs_error"
+GATE_MAX_ERROR_RATIO = "gate_max_error_ratio"
+
+
+def errors(
+    actual: Results, expected: Results, tolerance: Tolerance, measure: Errors
+) -> dict[str, float]:
+    """The gate's tolerance, and the largest error over every tensor it compared: the
+    largest ``|actual − reference|`` and the largest ratio of it to what the tolerance
+    allows there (at most 1 when the check passed). Results that do not pair up, a
+    missing gradient and a value no JSON number holds (NaN, infinity) are left out:
+    the check's reason says what went wrong there."""
+    found = {GATE_ATOL: tolerance.atol, GATE_RTOL: tolerance.rtol}
+    if [name for name, _ in actual] != [name for name, _ in expected]:
+        return found
+    largest: list[float] = []
+    ratios: list[float] = []
+    for (_, got), (_, want) in zip(actual, expected, strict=True):
+        if got is None or want is None:
+            continue
+        difference, ratio = measure(got, want, tolerance)
+        largest.append(difference)
+        ratios.append(ratio)
+    for name, values in ((GATE_MAX_ABS_ERROR, largest), (GATE_MAX_ERROR_RATIO, ratios)):
+        if values and all(math.isfinite(v) for v in values):
+            found[name] = max(values)
+    return found

@@ -42,6 +42,7 @@ from bench_adapters.liger_bench.bench import (
     run_bench,
     summary_rows,
 )
+from bench_adapters.liger_bench.calls import CALL_STYLES, UPSTREAM
 from bench_adapters.liger_bench.catalog import load_bench_catalog
 from bench_adapters.liger_bench.plan import PlannedItem, seed_request
 from bench_adapters.liger_bench.probes import DeviceInfo, NoDevice, TimerSettings
@@ -71,8 +72,18 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         default="docs/examples/bench-liger",
         help="directory for the bundles (default: %(default)s)",
     )
-    parser.add_argument("--warmup-ms", type=float, default=25.0, help="do_bench warmup")
-    parser.add_argument("--rep-ms", type=float, default=100.0, help="do_bench rep")
+    parser.add_argument(
+        "--call-style",
+        choices=CALL_STYLES,
+        default=UPSTREAM,
+        help="whose call is timed: Liger's own script's (default) or kernelindex's",
+    )
+    parser.add_argument(
+        "--warmup-ms", type=float, default=None, help="do_bench warmup (default: the style's)"
+    )
+    parser.add_argument(
+        "--rep-ms", type=float, default=None, help="do_bench rep (default: the style's)"
+    )
     parser.add_argument(
         "--memory", action="store_true", help="also measure peak memory of each run"
     )
@@ -82,6 +93,17 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         help="the published seed records to tabulate the runs beside (default: %(default)s)",
     )
     return parser.parse_args(argv)
+
+
+def bench_settings(args: argparse.Namespace) -> BenchSettings:
+    """The sweep's settings from the options: the style's warm-up and rep unless given."""
+    warmup = 25.0 if args.warmup_ms is None else args.warmup_ms
+    rep = 100.0 if args.rep_ms is None else args.rep_ms
+    return BenchSettings(
+        timer=TimerSettings(warmup_ms=warmup, rep_ms=rep),
+        call_style=args.call_style,
+        fixed_timing=args.warmup_ms is not None or args.rep_ms is not None,
+    )
 
 
 def plan_seed_items(memory: bool) -> list[PlannedItem]:
@@ -150,12 +172,12 @@ def check(
         return 2
 
     args = parse_args(argv)
-    if args.warmup_ms < 0 or args.rep_ms <= 0:
+    settings = bench_settings(args)
+    if settings.timer.warmup_ms < 0 or settings.timer.rep_ms <= 0:
         return fail("--warmup-ms must be >= 0 and --rep-ms > 0")
     out_dir = Path(args.out)
     if out_dir.exists() and not out_dir.is_dir():
         return fail(f"--out {args.out}: exists and is not a directory")
-    settings = BenchSettings(timer=TimerSettings(warmup_ms=args.warmup_ms, rep_ms=args.rep_ms))
     try:
         tools = tools or cuda_tools(settings)
     except NoDevice as error:

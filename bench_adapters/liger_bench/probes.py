@@ -182,10 +182,16 @@ class CudaDevice:
             )
         for name, version in package_versions(LIGER_PACKAGES).items():
             software.setdefault(name, version)
+        # One source for the device's memory: the probe's (NVML's total, else
+        # nvidia-smi's, else torch's), the figure the environment record states; torch's
+        # total_memory leaves out what the driver reserves, so the two disagree.
+        memory = found.facts.get(("hardware", "memoryBytes"))
         return DeviceInfo(
             name=str(props.name),
             capability=(int(props.major), int(props.minor)),
-            memory_bytes=int(props.total_memory) or None,
+            memory_bytes=int(memory.value)
+            if memory is not None
+            else int(props.total_memory) or None,
             software=software,
             notes=tuple(notes),
             probed=found,

@@ -16,6 +16,16 @@ For every planned item and each of its providers, in order:
    (:class:`~bench_adapters.recording.timing.Timer`) or its peak memory measured
    (:class:`~bench_adapters.liger_bench.probes.MemoryProbe`).
 
+What is timed is the pass's call in the sweep's call style
+(:mod:`~bench_adapters.liger_bench.calls`: Liger's own script's call by default), with
+that style's do_bench warm-up and rep unless the sweep fixed them. Beside a latency the
+run also records the GPU's time alone (``Tools.gpu_timer``, a CUDA graph replay: a run
+whose median is over twice it is flagged ``host-bound``,
+:mod:`~bench_adapters.recording.hostbound`), the number of samples behind the
+quantiles where the timer says, what NVML observed while it was timed
+(:mod:`~bench_adapters.recording.observe`), and the correctness gate's tolerance and
+the largest error it saw.
+
 Out of memory anywhere is ``oom``, a module that fails to import only while set up
 ``skipped``, any other exception ``failed``, each with the stage and the error as the
 reason, and the sweep goes on with the next run. Every machine-facing piece — device,
@@ -26,6 +36,7 @@ tested on a CPU.
 from __future__ import annotations
 
 import contextlib
+import copy
 import json
 import time
 from collections.abc import Callable, Iterable, Sequence
@@ -35,9 +46,11 @@ from typing import Any, Protocol
 import attrs
 
 from bench_adapters.liger_bench import gate
-from bench_adapters.liger_bench.catalog import BenchKernel, Tolerance
+from bench_adapters.liger_bench.calls import UPSTREAM, TimedCall, timed_call
+from bench_adapters.liger_bench.catalog import BenchKernel, CallSpec, Tolerance
 from bench_adapters.liger_bench.plan import PlannedItem, Workload
-from bench_adapters.liger_bench.probes import Device, MemoryProbe, Timer, quantile
+from bench_adapters.liger_bench.probes import Device, MemoryProbe, Timer, TimerSettings, quantile
+from bench_adapters.recording import hostbound
 from bench_adapters.recording.measure import (
     Measured,
     Step,
@@ -47,6 +60,7 @@ from bench_adapters.recording.measure import (
     timing,
     utc_now,
 )
+from bench_adapters.recording.observe import Monitor, Watch
 
 #: Statistics a run carries, and the quantile each one is.
 STATISTICS = (("p20", 0.2), ("median", 0.5), ("p80", 0.8))
@@ -61,8 +75,9 @@ class Prepared(Protocol):
         Returns once the device has finished, so a wall clock around it times the call.
         """
 
-    def timed(self) -> tuple[Callable[[], object], Sequence[Any]]:
-        """The callable to measure, and the tensors whose ``.grad`` is reset between calls."""
+    def timed(self, call: CallSpec | None = None) -> tuple[Callable[[], object], Sequence[Any]]:
+        """The callable ``call`` makes (None: the ``kernelindex`` style's), and the
+        tensors whose ``.grad`` is reset between calls."""
 
 
 class Backend(Protocol):
@@ -77,6 +92,10 @@ class Backend(Protocol):
     def compare(self, actual: Any, expected: Any, tolerance: Tolerance) -> str | None:
         """None when ``actual`` is within ``tolerance`` of ``expected``, else what differs."""
 
+    def worst(self, actual: Any, expected: Any, tolerance: Tolerance) -> tuple[float, float]:
+        """The largest ``|actual − expected|`` and the largest ratio of it to what
+        ``tolerance`` allows there (at most 1 within tolerance); (0, 0) for nothing."""
+
 
 @attrs.define
 class Tools:
@@ -90,6 +109,17 @@ class Tools:
     seed: int = 0
     #: Seconds, monotonic: the wall time of a provider's first (correctness-check) call.
     stopwatch: Callable[[], float] = time.perf_counter
+    #: Whose call is timed (:mod:`~bench_adapters.liger_bench.calls`): ``upstream`` or
+    #: ``kernelindex``.
+    call_style: str = UPSTREAM
+    #: The timer's warm-up and rep were asked for: the call style does not replace them.
+    fixed_timing: bool = False
+    #: Times the GPU alone beside each latency (a CUDA graph replay); None: not measured.
+    gpu_timer: Timer | None = None
+    #: Samples the device while a run is timed; None: nothing observed.
+    monitor: Monitor | None = None
+    #: Seconds between the monitor's samples while timing (0: at start and end only).
+    monitor_interval: float = 0.1
 
 
 @attrs.frozen
@@ -110,6 +140,13 @@ class Outcome:
     observed_at: str
     #: The reference the provider was checked against (None: a reference itself).
     checked_against: str | None = None
+    #: The call timed (or measured), and the timer's settings for it (speed runs).
+    call: TimedCall | None = None
+    timer: TimerSettings | None = None
+    #: How many samples the quantiles are over, where the timer says.
+    samples: int | None = None
+    #: Quality flags the measurement raised (``host-bound``, ``gpu-only-unmeasured``).
+    flags: tuple[str, ...] = ()
 
 
 class _Trial:
@@ -128,6 +165,13 @@ class _Trial:
         self.reference = reference
         self.expected: gate.Results = ()
         self.prepared: Prepared | None = None
+        tools, workload = runner.tools, item.workload
+        self.call = timed_call(workload.kernel, workload.pass_, tools.call_style)
+        self.timer = _timer_for(tools, self.call)
+        #: sourceNative metrics beside the measurement (gate, GPU-only, NVML).
+        self.extra: dict[str, float] = {}
+        self.flags: list[str] = []
+        self.samples: int | None = None
 
     def setup(self) -> None:
         """The reference's results (for the check), then the provider set up (a failure
@@ -144,23 +188,62 @@ class _Trial:
     def check(self, actual: gate.Results) -> str | None:
         assert self.reference is not None
         workload = self.item.workload
-        return gate.check(
+        tolerance = workload.kernel.tolerance(workload.shape.dtype)
+        backend = self.runner.tools.backend
+        verdict = gate.check(
             actual,
             self.expected,
-            workload.kernel.tolerance(workload.shape.dtype),
-            self.runner.tools.backend.compare,
+            tolerance,
+            backend.compare,
             provider=self.provider,
             reference=self.reference,
         )
+        self.extra.update(gate.errors(actual, self.expected, tolerance, backend.worst))
+        return verdict
 
     def timed(self) -> tuple[Callable[[], object], Sequence[Any]]:
         assert self.prepared is not None
-        return self.prepared.timed()
+        return self.prepared.timed(self.call.spec)
+
+    def time(self, fn: Callable[[], object], grad_to_none: Sequence[Any]) -> tuple[float, ...]:
+        """The latency quantiles, with what the device did meanwhile; then the GPU alone."""
+        tools = self.runner.tools
+        step = timing(self.timer)
+        if tools.monitor is None:
+            ms = tuple(step.fn(fn, grad_to_none))
+        else:
+            with Watch(tools.monitor, tools.monitor_interval) as watch:
+                ms = tuple(step.fn(fn, grad_to_none))
+            self.extra.update(watch.summary())
+        self.samples = getattr(self.timer, "samples", None)
+        if tools.gpu_timer is not None:
+            median = dict(zip(self.timer.settings.quantiles, ms, strict=True))[0.5]
+            self._gpu_only(tools.gpu_timer, fn, grad_to_none, median)
+        return ms
+
+    def _gpu_only(
+        self, timer: Timer, fn: Callable[[], object], grads: Sequence[Any], median: float
+    ) -> None:
+        """The GPU's own time of ``fn`` (a CUDA graph replay) and the host-bound flag;
+        a graph that cannot be captured flags the run instead of failing it."""
+        try:
+            ms = tuple(timer.time(fn, list(grads)))
+            by_q = dict(zip(timer.settings.quantiles, ms, strict=True))
+        except Exception:
+            self.flags.append(hostbound.GPU_ONLY_UNMEASURED)
+            return
+        for q, value in sorted(by_q.items()):
+            self.extra[f"{hostbound.GPU_ONLY_PREFIX}{round(q * 100)}"] = float(value)
+        samples = getattr(timer, "samples", None)
+        if samples:
+            self.extra[hostbound.GPU_ONLY_SAMPLES] = samples
+        if hostbound.is_host_bound(median, by_q[0.5]):
+            self.flags.append(hostbound.HOST_BOUND)
 
     def measured(self) -> Measured:
         tools, gated = self.runner.tools, self.reference is not None
         if self.item.metric == "speed":
-            measuring = timing(tools.timer)
+            measuring = Step("timing", self.time)
         else:
             measuring = Step("measuring peak memory", lambda fn, grads: _peaks(tools.memory, fn))
         return measure(
@@ -215,14 +298,16 @@ class Runner:
             reference, why_not = self._choose_reference(kernel)
             if reference is None:
                 return self._skipped(item, provider, why_not)
+        trial = _Trial(self, item, provider, reference)
         try:
-            measured = _Trial(self, item, provider, reference).measured()
+            measured = trial.measured()
         finally:
             self._release()
-        values, native = None, dict(measured.native)
-        if measured.status == "passed" and measured.values is not None:
+        values, native = None, {**measured.native, **trial.extra}
+        passed = measured.status == "passed" and measured.values is not None
+        if passed and measured.values is not None:
             if item.metric == "speed":
-                values, quantiles = self._speed(measured.values)
+                values, quantiles = _speed(trial.timer.settings, measured.values)
             else:
                 values, quantiles = _memory(measured.values)
             native = {**quantiles, **native}
@@ -235,6 +320,10 @@ class Runner:
             native=native,
             observed_at=measured.observed_at,
             checked_against=reference,
+            call=trial.call,
+            timer=trial.timer.settings if item.metric == "speed" else None,
+            samples=trial.samples if passed else None,
+            flags=tuple(trial.flags) if passed else (),
         )
 
     @property
@@ -282,13 +371,6 @@ class Runner:
         with contextlib.suppress(Exception):
             self.tools.device.release()
 
-    def _speed(self, ms: Sequence[float]) -> tuple[tuple[int, int, int], dict[str, float]]:
-        """(p20, median, p80) in ns, and do_bench's ms as they came (``ms_20`` …)."""
-        by_q = dict(zip(self.tools.timer.settings.quantiles, ms, strict=True))
-        native = {f"ms_{round(q * 100)}": float(by_q[q]) for _, q in STATISTICS}
-        values = tuple(round(by_q[q] * 1_000_000) for _, q in STATISTICS)
-        return (values[0], values[1], values[2]), native
-
     def _skipped(self, item: PlannedItem, provider: str, reason: str) -> Outcome:
         return Outcome(
             item=item,
@@ -299,6 +381,34 @@ class Runner:
             native={},
             observed_at=observed_at(self.tools.clock),
         )
+
+
+def _speed(
+    settings: TimerSettings, ms: Sequence[float]
+) -> tuple[tuple[int, int, int], dict[str, float]]:
+    """(p20, median, p80) in ns, and do_bench's ms as they came (``ms_20`` …)."""
+    by_q = dict(zip(settings.quantiles, ms, strict=True))
+    native = {f"ms_{round(q * 100)}": float(by_q[q]) for _, q in STATISTICS}
+    values = tuple(round(by_q[q] * 1_000_000) for _, q in STATISTICS)
+    return (values[0], values[1], values[2]), native
+
+
+def _timer_for(tools: Tools, call: TimedCall) -> Timer:
+    """The sweep's timer, with the call style's warm-up and rep unless the sweep fixed
+    them (a shallow copy with those settings: the sweep's timer itself is unchanged)."""
+    base = tools.timer.settings
+    if tools.fixed_timing or call.rep_ms is None or base.cuda_graph:
+        return tools.timer
+    settings = attrs.evolve(
+        base,
+        warmup_ms=call.warmup_ms if call.warmup_ms is not None else base.warmup_ms,
+        rep_ms=call.rep_ms,
+    )
+    if settings == base:
+        return tools.timer
+    timer = copy.copy(tools.timer)
+    timer.settings = settings
+    return timer
 
 
 def _peaks(memory: MemoryProbe, fn: Callable[[], object]) -> list[int]:

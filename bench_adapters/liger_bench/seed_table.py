@@ -130,7 +130,25 @@ def identify(record: Mapping[str, Any], run: ResolvedRun) -> Identity | None:
     if run.implementation is not None:
         provider = run.implementation.provider
     source = str(native.get(recordformat.SOURCE_KEY, ""))
-    return Identity(kernel, pass_, shape, provider, HARNESSES.get(source, source))
+    harness = HARNESSES.get(source, source) + _call_style(run)
+    return Identity(kernel, pass_, shape, provider, harness)
+
+
+def _call_style(run: ResolvedRun) -> str:
+    """`` · upstream call`` or `` · kernelindex call`` for a ``bench liger`` run whose
+    protocol is given (its name says whose call it timed), so the two are never one row."""
+    name = run.protocol_name or ""
+    if not name.startswith(_OUR_PROTOCOLS):
+        return ""
+    return (
+        " · upstream call"
+        if name.startswith(_OUR_PROTOCOLS + "upstream-")
+        else " · kernelindex call"
+    )
+
+
+#: The start of every protocol name of ``bench liger``.
+_OUR_PROTOCOLS = "kernelindex-bench-liger-"
 
 
 def liger_version(record: Mapping[str, Any], run: ResolvedRun) -> str | None:

@@ -2,10 +2,12 @@
 
 Passes are generic, as in Liger's harness: ``forward`` times the forward call (with
 autograd recording, inputs requiring grad); ``backward`` runs the forward once and
-times ``torch.autograd.backward(outputs, upstream, retain_graph=True)``; ``full``
-times forward plus backward. The upstream gradient is drawn from the run seed (ones
-for a scalar loss), so every provider gets the same one. The tensors whose ``.grad``
-do_bench resets between calls are every input and parameter that gets a gradient.
+times its backward; ``full`` times forward plus backward. How the backward is called
+— ``torch.autograd.backward`` or ``torch.autograd.grad``, the graph retained or not,
+the upstream gradient fixed or drawn in the call — and which leaves' ``.grad`` do_bench
+resets between calls is the pass's :class:`~bench_adapters.liger_bench.catalog.CallSpec`
+(:mod:`~bench_adapters.liger_bench.calls`). A fixed upstream gradient is drawn from the
+run seed (ones for a scalar loss), so every provider gets the same one.
 
 torch is imported when a backend is made, never when this module is imported.
 """
@@ -18,7 +20,8 @@ import math
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from bench_adapters.liger_bench.catalog import BenchKernel, Tolerance
+from bench_adapters.liger_bench.calls import KERNELINDEX_CALLS
+from bench_adapters.liger_bench.catalog import BenchKernel, CallSpec, Tolerance
 from bench_adapters.liger_bench.gate import Results
 from bench_adapters.liger_bench.plan import Workload
 from bench_adapters.liger_bench.setups import SETUPS, Case, SetupContext
@@ -64,6 +67,9 @@ class TorchBackend:
 
     def compare(self, actual: Any, expected: Any, tolerance: Tolerance) -> str | None:
         return compare(actual, expected, tolerance)
+
+    def worst(self, actual: Any, expected: Any, tolerance: Tolerance) -> tuple[float, float]:
+        return errors(actual, expected, tolerance)
 
 
 def _first_missing(modules: Sequence[str]) -> str | None:
@@ -139,20 +145,22 @@ class TorchPrepared:
         self.synchronize()
         return named
 
-    def timed(self) -> tuple[Callable[[], object], Sequence[Any]]:
-        leaves = [leaf for _, leaf in self.case.leaves]
+    def timed(self, call: CallSpec | None = None) -> tuple[Callable[[], object], Sequence[Any]]:
+        """The callable ``call`` times (default: the ``kernelindex`` style's), and the
+        leaves whose ``.grad`` is reset before each call."""
+        spec = call or KERNELINDEX_CALLS[self.pass_]
         forward = self.case.forward
-        backward = self.torch.autograd.backward
-        if self.pass_ == "forward":
-            return forward, []
+        if self.pass_ == "forward" or spec.call == "forward":
+            return forward, self._resets(spec) if self.pass_ == "forward" else []
+        backward = self._backward(spec)
         if self.pass_ == "backward":
             outputs = self._outputs(forward())
             upstream = self._upstream(outputs)
 
             def backward_only() -> None:
-                backward(outputs, upstream, retain_graph=True)
+                backward(outputs, upstream)
 
-            return backward_only, leaves
+            return backward_only, self._resets(spec)
         # Only the shapes of one forward's outputs are needed: its graph is dropped here.
         upstream_full = self._upstream(self._outputs(forward()))
         self._clear_grads()
@@ -160,7 +168,39 @@ class TorchPrepared:
         def full() -> None:
             backward(self._outputs(forward()), upstream_full)
 
-        return full, leaves
+        return full, self._resets(spec)
+
+    def _resets(self, spec: CallSpec) -> list[Any]:
+        """The leaves ``spec`` resets, by name (None: every leaf)."""
+        if spec.grad_to_none is None:
+            return [leaf for _, leaf in self.case.leaves]
+        known = dict(self.case.leaves)
+        missing = [name for name in spec.grad_to_none if name not in known]
+        if missing:
+            raise LookupError(f"no leaf named {', '.join(missing)} (leaves: {', '.join(known)})")
+        return [known[name] for name in spec.grad_to_none]
+
+    def _backward(self, spec: CallSpec) -> Callable[[tuple[Any, ...], tuple[Any, ...]], object]:
+        """``(outputs, upstream) -> None``: the backward call ``spec`` makes."""
+        torch, retain = self.torch, spec.retain_graph
+        leaves = tuple(leaf for _, leaf in self.case.leaves)
+
+        def gradients(outputs: tuple[Any, ...], upstream: tuple[Any, ...]) -> Any:
+            if spec.upstream == "fresh":
+                return tuple(torch.randn_like(output) for output in outputs)
+            return None if spec.upstream == "implicit" else upstream
+
+        if spec.call == "autograd_grad":
+            return lambda outputs, upstream: torch.autograd.grad(
+                outputs,
+                leaves,
+                gradients(outputs, upstream),
+                allow_unused=True,
+                retain_graph=retain,
+            )
+        return lambda outputs, upstream: torch.autograd.backward(
+            outputs, gradients(outputs, upstream), retain_graph=retain
+        )
 
 
 def compare(actual: Any, expected: Any, tolerance: Tolerance) -> str | None:
@@ -212,6 +252,37 @@ def compare(actual: Any, expected: Any, tolerance: Tolerance) -> str | None:
         f"{bad} of {total} elements out of tolerance (reference rms {rms:.4g}); "
         f"largest |difference| {score:.4g} at {where}: {value:.6g} vs reference {reference:.6g}"
     )
+
+
+def errors(actual: Any, expected: Any, tolerance: Tolerance) -> tuple[float, float]:
+    """The largest ``|a − r|`` and the largest ``|a − r| / (atol · rms(r) + rtol · |r|)``
+    (:func:`compare`'s bound), over the elements where both are finite, in chunks.
+    A difference where the bound is 0 is an infinite ratio."""
+    torch = importlib.import_module("torch")
+    if tuple(actual.shape) != tuple(expected.shape) or expected.numel() == 0:
+        return 0.0, 0.0
+    got = actual.detach().reshape(-1)
+    want = expected.detach().reshape(-1)
+    squares, finite = 0.0, 0
+    for start in range(0, want.numel(), COMPARE_CHUNK):
+        chunk = want[start : start + COMPARE_CHUNK].double()
+        mask = torch.isfinite(chunk)
+        squares += float(chunk[mask].square().sum().item())
+        finite += int(mask.sum().item())
+    rms = math.sqrt(squares / finite) if finite else 0.0
+    largest, ratio = 0.0, 0.0
+    for start in range(0, want.numel(), COMPARE_CHUNK):
+        a = got[start : start + COMPARE_CHUNK].double()
+        r = want[start : start + COMPARE_CHUNK].double()
+        both = torch.isfinite(a) & torch.isfinite(r)
+        difference = torch.where(both, (a - r).abs(), torch.zeros_like(r))
+        allowed = tolerance.atol * rms + tolerance.rtol * r.abs()
+        scaled = torch.where(
+            difference > 0, difference / allowed, torch.zeros_like(r)
+        )  # x / 0 is inf: no allowance at all
+        largest = max(largest, float(difference.max().item()))
+        ratio = max(ratio, float(scaled.max().item()))
+    return largest, ratio
 
 
 def _unravel(flat: int, shape: tuple[int, ...]) -> tuple[int, ...]:

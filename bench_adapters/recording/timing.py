@@ -100,6 +100,16 @@ class Timer(Protocol):
         """Quantiles (in ``settings.quantiles`` order) of ``fn``'s latency, in ms."""
 
 
+def interpolated(values: Sequence[float], q: float) -> float:
+    """The ``q``-quantile of ``values``, linearly interpolated between the sorted values
+    (triton.testing's ``_quantile``, numpy's and torch's default)."""
+    ordered = sorted(float(v) for v in values)
+    point = q * (len(ordered) - 1)
+    lower = int(point)
+    upper = min(lower + 1, len(ordered) - 1)
+    return ordered[lower] + (ordered[upper] - ordered[lower]) * (point - lower)
+
+
 class DoBenchTimer:
     """``triton.testing.do_bench`` (or ``do_bench_cudagraph``) with the settings' quantiles.
 
@@ -107,27 +117,45 @@ class DoBenchTimer:
     calls and ``rep_ms`` worth of timed calls with CUDA events, zeroing a large buffer
     before each timed call (so the L2 cache starts cold) and setting ``.grad`` of every
     tensor in ``grad_to_none`` to None (so gradient accumulation is not timed).
+
+    The timer asks for every sample (``return_mode="all"``) and takes the quantiles
+    itself as triton 3's do_bench does (linear interpolation between the sorted
+    samples), so :attr:`samples` says how many calls the last quantiles are over; a
+    triton that cannot return its samples is asked for the quantiles, and
+    :attr:`samples` is None.
     """
 
     def __init__(self, settings: TimerSettings | None = None) -> None:
         self.settings = settings or TimerSettings()
+        #: How many timed samples the last :meth:`time` took its quantiles over.
+        self.samples: int | None = None
+
+    def _bench(self, fn: Callable[[], object], grads: list[Any] | None, **how: Any) -> Any:
+        testing = importlib.import_module("triton.testing")
+        if self.settings.cuda_graph:
+            return testing.do_bench_cudagraph(
+                fn, rep=self.settings.rep_ms, grad_to_none=grads, **how
+            )
+        return testing.do_bench(
+            fn,
+            warmup=self.settings.warmup_ms,
+            rep=self.settings.rep_ms,
+            grad_to_none=grads,
+            **how,
+        )
 
     def time(self, fn: Callable[[], object], grad_to_none: Sequence[Any]) -> tuple[float, ...]:
-        testing = importlib.import_module("triton.testing")
         grads = list(grad_to_none) or None
         quantiles = list(self.settings.quantiles)
-        if self.settings.cuda_graph:
-            result = testing.do_bench_cudagraph(
-                fn, rep=self.settings.rep_ms, grad_to_none=grads, quantiles=quantiles
-            )
-        else:
-            result = testing.do_bench(
-                fn,
-                warmup=self.settings.warmup_ms,
-                rep=self.settings.rep_ms,
-                grad_to_none=grads,
-                quantiles=quantiles,
-            )
+        self.samples = None
+        try:
+            times = self._bench(fn, grads, quantiles=None, return_mode="all")
+        except (AssertionError, TypeError):  # a triton without return_mode="all"
+            times = None
+        if isinstance(times, (list, tuple)) and times:
+            self.samples = len(times)
+            return tuple(interpolated(times, q) for q in quantiles)
+        result = self._bench(fn, grads, quantiles=quantiles)
         values = result if isinstance(result, (list, tuple)) else [result]
         return tuple(float(v) for v in values)
 

@@ -44,6 +44,9 @@ STATUS_KEY: Final = "status"
 REASON_KEY: Final = "reason"
 OBSERVED_AT_KEY: Final = "observedAt"
 QUALITY_FLAGS_KEY: Final = "qualityFlags"
+#: The quality flag of a run whose latency is mostly the host's time: its median is over
+#: twice the GPU's own time (a CUDA-graph replay of the same call, recorded beside it).
+HOST_BOUND_FLAG: Final = "host-bound"
 MEASUREMENTS_KEY: Final = "measurements"
 SOURCE_NATIVE_KEY: Final = "sourceNative"
 TIMING_KEY: Final = "timing"

@@ -19,6 +19,7 @@ from collections.abc import Iterable, Iterator
 from itertools import chain
 from typing import IO, Any, Final, Protocol
 
+from kernelindex_sdk.base import recordformat
 from kernelindex_sdk.base.escaping import markdown_cell, one_line
 from kernelindex_sdk.base.metrics import BASE_UNITS, METRIC_NAMES
 from kernelindex_sdk.cli.report.ci import JunitCase, annotation, write_junit
@@ -143,6 +144,27 @@ def _lonely_sides(result: BeforeAfter) -> Iterator[tuple[str, tuple[Unpaired, ..
             yield side, lonely
 
 
+def reason_text(pair: Pair) -> str:
+    """The pair's reason, and what a host-bound side means for it: such a figure times
+    its host more than the kernel, so a pair across two environments is never shown
+    as if it compared kernels without saying so."""
+    bound = [
+        side
+        for side, run in (("reference", pair.reference), ("candidate", pair.candidate))
+        if run.passed and recordformat.HOST_BOUND_FLAG in run.flags
+    ]
+    if not bound:
+        return pair.reason
+    who = "both sides" if len(bound) == 2 else f"the {bound[0]}"
+    note = f"{who} host-bound (the median is over twice the GPU's own time)"
+    if pair.reference.environment_digest != pair.candidate.environment_digest:
+        note += (
+            "; the two ran in different environments, so the ratio is the hosts' more than"
+            " the kernels' (compare their GPU-only times, sourceNative gpu_only_ms_50)"
+        )
+    return f"{pair.reason}; {note}"
+
+
 def _message(pair: Pair) -> str:
     """A pair on one line: verdict, ratio, what, both sides with their noise, the reason."""
     ref, cand = pair.reference, pair.candidate
@@ -151,7 +173,7 @@ def _message(pair: Pair) -> str:
         f"{pair.verdict} {ratio_text(pair.ratio)}: {pair_what(pair)} · {cand.implementation_label}"
         f" · {workload_text(cand)}; reference {side_text(ref, pair.reference_noise, unit)}"
         f" ({ref.implementation_label}, {ref.where}); candidate"
-        f" {side_text(cand, pair.candidate_noise, unit)}; {pair.reason}"
+        f" {side_text(cand, pair.candidate_noise, unit)}; {reason_text(pair)}"
     )
 
 
@@ -207,7 +229,7 @@ class TextReporter(_Reporter):
         cand = pair.candidate
         head = f"{pair.verdict.upper():<7} {ratio_text(pair.ratio):>8}  {pair_what(pair)}"
         if pair.verdict == SAME:
-            shown = f"{cand.implementation_label} · {workload_text(cand)}  ({pair.reason})"
+            shown = f"{cand.implementation_label} · {workload_text(cand)}  ({reason_text(pair)})"
             put_line(self.out, f"{head} · {shown}")
             return
         put_line(self.out, head)
@@ -219,7 +241,7 @@ class TextReporter(_Reporter):
             shown = side_text(run, noise, unit)
             label, where = run.implementation_label, run.where
             put_line(self.out, f"    {name}  {shown}  {label}  {where}{_others(others)}")
-        put_line(self.out, f"    reason     {pair.reason}")
+        put_line(self.out, f"    reason     {reason_text(pair)}")
 
 
 class MarkdownReporter(_Reporter):
@@ -280,7 +302,7 @@ class MarkdownReporter(_Reporter):
                         workload_text(cand),
                         side_text(ref, pair.reference_noise, unit),
                         side_text(cand, pair.candidate_noise, unit),
-                        pair.reason,
+                        reason_text(pair),
                     ],
                 ),
             ]
@@ -352,7 +374,7 @@ def pair_json(pair: Pair) -> dict[str, Any]:
     return {
         "verdict": pair.verdict,
         "ratio": pair.ratio,
-        "reason": pair.reason,
+        "reason": reason_text(pair),
         **_key_json(pair.candidate),
         "reference": side_json(pair.reference, pair.reference_noise, pair.reference_others),
         "candidate": side_json(pair.candidate, pair.candidate_noise, pair.candidate_others),
@@ -457,7 +479,7 @@ def _pair_row(pair: Pair) -> list[object]:
     return [
         pair.verdict,
         csv_ratio(pair.ratio),
-        pair.reason,
+        reason_text(pair),
         cand.kernel or "",
         cand.pass_ or "",
         cand.metric,

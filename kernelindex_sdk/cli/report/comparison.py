@@ -18,6 +18,7 @@ from typing import IO, Any, Final, Protocol
 
 import attrs
 
+from kernelindex_sdk.base import recordformat
 from kernelindex_sdk.base.escaping import markdown_cell
 from kernelindex_sdk.base.metrics import BASE_UNITS, METRIC_NAMES, RATIO_KINDS, RATIO_NAMES
 from kernelindex_sdk.cli.report.writing import (
@@ -47,12 +48,19 @@ REASON_WIDTH: Final = 48
 #: Marks a ratio within its two runs' noise, and a run without noise.
 WITHIN_NOISE: Final = "≈"
 COLLAPSED: Final = "†"
+#: Marks a run flagged host-bound: its figure is mostly the host's time.
+HOST_BOUND: Final = "‡"
 #: What the marks mean, printed once under tables that use them.
 LEGEND: Final = (
     f"{WITHIN_NOISE} within noise: the two runs' noise intervals (p20–p80, or mean ± stddev)"
     " overlap and the change is within the larger relative noise, so the ratio may be"
     f" noise; {COLLAPSED} collapsed quantiles"
     " (p20 = median = p80): the run records no noise"
+)
+#: Added to the legend where a host-bound run is shown.
+HOST_BOUND_LEGEND: Final = (
+    f"; {HOST_BOUND} host-bound: the median is over twice the GPU's own time, so it"
+    " measures this host more than the kernel"
 )
 
 
@@ -67,6 +75,22 @@ def within_noise(baseline: ResolvedRun | None, run: ResolvedRun) -> bool | None:
 def collapsed(run: ResolvedRun) -> bool:
     """A passed run whose quantiles collapsed (p20 = median = p80, or flagged so)."""
     return run.passed and noise_of(run).why == "collapsed quantiles"
+
+
+def host_bound(run: ResolvedRun) -> bool:
+    """A passed run flagged ``host-bound`` (its figure is mostly the host's time)."""
+    return run.passed and recordformat.HOST_BOUND_FLAG in run.flags
+
+
+def marks(run: ResolvedRun) -> str:
+    """The marks after a run's value: collapsed quantiles, host-bound."""
+    return (COLLAPSED if collapsed(run) else "") + (HOST_BOUND if host_bound(run) else "")
+
+
+def legend(comparison: Comparison) -> str:
+    """:data:`LEGEND`, and the host-bound mark's meaning where a run carries it."""
+    shown = any(host_bound(row.newest) for group in comparison.groups for row in group.rows)
+    return LEGEND + (HOST_BOUND_LEGEND if shown else "")
 
 
 def marked_ratio(ratio: float | None, within: bool | None) -> str:
@@ -88,7 +112,7 @@ def uses_marks(comparison: Comparison, options: ReportOptions) -> bool:
             pairs = zip(row.runs, row.ratios, strict=False)
             shown = pairs if options.show_all else [(row.newest, row.ratio)]
             for run, ratio in shown:
-                if collapsed(run) or (ratio is not None and within_noise(base, run)):
+                if marks(run) or (ratio is not None and within_noise(base, run)):
                     return True
     return False
 
@@ -166,7 +190,8 @@ def _lines(group: Group, options: ReportOptions) -> list[_Line]:
             if run.passed and run.value is not None:
                 value, detail = quantity(run.value, unit), spread(run.p20, run.p80, unit)
                 if collapsed(run):
-                    value, detail = f"{value}{COLLAPSED}", "collapsed"
+                    detail = "collapsed"
+                value += marks(run)
             else:
                 value, detail = run.status.upper(), _cut(run.reason or "")
             shown = marked_ratio(ratio, within_noise(base, run) if ratio is not None else None)
@@ -195,6 +220,14 @@ def _notes(group: Group) -> list[str]:
         notes.append(
             f"runs come from {len(group.environments)} environments on this hardware"
             " (software differs)"
+        )
+    bound = {row.newest.environment_digest for row in group.rows if host_bound(row.newest)}
+    hosts = {row.newest.environment_digest for row in group.rows if row.newest.passed}
+    if bound and len(hosts) > 1:
+        notes.append(
+            "host-bound runs beside runs of another environment: their figures time each"
+            " host more than the kernel, so a ratio across them is the hosts' (compare the"
+            " runs' GPU-only times, sourceNative gpu_only_ms_50)"
         )
     if group.baseline is None:
         notes.append(f"no baseline provider in this group: {group.ratio_name} n/a")
@@ -269,8 +302,7 @@ def sweep_table(panel: Panel) -> SweepTable:
             point = next((p for p in series.points if p.x == x), None)
             failure = next((f for f in series.failures if f.x == x), None)
             if point is not None:
-                mark = COLLAPSED if collapsed(point.run) else ""
-                row.append(quantity(point.value, unit) + mark)
+                row.append(quantity(point.value, unit) + marks(point.run))
             elif failure is not None:
                 row.append(failure.status.upper())
             else:
@@ -334,7 +366,7 @@ class TextReporter(_Reporter):
         for group in shapes:
             self._group(group)
         if uses_marks(comparison, self.options):
-            put_line(self.out, f"legend: {LEGEND}")
+            put_line(self.out, f"legend: {legend(comparison)}")
         put_line(self.out, summary(comparison, self.options, sweeps=len(sweeps)))
 
     def _group(self, group: Group) -> None:
@@ -372,7 +404,7 @@ class MarkdownReporter(_Reporter):
         for group in shapes:
             self._group(group)
         if uses_marks(comparison, self.options):
-            self.out.write(f"> legend: {md(LEGEND)}\n\n")
+            self.out.write(f"> legend: {md(legend(comparison))}\n\n")
         self.out.write(f"_{md(summary(comparison, self.options, sweeps=len(sweeps)))}_\n")
 
     def _group(self, group: Group) -> None:
