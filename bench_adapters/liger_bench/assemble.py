@@ -36,6 +36,7 @@ from bench_adapters.liger_bench.runner import Outcome
 from bench_adapters.recording.environment import GPU_FIELDS, SOFTWARE_FIELDS, Probed
 from bench_adapters.recording.environment import environment_record as build_environment
 from bench_adapters.recording.recorder import link, unfinished_run
+from bench_adapters.recording.timing import injected_measurement, injected_notes
 from kernelindex_sdk import models as m
 from kernelindex_sdk.base import recordformat
 
@@ -57,9 +58,15 @@ _TIMED = {
 
 
 def protocol_record(
-    metric: str, pass_: str, timer: TimerSettings, memory_repetitions: int, version: str
+    metric: str,
+    pass_: str,
+    timer: TimerSettings,
+    memory_repetitions: int,
+    version: str,
+    injected: str | None = None,
 ) -> dict[str, Any]:
-    """The protocol a run was measured under, with its real settings."""
+    """The protocol a run was measured under, with its real settings; ``injected``: the
+    class of a timer injected through the seam, which measured nothing (said so)."""
     timed = _TIMED[pass_]
     quantiles = "/".join(f"{q:g}" for q in timer.quantiles)
     gate = (
@@ -90,6 +97,16 @@ def protocol_record(
             "of harness settings in mind."
         )
         name, title = f"kernelindex-bench-liger-do-bench-{pass_}", f"do_bench · {pass_} pass"
+        if injected is not None:
+            measurement = {
+                **injected_measurement(timer, injected),
+                recordformat.GRAD_TO_NONE_KEY: grads,
+            }
+            notes = injected_notes(injected, timer) + " " + gate
+            name, title = (
+                f"kernelindex-bench-liger-injected-timer-{pass_}",
+                f"injected timer · {pass_} pass",
+            )
     else:
         measurement = {
             recordformat.MEMORY_PROBE_KEY: "torch_cuda_max_memory_allocated",
@@ -187,6 +204,8 @@ class Assembler:
     timer: TimerSettings
     memory_repetitions: int
     harness_version: str
+    #: The class of a timer injected through the seam (its speed runs are flagged).
+    injected: str | None = None
     environment: dict[str, Any] = attrs.field(init=False)
     _protocols: dict[tuple[str, str], dict[str, Any]] = attrs.field(init=False, factory=dict)
     _implementations: dict[tuple[str, str], dict[str, Any]] = attrs.field(init=False, factory=dict)
@@ -199,7 +218,12 @@ class Assembler:
         key = (metric, pass_)
         if key not in self._protocols:
             self._protocols[key] = protocol_record(
-                metric, pass_, self.timer, self.memory_repetitions, self.harness_version
+                metric,
+                pass_,
+                self.timer,
+                self.memory_repetitions,
+                self.harness_version,
+                self.injected,
             )
         return self._protocols[key]
 
@@ -248,6 +272,7 @@ class Assembler:
         if outcome.status == "passed" and outcome.values is not None:
             p20, median, p80 = outcome.values
             flags = [records.COLLAPSED_QUANTILES] if p20 == median == p80 else []
+            flags += self._injected_flag(outcome)
             return records.run_record(
                 name=name,
                 title=title,
@@ -262,7 +287,7 @@ class Assembler:
                 digests=refs,
                 quality_flags=flags,
             )
-        return unfinished_run(
+        run = unfinished_run(
             outcome.status,
             outcome.reason,
             outcome.observed_at,
@@ -273,3 +298,14 @@ class Assembler:
             labels=labels,
             refs=refs,
         )
+        if self._injected_flag(outcome):
+            run[recordformat.SPEC_KEY][recordformat.QUALITY_FLAGS_KEY] = self._injected_flag(
+                outcome
+            )
+        return run
+
+    def _injected_flag(self, outcome: Outcome) -> list[str]:
+        """``[injected_timer]`` for a speed run an injected timer timed, else nothing."""
+        if self.injected is None or outcome.item.metric != "speed":
+            return []
+        return [recordformat.INJECTED_TIMER]
