@@ -147,6 +147,59 @@ def test_a_failed_run_through_an_injected_timer_is_flagged_too() -> None:
     assert recording.bundle["protocol"]["spec"]["measurement"]["timer"] == "unknown"
 
 
+def _faked_records(folder: Path, times: int = 1) -> None:
+    for _ in range(times):
+        recording = record(
+            work,
+            400,
+            workload=workload_for("work", (400,)),
+            implementation=implementation_of(work),
+            timer=FakeTimer(),
+            environment=NO_GPU,
+        )
+        write_bundle(folder, recording.bundle)
+
+
+def test_validate_ls_and_compare_show_a_run_of_an_injected_timer(tmp_path: Path) -> None:
+    faked = tmp_path / "faked"
+    _faked_records(faked, times=2)
+    checked = run_subprocess(["validate", "-v", faked])
+    assert checked.exit_code == 0
+    assert checked.stdout.count("ok (Bundle record-injected-timer-work-") == 2
+    listed = run_subprocess(["ls", faked])
+    assert re.search(r"quality flags \(1\)\n +injected_timer +2", listed.stdout), listed.stdout
+    compared = run_subprocess(["compare", faked])
+    assert compared.exit_code == 0, compared.output
+    assert "injected timer: not a measurement" in compared.stdout
+    as_json = json.loads(run_subprocess(["compare", "--format", "json", faked]).stdout)
+    assert '"injectedTimer": true' in json.dumps(as_json)
+
+
+def test_compare_against_refuses_runs_of_an_injected_timer(tmp_path: Path) -> None:
+    faked = tmp_path / "faked"
+    _faked_records(faked)
+    real = tmp_path / "real"
+    measured = record(
+        work,
+        400,
+        workload=workload_for("work", (400,)),
+        implementation=implementation_of(work),
+        protocol=QUICK,
+        environment=NO_GPU,
+    )
+    write_bundle(real, measured.bundle)
+    clean = run_subprocess(["compare", "--against", real, real])
+    assert clean.exit_code == 0, clean.output
+    for reference, candidate in ((faked, real), (real, faked)):
+        judged = run_subprocess(["compare", "--against", reference, candidate])
+        assert judged.exit_code == 1, judged.output
+        assert "1 run timed by an injected timer: not measurements" in judged.output
+    both = run_subprocess(["compare", "--against", faked, faked])
+    assert both.exit_code == 1
+    assert "[injected timer: not a measurement]" in both.stdout
+    assert "2 runs timed by an injected timer" in both.output
+
+
 # --------------------------------------------------------------------------- implementation
 
 
@@ -325,7 +378,7 @@ def test_the_gate_refuses_runs_of_an_injected_timer(pytester: pytest.Pytester) -
     judged.assert_outcomes(passed=1)
     assert judged.ret == 1
     # Both sides' runs (the reference's and the session's) are refused.
-    judged.stdout.fnmatch_lines(["*kernelindex gate FAILED:*2 run(s) timed by an injected timer*"])
+    judged.stdout.fnmatch_lines(["*kernelindex gate FAILED:*2 runs timed by an injected timer*"])
 
 
 @pytest.mark.parametrize(

@@ -325,8 +325,11 @@ def _run_record(
     observed = measured.observed_at
     stamp = observed.replace(":", "-").replace(".", "-").rstrip("Z")
     external_id = f"{kernel}/{pass_}/{provider}/{stamp}"
-    name = record_name(f"record-{kernel}-{pass_}-{provider}-{stamp}")
+    seam = "injected-timer-" if origin is not None else ""
+    name = record_name(f"record-{seam}{kernel}-{pass_}-{provider}-{stamp}")
     title = f"{kernel} · {pass_} · {provider}"
+    if origin is not None:  # what validate -v and every listing show of the run
+        title += " · injected timer, not a measurement"
     source_native = m.SourceNative(SOURCE, f"{kernel}/{pass_}", external_id)
     ms = measured.values
     if measured.status != "passed" or ms is None:

@@ -125,6 +125,7 @@ def judge_session(
     """Judge the session's runs against the records under ``reference`` (the module doc)."""
     from kernelindex_sdk import compare
     from kernelindex_sdk.cli.report import REPORTERS
+    from kernelindex_sdk.compare.refusal import refuse_injected
 
     problems: list[str] = []
     with tempfile.TemporaryDirectory(prefix="kernelindex-session-") as folder:
@@ -136,18 +137,12 @@ def judge_session(
     assert loaded.reference is not None  # a before/after has both sides
     before, after = loaded.reference.runs, loaded.candidate.runs
     lines = [one_line(f"kernelindex: {problem}") for problem in problems]
-    injected = [r for r in (*before, *after) if recordformat.INJECTED_TIMER in r.flags]
     result = compare.before_after(before, after, threshold=threshold, lookup=loaded.index.lookup)
     outcome = compare.gate(
         result, tuple(fail_on), invalid=loaded.invalid, unreadable=loaded.unreadable
     )
-    status, reason = outcome.status, outcome.reason
-    if injected:
-        refused = f"{len(injected)} run(s) timed by an injected timer: not measurements"
-        status, reason = max(status, 1), f"{reason}; {refused}"
+    outcome = refuse_injected(outcome, [*before, *after])
     text = io.StringIO()
     REPORTERS["compare --against", "text"](text, tuple(fail_on)).write(result, outcome)
     lines += text.getvalue().splitlines()
-    if injected:
-        lines.append(one_line(f"refused: {reason}"))
-    return Judged(status, reason, lines)
+    return Judged(outcome.status, outcome.reason, lines)
