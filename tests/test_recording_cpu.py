@@ -198,6 +198,8 @@ def test_compare_against_refuses_runs_of_an_injected_timer(tmp_path: Path) -> No
     assert both.exit_code == 1
     assert "[injected timer: not a measurement]" in both.stdout
     assert "2 runs timed by an injected timer" in both.output
+    as_json = run_subprocess(["compare", "--against", faked, real, "--format", "json"])
+    assert as_json.exit_code == 1 and '"injectedTimer": true' in as_json.stdout
 
 
 # --------------------------------------------------------------------------- implementation

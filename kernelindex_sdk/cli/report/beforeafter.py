@@ -322,6 +322,7 @@ def side_json(run: ResolvedRun, noise: Noise, others: tuple[ResolvedRun, ...]) -
     else:
         out["reason"] = run.reason
     out["others"] = [r.digest for r in others]
+    out["injectedTimer"] = injected_timer(run)
     return out
 
 
@@ -366,6 +367,7 @@ def unpaired_json(unpaired: Unpaired) -> dict[str, Any]:
         **_key_json(run),
         "others": [r.digest for r in unpaired.others],
         "near": near,
+        "injectedTimer": injected_timer(run),
     }
 
 
