@@ -390,6 +390,7 @@ def test_the_gate_refuses_runs_of_an_injected_timer(pytester: pytest.Pytester) -
         ("--kernelindex-fail-on=worse", "*--kernelindex-fail-on 'worse': not a verdict*"),
         ("--kernelindex-threshold=5", "*--kernelindex-threshold '5': give a fraction*"),
         ("--kernelindex-samples=0", "*kernelindex: samples must be >= 1*"),
+        ("--kernelindex-compare=. -n 2", "*--kernelindex-compare judges * one process: add -n 0*"),
     ],
 )
 def test_a_bad_option_is_one_line_and_a_usage_error(
@@ -398,7 +399,8 @@ def test_a_bad_option_is_one_line_and_a_usage_error(
     pytester.makepyfile(test_cpu_kernels=TESTS)
     if option.startswith("--kernelindex-fail-on") or option.startswith("--kernelindex-thr"):
         option = f"{option} --kernelindex-compare=."
-    result = pytester.runpytest_subprocess("-p", "no:randomly", "-p", "no:xdist", *option.split())
+    xdist = () if " -n " in option else ("-p", "no:xdist")
+    result = pytester.runpytest_subprocess("-p", "no:randomly", *xdist, *option.split())
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines([message])
     assert "Traceback" not in result.stderr.str()

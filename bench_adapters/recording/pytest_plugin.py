@@ -138,6 +138,11 @@ def pytest_configure(config: pytest.Config) -> None:
         return
     if not Path(reference).exists():
         raise pytest.UsageError(f"--kernelindex-compare {reference!r}: no such file or folder")
+    if getattr(config.option, "numprocesses", None) or hasattr(config, "workerinput"):
+        raise pytest.UsageError(
+            "--kernelindex-compare judges the measurements of one process: add -n 0 "
+            "(pytest-xdist runs the tests in others)"
+        )
     verdicts = tuple(
         v.strip() for v in str(config.getoption("kernelindex_fail_on")).split(",") if v.strip()
     )
