@@ -26,6 +26,7 @@ from bench_adapters.recording import environment as env
 from bench_adapters.recording.bundles import write_bundle
 from bench_adapters.recording.describe import implementation_of, workload_for
 from bench_adapters.recording.recorder import record
+from bench_adapters.recording.session import Entry, results_table
 from bench_adapters.recording.timing import (
     DoBenchTimer,
     FakeTimer,
@@ -200,6 +201,35 @@ def test_compare_against_refuses_runs_of_an_injected_timer(tmp_path: Path) -> No
     assert "2 runs timed by an injected timer" in both.output
     as_json = run_subprocess(["compare", "--against", faked, real, "--format", "json"])
     assert as_json.exit_code == 1 and '"injectedTimer": true' in as_json.stdout
+
+
+def test_the_results_table_is_one_line_per_measurement_fastest_first() -> None:
+    def recorded(fn: Any, n: int, timer: Any = None) -> Any:
+        return record(
+            fn,
+            n,
+            workload=workload_for("work", (n,)),
+            implementation=implementation_of(fn),
+            protocol=None if timer else QUICK,
+            timer=timer,
+            environment=NO_GPU,
+        )
+
+    entries = [
+        Entry("test_slow[\x1b[31mred\nline]", recorded(work, 2000)),
+        Entry("test_fast", recorded(work, 10)),
+        Entry("test_faked", recorded(work, 10, FakeTimer([5.0, 4.0, 6.0]))),
+        Entry("test_failed", recorded(lambda n: 1 // 0, 1)),
+    ]
+    lines = results_table(entries)
+    assert len(lines) == 2 + len(entries)
+    assert all("\n" not in line and "\x1b" not in line for line in lines)
+    names = [line.split()[0] for line in lines[2:]]
+    assert names[0] == "test_fast" and names[2] == "test_faked"
+    assert names[-1] == "test_failed"
+    assert lines[-1].split()[1] == "FAILED" and "ZeroDivisionError" in lines[-1]
+    assert lines[4].endswith("unknown (injected FakeTimer)")
+    assert lines[2].endswith("wall_clock") and " 7 " in lines[2]
 
 
 # --------------------------------------------------------------------------- implementation

@@ -98,15 +98,7 @@ def protocol_record(
         )
         name, title = f"kernelindex-bench-liger-do-bench-{pass_}", f"do_bench · {pass_} pass"
         if injected is not None:
-            measurement = {
-                **injected_measurement(timer, injected),
-                recordformat.GRAD_TO_NONE_KEY: grads,
-            }
-            notes = injected_notes(injected, timer) + " " + gate
-            name, title = (
-                f"kernelindex-bench-liger-injected-timer-{pass_}",
-                f"injected timer · {pass_} pass",
-            )
+            measurement, notes, name, title = _injected(injected, timer, pass_, grads, gate)
     else:
         measurement = {
             recordformat.MEMORY_PROBE_KEY: "torch_cuda_max_memory_allocated",
@@ -131,6 +123,17 @@ def protocol_record(
         measurement,
         m.Comparability(notes=notes, family=FAMILY),
     )
+
+
+def _injected(
+    origin: str, timer: TimerSettings, pass_: str, grads: bool, gate: str
+) -> tuple[dict[str, Any], str, str, str]:
+    """The measurement, notes, name and title of a speed protocol whose timer was
+    injected through the seam: nothing it timed reads as do_bench's."""
+    measurement = {**injected_measurement(timer, origin), recordformat.GRAD_TO_NONE_KEY: grads}
+    notes = injected_notes(origin, timer) + " " + gate
+    name = f"kernelindex-bench-liger-injected-timer-{pass_}"
+    return measurement, notes, name, f"injected timer · {pass_} pass"
 
 
 def probed_of(info: DeviceInfo) -> Probed:

@@ -58,8 +58,6 @@ _GATE = pytest.StashKey[tuple[str, float, tuple[str, ...]]]()
 #: ``--kernelindex-timer``'s choices: CUDA where there is CUDA, else the CPU clock;
 #: always the CPU clock; always CUDA (skipped without it).
 TIMERS = ("auto", "cpu", "gpu")
-#: Every verdict, as ``compare --against --fail-on`` takes them.
-VERDICTS = ("slower", "unsure", "faster", "same")
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -70,6 +68,11 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         default=None,
         help="write one kernelindex bundle per kernel_bench measurement under DIR",
     )
+    _clock_options(group)
+    _gate_options(group)
+
+
+def _clock_options(group: pytest.OptionGroup) -> None:
     group.addoption(
         "--kernelindex-timer",
         choices=TIMERS,
@@ -105,6 +108,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         default=False,
         help="switch the garbage collector off while the CPU clock samples",
     )
+
+
+def _gate_options(group: pytest.OptionGroup) -> None:
     group.addoption(
         "--kernelindex-compare",
         metavar="REF",
@@ -143,6 +149,8 @@ def pytest_configure(config: pytest.Config) -> None:
             "--kernelindex-compare judges the measurements of one process: add -n 0 "
             "(pytest-xdist runs the tests in others)"
         )
+    from kernelindex_sdk.compare.beforeafter import VERDICTS
+
     verdicts = tuple(
         v.strip() for v in str(config.getoption("kernelindex_fail_on")).split(",") if v.strip()
     )

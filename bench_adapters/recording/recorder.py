@@ -345,26 +345,12 @@ def _run_record(
             refs=refs,
         )
         return _flagged(run, origin)
-    by_q = dict(zip(settings.quantiles, ms, strict=True))
     spec: dict[str, Any] = {
         recordformat.STATUS_KEY: "passed",
         recordformat.OBSERVED_AT_KEY: observed,
+        **_results(settings, ms, sampled),
     }
-    if sampled is not None:
-        spec[recordformat.TIMING_KEY] = _sampled_timing(sampled)
-    else:
-        timing = m.Timing(
-            latency_ns={"median": round(by_q[0.5] * 1_000_000)}, primary_statistic="median"
-        )
-        spec[recordformat.TIMING_KEY] = m.unstructure(timing)
-        measurements = [
-            m.unstructure(m.Measurement("latency", "ns", statistic, round(by_q[q] * 1_000_000)))
-            for q in sorted(settings.quantiles)
-            if q != 0.5 and (statistic := _STATISTICS.get(q)) is not None
-        ]
-        if measurements:
-            spec[recordformat.MEASUREMENTS_KEY] = measurements
-    metrics = {f"ms_q{q:g}": float(v) for q, v in by_q.items()}
+    metrics = {f"ms_q{q:g}": float(v) for q, v in zip(settings.quantiles, ms, strict=True)}
     metrics.update(measured.native)
     if sampled is not None:
         metrics.update(
@@ -377,6 +363,27 @@ def _run_record(
         attrs.evolve(source_native, metrics=metrics)
     )
     return _flagged(run_envelope(spec, name=name, title=title, labels={}, digests=refs), origin)
+
+
+def _results(settings: Settings, ms: tuple[float, ...], sampled: Sampled | None) -> dict[str, Any]:
+    """A passed run's ``timing`` (and ``measurements``): the CPU clock's samples
+    summarized, or the timer's quantiles (the median as the timing, the others the
+    format names as measurements)."""
+    if sampled is not None:
+        return {recordformat.TIMING_KEY: _sampled_timing(sampled)}
+    by_q = dict(zip(settings.quantiles, ms, strict=True))
+    timing = m.Timing(
+        latency_ns={"median": round(by_q[0.5] * 1_000_000)}, primary_statistic="median"
+    )
+    found: dict[str, Any] = {recordformat.TIMING_KEY: m.unstructure(timing)}
+    measurements = [
+        m.unstructure(m.Measurement("latency", "ns", statistic, round(by_q[q] * 1_000_000)))
+        for q in sorted(settings.quantiles)
+        if q != 0.5 and (statistic := _STATISTICS.get(q)) is not None
+    ]
+    if measurements:
+        found[recordformat.MEASUREMENTS_KEY] = measurements
+    return found
 
 
 def _sampled_timing(sampled: Sampled) -> dict[str, Any]:
