@@ -25,7 +25,7 @@ from collections.abc import Sequence
 
 import attrs
 
-from bench_adapters.recording.bundles import write_bundle
+from bench_adapters.recording.bundles import InvalidBundle, write_bundle
 from bench_adapters.recording.recorder import Recording
 from kernelindex_sdk.base import recordformat
 from kernelindex_sdk.base.escaping import one_line
@@ -128,9 +128,14 @@ def judge_session(
     from kernelindex_sdk.compare.refusal import refuse_injected
 
     problems: list[str] = []
+    refused = 0
     with tempfile.TemporaryDirectory(prefix="kernelindex-session-") as folder:
         for entry in entries:
-            write_bundle(folder, entry.recording.bundle)
+            try:
+                write_bundle(folder, entry.recording.bundle)
+            except InvalidBundle as error:  # counted as invalid: the gate fails on it
+                refused += 1
+                problems.append(f"{entry.name}: the record would not validate: {error}")
         loaded = compare.load(
             [folder], [os.fspath(reference)], on_problem=lambda p: problems.append(str(p))
         )
@@ -139,7 +144,7 @@ def judge_session(
     lines = [one_line(f"kernelindex: {problem}") for problem in problems]
     result = compare.before_after(before, after, threshold=threshold, lookup=loaded.index.lookup)
     outcome = compare.gate(
-        result, tuple(fail_on), invalid=loaded.invalid, unreadable=loaded.unreadable
+        result, tuple(fail_on), invalid=loaded.invalid + refused, unreadable=loaded.unreadable
     )
     outcome = refuse_injected(outcome, [*before, *after])
     text = io.StringIO()
