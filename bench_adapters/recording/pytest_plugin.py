@@ -318,8 +318,11 @@ class KernelBench:
         )
         self.recordings.append(recording)
         shown = self._name if len(self.recordings) == 1 else f"{self._name} #{len(self.recordings)}"
-        self._config.stash.setdefault(_ENTRIES, []).append(Entry(shown, recording))
-        self._write(recording)
+        entries = self._config.stash.setdefault(_ENTRIES, [])
+        entries.append(Entry(shown, recording))  # in the table even if it cannot be written
+        path = self._write(recording)
+        if path is not None:
+            entries[-1] = Entry(shown, recording, path)
         if recording.status != "passed":
             pytest.fail(f"kernel_bench: {recording.status}: {recording.reason}", pytrace=False)
         return recording
@@ -335,23 +338,24 @@ class KernelBench:
                 self._config.stash[_ENVIRONMENT] = dict(environment)
         return environment
 
-    def _write(self, recording: Recording) -> None:
-        """Write the bundle under --kernelindex-out, if given; a failure fails the test."""
+    def _write(self, recording: Recording) -> Path | None:
+        """Write the bundle under --kernelindex-out, if given (its path); a failure
+        fails the test."""
         out = self._config.getoption("kernelindex_out")
         if not out:
-            return
+            return None
         from bench_adapters.common.writer import OutputError
         from bench_adapters.recording.bundles import InvalidBundle, write_bundle
 
         problem = None
         try:
             self.written.append(write_bundle(out, recording.bundle))
+            return self.written[-1]
         except InvalidBundle as error:
             problem = f"kernel_bench: the record would not validate: {error}"
         except OutputError as error:
             problem = f"kernel_bench: --kernelindex-out: {error}"
-        if problem is not None:  # failed outside the except: one line, no chained error
-            pytest.fail(problem, pytrace=False)
+        pytest.fail(problem, pytrace=False)  # outside the except: one line, no chained error
 
 
 @pytest.fixture

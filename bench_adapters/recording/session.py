@@ -7,7 +7,8 @@ that produced the figures (``unknown (injected …)`` for a timer injected throu
 seam: never a measurement).
 
 The gate is ``kernelindex compare --against REF``'s, called, not rewritten: the
-session's bundles are written to a temporary folder and both sides loaded by
+session's bundles (the files ``--kernelindex-out`` wrote, else each written to a
+temporary folder) and REF are loaded by
 :func:`kernelindex_sdk.compare.load`, paired and judged by
 :func:`~kernelindex_sdk.compare.before_after`, its exit status decided by
 :func:`~kernelindex_sdk.compare.gate`, its table written by ``compare --against``'s text
@@ -22,6 +23,7 @@ import math
 import os
 import tempfile
 from collections.abc import Sequence
+from pathlib import Path
 
 import attrs
 
@@ -41,6 +43,8 @@ class Entry:
 
     name: str
     recording: Recording
+    #: Where ``--kernelindex-out`` wrote it (None when it was not written).
+    path: Path | None = None
 
 
 def _latency(recording: Recording) -> dict[str, float]:
@@ -130,14 +134,17 @@ def judge_session(
     problems: list[str] = []
     refused = 0
     with tempfile.TemporaryDirectory(prefix="kernelindex-session-") as folder:
-        for entry in entries:
-            try:
-                write_bundle(folder, entry.recording.bundle)
-            except InvalidBundle as error:  # counted as invalid: the gate fails on it
-                refused += 1
-                problems.append(f"{entry.name}: the record would not validate: {error}")
+        written = [os.fspath(entry.path) for entry in entries if entry.path is not None]
+        if len(written) < len(entries):  # not all written out: all of them here
+            written = [folder]
+            for entry in entries:
+                try:
+                    write_bundle(folder, entry.recording.bundle)
+                except InvalidBundle as error:  # counted as invalid: the gate fails on it
+                    refused += 1
+                    problems.append(f"{entry.name}: the record would not validate: {error}")
         loaded = compare.load(
-            [folder], [os.fspath(reference)], on_problem=lambda p: problems.append(str(p))
+            written, [os.fspath(reference)], on_problem=lambda p: problems.append(str(p))
         )
     assert loaded.reference is not None  # a before/after has both sides
     before, after = loaded.reference.runs, loaded.candidate.runs

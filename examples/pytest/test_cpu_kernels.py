@@ -2,7 +2,7 @@
 
 import json
 
-TEXT = json.dumps({"rows": [{"id": i, "name": f"row {i}"} for i in range(50)]})
+TEXTS = {rows: json.dumps([{"id": i, "name": f"row {i}"} for i in range(rows)]) for rows in (50,)}
 
 
 def checksum(data: bytes) -> int:
@@ -12,9 +12,13 @@ def checksum(data: bytes) -> int:
     return total
 
 
+def parse(rows: int) -> list:
+    return json.loads(TEXTS[rows])
+
+
 def test_checksum(kernel_bench):
     assert kernel_bench(checksum, b"kernelindex" * 20) == checksum(b"kernelindex" * 20)
 
 
 def test_parse(kernel_bench):
-    kernel_bench.measure(json.loads, TEXT, timer="cpu", reference=lambda text: json.loads(text))
+    kernel_bench.measure(parse, 50, timer="cpu", reference=lambda rows: json.loads(TEXTS[rows]))
