@@ -379,7 +379,7 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     (or a run that is no measurement) fails the session."""
     config = session.config
     gate = config.stash.get(_GATE, None)
-    if gate is None:
+    if gate is None or config.option.collectonly:
         return
     from bench_adapters.recording.session import Judged, judge_session
 
