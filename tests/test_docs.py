@@ -33,3 +33,11 @@ def test_the_library_guide_builds_links_validates_and_writes_a_record(
     assert printed == ki.digest(bundle["run"])
     assert json.loads(written.read_text("utf-8")) == bundle
     assert os.listdir(tmp_path) == ["geglu-forward-h200.json"]
+
+
+def test_the_recording_guide_times_plain_python_with_the_cpu_clock() -> None:
+    (block,) = _tested_blocks("recording.md")
+    namespace: dict[str, object] = {"__name__": "recording_guide"}
+    exec(compile(block, "docs/recording.md", "exec"), namespace)
+    recording = namespace["recording"]
+    assert ki.validate(recording.bundle) == []  # type: ignore[attr-defined]

@@ -808,6 +808,13 @@ def test_run_bench_writes_valid_bundles_as_the_importer_names_them(tmp_path: Pat
         assert entry.path in files
         assert entry.path.name.startswith(entry.bundle["run"]["metadata"]["name"] + "-")
         assert json.loads(entry.path.read_text(encoding="utf-8")) == entry.bundle
+        # The fake timer measured nothing: its speed runs and protocols say so.
+        measurement = entry.bundle["protocol"]["spec"]["measurement"]
+        if "timer" in measurement:
+            assert entry.bundle["run"]["spec"]["qualityFlags"] == ["injected_timer"]
+            assert measurement["timer"] == "unknown"
+            assert measurement["harnessSettings"]["claimedTimer"] == "cuda_events"
+    assert any("timer" in e.bundle["protocol"]["spec"]["measurement"] for e in written)
     result = subprocess.run(
         [sys.executable, "-m", "kernelindex_sdk.cli.main", "validate", str(tmp_path)],
         capture_output=True,

@@ -1,9 +1,10 @@
 """The recorder (``record``), its helpers and the ``kernel_bench`` pytest fixture, on a CPU.
 
 Everything but the timing: the timer is injected through the documented seam
-(:class:`~bench_adapters.recording.timing.FakeTimer`), the callables are plain Python
-(torch is not needed for the check, the statuses, the records or the writing), and
-the pytest plugin runs in real pytest sessions (pytester, in a subprocess).
+(:class:`~bench_adapters.recording.timing.FakeTimer`, whose records say so), the
+callables are plain Python (torch is not needed for the check, the statuses, the
+records or the writing), and the pytest plugin runs in real pytest sessions
+(pytester, in a subprocess).
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ import kernelindex_sdk as ki
 from bench_adapters.recording import environment as env
 from bench_adapters.recording.bundles import InvalidBundle, write_bundle
 from bench_adapters.recording.describe import implementation_for, workload_for
-from bench_adapters.recording.recorder import record
+from bench_adapters.recording.recorder import protocol_record, record
 from bench_adapters.recording.timing import FakeTimer, TimerSettings
 
 pytest_plugins = ["pytester"]
@@ -73,7 +74,29 @@ def test_a_passed_run_is_a_valid_linked_bundle_with_the_timers_quantiles() -> No
     assert spec["workloadDigest"] == ki.digest(bundle["workload"])
     assert spec["implementationDigest"] == ki.digest(bundle["implementation"])
     assert "first_call_ms" in spec["sourceNative"]["metrics"]
+    # The fake timer measured nothing: the run and its protocol say so.
+    assert spec["qualityFlags"] == ["injected_timer"]
+    assert recording.injected == "bench_adapters.recording.timing.FakeTimer"
+    assert recording.timer == "unknown"
     measurement = bundle["protocol"]["spec"]["measurement"]
+    assert measurement == {
+        "timer": "unknown",
+        "primaryStatistic": "median",
+        "quantiles": [0.5, 0.2, 0.8],
+        "repetitionMs": 100.0,
+        "flushL2Cache": True,
+        "warmupMs": 25.0,
+        "harnessSettings": {
+            "injectedTimer": "bench_adapters.recording.timing.FakeTimer",
+            "claimedTimer": "cuda_events",
+        },
+    }
+    notes = bundle["protocol"]["spec"]["comparability"]["notes"]
+    assert "not a measurement" in notes and "do_bench(" not in notes
+
+
+def test_do_bench_settings_become_the_protocol() -> None:
+    measurement = protocol_record(TimerSettings(), "1.0")["spec"]["measurement"]
     assert measurement == {
         "timer": "cuda_events",
         "primaryStatistic": "median",
@@ -86,10 +109,14 @@ def test_a_passed_run_is_a_valid_linked_bundle_with_the_timers_quantiles() -> No
 
 def test_cuda_graph_settings_become_the_protocol() -> None:
     settings = TimerSettings(rep_ms=50.0, cuda_graph=True, flush_l2=False)
-    recording = _record(timer=FakeTimer(settings=settings))
-    measurement = recording.bundle["protocol"]["spec"]["measurement"]
+    protocol = protocol_record(settings, "1.0")
+    measurement = protocol["spec"]["measurement"]
     assert measurement["timer"] == "cuda_graph" and measurement["flushL2Cache"] is False
     assert "warmupMs" not in measurement
+    assert ki.validate(protocol) == []
+    recording = _record(timer=FakeTimer(settings=settings))
+    faked = recording.bundle["protocol"]["spec"]["measurement"]
+    assert faked["timer"] == "unknown" and faked["harnessSettings"]["claimedTimer"] == "cuda_graph"
     assert ki.validate(recording.bundle) == []
 
 
@@ -234,10 +261,16 @@ def test_fixture_with_a_fake_timer_writes_one_valid_bundle_per_measured_test(
     result.stdout.fnmatch_lines(["*kernel_bench: failed: output differs from the reference*"])
     files = sorted(out.glob("*.json"))
     assert len(files) == 3  # two passed runs and the failed one: written all the same
-    statuses = sorted(json.loads(f.read_text())["run"]["spec"]["status"] for f in files)
-    assert statuses == ["failed", "passed", "passed"]
+    runs = [json.loads(f.read_text())["run"]["spec"] for f in files]
+    assert sorted(run["status"] for run in runs) == ["failed", "passed", "passed"]
+    assert all(run["qualityFlags"] == ["injected_timer"] for run in runs)
     done = run_subprocess(["validate", "--strict-refs", out])
     assert done.exit_code == 0, done.output
+    # The table at the end names the timer: injected, never a clock it did not use.
+    result.stdout.fnmatch_lines(
+        ["*kernelindex: 3 measurements*", "name*median*p20–p80*samples*ops/s*timer*"]
+    )
+    result.stdout.fnmatch_lines(["test_measured *500.0 µs*unknown (injected FakeTimer)"])
 
 
 def test_fixture_output_that_cannot_be_written_fails_the_test_in_one_line(
@@ -253,10 +286,14 @@ def test_fixture_output_that_cannot_be_written_fails_the_test_in_one_line(
     assert blocker.read_text() == "a file, not a folder\n"
 
 
-def test_fixture_without_cuda_skips_with_the_reason(pytester: pytest.Pytester) -> None:
+def test_fixture_asked_for_cuda_without_it_skips_with_the_reason(
+    pytester: pytest.Pytester,
+) -> None:
+    if env.gpu_available()[0]:
+        pytest.skip("this machine has CUDA")
     pytester.makepyfile(test_kernels=TESTS)
     out = pytester.path / "records"
-    result = _run_pytest(pytester, f"--kernelindex-out={out}", "-rs")
+    result = _run_pytest(pytester, f"--kernelindex-out={out}", "--kernelindex-timer=gpu", "-rs")
     result.assert_outcomes(passed=1, skipped=3)
     result.stdout.fnmatch_lines(["*kernel_bench needs a CUDA device*"])
     assert not out.exists()

@@ -202,6 +202,55 @@ def test_no_gpu_is_a_valid_environment_that_says_so() -> None:
     assert "nvidia-smi" in origins["/software/driver"]["detail"]
 
 
+def test_no_gpu_records_what_cpu_timings_depend_on() -> None:
+    cpu = sources(
+        cores=lambda: 16,
+        frequency_policy=lambda: "governor performance, driver intel_pstate, turbo on",
+        numpy=lambda: {"numpy": "2.1.0", "numpy-blas": "scipy-openblas 0.3.27"},
+    )
+    record = env.environment_record(env.probe(0, cpu))
+    assert_valid(record)
+    hardware, software = record["spec"]["hardware"], record["spec"]["software"]
+    assert hardware["hostCpuCores"] == 16
+    assert hardware["hostCpuFrequencyPolicy"].startswith("governor performance")
+    assert software["numpy"] == "2.1.0" and software["numpy-blas"] == "scipy-openblas 0.3.27"
+    origins = provenance(record)
+    assert origins["/hardware/hostCpuCores"]["detail"] == "probed: os.sched_getaffinity(0)"
+    assert origins["/software/numpy-blas"]["origin"] == "record"
+
+    # Nothing readable: said so, never guessed; no numpy: nothing said of it.
+    def no_numpy() -> dict[str, str]:
+        raise ImportError("numpy")
+
+    bare = sources(cores=lambda: None, frequency_policy=lambda: None, numpy=no_numpy)
+    record = env.environment_record(env.probe(0, bare))
+    assert_valid(record)
+    assert "hostCpuCores" not in record["spec"]["hardware"]
+    origins = provenance(record)
+    assert origins["/hardware/hostCpuFrequencyPolicy"]["origin"] == "unknown"
+    assert "numpy" not in record["spec"]["software"] and "/software/numpy" not in origins
+
+
+def test_on_a_gpu_machine_the_host_cpu_facts_stay_out_of_the_hardware() -> None:
+    """The GPU is the device there: its environments' hardware (what runs pair on)
+    stays what it was."""
+    nvml = FakeNvml.from_file("h100-sxm-nvml.json")
+    record = env.environment_record(env.probe(0, sources(nvml=lambda: nvml, cores=lambda: 8)))
+    assert "hostCpuCores" not in record["spec"]["hardware"]
+    assert "/hardware/hostCpuCores" not in provenance(record)
+
+
+def test_the_frequency_policy_is_read_off_sys(tmp_path: Path) -> None:
+    (tmp_path / "cpu0" / "cpufreq").mkdir(parents=True)
+    (tmp_path / "cpu0" / "cpufreq" / "scaling_governor").write_text("powersave\n")
+    (tmp_path / "cpu0" / "cpufreq" / "scaling_driver").write_text("amd-pstate-epp\n")
+    (tmp_path / "cpufreq").mkdir()
+    (tmp_path / "cpufreq" / "boost").write_text("1\n")
+    policy = env.frequency_policy(tmp_path)
+    assert policy == "governor powersave, driver amd-pstate-epp, boost on"
+    assert env.frequency_policy(tmp_path / "absent") is None
+
+
 def test_declared_values_fill_unknowns_only() -> None:
     nvml = FakeNvml.from_file("h100-sxm-nvml.json")
     found = env.probe(0, sources(nvml=lambda: nvml))
@@ -300,6 +349,7 @@ def test_env_without_nvidia_smi_exits_0_and_says_no_gpu(tmp_path: Path) -> None:
     record = json.loads(done.stdout)
     assert record["spec"]["hardware"]["vendor"] == "none"
     assert "nvidia-smi" in record["spec"]["provenance"]["/hardware/deviceName"]["detail"]
+    assert record["spec"]["hardware"]["hostCpuCores"] >= 1  # the CPU is the device
     (tmp_path / "env.json").write_text(done.stdout)
     assert run_subprocess(["validate", tmp_path / "env.json"]).exit_code == 0
 

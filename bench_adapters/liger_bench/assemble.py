@@ -40,6 +40,7 @@ from bench_adapters.liger_bench.runner import Outcome
 from bench_adapters.recording.environment import GPU_FIELDS, SOFTWARE_FIELDS, Probed
 from bench_adapters.recording.environment import environment_record as build_environment
 from bench_adapters.recording.recorder import link, unfinished_run
+from bench_adapters.recording.timing import injected_measurement, injected_notes
 from kernelindex_sdk import models as m
 from kernelindex_sdk.base import recordformat
 
@@ -80,13 +81,19 @@ def protocol_record(
     version: str,
     call: TimedCall | None = None,
     kernel: str | None = None,
+    injected: str | None = None,
 ) -> dict[str, Any]:
     """The protocol a run was measured under, with its real settings and the call it
-    timed (``call``; None: the ``kernelindex`` style's, the same for every kernel)."""
+    timed (``call``; None: the ``kernelindex`` style's, the same for every kernel);
+    ``injected``: the class of a timer injected through the seam, which measured nothing
+    (said so)."""
     if call is None:
         call = TimedCall(KERNELINDEX, pass_, KERNELINDEX_CALLS[pass_])
     timed = _TIMED[pass_] if call.style == KERNELINDEX else _upstream_timed(call)
-    if metric == "speed":
+    if metric == "speed" and injected is not None:
+        measurement, notes = _injected(injected, timer, call)
+        name, title = f"injected-timer-{pass_}", f"injected timer · {pass_} pass"
+    elif metric == "speed":
         measurement, notes = _speed(timer, call, timed)
         name, title = f"do-bench-{pass_}", f"do_bench · {pass_} pass"
     else:
@@ -167,6 +174,18 @@ def _upstream_timed(call: TimedCall) -> str:
     )
 
 
+def _injected(origin: str, timer: TimerSettings, call: TimedCall) -> tuple[dict[str, Any], str]:
+    """The measurement and notes of a speed protocol whose timer was injected through the
+    seam: nothing it timed reads as do_bench's."""
+    measurement = injected_measurement(timer, origin)
+    measurement[recordformat.GRAD_TO_NONE_KEY] = call.resets() != "none"
+    measurement[recordformat.HARNESS_SETTINGS_KEY] = {
+        **call.harness_settings(),
+        **measurement[recordformat.HARNESS_SETTINGS_KEY],
+    }
+    return measurement, injected_notes(origin, timer) + " " + _GATE
+
+
 def probed_of(info: DeviceInfo) -> Probed:
     """The probe's answers for ``info``: its own when a real device was probed; else
     (a stand-in device, in tests) what ``info`` states, said to come from the device."""
@@ -238,6 +257,8 @@ class Assembler:
     timer: TimerSettings
     memory_repetitions: int
     harness_version: str
+    #: The class of a timer injected through the seam (its speed runs are flagged).
+    injected: str | None = None
     environment: dict[str, Any] = attrs.field(init=False)
     _protocols: dict[tuple[Any, ...], dict[str, Any]] = attrs.field(init=False, factory=dict)
     _implementations: dict[tuple[str, str], dict[str, Any]] = attrs.field(init=False, factory=dict)
@@ -268,6 +289,7 @@ class Assembler:
                 self.harness_version,
                 call,
                 kernel_key,
+                self.injected,
             )
         return self._protocols[key]
 
@@ -323,6 +345,7 @@ class Assembler:
             p20, median, p80 = outcome.values
             flags = [records.COLLAPSED_QUANTILES] if p20 == median == p80 else []
             flags += [flag for flag in outcome.flags if flag not in flags]
+            flags += self._injected_flag(outcome)
             record = records.run_record(
                 name=name,
                 title=title,
@@ -340,7 +363,7 @@ class Assembler:
             if outcome.samples:
                 record["spec"][metric.result][recordformat.SAMPLES_KEY] = outcome.samples
             return record
-        return unfinished_run(
+        run = unfinished_run(
             outcome.status,
             outcome.reason,
             outcome.observed_at,
@@ -351,3 +374,14 @@ class Assembler:
             labels=labels,
             refs=refs,
         )
+        if self._injected_flag(outcome):
+            run[recordformat.SPEC_KEY][recordformat.QUALITY_FLAGS_KEY] = self._injected_flag(
+                outcome
+            )
+        return run
+
+    def _injected_flag(self, outcome: Outcome) -> list[str]:
+        """``[injected_timer]`` for a speed run an injected timer timed, else nothing."""
+        if self.injected is None or outcome.item.metric != "speed":
+            return []
+        return [recordformat.INJECTED_TIMER]

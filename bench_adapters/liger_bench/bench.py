@@ -33,6 +33,7 @@ from bench_adapters.recording.hostbound import GPU_ONLY_PREFIX, HOST_BOUND, grap
 from bench_adapters.recording.measure import FIRST_CALL
 from bench_adapters.recording.observe import NvmlMonitor
 from bench_adapters.recording.recorder import harness_version
+from bench_adapters.recording.timing import injected
 from kernelindex_sdk.base.escaping import one_line
 from kernelindex_sdk.base.progress import Progress
 
@@ -172,8 +173,16 @@ def run_bench(
         info = tools.device.describe()
     # The protocol states what measured, as record()'s does: the timer's own settings and
     # the memory probe's repetitions (``settings`` is what cuda_tools builds them from).
+    settings_used = tools.timer.settings
+    if not isinstance(settings_used, TimerSettings):
+        raise ValueError("bench liger times with do_bench: its timer needs TimerSettings")
     assembler = Assembler(
-        catalog.liger, info, tools.timer.settings, tools.memory.repetitions, harness_version()
+        catalog.liger,
+        info,
+        settings_used,
+        tools.memory.repetitions,
+        harness_version(),
+        injected(tools.timer),
     )
     total = sum(len(item.providers) for item in items)
     written: list[Written] = []

@@ -22,6 +22,8 @@ from typing import Any, Protocol
 
 import attrs
 
+from bench_adapters.recording import timing
+
 # The timer is the recorder's (one definition of do_bench's settings and call).
 from bench_adapters.recording.environment import Probed, Sources, probe
 from bench_adapters.recording.measure import is_out_of_memory
@@ -103,11 +105,7 @@ def quantile(values: Sequence[float], q: float) -> float:
     """Linear-interpolation quantile, as ``torch.quantile`` computes it by default."""
     if not values:
         raise ValueError("quantile of no values")
-    ordered = sorted(values)
-    position = q * (len(ordered) - 1)
-    low = int(position)
-    high = min(low + 1, len(ordered) - 1)
-    return ordered[low] + (ordered[high] - ordered[low]) * (position - low)
+    return timing.quantile(sorted(values), q)
 
 
 def package_versions(

@@ -307,7 +307,7 @@ class Runner:
         passed = measured.status == "passed" and measured.values is not None
         if passed and measured.values is not None:
             if item.metric == "speed":
-                values, quantiles = _speed(trial.timer.settings, measured.values)
+                values, quantiles = _speed(do_bench_settings(trial.timer), measured.values)
             else:
                 values, quantiles = _memory(measured.values)
             native = {**quantiles, **native}
@@ -321,7 +321,7 @@ class Runner:
             observed_at=measured.observed_at,
             checked_against=reference,
             call=trial.call,
-            timer=trial.timer.settings if item.metric == "speed" else None,
+            timer=do_bench_settings(trial.timer) if item.metric == "speed" else None,
             samples=trial.samples if passed else None,
             flags=tuple(trial.flags) if passed else (),
         )
@@ -396,7 +396,7 @@ def _speed(
 def _timer_for(tools: Tools, call: TimedCall) -> Timer:
     """The sweep's timer, with the call style's warm-up and rep unless the sweep fixed
     them (a shallow copy with those settings: the sweep's timer itself is unchanged)."""
-    base = tools.timer.settings
+    base = do_bench_settings(tools.timer)
     if tools.fixed_timing or call.rep_ms is None or base.cuda_graph:
         return tools.timer
     settings = attrs.evolve(
@@ -407,8 +407,18 @@ def _timer_for(tools: Tools, call: TimedCall) -> Timer:
     if settings == base:
         return tools.timer
     timer = copy.copy(tools.timer)
-    timer.settings = settings
+    # Every timer bench liger holds keeps its settings in a plain attribute (the Timer
+    # protocol only promises to read them).
+    vars(timer)["settings"] = settings
     return timer
+
+
+def do_bench_settings(timer: Timer) -> TimerSettings:
+    """The do_bench settings a bench liger timer states (an injected one claims them)."""
+    settings = timer.settings
+    if not isinstance(settings, TimerSettings):
+        raise TypeError(f"bench liger times with do_bench's settings, not {settings!r}")
+    return settings
 
 
 def _peaks(memory: MemoryProbe, fn: Callable[[], object]) -> list[int]:

@@ -6,7 +6,11 @@ limit, ECC and the driver and CUDA driver versions; ``nvidia-smi -q -x`` for the
 when NVML is missing or refuses; torch (when installed, and only if CUDA is
 available) for the SM count, which neither NVML nor nvidia-smi reports, and the CUDA
 runtime it was built with; package metadata for the torch and triton versions (not
-imported); and the platform for Python, the OS and the CPU.
+imported); and the platform for Python, the OS and the CPU. On a machine with no GPU the CPU is
+the device, so the probe also reads what its timings depend on: the logical CPUs this
+process may run on, the clock policy (cpufreq governor and driver, turbo or boost, from
+``/sys`` where readable) and, when numpy can be imported, its version and the BLAS it
+was built with (``numpy.show_config``).
 
 Every field carries where it came from in the spec's ``provenance`` map. v1alpha1's
 origins have no ``probed`` (adding an enum value is a change the released version
@@ -29,12 +33,14 @@ from __future__ import annotations
 import contextlib
 import importlib
 import importlib.metadata
+import os
 import platform
 import re
 import shutil
 import subprocess
 import xml.etree.ElementTree as ET
 from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
 import attrs
@@ -80,6 +86,8 @@ HARDWARE_ORDER = (
     "powerLimitMilliwatts",
     "eccEnabled",
     "hostCpu",
+    "hostCpuCores",
+    "hostCpuFrequencyPolicy",
 )
 #: GPU facts a reader wants: each one not found is listed as unknown.
 GPU_FIELDS = HARDWARE_ORDER[4:15]
@@ -109,6 +117,7 @@ _TEXT_FIELDS = frozenset(
         "deviceName",
         "computeCapability",
         "hostCpu",
+        "hostCpuFrequencyPolicy",
     )
 )
 #: Every key ``--set`` accepts (one definition; the usage error lists them): each
@@ -215,6 +224,50 @@ def _version(name: str) -> str:
     return importlib.metadata.version(name)
 
 
+def _cores() -> int | None:
+    """The logical CPUs this process may run on (its affinity where the OS has one)."""
+    affinity = getattr(os, "sched_getaffinity", None)
+    return len(affinity(0)) if affinity is not None else os.cpu_count()
+
+
+def _read_sys(path: Path) -> str | None:
+    try:
+        return path.read_text(encoding="utf-8", errors="replace").strip() or None
+    except OSError:
+        return None
+
+
+def frequency_policy(root: Path = Path("/sys/devices/system/cpu")) -> str | None:
+    """``governor performance, driver intel_pstate, turbo on`` (what ``/sys`` says)."""
+    parts = []
+    for name, words in (("scaling_governor", "governor"), ("scaling_driver", "driver")):
+        value = _read_sys(root / "cpu0" / "cpufreq" / name)
+        if value:
+            parts.append(f"{words} {value}")
+    no_turbo = _read_sys(root / "intel_pstate" / "no_turbo")
+    if no_turbo in ("0", "1"):
+        parts.append("turbo off" if no_turbo == "1" else "turbo on")
+    boost = _read_sys(root / "cpufreq" / "boost")
+    if boost in ("0", "1"):
+        parts.append("boost on" if boost == "1" else "boost off")
+    return " ".join(", ".join(parts).split())[:4096] or None
+
+
+def _numpy_facts() -> dict[str, str]:
+    """numpy's version and the BLAS it was built with; raises ImportError without numpy."""
+    numpy = importlib.import_module("numpy")
+    facts = {"numpy": str(numpy.__version__)}
+    try:
+        config = numpy.show_config(mode="dicts")  # numpy 1.26 and later
+    except TypeError:
+        return facts
+    blas = (config or {}).get("Build Dependencies", {}).get("blas", {})
+    name, version = blas.get("name"), blas.get("version")
+    if name and blas.get("found", True):
+        facts["numpy-blas"] = f"{name} {version}".strip() if version else str(name)
+    return facts
+
+
 @attrs.frozen
 class Sources:
     """Where the probe asks: each replaceable, so tests answer from recorded files.
@@ -232,6 +285,9 @@ class Sources:
     python: Callable[[], str] = platform.python_version
     os: Callable[[], str] = lambda: f"{platform.system()} {platform.release()}".strip()
     cpu: Callable[[], str | None] = _cpu_model
+    cores: Callable[[], int | None] = _cores
+    frequency_policy: Callable[[], str | None] = frequency_policy
+    numpy: Callable[[], dict[str, str]] = _numpy_facts
 
 
 # --------------------------------------------------------------------------- the probe
@@ -257,6 +313,7 @@ def probe(index: int = 0, sources: Sources | None = None) -> Probed:
     found.put(("software", "os"), src.os(), "probed: platform.system() and release()")
     found.put(("hardware", "hostCpu"), src.cpu(), "probed: /proc/cpuinfo model name")
     if not found.has_gpu:
+        _probe_cpu(found, src)
         reasons = "; ".join(r for r in (why_nvml, why_smi) if r) or "no GPU was found"
         for field in GPU_FIELDS:
             found.lack(("hardware", field), f"no GPU: {reasons}")
@@ -268,6 +325,30 @@ def probe(index: int = 0, sources: Sources | None = None) -> Probed:
         found.lack(("hardware", field), _MISSING_WHY.get(field, "no probe reported it"))
     found.lack(("hardware", "hostCpu"), "the OS does not name the CPU model")
     return found
+
+
+def _probe_cpu(found: Probed, src: Sources) -> None:
+    """What a CPU's timings depend on (the module doc): read where no GPU is the device."""
+    found.put(("hardware", "hostCpuCores"), src.cores(), "probed: os.sched_getaffinity(0)")
+    found.lack(("hardware", "hostCpuCores"), "the OS does not say how many CPUs there are")
+    found.put(
+        ("hardware", "hostCpuFrequencyPolicy"),
+        src.frequency_policy(),
+        "probed: /sys/devices/system/cpu cpufreq, intel_pstate",
+    )
+    found.lack(
+        ("hardware", "hostCpuFrequencyPolicy"),
+        "the OS does not expose cpufreq in /sys/devices/system/cpu (a VM or container)",
+    )
+    try:
+        facts = src.numpy()
+    except ImportError:
+        return  # no numpy: nothing to say of it
+    except Exception as error:  # a broken numpy: say so, do not guess
+        found.lack(("software", "numpy"), _why("numpy", error))
+        return
+    for component, value in facts.items():
+        found.put(("software", component), value, "probed: numpy.show_config(mode='dicts')")
 
 
 _MISSING_WHY = {

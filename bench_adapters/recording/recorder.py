@@ -21,6 +21,7 @@ assembles ``bench liger``'s bundles.
 from __future__ import annotations
 
 import importlib
+import math
 import time
 from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime
@@ -33,7 +34,19 @@ from bench_adapters.common.records import protocol_record as protocol_envelope
 from bench_adapters.common.records import run_envelope
 from bench_adapters.recording import environment as env
 from bench_adapters.recording.measure import Measured, Step, measure, stage, timing, utc_now
-from bench_adapters.recording.timing import DoBenchTimer, Timer, TimerSettings
+from bench_adapters.recording.timing import (
+    DoBenchTimer,
+    Sampled,
+    Settings,
+    Timer,
+    TimerSettings,
+    WallClockSettings,
+    WallClockTimer,
+    injected,
+    injected_measurement,
+    injected_notes,
+    quantile,
+)
 from kernelindex_sdk import models as m
 from kernelindex_sdk.base import recordformat
 from kernelindex_sdk.canonical import digest
@@ -78,6 +91,12 @@ class Recording:
     output: Any = None
     #: The timer's latencies in ms, in the protocol's quantile order (None unless passed).
     milliseconds: tuple[float, ...] | None = None
+    #: The protocol's ``measurement.timer`` (``unknown`` for an injected timer).
+    timer: str = "unknown"
+    #: The injected timer's class, where one timed (its records are flagged).
+    injected: str | None = None
+    #: What the CPU clock found (every sample), where it timed and the run passed.
+    sampled: Sampled | None = None
 
 
 def compare_outputs(actual: Any, expected: Any) -> str | None:
@@ -110,25 +129,50 @@ def _kind(value: Any) -> str:
 
 
 def protocol_record(
-    settings: TimerSettings, version: str, notes: str | None = None
+    settings: Settings, version: str, notes: str | None = None, injected: str | None = None
 ) -> dict[str, Any]:
-    """The protocol of a recorder run: do_bench's settings as they were used."""
-    name = "kernelindex-record-do-bench" + ("-cudagraph" if settings.cuda_graph else "")
+    """The protocol of a recorder run: the timer's settings as they were used.
+
+    ``injected``: the class of a timer injected through the seam. Its protocol says
+    ``timer: unknown`` and names the class and the timer its settings claim, so that
+    nothing it timed reads as a do_bench or wall-clock measurement.
+    """
+    measurement = settings.measurement()
+    timer = settings.timer
+    if isinstance(settings, WallClockSettings):
+        name = "kernelindex-record-wall-clock"
+        how = f"Timed by {settings.described()}."
+    else:
+        name = "kernelindex-record-do-bench" + ("-cudagraph" if settings.cuda_graph else "")
+        how = (
+            f"Timed by {settings.described()}; the number of calls follows from the "
+            "estimated time per call."
+        )
+    if injected is not None:
+        name, timer = "kernelindex-record-injected-timer", "unknown"
+        how = injected_notes(injected, settings)
+        measurement = injected_measurement(settings, injected)
     text = (
-        f"Timed by {settings.described()}; the number of calls follows from the estimated "
-        "time per call. The median is the result. The callable's first call (JIT, "
-        "compile) ran before, apart, as sourceNative.metrics.first_call_ms; where a "
-        "reference was given, that call's output was checked against it first and a "
-        "mismatch recorded as failed, never timed."
+        f"{how} The median is the result. The callable's first call (JIT, compile) ran "
+        "before, apart, as sourceNative.metrics.first_call_ms; where a reference was "
+        "given, that call's output was checked against it first and a mismatch recorded "
+        "as failed, never timed."
     )
     if notes:
         text += " " + notes
     return protocol_envelope(
-        m.Metadata(name=record_name(name), title=f"kernelindex record · {settings.timer}"),
+        m.Metadata(name=record_name(name), title=f"kernelindex record · {timer}"),
         m.Harness(name=HARNESS, version=version),
-        settings.measurement(),
+        measurement,
         m.Comparability(notes=text[:4096], family="kernelindex_record"),
     )
+
+
+def timer_for(protocol: Settings | None) -> Timer:
+    """The measuring timer of these settings: do_bench's (the default) or the CPU clock."""
+    if isinstance(protocol, WallClockSettings):
+        return WallClockTimer(protocol)
+    return DoBenchTimer(protocol or TimerSettings())
 
 
 def harness_version() -> str:
@@ -190,7 +234,7 @@ def record(
     *args: Any,
     workload: Mapping[str, Any],
     implementation: Mapping[str, Any],
-    protocol: TimerSettings | None = None,
+    protocol: Settings | None = None,
     reference: Any = None,
     kwargs: Mapping[str, Any] | None = None,
     timer: Timer | None = None,
@@ -202,15 +246,18 @@ def record(
 ) -> Recording:
     """Check, then time ``fn(*args, **kwargs)``; return the run's linked bundle.
 
-    ``protocol``: do_bench's settings (default :class:`TimerSettings`); ``timer``: the
-    seam — anything with ``settings`` and ``time(fn, grad_to_none)`` (default
-    :class:`DoBenchTimer` with ``protocol``; a given timer's own settings are the
-    protocol, and a ``protocol`` that differs from them is an error). ``reference``: a
+    ``protocol``: the timer's settings (default :class:`TimerSettings`, do_bench;
+    :class:`WallClockSettings` times with the CPU clock); ``timer``: the seam —
+    anything with ``settings`` and ``time(fn, grad_to_none)`` (default: the timer of
+    ``protocol``; a given timer's own settings are the protocol, and a ``protocol``
+    that differs from them is an error). A timer other than :class:`DoBenchTimer` or
+    :class:`WallClockTimer` is injected: its run is flagged ``injected_timer`` and its
+    protocol says ``timer: unknown``. ``reference``: a
     callable taking the same arguments, or the expected output. ``environment``: an
     ExecutionEnvironment record (default: this machine, probed).
     """
     if timer is None:
-        timer = DoBenchTimer(protocol or TimerSettings())
+        timer = timer_for(protocol)
     elif protocol is not None and protocol != timer.settings:
         raise ValueError("protocol differs from the injected timer's settings")
     settings = timer.settings
@@ -237,9 +284,14 @@ def record(
         clock=clock,
         stopwatch=stopwatch,
     )
+    origin = injected(timer)
+    sampled = getattr(timer, "last", None) if origin is None and measured.values else None
+    sampled = sampled if isinstance(sampled, Sampled) else None
     bundle = link(
-        lambda refs: _run_record(workload, implementation, settings, measured, refs),
-        protocol=protocol_record(settings, harness_version()),
+        lambda refs: _run_record(
+            workload, implementation, settings, measured, refs, origin, sampled
+        ),
+        protocol=protocol_record(settings, harness_version(), injected=origin),
         workload=workload,
         environment=environment_rec,
         implementation=implementation,
@@ -250,15 +302,20 @@ def record(
         reason=measured.reason,
         output=measured.output,
         milliseconds=measured.values,
+        timer="unknown" if origin else settings.timer,
+        injected=origin,
+        sampled=sampled,
     )
 
 
 def _run_record(
     workload: Mapping[str, Any],
     implementation: Mapping[str, Any],
-    settings: TimerSettings,
+    settings: Settings,
     measured: Measured,
     refs: Refs,
+    origin: str | None = None,
+    sampled: Sampled | None = None,
 ) -> dict[str, Any]:
     kernel = str(workload.get(recordformat.SPEC_KEY, {}).get(recordformat.KERNEL_KEY, "kernel"))
     provider = str(
@@ -268,12 +325,15 @@ def _run_record(
     observed = measured.observed_at
     stamp = observed.replace(":", "-").replace(".", "-").rstrip("Z")
     external_id = f"{kernel}/{pass_}/{provider}/{stamp}"
-    name = record_name(f"record-{kernel}-{pass_}-{provider}-{stamp}")
+    seam = "injected-timer-" if origin is not None else ""
+    name = record_name(f"record-{seam}{kernel}-{pass_}-{provider}-{stamp}")
     title = f"{kernel} · {pass_} · {provider}"
+    if origin is not None:  # what validate -v and every listing show of the run
+        title += " · injected timer, not a measurement"
     source_native = m.SourceNative(SOURCE, f"{kernel}/{pass_}", external_id)
     ms = measured.values
     if measured.status != "passed" or ms is None:
-        return unfinished_run(
+        run = unfinished_run(
             measured.status,
             measured.reason,
             observed,
@@ -284,25 +344,75 @@ def _run_record(
             labels={},
             refs=refs,
         )
+        return _flagged(run, origin)
+    spec: dict[str, Any] = {
+        recordformat.STATUS_KEY: "passed",
+        recordformat.OBSERVED_AT_KEY: observed,
+        **_results(settings, ms, sampled),
+    }
+    metrics = {f"ms_q{q:g}": float(v) for q, v in zip(settings.quantiles, ms, strict=True)}
+    metrics.update(measured.native)
+    if sampled is not None:
+        metrics.update(
+            calls_per_sample=sampled.calls_per_sample,
+            warmup_calls=sampled.warmup_calls,
+            clock_resolution_ns=sampled.resolution_ns,
+            gc_enabled=int(sampled.gc_enabled),
+        )
+    spec[recordformat.SOURCE_NATIVE_KEY] = m.unstructure(
+        attrs.evolve(source_native, metrics=metrics)
+    )
+    return _flagged(run_envelope(spec, name=name, title=title, labels={}, digests=refs), origin)
+
+
+def _results(settings: Settings, ms: tuple[float, ...], sampled: Sampled | None) -> dict[str, Any]:
+    """A passed run's ``timing`` (and ``measurements``): the CPU clock's samples
+    summarized, or the timer's quantiles (the median as the timing, the others the
+    format names as measurements)."""
+    if sampled is not None:
+        return {recordformat.TIMING_KEY: _sampled_timing(sampled)}
     by_q = dict(zip(settings.quantiles, ms, strict=True))
     timing = m.Timing(
         latency_ns={"median": round(by_q[0.5] * 1_000_000)}, primary_statistic="median"
     )
-    spec: dict[str, Any] = {
-        recordformat.STATUS_KEY: "passed",
-        recordformat.OBSERVED_AT_KEY: observed,
-    }
-    spec[recordformat.TIMING_KEY] = m.unstructure(timing)
+    found: dict[str, Any] = {recordformat.TIMING_KEY: m.unstructure(timing)}
     measurements = [
         m.unstructure(m.Measurement("latency", "ns", statistic, round(by_q[q] * 1_000_000)))
         for q in sorted(settings.quantiles)
         if q != 0.5 and (statistic := _STATISTICS.get(q)) is not None
     ]
     if measurements:
-        spec[recordformat.MEASUREMENTS_KEY] = measurements
-    metrics = {f"ms_q{q:g}": float(v) for q, v in by_q.items()}
-    metrics.update(measured.native)
-    spec[recordformat.SOURCE_NATIVE_KEY] = m.unstructure(
-        attrs.evolve(source_native, metrics=metrics)
-    )
-    return run_envelope(spec, name=name, title=title, labels={}, digests=refs)
+        found[recordformat.MEASUREMENTS_KEY] = measurements
+    return found
+
+
+def _sampled_timing(sampled: Sampled) -> dict[str, Any]:
+    """The CPU clock's timing: the samples' median, p20, p80, min, max, mean and
+    standard deviation (whole ns), over how many samples."""
+    ordered = sorted(sampled.samples_ns)
+    mean = math.fsum(ordered) / len(ordered)
+    spread = math.sqrt(math.fsum((x - mean) ** 2 for x in ordered) / max(1, len(ordered) - 1))
+    summary = {
+        "median": quantile(ordered, 0.5),
+        "p20": quantile(ordered, 0.2),
+        "p80": quantile(ordered, 0.8),
+        "min": ordered[0],
+        "max": ordered[-1],
+        "mean": mean,
+        "stddev": spread if len(ordered) > 1 else None,
+    }
+    latency = {key: round(value) for key, value in summary.items() if value is not None}
+    return {
+        recordformat.LATENCY_NS_KEY: latency,
+        recordformat.PRIMARY_STATISTIC_KEY: "median",
+        recordformat.SAMPLES_KEY: len(ordered),
+    }
+
+
+def _flagged(run: dict[str, Any], origin: str | None) -> dict[str, Any]:
+    """The run, flagged :data:`~kernelindex_sdk.base.recordformat.INJECTED_TIMER` where
+    an injected timer timed it (its digest is computed later, from this)."""
+    if origin is not None:
+        spec = run[recordformat.SPEC_KEY]
+        spec[recordformat.QUALITY_FLAGS_KEY] = [recordformat.INJECTED_TIMER]
+    return run

@@ -25,6 +25,10 @@ CURRENT_API_VERSION: Final = "kernelindex.dev/v1alpha1"
 UNKNOWN_OBSERVED_AT: Final = "1970-01-01T00:00:00.000Z"
 #: The quality flag of a run whose ``observedAt`` is :data:`UNKNOWN_OBSERVED_AT`.
 OBSERVED_AT_UNKNOWN: Final = "observed_at_unknown"
+#: The quality flag of a run timed by a timer injected through a test seam (a fake, or
+#: a caller's own): its figures are not a measurement kernelindex made, and its
+#: protocol's ``timer`` is ``unknown``. Readers show it; gates refuse it.
+INJECTED_TIMER: Final = "injected_timer"
 
 #: Keys of a record read off plain dicts (parsed JSON) by code that does not build the
 #: models (``compare``, the adapters' assembly): the models name the same members

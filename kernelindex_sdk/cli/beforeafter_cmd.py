@@ -14,7 +14,8 @@ applies ``compare``'s filters to both, calls
 :func:`~kernelindex_sdk.compare.summary.summarize_pairs`). Nothing is decided here.
 
 Exit status: 0 no pair with a ``--fail-on`` verdict (default ``slower``); 1 at least
-one, invalid records skipped, or no run to compare; 2 usage error or unreadable input.
+one, invalid records skipped, no run to compare, or a run timed by an injected timer
+(:mod:`~kernelindex_sdk.compare.refusal`); 2 usage error or unreadable input.
 """
 
 from __future__ import annotations
@@ -102,6 +103,7 @@ def run_before_after(options: CompareOptions, out: TextIO, err: TextIO) -> int:
     """Load both sides, pair, judge, report; return the exit status. Never raises for
     bad input."""
     from kernelindex_sdk.compare.beforeafter import before_after, gate
+    from kernelindex_sdk.compare.refusal import refuse_injected
 
     say = say_to(err)
     try:
@@ -133,6 +135,7 @@ def run_before_after(options: CompareOptions, out: TextIO, err: TextIO) -> int:
         across=options.across,
     )
     outcome = gate(result, fail_on, invalid=invalid, unreadable=unreadable)
+    outcome = refuse_injected(outcome, [*before, *after])
     _report(result, outcome, options, fail_on, thresholds, out, say)
     return outcome.status
 

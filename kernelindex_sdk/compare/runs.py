@@ -214,6 +214,21 @@ class ResolvedRun:
 _NO_TIME = datetime.min.replace(tzinfo=timezone.utc)
 
 
+#: What a report says of a run an injected timer timed (a test seam, never a clock).
+INJECTED_NOTE = "injected timer: not a measurement"
+
+
+def injected_timer(run: ResolvedRun) -> bool:
+    """Whether an injected timer (a fake, or a caller's own, through a test seam) timed
+    the run: its figures are no measurement, and a gate refuses it."""
+    return recordformat.INJECTED_TIMER in run.flags
+
+
+def injected_runs(runs: Iterable[ResolvedRun]) -> list[ResolvedRun]:
+    """The runs an injected timer timed (:func:`injected_timer`), in the given order."""
+    return [run for run in runs if injected_timer(run)]
+
+
 def short_digest(digest: str) -> str:
     """``sha256:0123456789ab`` — enough to tell records apart in a message."""
     return digest[:19]

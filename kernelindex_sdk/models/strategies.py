@@ -298,6 +298,8 @@ hardwares = st.builds(
     application_memory_clock_hz=optional(st.integers(1, MAX_SAFE_INTEGER)),
     power_limit_milliwatts=optional(st.integers(1, MAX_SAFE_INTEGER)),
     host_cpu=optional(texts),
+    host_cpu_cores=optional(st.integers(1, MAX_SAFE_INTEGER)),
+    host_cpu_frequency_policy=optional(texts),
 )
 environment_specs = st.builds(
     m.EnvironmentSpec,

@@ -207,6 +207,8 @@ class Hardware:
     application_memory_clock_hz: int | None = None
     power_limit_milliwatts: int | None = None
     host_cpu: str | None = None
+    host_cpu_cores: int | None = None
+    host_cpu_frequency_policy: str | None = None
 
 
 @attrs.frozen

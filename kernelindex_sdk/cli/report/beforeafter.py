@@ -47,7 +47,7 @@ from kernelindex_sdk.compare.beforeafter import (
     pair_gpu,
 )
 from kernelindex_sdk.compare.noise import STDDEV, Noise
-from kernelindex_sdk.compare.runs import ResolvedRun, short_digest
+from kernelindex_sdk.compare.runs import INJECTED_NOTE, ResolvedRun, injected_timer, short_digest
 from kernelindex_sdk.compare.units import number, pick_unit, quantity
 
 #: The ratio's direction as people's formats write it: ``candidate ÷ reference``.
@@ -72,7 +72,14 @@ def pair_what(pair: Pair) -> str:
 
 def side_text(run: ResolvedRun, noise: Noise, unit: tuple[str, float]) -> str:
     """``100.0 µs (p20–p80 98.00–103.0 µs)``, ``236.8 µs (± 1.850 µs stddev, n=2112)``,
-    ``9.257 ms (no noise: collapsed quantiles)`` or ``OOM: CUDA out of memory``."""
+    ``9.257 ms (no noise: collapsed quantiles)`` or ``OOM: CUDA out of memory``; a run
+    an injected timer timed ends ``[injected timer: not a measurement]``."""
+    if injected_timer(run):
+        return f"{_side_text(run, noise, unit)} [{INJECTED_NOTE}]"
+    return _side_text(run, noise, unit)
+
+
+def _side_text(run: ResolvedRun, noise: Noise, unit: tuple[str, float]) -> str:
     if not run.passed or run.value is None:
         return f"{run.status.upper()}: {run.reason}" if run.reason else run.status.upper()
     shown = quantity(run.value, unit)
@@ -230,6 +237,8 @@ class TextReporter(_Reporter):
         head = f"{pair.verdict.upper():<7} {ratio_text(pair.ratio):>8}  {pair_what(pair)}"
         if pair.verdict == SAME:
             shown = f"{cand.implementation_label} · {workload_text(cand)}  ({reason_text(pair)})"
+            if injected_timer(pair.reference) or injected_timer(cand):
+                shown += f" [{INJECTED_NOTE}]"
             put_line(self.out, f"{head} · {shown}")
             return
         put_line(self.out, head)
@@ -354,6 +363,7 @@ def side_json(run: ResolvedRun, noise: Noise, others: tuple[ResolvedRun, ...]) -
     else:
         out["reason"] = run.reason
     out["others"] = [r.digest for r in others]
+    out["injectedTimer"] = injected_timer(run)
     return out
 
 
@@ -398,6 +408,7 @@ def unpaired_json(unpaired: Unpaired) -> dict[str, Any]:
         **_key_json(run),
         "others": [r.digest for r in unpaired.others],
         "near": near,
+        "injectedTimer": injected_timer(run),
     }
 
 

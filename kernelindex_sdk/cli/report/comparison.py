@@ -35,7 +35,13 @@ from kernelindex_sdk.compare.explain import Explanation
 from kernelindex_sdk.compare.grouping import Comparison, Group, Row
 from kernelindex_sdk.compare.noise import noise_of
 from kernelindex_sdk.compare.noise import within_noise as noise_within
-from kernelindex_sdk.compare.runs import ResolvedRun, short_digest, show_value
+from kernelindex_sdk.compare.runs import (
+    INJECTED_NOTE,
+    ResolvedRun,
+    injected_timer,
+    short_digest,
+    show_value,
+)
 from kernelindex_sdk.compare.sweeps import Panel, panels
 from kernelindex_sdk.compare.units import pick_unit, quantity, spread, times
 
@@ -195,6 +201,8 @@ def _lines(group: Group, options: ReportOptions) -> list[_Line]:
             else:
                 value, detail = run.status.upper(), _cut(run.reason or "")
             shown = marked_ratio(ratio, within_noise(base, run) if ratio is not None else None)
+            if injected_timer(run):
+                note = f"{note}; {INJECTED_NOTE}" if note else INJECTED_NOTE
             lines.append(_Line(label, value, detail, shown, _when(run, options), note))
     return lines
 
@@ -443,6 +451,7 @@ def run_json(
         out["reason"] = run.reason
     out["ratio"] = ratio
     out["withinNoise"] = within_noise(base, run) if ratio is not None else None
+    out["injectedTimer"] = injected_timer(run)
     return out
 
 
