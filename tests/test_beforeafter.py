@@ -561,9 +561,7 @@ def test_markdown_github_junit_csv(sides: tuple[Path, Path]) -> None:
     ref, cand = sides
     _, markdown, _ = text_gate(str(cand), against=(str(ref),), format="markdown")
     assert markdown.startswith("### ❌ Before/after: 1 slower\n")
-    assert (
-        "| **slower** | 1.300× |" in markdown and "<details><summary>1 pairs the same" in markdown
-    )
+    assert "| **slower** | 1.300× |" in markdown and "<details><summary>1 pair the same" in markdown
     _, github, _ = text_gate(str(cand), against=(str(ref),), format="github")
     errors = [line for line in github.splitlines() if line.startswith("::error ")]
     assert len(errors) == 1

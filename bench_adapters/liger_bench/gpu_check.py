@@ -78,8 +78,11 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     )
     parser.add_argument(
         "--seeds",
-        default="examples/seeds",
-        help="the published seed records to tabulate the runs beside (default: %(default)s)",
+        default="examples/liger",
+        help=(
+            "the published seeds' runs (imported, or the seeds themselves) to tabulate "
+            "the runs beside (default: %(default)s)"
+        ),
     )
     return parser.parse_args(argv)
 

@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING, Any, TextIO
 
 import click
 
+from kernelindex_sdk.base.installing import extra_hint
 from kernelindex_sdk.cli.compare_options import (
     FORMATS,
     GATE_FORMATS,
@@ -275,7 +276,7 @@ def _s(count: int) -> str:
     "--plot",
     metavar="FILE",
     help="Also draw one panel per kernel, pass, metric, GPU and sweep into FILE"
-    " (.png, .svg or .pdf; needs matplotlib: pip install matplotlib).",
+    f" (.png, .svg or .pdf; needs matplotlib: {extra_hint('plot', 'matplotlib')}).",
 )
 @click.option(
     "--plot-ratios",

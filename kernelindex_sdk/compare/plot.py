@@ -33,6 +33,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, Final
 
+from kernelindex_sdk.base.installing import extra_hint
 from kernelindex_sdk.base.metrics import METRIC_NAMES, RATIO_NAMES
 from kernelindex_sdk.compare.speedups import SpeedupPanel
 from kernelindex_sdk.compare.sweeps import Panel, Series
@@ -46,9 +47,7 @@ LOG_SPAN: Final = 20.0
 MAX_PANELS: Final = 60
 #: How to get matplotlib, in forms that work: the PyPI name alone (matplotlib), or the
 #: project's extra from a checkout or the wheel that ``.ci/run`` builds.
-INSTALL_HINT: Final = (
-    "pip install matplotlib (or, in a kernelindex checkout, pip install '.[plot]')"
-)
+INSTALL_HINT: Final = extra_hint("plot", "matplotlib")
 #: Problems a speed-up panel names on its axis; beyond, only the extremes are named.
 NAMED_PROBLEMS: Final = 40
 #: Problems named at each end of a speed-up panel with more than NAMED_PROBLEMS.

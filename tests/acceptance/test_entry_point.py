@@ -46,7 +46,7 @@ def test_stdin_jsonl_with_strict_refs_and_a_deep_document() -> None:
     assert len(lines) == 2
     assert lines[0].startswith("<stdin>:1:257: /0/0/")
     assert "nested deeper than" in lines[0]
-    assert lines[1] == "5 valid, 0 invalid, 1 unreadable in 1 files"
+    assert lines[1] == "5 valid, 0 invalid, 1 unreadable in 1 file"
 
 
 def test_usage_error_exit_2() -> None:

@@ -209,7 +209,7 @@ def test_a_symlink_loop_is_one_line_for_every_job_count(tmp_path: Path) -> None:
     assert out.splitlines() == [
         f"{tmp_path}/sub/up: symbolic link loop: leads back to a directory being walked;"
         " not walked again",
-        "1 valid, 0 invalid, 1 unreadable in 1 files",
+        "1 valid, 0 invalid, 1 unreadable in 1 file",
     ]
 
 

@@ -70,13 +70,13 @@ def test_stdin_json(invoke: Invoke) -> None:
     assert seed.count(b"\n") > 10
     run = invoke("validate", "-", input=seed)
     assert run.exit_code == 0, run.output
-    assert run.lines == ["1 valid, 0 invalid in 1 files"]
+    assert run.lines == ["1 valid, 0 invalid in 1 file"]
 
 
 def test_stdin_jsonl(invoke: Invoke) -> None:
     run = invoke("validate", "-", input=RECORDS_JSONL.read_bytes())
     assert run.exit_code == 0, run.output
-    assert run.lines == ["4 valid, 0 invalid in 1 files"]
+    assert run.lines == ["4 valid, 0 invalid in 1 file"]
 
 
 def test_stdin_jsonl_bad_line_is_located(invoke: Invoke) -> None:
@@ -85,7 +85,7 @@ def test_stdin_jsonl_bad_line_is_located(invoke: Invoke) -> None:
     assert run.exit_code == 2
     assert len(run.problem_lines) == 1
     assert run.problem_lines[0].startswith("<stdin>:3:")
-    assert run.summary == "4 valid, 0 invalid, 1 unreadable in 1 files"
+    assert run.summary == "4 valid, 0 invalid, 1 unreadable in 1 file"
 
 
 def test_stdin_invalid_record(invoke: Invoke) -> None:
@@ -133,7 +133,7 @@ def test_unreadable_beats_invalid(invoke: Invoke, tmp_path: Path) -> None:
     assert run.exit_code == 2
     assert len(run.problem_lines) == 2
     # A missing path is neither a file read nor an invalid record: it is unreadable.
-    assert run.summary == "0 valid, 1 invalid, 1 unreadable in 1 files"
+    assert run.summary == "0 valid, 1 invalid, 1 unreadable in 1 file"
 
 
 def test_missing_file(invoke: Invoke, tmp_path: Path) -> None:
@@ -203,7 +203,7 @@ def test_array_items_are_located_by_pointer(invoke: Invoke, tmp_path: Path) -> N
     assert run.exit_code == 1
     assert run.problem_lines[0].startswith(f"{path}: /1/metadata/name: ")
     assert run.problem_lines[1].startswith(f"{path}: /2: not a kernelindex record")
-    assert run.summary == "1 valid, 2 invalid in 1 files"
+    assert run.summary == "1 valid, 2 invalid in 1 file"
 
 
 def test_jsonl_problems_carry_the_line(invoke: Invoke, tmp_path: Path) -> None:
@@ -217,7 +217,7 @@ def test_jsonl_problems_carry_the_line(invoke: Invoke, tmp_path: Path) -> None:
     assert run.problem_lines == [
         f"{path}:3: /metadata/name: 'Liger GeGLU' does not match '^[a-z0-9][a-z0-9._-]*$'"
     ]
-    assert run.summary == "2 valid, 1 invalid in 1 files"
+    assert run.summary == "2 valid, 1 invalid in 1 file"
 
 
 def test_verbose_lists_valid_items(invoke: Invoke) -> None:
@@ -272,11 +272,11 @@ def test_json_report_is_the_only_output(invoke: Invoke) -> None:
 @pytest.mark.parametrize(
     ("paths", "summary"),
     [
-        (["valid/workload.json"], "1 valid, 0 invalid in 1 files"),
-        (["valid/records.jsonl"], "4 valid, 0 invalid in 1 files"),
-        (["valid/array-of-records.json"], "3 valid, 0 invalid in 1 files"),
+        (["valid/workload.json"], "1 valid, 0 invalid in 1 file"),
+        (["valid/records.jsonl"], "4 valid, 0 invalid in 1 file"),
+        (["valid/array-of-records.json"], "3 valid, 0 invalid in 1 file"),
         (["valid/refs/split"], "5 valid, 0 invalid in 5 files"),
-        (["invalid/jsonl-bad-line.jsonl"], "4 valid, 0 invalid, 1 unreadable in 1 files"),
+        (["invalid/jsonl-bad-line.jsonl"], "4 valid, 0 invalid, 1 unreadable in 1 file"),
     ],
 )
 def test_summary_line(
@@ -294,7 +294,7 @@ def test_summary_line(
 def test_stream_resolves_its_own_references(invoke: Invoke) -> None:
     run = invoke("validate", "--strict-refs", STREAM)
     assert run.exit_code == 0, run.output
-    assert run.lines == ["5 valid, 0 invalid in 1 files"]
+    assert run.lines == ["5 valid, 0 invalid in 1 file"]
 
 
 def test_files_resolve_each_other_in_any_order(invoke: Invoke) -> None:
@@ -313,7 +313,7 @@ def test_directory_resolves_references(invoke: Invoke) -> None:
 def test_stdin_stream_resolves_references(invoke: Invoke) -> None:
     run = invoke("validate", "--strict-refs", "-", input=STREAM.read_bytes())
     assert run.exit_code == 0, run.output
-    assert run.lines == ["5 valid, 0 invalid in 1 files"]
+    assert run.lines == ["5 valid, 0 invalid in 1 file"]
 
 
 def test_bundle_resolves_its_members(invoke: Invoke) -> None:
@@ -324,7 +324,7 @@ def test_bundle_resolves_its_members(invoke: Invoke) -> None:
 def test_unresolved_reference_is_valid_by_default(invoke: Invoke) -> None:
     run = invoke("validate", RUN_ONLY)
     assert run.exit_code == 0
-    assert run.lines == ["1 valid, 0 invalid in 1 files"]
+    assert run.lines == ["1 valid, 0 invalid in 1 file"]
 
 
 def test_unresolved_reference_under_strict_refs(invoke: Invoke) -> None:
@@ -361,7 +361,7 @@ def test_refs_from_resolves_without_reporting(invoke: Invoke, tmp_path: Path, jo
     assert alone.exit_code == 1 and len(alone.problem_lines) == 4
     run = invoke("validate", "--jobs", jobs, "--refs-from", results, run_file)
     assert run.exit_code == 0, run.output
-    assert run.lines == ["1 valid, 0 invalid in 1 files"]
+    assert run.lines == ["1 valid, 0 invalid in 1 file"]
     assert "package.json" not in run.output and "broken.json" not in run.output
     # Repeatable; a folder without the records resolves nothing.
     (tmp_path / "empty").mkdir()

@@ -1,0 +1,168 @@
+"""What a new user runs, run as they run it: the CLI in its own process, on real files.
+
+Install hints that work from a checkout, store counts and export permissions, and
+``export liger`` of runs Liger's CSV cannot hold.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+import subprocess
+from pathlib import Path
+
+import pytest
+from store_helpers import kernelindex
+
+ROOT = Path(__file__).resolve().parents[1]
+EXAMPLES = ROOT / "examples"
+KERNELBENCH = ROOT / "tests" / "examples" / "kernelbench" / "A100_Modal"
+
+
+def _blocked(tmp_path: Path, module: str) -> dict[str, str]:
+    """An environment whose interpreter cannot import ``module``."""
+    blocker = tmp_path / f"no-{module}"
+    blocker.mkdir()
+    (blocker / "sitecustomize.py").write_text(f"import sys\nsys.modules[{module!r}] = None\n")
+    return {"PYTHONPATH": os.pathsep.join([str(blocker), str(ROOT)])}
+
+
+# --------------------------------------------------------------------- install hints
+
+
+def test_a_missing_extra_says_how_to_install_it_from_an_index_and_a_checkout(
+    tmp_path: Path,
+) -> None:
+    no_duckdb = _blocked(tmp_path, "duckdb")
+    done = kernelindex(
+        "store", "query", "SELECT 1", "--store", tmp_path / "x.kistore", env=no_duckdb
+    )
+    assert done.returncode == 2
+    (line,) = done.stderr.splitlines()
+    assert "pip install 'kernelindex-sdk[store]'" in line and "pip install '.[store]'" in line
+    no_plot = _blocked(tmp_path, "matplotlib")
+    done = kernelindex("compare", EXAMPLES, "--plot", tmp_path / "p.png", env=no_plot)
+    assert done.returncode == 2
+    assert "pip install matplotlib" in done.stderr and "pip install '.[plot]'" in done.stderr
+
+
+def test_plot_without_matplotlib_is_one_line_and_no_table(tmp_path: Path) -> None:
+    """docs/compare.md: without matplotlib ``--plot`` says so in one line, exit 2,
+    and prints nothing else (a CI step asking for a figure fails)."""
+    done = kernelindex(
+        "compare", EXAMPLES, "--plot", tmp_path / "p.png", env=_blocked(tmp_path, "matplotlib")
+    )
+    assert (done.returncode, done.stdout) == (2, "")
+    assert len(done.stderr.splitlines()) == 1 and not (tmp_path / "p.png").exists()
+
+
+def test_the_docs_install_this_project_by_its_names() -> None:
+    """No doc installs a package named ``kernelindex`` (not this project's name), and
+    every ``pip install 'kernelindex-sdk[X]'`` beside it says the checkout's way."""
+    pages = [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]
+    for page in pages:
+        text = page.read_text("utf-8")
+        assert "pip install kernelindex\n" not in text and "pip install kernelindex " not in text
+        for paragraph in text.split("\n\n"):
+            for extra in ("store", "plot", "dask", "liger", "env", "strategies"):
+                if f"kernelindex-sdk[{extra}]" in paragraph:
+                    assert f"'.[{extra}]'" in paragraph, (page.name, paragraph)
+
+
+def test_nvml_bindings_are_an_extra() -> None:
+    text = (ROOT / "pyproject.toml").read_text("utf-8")
+    assert 'env = ["nvidia-ml-py' in text
+
+
+# --------------------------------------------------------------------------- the store
+
+
+def test_a_fresh_store_counts_copies_in_the_input_as_repeated(tmp_path: Path) -> None:
+    """Four bundles embed two protocols and two environments: 20 records, 16 distinct.
+    The store held none of them, so none is "already present"."""
+    store = tmp_path / "s.kistore"
+    first = kernelindex("store", "add", EXAMPLES, "--store", store)
+    assert first.returncode == 0, first.stderr
+    assert first.stdout == (
+        f"{store}: 16 stored, 0 already present, 4 repeated in the input, 0 refused in 4 files\n"
+    )
+    again = kernelindex("store", "add", EXAMPLES / "liger", "--store", store)
+    assert again.stdout.endswith(
+        ": 0 stored, 16 already present, 4 repeated in the input, 0 refused in 4 files\n"
+    )
+    one = kernelindex("store", "add", sorted(EXAMPLES.rglob("*.json"))[0], "--store", store)
+    assert one.stdout.endswith(": 0 stored, 5 already present, 0 refused in 1 file\n")
+
+
+def _export_under(umask: int, store: Path, out: Path, form: str) -> None:
+    done = subprocess.run(
+        [
+            *("bash", "-c", f'umask {umask:03o} && exec "$@"', "-", *_cli()),
+            *("store", "export", "--format", form, "--out", str(out), "--store", str(store)),
+        ],
+        capture_output=True,
+        text=True,
+        check=False,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+    )
+    assert done.returncode == 0, done.stderr
+
+
+def _cli() -> list[str]:
+    import sys
+
+    return [sys.executable, "-m", "kernelindex_sdk.cli.main"]
+
+
+@pytest.mark.parametrize("umask", [0o022, 0o002])
+def test_store_export_folders_and_files_follow_the_umask(tmp_path: Path, umask: int) -> None:
+    store = tmp_path / "s.kistore"
+    assert kernelindex("store", "add", EXAMPLES, "--store", store).returncode == 0
+    for form in ("parquet", "jsonl"):
+        out = tmp_path / form
+        _export_under(umask, store, out, form)
+        modes = {
+            path.relative_to(tmp_path).as_posix(): stat.S_IMODE(path.lstat().st_mode)
+            for path in [out, *out.rglob("*")]
+        }
+        folders = {name for name, _ in modes.items() if (tmp_path / name).is_dir()}
+        assert len(folders) > (5 if form == "parquet" else 0)
+        for name, mode in modes.items():
+            assert mode == (0o777 if name in folders else 0o666) & ~umask, (name, oct(mode))
+
+
+# ----------------------------------------------------------------------- export liger
+
+
+@pytest.fixture(scope="module")
+def kernelbench_records(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("kb") / "kb"
+    done = kernelindex("import", "kernelbench", KERNELBENCH, "--out", out)
+    assert done.returncode == 0, done.stderr
+    return out
+
+
+def test_export_of_nothing_expressible_is_one_line_and_no_file(
+    tmp_path: Path, kernelbench_records: Path
+) -> None:
+    target = tmp_path / "kb.csv"
+    done = kernelindex("export", "liger", kernelbench_records, "--out", target)
+    assert (done.returncode, done.stdout) == (1, "")
+    (line,) = done.stderr.splitlines()
+    assert line.startswith("kernelindex export liger: nothing written: 2 runs not exported: ")
+    assert "no sweep" in line and "(the first: " in line
+    assert not target.exists()
+    to_stdout = kernelindex("export", "liger", kernelbench_records, "--out", "-")
+    assert (to_stdout.returncode, to_stdout.stdout) == (1, "")
+
+
+def test_export_counts_many_runs_left_out_for_one_reason_on_one_line(
+    tmp_path: Path, kernelbench_records: Path
+) -> None:
+    target = tmp_path / "mixed.csv"
+    done = kernelindex("export", "liger", kernelbench_records, EXAMPLES, "--out", target)
+    assert done.returncode == 1
+    left_out = [line for line in done.stderr.splitlines() if "not exported" in line]
+    assert len(left_out) == 1 and ": 2 runs not exported: " in left_out[0]
+    assert "nothing written" not in done.stderr
+    assert len(target.read_text("utf-8").splitlines()) == 1 + 4  # header and the examples
