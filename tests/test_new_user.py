@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 import stat
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -16,6 +17,7 @@ from store_helpers import kernelindex
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLES = ROOT / "examples"
+PATH = os.environ.get("PATH", "")
 KERNELBENCH = ROOT / "tests" / "examples" / "kernelbench" / "A100_Modal"
 
 
@@ -109,8 +111,6 @@ def _export_under(umask: int, store: Path, out: Path, form: str) -> None:
 
 
 def _cli() -> list[str]:
-    import sys
-
     return [sys.executable, "-m", "kernelindex_sdk.cli.main"]
 
 
@@ -166,3 +166,60 @@ def test_export_counts_many_runs_left_out_for_one_reason_on_one_line(
     assert len(left_out) == 1 and ": 2 runs not exported: " in left_out[0]
     assert "nothing written" not in done.stderr
     assert len(target.read_text("utf-8").splitlines()) == 1 + 4  # header and the examples
+
+
+# ----------------------------------------------------------------------- README
+
+
+def _readme_command(start: str) -> str:
+    (line,) = [
+        line
+        for line in (ROOT / "README.md").read_text("utf-8").splitlines()
+        if line.startswith(start)
+    ]
+    return line
+
+
+def test_the_readme_store_query_keeps_to_one_metric_and_passed_runs(tmp_path: Path) -> None:
+    """The README's query over a store holding speed and memory runs (Liger's CSV rows of
+    both): one unit in its value column, nanoseconds."""
+    records = tmp_path / "records"
+    source = ROOT / "tests" / "examples" / "liger" / "good.csv"
+    assert kernelindex("import", "liger", source, "--out", records).returncode == 0
+    added = kernelindex("store", "add", records, "--store", tmp_path / "runs.kistore")
+    assert added.returncode == 0, added.stderr
+    command = _readme_command("kernelindex store query ")
+    done = subprocess.run(
+        ["bash", "-c", command],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        check=False,
+        env={
+            **os.environ,
+            "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}",
+        },
+    )
+    assert done.returncode == 0, done.stderr
+    header, *rows, count = done.stdout.splitlines()
+    assert header.split()[-1] == "ns" and count == f"({len(rows)} rows)" and rows
+    # The memory rows (peak bytes, 1610612736.0 among them) are not in it.
+    assert "1610612736.0" not in done.stdout
+
+
+def test_the_readme_hashes_what_a_digest_covers() -> None:
+    """The README's ``canonicalize | sha256sum`` line gives a record's digest (the
+    protocol's, as ``kernelindex digest`` prints it), not the hash of a whole bundle."""
+    command = _readme_command("$ python3 -c ")[2:].split("   # ")[0]
+    done = subprocess.run(
+        ["bash", "-o", "pipefail", "-c", command],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=False,
+        env={**os.environ, "PATH": os.pathsep.join([str(Path(sys.executable).parent), PATH])},
+    )
+    assert done.returncode == 0, done.stderr
+    digests = kernelindex("digest", EXAMPLES / "liger" / "geglu-backward-a100.json").stdout
+    protocol = next(line for line in digests.splitlines() if "BenchmarkProtocol" in line)
+    assert done.stdout == f"{protocol.split()[0].removeprefix('sha256:')}  -\n"
