@@ -223,3 +223,20 @@ def test_the_readme_hashes_what_a_digest_covers() -> None:
     digests = kernelindex("digest", EXAMPLES / "liger" / "geglu-backward-a100.json").stdout
     protocol = next(line for line in digests.splitlines() if "BenchmarkProtocol" in line)
     assert done.stdout == f"{protocol.split()[0].removeprefix('sha256:')}  -\n"
+
+
+# ------------------------------------------------------------------ compare's tables
+
+
+def test_group_tables_show_the_recorded_sigma_of_mean_runs(tmp_path: Path) -> None:
+    """KernelBench records a mean and its standard deviation over n trials: the table
+    shows ``± σ`` and n where it had ``—`` (no p20–p80), in text and Markdown."""
+    source = ROOT / "tests" / "examples" / "kernelbench" / "A10G_Modal"
+    records = tmp_path / "kb"
+    imported = kernelindex("import", "kernelbench", source, "--out", records)
+    assert imported.returncode == 1 and "files written" in imported.stderr  # two entries refused
+    for form in ("text", "markdown"):
+        done = kernelindex("compare", records, "--by-shape", "--format", form)
+        assert done.returncode == 0, done.stderr
+        row = next(line for line in done.stdout.splitlines() if "500.0 µs" in line)
+        assert "± 10.00 µs (σ, n=100)" in row and "—" not in row
