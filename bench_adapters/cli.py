@@ -564,6 +564,7 @@ def run_liger_export(
     """The ``export liger`` command without click: returns the exit status."""
     from bench_adapters.liger.export import Exporter, csv_bytes
     from kernelindex_sdk.base.fileio import atomic_write_bytes, directory_lock
+    from kernelindex_sdk.reading.positions import Locator
 
     prog = "kernelindex export liger"
     stream, fail = _error_channel(prog, err)
@@ -577,11 +578,16 @@ def run_liger_export(
         if over is not None:
             return fail(over)
 
+    locator = Locator()  # a .json file's problems on their lines, once the file is done
+
     def on_problem(problem: Problem) -> None:
-        stream.write(f"{problem}\n")
+        for ready in locator.add(problem):
+            stream.write(f"{ready}\n")
 
     exporter = Exporter()
     exporter.read(list(record_paths), stdin=stdin, on_problem=on_problem)
+    for ready in locator.flush():
+        stream.write(f"{ready}\n")
     summary = exporter.summary
     if summary.unreadable or not summary.files:
         if not summary.files:

@@ -240,3 +240,57 @@ def test_group_tables_show_the_recorded_sigma_of_mean_runs(tmp_path: Path) -> No
         assert done.returncode == 0, done.stderr
         row = next(line for line in done.stdout.splitlines() if "500.0 µs" in line)
         assert "± 10.00 µs (σ, n=100)" in row and "—" not in row
+
+
+# ------------------------------------------------------------- where a problem is
+
+
+@pytest.fixture(scope="module")
+def invalid_json(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A pretty-printed bundle (as the importers write them) with one bad member."""
+    import json
+
+    bundle = json.loads((EXAMPLES / "liger" / "geglu-backward-a100.json").read_text("utf-8"))
+    bundle["run"]["spec"]["status"] = "weird"
+    folder = tmp_path_factory.mktemp("invalid")
+    path = folder / "bad.json"
+    path.write_text(json.dumps(bundle, indent=2), "utf-8")
+    return path
+
+
+def _github_position(path: Path) -> tuple[int, int]:
+    done = kernelindex("validate", path, "--format", "github")
+    line = next(line for line in done.stdout.splitlines() if line.startswith("::error"))
+    fields = dict(part.split("=", 1) for part in line.split("::")[1].split(" ", 1)[1].split(","))
+    return int(fields["line"]), int(fields["col"])
+
+
+def test_every_validate_format_names_the_line_and_column(invalid_json: Path) -> None:
+    import json
+
+    line, column = _github_position(invalid_json)
+    assert line > 1 and column > 1
+    where = f"{invalid_json}:{line}:{column}: /run/spec/status: "
+    text = kernelindex("validate", invalid_json)
+    assert text.returncode == 1 and text.stdout.startswith(where)
+    report = json.loads(kernelindex("validate", invalid_json, "--format", "json").stdout)
+    (problem,) = report["problems"]
+    assert (problem["line"], problem["column"]) == (line, column)
+    junit = kernelindex("validate", invalid_json, "--format", "junit").stdout
+    assert f'message="{where}' in junit
+
+
+def test_every_command_reporting_input_problems_names_the_line_and_column(
+    tmp_path: Path, invalid_json: Path
+) -> None:
+    line, column = _github_position(invalid_json)
+    where = f"{invalid_json}:{line}:{column}: /run/spec/status: "
+    runs = {
+        "compare": kernelindex("compare", invalid_json, EXAMPLES, "--format", "markdown"),
+        "ls": kernelindex("ls", invalid_json, EXAMPLES),
+        "store add": kernelindex("store", "add", invalid_json, "--store", tmp_path / "s.kistore"),
+        "export liger": kernelindex("export", "liger", invalid_json, EXAMPLES, "--out", "-"),
+    }
+    for command, done in runs.items():
+        said = [x for x in (done.stdout + done.stderr).splitlines() if "/run/spec/status" in x]
+        assert said and said[0].startswith(where), (command, done.stdout, done.stderr)

@@ -41,9 +41,8 @@ def run_ls(options: LsOptions, *, out: TextIO | None = None, err: TextIO | None 
     """Load, validate, count and report; return the exit status. Never raises for bad input."""
     from kernelindex_sdk.base.escaping import one_line
     from kernelindex_sdk.cli.filter_options import select_runs, typos, unknown_metric
-    from kernelindex_sdk.cli.report.validate import format_problem
+    from kernelindex_sdk.cli.report.validate import ProblemPrinter
     from kernelindex_sdk.compare import inventory, records, runs
-    from kernelindex_sdk.errors import Problem
     from kernelindex_sdk.reading.sources import FileSource, StdinSource, StoreSource, expand
 
     out = out if out is not None else sys.stdout
@@ -59,12 +58,13 @@ def run_ls(options: LsOptions, *, out: TextIO | None = None, err: TextIO | None 
         say(unknown)
         return 2
 
-    def report_problem(problem: Problem) -> None:
-        err.write(format_problem(problem) + "\n")
-
     readable = (FileSource, StdinSource, StoreSource)
     found = [s for s in expand(options.paths) if isinstance(s, readable)]
-    loaded = records.load_records(options.paths, on_problem=report_problem)
+    report_problem = ProblemPrinter(err.write)
+    try:
+        loaded = records.load_records(options.paths, on_problem=report_problem)
+    finally:
+        report_problem.close()
     status = 2 if loaded.unreadable else 1 if loaded.invalid else 0
     if not found and not loaded.unreadable:
         # A script pointed at the wrong place must not be told "nothing here" and pass.

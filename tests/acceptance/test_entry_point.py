@@ -28,7 +28,7 @@ def test_invalid_exit_1_and_unreadable_exit_2(tmp_path: Path) -> None:
     invalid = run_subprocess(["validate", "p20-above-median.json"], cwd=INVALID)
     assert invalid.exit_code == 1
     assert invalid.stdout.splitlines()[0].startswith(
-        "p20-above-median.json: /spec/measurements/0/value: statistics out of order"
+        "p20-above-median.json:25:9: /spec/measurements/0/value: statistics out of order"
     )
     missing = run_subprocess(["validate", tmp_path / "missing.json", INVALID / "nan.json"])
     assert missing.exit_code == 2
