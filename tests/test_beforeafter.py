@@ -624,7 +624,8 @@ def test_invalid_records_are_exit_1_even_without_regression(
 def test_ci_formats_need_against(sides: tuple[Path, Path]) -> None:
     ref, _ = sides
     status, _, err = text_gate(str(ref), against=(), format="github")
-    assert status == 2 and "is for before/after" in err
+    assert status == 2 and len(err.splitlines()) == 1
+    assert "--format github needs --against REFERENCE" in err and "unknown" not in err
 
 
 def test_the_command_line(sides: tuple[Path, Path]) -> None:

@@ -294,3 +294,58 @@ def test_every_command_reporting_input_problems_names_the_line_and_column(
     for command, done in runs.items():
         said = [x for x in (done.stdout + done.stderr).splitlines() if "/run/spec/status" in x]
         assert said and said[0].startswith(where), (command, done.stdout, done.stderr)
+
+
+# ------------------------------------------------------------------- smaller ones
+
+
+def test_compare_format_github_without_against_is_one_line() -> None:
+    done = kernelindex("compare", EXAMPLES, "--format", "github")
+    assert (done.returncode, done.stdout) == (2, "")
+    (line,) = done.stderr.splitlines()
+    assert "--format github needs --against REFERENCE" in line and "unknown" not in line
+
+
+def test_ls_sums_up_a_long_section_and_lists_it_all_on_request(tmp_path: Path) -> None:
+    """25 kernels: text lists 20 and one line for the other 5; --all and json list 25."""
+    import json
+
+    bundle = json.loads((EXAMPLES / "liger" / "relu-squared-backward-h100.json").read_text())
+    stream = tmp_path / "many.jsonl"
+    with stream.open("w", encoding="utf-8") as handle:
+        for number in range(25):
+            copy = json.loads(json.dumps(bundle))
+            workload = copy["workload"]["spec"]
+            workload["kernel"] = f"k{number:02d}"
+            copy["run"]["spec"]["workloadDigest"] = _digest(copy["workload"])
+            handle.write(json.dumps(copy) + "\n")
+    done = kernelindex("ls", stream)
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    start = lines.index("kernels (25)")
+    listed = [line for line in lines[start + 1 : start + 22] if line.startswith("  k")]
+    assert len(listed) == 20
+    assert " ".join(lines[start + 21].split()) == "… 5 more (ls --all lists every one) 5"
+    every = kernelindex("ls", stream, "--all").stdout.splitlines()
+    assert sum(line.startswith("  k") for line in every) == 25
+    report = json.loads(kernelindex("ls", stream, "--format", "json").stdout)
+    assert len(report["kernels"]) == 25
+
+
+def _digest(record: dict[str, object]) -> str:
+    from kernelindex_sdk.canonical import digest
+
+    return digest(record)
+
+
+def test_import_liger_given_json_says_it_is_not_a_csv(tmp_path: Path) -> None:
+    source = EXAMPLES / "liger" / "geglu-backward-a100.json"
+    done = kernelindex("import", "liger", source, "--out", tmp_path / "out")
+    assert done.returncode == 1
+    problems = [line for line in done.stderr.splitlines() if line.startswith(str(source))]
+    assert problems == [f"{source}:1: is JSON, not a CSV: " + problems[0].split(": ", 2)[2]]
+    assert "import liger reads Liger's benchmark CSV" in problems[0]
+    said = (done.stdout + done.stderr).splitlines()
+    counts = dict(line.rsplit(None, 1) for line in said if line.startswith("rows "))
+    assert counts["rows read"] == "0" and counts["rows refused"] == "0"
+    assert not (tmp_path / "out").exists() or not any((tmp_path / "out").iterdir())

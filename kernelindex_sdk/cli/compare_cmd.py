@@ -99,10 +99,14 @@ def _usage(options: CompareOptions, say: Say) -> tuple[float, ...] | None:
     ``--plot`` and a file it can draw); None, said why, when one is not."""
     from kernelindex_sdk.compare.summary import DEFAULT_THRESHOLDS, check_thresholds
 
+    if options.format in GATE_FORMATS and options.format not in FORMATS:
+        say(
+            f"--format {options.format} needs --against REFERENCE (a before/after gate);"
+            f" without it choose from {', '.join(FORMATS)}"
+        )
+        return None
     if options.format not in FORMATS:
         say(f"unknown --format {options.format!r} (choose from {', '.join(FORMATS)})")
-        if options.format in GATE_FORMATS:
-            say(f"--format {options.format} is for before/after: compare --against REFERENCE")
         return None
     if options.fast_p and not options.summary:
         say("--fast-p needs --summary")

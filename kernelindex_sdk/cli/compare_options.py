@@ -90,7 +90,7 @@ def load_inputs(options: CompareOptions, err: TextIO) -> Loaded:
 
     def bar(side: str, total: int | None) -> Progress:
         label = f"compare: loading {side} bytes" if options.against else "compare: loading bytes"
-        return Progress(total, label=label, stream=err, enabled=options.progress)
+        return Progress(total, label=label, stream=err, enabled=options.progress, unit="bytes")
 
     printer = ProblemPrinter(err.write)
     try:

@@ -35,6 +35,8 @@ class LsOptions:
     #: Words of :data:`~kernelindex_sdk.base.metrics.METRIC_ALIASES` (``--metric``).
     metrics: tuple[str, ...] = ()
     format: str = "text"
+    #: Every name of every section (else the text sums up past 20 of one).
+    every: bool = False
 
 
 def run_ls(options: LsOptions, *, out: TextIO | None = None, err: TextIO | None = None) -> int:
@@ -89,7 +91,7 @@ def run_ls(options: LsOptions, *, out: TextIO | None = None, err: TextIO | None 
         return max(status, 1)
 
     counted = inventory.take_inventory(loaded.index, selected)
-    REPORTERS["ls", options.format](out).write(counted)
+    REPORTERS["ls", options.format](out, every=options.every).write(counted)
     return status
 
 
@@ -97,6 +99,13 @@ def run_ls(options: LsOptions, *, out: TextIO | None = None, err: TextIO | None 
 @click.argument("paths", nargs=-1, required=True)
 @filter_options
 @format_option(FORMATS, "text sections for people, one JSON object for scripts.")
+@click.option(
+    "--all",
+    "every",
+    is_flag=True,
+    help="List every name of every section (text lists the 20 with the most runs of"
+    " each, and one line for the rest; json always lists all).",
+)
 def ls_command(
     paths: tuple[str, ...],
     kernels: tuple[str, ...],
@@ -104,6 +113,7 @@ def ls_command(
     gpus: tuple[str, ...],
     metrics: tuple[str, ...],
     format_: str,
+    every: bool,
 ) -> None:
     """Say what records hold: counts per kind and run status; the kernels, passes,
     GPUs, providers, implementations, protocols and metrics, with run counts; the time
@@ -123,5 +133,6 @@ def ls_command(
         gpus=gpus,
         metrics=metrics,
         format=format_,
+        every=every,
     )
     sys.exit(run_ls(options))
