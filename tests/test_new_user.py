@@ -349,3 +349,66 @@ def test_import_liger_given_json_says_it_is_not_a_csv(tmp_path: Path) -> None:
     counts = dict(line.rsplit(None, 1) for line in said if line.startswith("rows "))
     assert counts["rows read"] == "0" and counts["rows refused"] == "0"
     assert not (tmp_path / "out").exists() or not any((tmp_path / "out").iterdir())
+
+
+# ------------------------------------------------------------------------ plots
+
+
+def test_plots_scale_each_panel_name_skipped_ones_plainly_and_mark_no_noise(
+    tmp_path: Path,
+) -> None:
+    """nvbench's sample: every panel on its own y scale (a panel of close values is not
+    on a log axis), panels whose runs were all skipped named without a unit; the shipped
+    examples: GeGLU's collapsed quantiles (``†``) are a hollow marker, said in the legend."""
+    pytest.importorskip("matplotlib")
+    import shared_data
+
+    from kernelindex_sdk.compare import group_runs, load_records, panels, resolve_runs
+    from kernelindex_sdk.compare.plot import LOG_SPAN, NO_NOISE, figure
+
+    source = shared_data.require("nvbench", "test_ref.json")
+    records = tmp_path / "nv"
+    assert kernelindex("import", "nvbench", source, "--out", records).returncode == 0
+    runs, _ = resolve_runs(load_records([str(records)]).index)
+    found, _ = panels(group_runs(runs))
+    axes = figure(found).axes
+    spans = []
+    for panel, ax in zip(found, axes, strict=False):
+        values = [p.value for s in panel.series for p in s.points]
+        if not values:
+            assert ax.get_ylabel() == "latency", ax.get_ylabel()
+            assert "all runs skipped" in [text.get_text() for text in ax.texts]
+            continue
+        spans.append(max(values) / min(values))
+        assert ax.get_yscale() == ("log" if spans[-1] > LOG_SPAN else "linear"), panel.title
+    assert min(spans) < LOG_SPAN < max(spans)  # both kinds of panel in one figure
+    examples = kernelindex("compare", EXAMPLES, "--plot", tmp_path / "ex.svg")
+    assert examples.returncode == 0
+    assert NO_NOISE.replace(" ", "&#160;") in (tmp_path / "ex.svg").read_text() or (
+        NO_NOISE in (tmp_path / "ex.svg").read_text()
+    )
+
+
+def test_kernelbench_problems_of_one_name_are_two_tables(tmp_path: Path) -> None:
+    """docs/importers/kernelbench.md: problems 50 and 63 of level 1 share a name and are
+    two tables, never one sweep over ``problem``."""
+    import json
+
+    folder = tmp_path / "H100_Modal"
+    folder.mkdir()
+    entry = {"std": 0.03, "min": 2.1, "max": 2.5, "num_trials": 100,
+             "hardware": "NVIDIA H100 80GB HBM3", "device": "cuda:0"}  # fmt: skip
+    name = "conv_standard_2D__square_input__square_kernel.py"
+    timings = {
+        "level1": {f"50_{name}": {"mean": 2.2, **entry}, f"63_{name}": {"mean": 2.3, **entry}}
+    }
+    for implementation in ("torch", "torch_compile_inductor_default"):
+        (folder / f"baseline_time_{implementation}.json").write_text(json.dumps(timings))
+    records = tmp_path / "kb"
+    assert kernelindex("import", "kernelbench", folder, "--out", records).returncode == 0
+    done = kernelindex("compare", records)
+    assert done.returncode == 0, done.stderr
+    titles = [line for line in done.stdout.splitlines() if line.startswith("conv standard 2D")]
+    assert len(titles) == 2 and done.stdout.rstrip().endswith("2 groups, 4 runs")
+    page = (ROOT / "docs" / "importers" / "kernelbench.md").read_text("utf-8")
+    assert "two problems, two tables" in page and "are one sweep" not in page
