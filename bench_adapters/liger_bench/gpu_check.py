@@ -49,6 +49,7 @@ from bench_adapters.liger_bench.runner import Outcome, Tools
 from bench_adapters.recording.bundles import InvalidBundle
 from kernelindex_sdk.base.escaping import one_line
 from kernelindex_sdk.base.fileio import atomic_write_bytes
+from kernelindex_sdk.base.wording import counted
 
 #: The columns of ``bench liger``'s table this one keeps (metric and workload go: one of
 #: each per kernel here): kernel, pass, provider, status, median, p20–p80, speed-up,
@@ -253,8 +254,9 @@ def _summary(
     not_written = f", {len(refused)} not written (invalid)" if refused else ""
     stdout.write(
         one_line(
-            f"{len(written)} runs written under {out_dir}{not_written}, "
-            f"{len(written) - len(invalid)} files valid; {not_passed} runs did not pass"
+            f"{counted(len(written), 'run')} written under {out_dir}{not_written}, "
+            f"{counted(len(written) - len(invalid), 'file')} valid;"
+            f" {counted(not_passed, 'run')} did not pass"
         )
         + "\n"
     )
