@@ -14,10 +14,16 @@ element or the root at its value. A pointer that names nothing in the text (a
 required member that is missing) is placed at the nearest enclosing value that
 exists. Lines are counted by ``\\n`` and columns are 1-based code points, as
 :mod:`kernelindex_sdk.reading.intake` counts them.
+
+:func:`locate` and :class:`Locator` give problems the line and column they lack, so
+that every output format — and every command that reports its input's problems —
+names the same place; a :class:`Locator` streams them, holding a file's problems only
+until the file is done.
 """
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import re
@@ -180,6 +186,7 @@ def _unplaced(problem: Problem, read: bool) -> bool:
     )
 
 
+@functools.cache
 def _unread_codes() -> frozenset[str]:
     """The codes of every problem of input that could not be read (an IntakeError's)."""
     codes, kinds = set(), [IntakeError]
