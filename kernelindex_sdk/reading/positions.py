@@ -211,28 +211,19 @@ def _placed(problems: list[Problem]) -> list[Problem]:
 
 
 def locate(problems: Iterable[Problem], read: bool = True) -> list[Problem]:
-    """Every problem with the line and column it is known at: each file whose problems
-    lack them is read once more, and only those files (``read``: the problems are of
-    documents that were read, not of input that could not be)."""
-    located: list[Problem] = []
+    """``problems`` in their order, each with the line and column it is known at: each
+    file whose problems lack them is read once more, and only those files (``read``:
+    the problems are of documents that were read, not of input that could not be)."""
+    given = list(problems)
     held: dict[str, list[Problem]] = {}
-    order: list[Problem | str] = []
-    for problem in problems:
+    for problem in given:
         if _unplaced(problem, read):
-            source = problem.source or ""
-            if source not in held:
-                held[source] = []
-                order.append(source)
-            held[source].append(problem)
-        else:
-            order.append(problem)
+            held.setdefault(problem.source or "", []).append(problem)
     placed = {source: iter(_placed(found)) for source, found in held.items()}
-    for entry in order:
-        if isinstance(entry, str):
-            located.extend(placed[entry])
-        else:
-            located.append(entry)
-    return located
+    return [
+        next(placed[problem.source or ""]) if _unplaced(problem, read) else problem
+        for problem in given
+    ]
 
 
 class Locator:

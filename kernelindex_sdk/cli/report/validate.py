@@ -30,6 +30,13 @@ def format_problem(problem: Problem) -> str:
     return str(problem)
 
 
+def _located(problems: list[tuple[Problem, bool]]) -> list[Problem]:
+    """Problems (each with whether its document was read) in order, placed where they
+    can be: every file read once more at most, however many items hold its problems."""
+    placed = iter(locate([problem for problem, read in problems if read]))
+    return [next(placed) if read else problem for problem, read in problems]
+
+
 class ProblemPrinter:
     """Writes problems as ``validate`` words them, as they come, each with the line and
     column it is known at (a ``.json`` file's once that file is done: :class:`Locator`);
@@ -140,14 +147,7 @@ class JsonReporter(_Reporter):
 
     def _located(self) -> list[Problem]:
         """The problems in order, each with its line and column where they are known."""
-        located: list[Problem] = []
-        start = 0
-        for index in range(1, len(self.found) + 1):
-            if index == len(self.found) or self.found[index][1] != self.found[start][1]:
-                run = [problem for problem, _ in self.found[start:index]]
-                located.extend(locate(run, self.found[start][1]))
-                start = index
-        return located
+        return _located(self.found)
 
     def finish(self, tally: Tally) -> None:
         report: dict[str, Any] = {
@@ -251,8 +251,9 @@ class JunitReporter(_Reporter):
         from kernelindex_sdk.cli.report.ci import JunitCase, write_junit
 
         cases = []
+        located = iter(_located([(p, not c[5]) for c in self.cases for p in c[4]]))
         for source, line, pointer, label, unlocated, unreadable in self.cases:
-            found = locate(unlocated, not unreadable)
+            found = [next(located) for _ in unlocated]
             where = f"{source}:{line}" if line is not None else source
             outcome = ("error" if unreadable else "failure") if found else None
             cases.append(
