@@ -24,6 +24,7 @@ import click
 
 from kernelindex_sdk.base.checked_options import utf8_text
 from kernelindex_sdk.base.escaping import one_line
+from kernelindex_sdk.base.wording import counted
 
 if TYPE_CHECKING:  # the runner imports the catalogs and the Liger importer: not for --help
     from bench_adapters.liger_bench.bench import BenchSettings, Written
@@ -206,7 +207,8 @@ def _report_written(written: Sequence[Written], out_dir: Path, stdout: TextIO) -
     tally = ", ".join(
         f"{counts[s]} {s}" for s in ("passed", "failed", "oom", "skipped") if s in counts
     )
-    stdout.write(f"{len(written)} runs written under {one_line(str(out_dir))}: {tally or 'none'}\n")
+    where = one_line(str(out_dir))
+    stdout.write(f"{counted(len(written), 'run')} written under {where}: {tally or 'none'}\n")
     stdout.flush()
     return 1 if counts.get("failed") or counts.get("oom") else 0
 
@@ -236,7 +238,8 @@ def _print_plan(items: Sequence[object], stdout: TextIO) -> None:
         runs += len(item.providers)
     header = ["kernel", "pass", "metric", "x", "workload", "providers", "checked against"]
     stdout.write(format_table(rows, header) + "\n")
-    stdout.write(f"{runs} runs planned ({len(items)} workload-metric pairs); nothing was run\n")
+    pairs = counted(len(items), "workload-metric pair")
+    stdout.write(f"{counted(runs, 'run')} planned ({pairs}); nothing was run\n")
 
 
 @click.group("bench", context_settings={"help_option_names": ["-h", "--help"]})

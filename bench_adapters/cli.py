@@ -24,14 +24,17 @@ from __future__ import annotations
 import os
 import re
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import BinaryIO, Protocol, TextIO
+from typing import TYPE_CHECKING, BinaryIO, Protocol, TextIO
 
 import click
 
 from bench_adapters.common.provenance import KNOWN_SOFTWARE
 from kernelindex_sdk.base.checked_options import utf8_text
+
+if TYPE_CHECKING:
+    from kernelindex_sdk.errors import Problem
 
 EXIT_OK = 0
 EXIT_ROWS_SKIPPED = 1
@@ -523,6 +526,32 @@ def _over_input(out_path: str, inputs: Sequence[str]) -> str | None:
     return None
 
 
+def _say_unexpressed(
+    prog: str, groups: Mapping[str, Sequence[Problem]], nothing: bool, stream: TextIO
+) -> None:
+    """Runs no Liger row can express: a run alone as its problem line, many left out
+    for one reason as one line with their count and the first of them. ``nothing``:
+    no row can be written at all; with one reason, its line says so and is the only one."""
+    from kernelindex_sdk.base.escaping import one_line
+    from kernelindex_sdk.base.wording import counted
+
+    single = nothing and len(groups) == 1
+    for reason, problems in groups.items():
+        first = problems[0]
+        if len(problems) == 1 and not single:
+            stream.write(f"{first}\n")
+            continue
+        where = first.source if first.line is None else f"{first.source}:{first.line}"
+        said = (
+            f"{counted(len(problems), 'run')} not exported: {reason} (the first: {where})"
+            if len(problems) > 1
+            else f"{where}: {first.message}"
+        )
+        stream.write(one_line(f"{prog}: {'nothing written: ' if single else ''}{said}") + "\n")
+    if nothing and not single:
+        stream.write(f"{prog}: nothing written: no run can be a Liger row\n")
+
+
 def run_liger_export(
     record_paths: tuple[str, ...] | list[str],
     out_path: str,
@@ -535,7 +564,7 @@ def run_liger_export(
     """The ``export liger`` command without click: returns the exit status."""
     from bench_adapters.liger.export import Exporter, csv_bytes
     from kernelindex_sdk.base.fileio import atomic_write_bytes, directory_lock
-    from kernelindex_sdk.errors import Problem
+    from kernelindex_sdk.reading.positions import Locator
 
     prog = "kernelindex export liger"
     stream, fail = _error_channel(prog, err)
@@ -549,18 +578,33 @@ def run_liger_export(
         if over is not None:
             return fail(over)
 
+    locator = Locator()  # a .json file's problems on their lines, once the file is done
+
     def on_problem(problem: Problem) -> None:
-        stream.write(f"{problem}\n")
+        for ready in locator.add(problem):
+            stream.write(f"{ready}\n")
 
     exporter = Exporter()
     exporter.read(list(record_paths), stdin=stdin, on_problem=on_problem)
+    for ready in locator.flush():
+        stream.write(f"{ready}\n")
     summary = exporter.summary
     if summary.unreadable or not summary.files:
         if not summary.files:
             stream.write(f"{prog}: error: no input files\n")
         stream.write(f"{prog}: unreadable input: nothing written\n")
         return EXIT_UNREADABLE
-    data = csv_bytes(exporter.rows(on_problem, on_warning=on_problem))
+
+    def on_row_problem(problem: Problem) -> None:
+        if problem.code != "not-expressible":  # said below, counted by reason
+            on_problem(problem)
+
+    rows = exporter.rows(on_row_problem, on_warning=on_problem)
+    nothing = not rows and summary.not_expressible > 0
+    _say_unexpressed(prog, summary.unexpressed, nothing, stream)
+    if nothing:
+        return EXIT_ROWS_SKIPPED
+    data = csv_bytes(rows)
     if out_path == "-":
         sink = out if out is not None else sys.stdout.buffer
         sink.write(data)

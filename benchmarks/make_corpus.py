@@ -1,6 +1,6 @@
 """Write a benchmark corpus: N seed-like bundle files and a JSON Lines file.
 
-Every record is a variation of one of the seed bundles (``examples/seeds/``): new
+Every record is a variation of one of the seed bundles (``tests/examples/valid/seeds/``): new
 latencies (p20 <= median <= p80, so the semantic checks pass), new names, new
 timestamps (all in the past), a software map on the environment, and every digest a
 run makes of its embedded records recomputed, so each file is valid::
@@ -35,7 +35,7 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
-SEEDS = ROOT / "examples" / "seeds"
+SEEDS = ROOT / "tests" / "examples" / "valid" / "seeds"
 #: Members a bundle may embed → the run spec field that references each.
 REFERENCES = {
     "protocol": "protocolDigest",

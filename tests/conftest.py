@@ -39,8 +39,8 @@ from profiles import MAX_EXAMPLES
 sys.dont_write_bytecode = False
 
 ROOT = Path(__file__).resolve().parent.parent
-SEEDS_DIR = shared_data.find("seeds") or ROOT / "examples" / "seeds"
-EXAMPLE_SEEDS = ROOT / "examples" / "seeds"
+SEEDS_DIR = shared_data.find("seeds") or ROOT / "tests" / "examples" / "valid" / "seeds"
+EXAMPLE_SEEDS = ROOT / "tests" / "examples" / "valid" / "seeds"
 
 # ------------------------------------------------------------------ hypothesis profiles
 

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
-SEEDS = ROOT / "examples" / "seeds"
+SEEDS = ROOT / "tests" / "examples" / "valid" / "seeds"
 #: Lines longer than this are among the JSON Lines; pass it as the document limit.
 LIMIT = 6000
 

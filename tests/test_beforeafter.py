@@ -590,9 +590,7 @@ def test_markdown_github_junit_csv(sides: tuple[Path, Path]) -> None:
     ref, cand = sides
     _, markdown, _ = text_gate(str(cand), against=(str(ref),), format="markdown")
     assert markdown.startswith("### ❌ Before/after: 1 slower\n")
-    assert (
-        "| **slower** | 1.300× |" in markdown and "<details><summary>1 pairs the same" in markdown
-    )
+    assert "| **slower** | 1.300× |" in markdown and "<details><summary>1 pair the same" in markdown
     _, github, _ = text_gate(str(cand), against=(str(ref),), format="github")
     errors = [line for line in github.splitlines() if line.startswith("::error ")]
     assert len(errors) == 1
@@ -655,7 +653,8 @@ def test_invalid_records_are_exit_1_even_without_regression(
 def test_ci_formats_need_against(sides: tuple[Path, Path]) -> None:
     ref, _ = sides
     status, _, err = text_gate(str(ref), against=(), format="github")
-    assert status == 2 and "is for before/after" in err
+    assert status == 2 and len(err.splitlines()) == 1
+    assert "--format github needs --against REFERENCE" in err and "unknown" not in err
 
 
 def test_the_command_line(sides: tuple[Path, Path]) -> None:

@@ -249,7 +249,8 @@ def test_invalid_records_reported_like_validate_and_skipped() -> None:
     assert result.code == 1
     problems = [line for line in result.err.splitlines() if not line.startswith("kernelindex")]
     assert problems and all(PROBLEM.match(p) for p in problems), problems
-    assert problems[0].startswith(ex("invalid/bad.json") + ": /spec: ")
+    # Where validate places it: the line and column of the member the pointer names.
+    assert problems[0].startswith(ex("invalid/bad.json") + ":8:3: /spec: ")
     assert "1 invalid item skipped" in result.err
     assert "1 group, 1 run" in result.out
 
@@ -261,7 +262,7 @@ def test_unreadable_input_exits_2_without_traceback(tmp_path: Path) -> None:
     assert result.code == 2
     assert "Traceback" not in result.err
     assert "garbage.json" in result.err and "missing.json" in result.err
-    assert "array.json: /0: not a kernelindex record" in result.err
+    assert "array.json:1:2: /0: not a kernelindex record" in result.err
     assert "1 group, 2 runs" in result.out  # the good input is still compared
 
 

@@ -28,7 +28,7 @@ from kernelindex_sdk.base.parallel import (
 from kernelindex_sdk.validating.pipeline import BATCH_FILES, Pipeline
 
 ROOT = Path(__file__).resolve().parent.parent
-ONE_SEED = sorted((ROOT / "examples" / "seeds").glob("*.json"))[0]
+ONE_SEED = sorted((ROOT / "tests" / "examples" / "valid" / "seeds").glob("*.json"))[0]
 #: Files in the many-files input: several tasks of BATCH_FILES files each.
 MANY = 300
 TASKS = math.ceil(MANY / BATCH_FILES)
@@ -115,7 +115,7 @@ def test_an_absurd_jobs_is_refused_in_one_line(command: list[str], jobs: str) ->
 
 def test_one_file_with_the_most_jobs_forks_no_worker(tmp_path: Path) -> None:
     done, forks = _seamed(tmp_path, "validate", "-j", str(MAX_JOBS), str(ONE_SEED))
-    assert (done.returncode, done.stdout) == (0, "1 valid, 0 invalid in 1 files\n")
+    assert (done.returncode, done.stdout) == (0, "1 valid, 0 invalid in 1 file\n")
     assert forks == 0
 
 

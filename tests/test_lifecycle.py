@@ -22,7 +22,7 @@ from kernelindex_sdk.errors import UnreadableFile
 from kernelindex_sdk.models.strategies import bundles, records
 
 ROOT = Path(__file__).resolve().parent.parent
-SEED = ROOT / "examples" / "seeds" / "000_0dade080a6775df8.json"
+SEED = ROOT / "tests" / "examples" / "valid" / "seeds" / "000_0dade080a6775df8.json"
 
 
 def _seed() -> dict[str, Any]:

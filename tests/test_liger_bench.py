@@ -938,7 +938,13 @@ def _gpu_check(tmp_path: Path, tools: Tools, *extra: str) -> tuple[int, str, str
     from bench_adapters.liger_bench.gpu_check import check
 
     out, err = io.StringIO(), io.StringIO()
-    argv = ["--out", str(tmp_path), "--seeds", str(REPO / "examples" / "seeds"), *extra]
+    argv = [
+        "--out",
+        str(tmp_path),
+        "--seeds",
+        str(REPO / "tests" / "examples" / "valid" / "seeds"),
+        *extra,
+    ]
     status = check(argv, tools=tools, out=out, err=err)
     return status, out.getvalue(), err.getvalue()
 

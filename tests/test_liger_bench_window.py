@@ -56,7 +56,7 @@ from bench_adapters.liger_bench.probes import CudaDevice, DeviceInfo, TimerSetti
 from bench_adapters.liger_bench.runner import Runner
 from bench_adapters.recording import environment
 
-SEEDS = REPO / "examples" / "seeds"
+SEEDS = REPO / "tests" / "examples" / "valid" / "seeds"
 #: An hour after the stand-in clock's FIXED_NOW: a re-run (never in the future: that is invalid).
 LATER = datetime(2026, 11, 29, 13, 0, tzinfo=timezone.utc)
 NO_LIGER = "module 'liger_kernel' is not installed"
@@ -377,7 +377,7 @@ def test_seed_table_cli_formats_reports_and_exit_status(tmp_path: Path) -> None:
     (tmp_path / "alien.json").write_text(json.dumps(alien), encoding="utf-8")
     err = io.StringIO()
     assert seed_table.main([str(tmp_path / "alien.json")], out=io.StringIO(), err=err) == 0
-    assert "1 runs carry no Liger benchmark id" in err.getvalue()
+    assert "1 run with no Liger benchmark id left out" in err.getvalue()
     assert seed_table.main([str(tmp_path / "nowhere")], out=io.StringIO(), err=err) == 2
 
 

@@ -237,7 +237,7 @@ def test_invalid_records_one_line_each_exit_1(tmp_path: Path) -> None:
     assert json.loads(out)["records"] == 12  # the invalid one is left out
     problems = [line for line in err.splitlines() if not line.startswith("kernelindex ls:")]
     assert problems and all(
-        line.startswith(str(tmp_path / "bad.json") + ": /spec") for line in problems
+        line.startswith(str(tmp_path / "bad.json") + ":1:91: /spec") for line in problems
     )
     assert "1 invalid item left out" in err
 

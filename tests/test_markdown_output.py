@@ -25,7 +25,7 @@ from kernelindex_sdk.canonical import digest
 
 ROOT = Path(__file__).resolve().parent.parent
 COMPARE = ROOT / "tests" / "examples" / "compare"
-SEEDS = ROOT / "examples" / "seeds"
+SEEDS = ROOT / "tests" / "examples" / "valid" / "seeds"
 
 #: A GPU name, title, version, reason or parameter that tries every Markdown and HTML
 #: construct a PR comment or a step summary would act on.

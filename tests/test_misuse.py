@@ -32,7 +32,7 @@ from kernelindex_sdk.schema.bundled import bundled_schema, inlined_schema
 from kernelindex_sdk.validating.validation import ValidationSession
 
 ROOT = Path(__file__).resolve().parent.parent
-SEED = ROOT / "examples" / "seeds" / "000_0dade080a6775df8.json"
+SEED = ROOT / "tests" / "examples" / "valid" / "seeds" / "000_0dade080a6775df8.json"
 
 #: More digits than Python turns into text by default (the int-to-str limit: 4,300).
 HUGE = 10**5000

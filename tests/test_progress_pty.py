@@ -26,8 +26,11 @@ from kernelindex_sdk.base.progress import Progress
 from kernelindex_sdk.reading.sources import FileSource, read
 
 CLI = [sys.executable, "-m", "kernelindex_sdk.cli.main"]
-PERCENT = re.compile(r"^(.*?) \[[#-]+\](?: \d+/\d+)? +(\d+)%$")
-COUNT = re.compile(r"^(compare: loading bytes|liger: reading bytes) (\d+)$")
+#: A count: a number, or a byte count in binary units (``12.5 MiB``, ``7 bytes``).
+AMOUNT = r"[\d.]+(?: (?:bytes?|KiB|MiB|GiB))?"
+PERCENT = re.compile(rf"^(.*?) \[[#-]+\](?: {AMOUNT}/{AMOUNT})? +(\d+)%$")
+COUNT = re.compile(rf"^(compare: loading bytes|liger: reading bytes) ({AMOUNT})$")
+_UNITS = {"byte": 1, "bytes": 1, "KiB": 1 << 10, "MiB": 1 << 20, "GiB": 1 << 30}
 
 
 def on_a_terminal(args: list[str], stdin: Path | None = None) -> tuple[int, list[str]]:
@@ -61,7 +64,13 @@ def percents(frames: list[str], label: str) -> list[int]:
 
 def counts(frames: list[str], label: str) -> list[int]:
     found = [COUNT.match(frame) for frame in frames]
-    return [int(m[2]) for m in found if m and m[1] == label]
+    return [_bytes(m[2]) for m in found if m and m[1] == label]
+
+
+def _bytes(amount: str) -> int:
+    """``12.5 MiB`` → its bytes (to the unit's precision)."""
+    number, _, unit = amount.partition(" ")
+    return int(float(number) * _UNITS.get(unit, 1))
 
 
 def moved(values: list[int], low: int = 0, high: int = 100) -> bool:
@@ -140,3 +149,23 @@ def test_reading_json_lines_reports_bytes_line_by_line(tmp_path: Path) -> None:
     assert first.value == {"a": 1}  # type: ignore[union-attr]
     list(documents)
     assert sum(told) == path.stat().st_size
+
+
+def test_a_bar_of_bytes_counts_in_binary_units() -> None:
+    """A reader sees ``12.0 MiB/48.0 MiB``, not ``12582912/50331648``; without a total,
+    ``3.5 KiB``."""
+
+    class Terminal(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    stream = Terminal()
+    bar = Progress(48 << 20, "compare: loading bytes", stream=stream, delay=0, unit="bytes")
+    bar.update(12 << 20)
+    assert stream.getvalue().endswith("] 12 MiB/48 MiB  25%")
+    assert PERCENT.match(stream.getvalue().strip("\r"))
+    stream = Terminal()
+    unknown = Progress(None, "liger: reading bytes", stream=stream, delay=0, unit="bytes")
+    unknown.update(3584)
+    assert stream.getvalue() == "\rliger: reading bytes 3.5 KiB"
+    assert [_bytes(m[2]) for m in [COUNT.match(stream.getvalue().strip("\r"))] if m] == [3584]

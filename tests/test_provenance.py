@@ -30,7 +30,14 @@ from bench_adapters.common.provenance import (
     parse_declarations,
 )
 
-SEED = Path(__file__).resolve().parents[1] / "examples" / "seeds" / "000_0dade080a6775df8.json"
+SEED = (
+    Path(__file__).resolve().parents[1]
+    / "tests"
+    / "examples"
+    / "valid"
+    / "seeds"
+    / "000_0dade080a6775df8.json"
+)
 
 
 @pytest.fixture

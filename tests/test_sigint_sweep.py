@@ -14,7 +14,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 SCRIPT = ROOT / "scripts" / "sigint-sweep"
-ONE_VALID = str(sorted((ROOT / "examples" / "seeds").glob("*.json"))[0])
+ONE_VALID = str(sorted((ROOT / "tests" / "examples" / "valid" / "seeds").glob("*.json"))[0])
 
 
 def _script() -> ModuleType:

@@ -69,8 +69,9 @@ def test_add_resolves_references_as_validate_strict_refs(
     result = adding.add(paths, str(store), jobs=jobs)
     assert [str(p) for p in result.problems] == expected
     given = [digest(record) for item in kept for _, record in records_of(item)]
-    assert (result.stored, result.present, result.refused) == (
+    assert (result.stored, result.present, result.repeated, result.refused) == (
         len(set(given)),
+        0,
         len(given) - len(set(given)),
         2,
     )

@@ -63,7 +63,7 @@ def test_jobs_report_what_one_process_reports(
 
 
 def test_jobs_zero_means_every_core(capsys: pytest.CaptureFixture[str]) -> None:
-    seeds = str(ROOT / "examples" / "seeds")
+    seeds = str(ROOT / "tests" / "examples" / "valid" / "seeds")
     assert _run(capsys, [seeds], jobs=0) == _run(capsys, [seeds])
 
 
@@ -77,7 +77,7 @@ def test_stdin_runs_in_one_process(
     monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(seed)))
     status, out, _ = _run(capsys, ["-"], jobs=2)
     assert status == 0
-    assert out.strip().endswith("1 valid, 0 invalid in 1 files")
+    assert out.strip().endswith("1 valid, 0 invalid in 1 file")
 
 
 @pytest.fixture

@@ -313,7 +313,7 @@ def test_validate_one_file_never_imports_click() -> None:
 
     plain = run("validate", ONE_VALID)
     assert (plain.returncode, plain.stderr) == (0, "click False\n")
-    assert plain.stdout.endswith(" valid, 0 invalid in 1 files\n")
+    assert plain.stdout.endswith(" valid, 0 invalid in 1 file\n")
     helped = run("validate", "--help")
     assert helped.returncode == 0 and "Usage: kernelindex validate" in helped.stdout
     assert helped.stderr == "click True\n"

@@ -60,6 +60,8 @@ class ExportSummary:
     left_out: dict[str, int] = attrs.field(factory=dict)
     #: Runs no Liger row can express (each also in ``problems``).
     not_expressible: int = 0
+    #: Those runs' problems, by the reason they share (:attr:`NotExpressible.reason`).
+    unexpressed: dict[str, list[Problem]] = attrs.field(factory=dict)
     #: Input ``validate`` rejects (left out), and runs no row can express.
     problems: list[Problem] = attrs.field(factory=list)
     #: Imported runs whose source row no longer says what the run holds (edited after
@@ -190,6 +192,7 @@ class Exporter:
                     source=found.source,
                     line=found.line,
                 )
+                self.summary.unexpressed.setdefault(error.reason, []).append(problem)
                 self._report([problem], on_problem)
                 continue
             keyed.setdefault(line, _sort_key(cells, line))

@@ -34,7 +34,14 @@ from bench_adapters.common.provenance import parse_declarations
 from bench_adapters.liger.catalog import Catalog
 from bench_adapters.liger.checking import RecordChecker
 from bench_adapters.liger.mapper import MappedRun, Mapper, Warnings
-from bench_adapters.liger.source import STDIN_NAME, LigerCsv, LigerRow, RowError, open_csv
+from bench_adapters.liger.source import (
+    NOT_A_CSV,
+    STDIN_NAME,
+    LigerCsv,
+    LigerRow,
+    RowError,
+    open_csv,
+)
 from bench_adapters.liger.spelling import Referenced, Speller
 from bench_adapters.liger.writer import JSONL_NAME, Layout
 from kernelindex_sdk.base.progress import Progress
@@ -194,7 +201,8 @@ class _RowReader:
         summary = self.summary
         header_problem = csv_file.header_problem()
         if header_problem is not None:
-            unreadable = csv_file.data_rows()
+            # A JSON file has no rows to refuse: it is one problem, not thousands.
+            unreadable = 0 if header_problem.code == NOT_A_CSV else csv_file.data_rows()
             summary.rows_read += unreadable
             self.refuse([header_problem], unreadable)
             summary.stopped = self.strict
@@ -294,7 +302,8 @@ def import_csv(
     # No stream: no bar. A stream: a bar only if it is a terminal (Progress decides).
     enabled = None if progress_stream is not None else False
     stream = progress_stream
-    with Progress(None, "liger: reading bytes", stream=stream, enabled=enabled) as bar:
+    bar = Progress(None, "liger: reading bytes", stream=stream, enabled=enabled, unit="bytes")
+    with bar:
         conversion = convert(
             paths,
             strict=strict,

@@ -80,6 +80,8 @@ MAX_SAFE_INTEGER = 2**53 - 1
 #: The longest CSV record (one row, all its lines) read, in bytes. Liger's rows are a
 #: few hundred bytes; this bounds the memory one row can take, whatever the input.
 MAX_ROW_BYTES = 64 << 10
+#: The code of a header that is JSON: the file is not a CSV at all.
+NOT_A_CSV = "not-a-csv"
 #: The name standard input has in problems.
 STDIN_NAME = "<stdin>"
 
@@ -371,6 +373,13 @@ class LigerCsv:
         return Problem(message, code=code, source=self.source, line=line)
 
     def _check_header(self, header: list[str], line: int) -> Problem | None:
+        if header and header[0].lstrip("\ufeff").startswith(("{", "[")):
+            return self._problem(
+                line,
+                "is JSON, not a CSV: import liger reads Liger's benchmark CSV"
+                " (all_benchmark_data.csv); records are read by validate, compare and ls",
+                NOT_A_CSV,
+            )
         duplicates = sorted({name for name in header if header.count(name) > 1 and name})
         if duplicates:
             return self._problem(

@@ -67,7 +67,12 @@ Sweep = tuple[str, Mapping[str, Any]]
 
 
 class NotExpressible(Exception):
-    """A run no Liger row can say; the message says why."""
+    """A run no Liger row can say; the message says why, ``reason`` the same without
+    what is particular to the run (runs left out for one reason are counted together)."""
+
+    def __init__(self, message: str, reason: str | None = None) -> None:
+        super().__init__(message)
+        self.reason = reason or message
 
 
 @functools.cache
@@ -268,7 +273,9 @@ class RowComputer:
         if sweep is None:
             raise NotExpressible(
                 f"kernel {kernel!r}: its x and config in Liger's terms are unknown "
-                "(the bench catalog has no sweep for it)"
+                "(the bench catalog has no sweep for it)",
+                "the bench catalog has no sweep for their kernel: its x and config in"
+                " Liger's terms are unknown",
             )
         x_name, template = sweep
         parameters: Mapping[str, Any] = w_spec.get(recordformat.PARAMETERS_KEY, {})
@@ -281,7 +288,10 @@ class RowComputer:
 
         x_param = shape_name(x_name) or x_name.lower()
         if x_param not in parameters:
-            raise NotExpressible(f"the workload has no {x_param!r}, the x Liger sweeps")
+            raise NotExpressible(
+                f"the workload has no {x_param!r}, the x Liger sweeps",
+                "their workload lacks the x Liger sweeps",
+            )
         config: dict[str, Any] = {}
         used = {x_param}
         for key, value in template.items():
@@ -302,7 +312,8 @@ class RowComputer:
             config.setdefault(key, value)
         if not self._gives_back(kernel, x_name, parameters[x_param], config, w_spec):
             raise NotExpressible(
-                f"no config in Liger's terms for kernel {kernel!r} gives back this workload"
+                f"no config in Liger's terms for kernel {kernel!r} gives back this workload",
+                "no config in Liger's terms gives back their workload",
             )
         return x_name, parameters[x_param], config
 

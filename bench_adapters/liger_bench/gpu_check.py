@@ -50,6 +50,7 @@ from bench_adapters.liger_bench.runner import Outcome, Tools
 from bench_adapters.recording.bundles import InvalidBundle
 from kernelindex_sdk.base.escaping import one_line
 from kernelindex_sdk.base.fileio import atomic_write_bytes
+from kernelindex_sdk.base.wording import counted
 
 #: The columns of ``bench liger``'s table this one keeps (metric and workload go: one of
 #: each per kernel here): kernel, pass, provider, status, median, p20–p80, speed-up,
@@ -89,8 +90,11 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     )
     parser.add_argument(
         "--seeds",
-        default="examples/seeds",
-        help="the published seed records to tabulate the runs beside (default: %(default)s)",
+        default="examples/liger",
+        help=(
+            "the published seeds' runs (imported, or the seeds themselves) to tabulate "
+            "the runs beside (default: %(default)s)"
+        ),
     )
     return parser.parse_args(argv)
 
@@ -272,8 +276,9 @@ def _summary(
     not_written = f", {len(refused)} not written (invalid)" if refused else ""
     stdout.write(
         one_line(
-            f"{len(written)} runs written under {out_dir}{not_written}, "
-            f"{len(written) - len(invalid)} files valid; {not_passed} runs did not pass"
+            f"{counted(len(written), 'run')} written under {out_dir}{not_written}, "
+            f"{counted(len(written) - len(invalid), 'file')} valid;"
+            f" {counted(not_passed, 'run')} did not pass"
         )
         + "\n"
     )

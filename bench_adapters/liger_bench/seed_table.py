@@ -21,7 +21,7 @@ Within a row, each provider shows its newest run (by ``observedAt``); the refere
 the first of :data:`kernelindex_sdk.compare.REFERENCE_PROVIDERS` present. Records are
 loaded and validated as ``compare`` loads them: invalid ones are reported and left out.
 
-Run it as ``scripts/seed-table examples/seeds docs/examples/bench-liger`` (``--format
+Run it as ``scripts/seed-table examples/liger docs/examples/bench-liger`` (``--format
 markdown`` for the docs); ``scripts/gpu-check`` writes it beside its records.
 """
 
@@ -38,6 +38,7 @@ from kernelindex_sdk.base import recordformat
 from kernelindex_sdk.base.escaping import markdown_cell
 from kernelindex_sdk.base.metrics import METRIC_NAMES, PEAK_MEMORY
 from kernelindex_sdk.base.recordformat import METADATA_KEY, SPEC_KEY
+from kernelindex_sdk.base.wording import counted
 from kernelindex_sdk.compare import REFERENCE_PROVIDERS, ResolvedRun, load_records, resolve_runs
 from kernelindex_sdk.errors import Problem
 
@@ -295,7 +296,7 @@ def main(
     stdout.write(FORMATS[args.format](loaded.rows))
     if loaded.unplaced:
         stderr.write(
-            f"seed-table: {loaded.unplaced} runs carry no Liger benchmark id and are left out\n"
+            f"seed-table: {counted(loaded.unplaced, 'run')} with no Liger benchmark id left out\n"
         )
     stdout.flush()
     if loaded.unreadable:

@@ -30,6 +30,8 @@ from collections.abc import Iterator
 from types import TracebackType
 from typing import TextIO
 
+from kernelindex_sdk.base.wording import byte_size
+
 #: Seconds between two redraws: at most about ten a second.
 REDRAW_INTERVAL = 0.1
 #: Seconds before the first draw, so short runs never show a bar.
@@ -50,9 +52,12 @@ class Progress:
         enabled: bool | None = None,
         delay: float = DEFAULT_DELAY,
         show_counts: bool = True,
+        unit: str = "",
     ) -> None:
         self.total = total if total is None or total >= 0 else 0
         self.label = label
+        #: What is counted: ``bytes`` shows counts in binary units (``12.5 MiB``).
+        self.unit = unit
         #: Show ``done/total`` beside the percentage (off when the units are steps of
         #: several kinds, which mean nothing to a reader).
         self.show_counts = show_counts
@@ -124,9 +129,12 @@ class Progress:
             filled = BAR_WIDTH * done // self.total
             bar = "#" * filled + "-" * (BAR_WIDTH - filled)
             percent = 100 * done // self.total
-            counts = f" {done}/{self.total}" if self.show_counts else ""
-            return f"{prefix}[{bar}]{counts} {percent:3d}%"
-        return f"{prefix}{self.count}"
+            counts = f" {self._amount(done)}/{self._amount(self.total)}"
+            return f"{prefix}[{bar}]{counts if self.show_counts else ''} {percent:3d}%"
+        return f"{prefix}{self._amount(self.count)}"
+
+    def _amount(self, count: int) -> str:
+        return byte_size(count) if self.unit == "bytes" else str(count)
 
     def _draw(self, now: float) -> None:
         text = self.render()

@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING, Any, TextIO
 
 import click
 
+from kernelindex_sdk.base.installing import extra_hint
 from kernelindex_sdk.cli.compare_options import (
     FORMATS,
     GATE_FORMATS,
@@ -98,10 +99,14 @@ def _usage(options: CompareOptions, say: Say) -> tuple[float, ...] | None:
     ``--plot`` and a file it can draw); None, said why, when one is not."""
     from kernelindex_sdk.compare.summary import DEFAULT_THRESHOLDS, check_thresholds
 
+    if options.format in GATE_FORMATS and options.format not in FORMATS:
+        say(
+            f"--format {options.format} needs --against REFERENCE (a before/after gate);"
+            f" without it choose from {', '.join(FORMATS)}"
+        )
+        return None
     if options.format not in FORMATS:
         say(f"unknown --format {options.format!r} (choose from {', '.join(FORMATS)})")
-        if options.format in GATE_FORMATS:
-            say(f"--format {options.format} is for before/after: compare --against REFERENCE")
         return None
     if options.fast_p and not options.summary:
         say("--fast-p needs --summary")
@@ -278,7 +283,7 @@ def _s(count: int) -> str:
     "--plot",
     metavar="FILE",
     help="Also draw one panel per kernel, pass, metric, GPU and sweep into FILE"
-    " (.png, .svg or .pdf; needs matplotlib: pip install matplotlib).",
+    f" (.png, .svg or .pdf; needs matplotlib: {extra_hint('plot', 'matplotlib')}).",
 )
 @click.option(
     "--plot-ratios",

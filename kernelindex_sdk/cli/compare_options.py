@@ -89,15 +89,15 @@ def load_inputs(options: CompareOptions, err: TextIO) -> Loaded:
     a progress bar there (``--progress``; by default on a terminal only) of the bytes
     read, per side with ``--against``."""
     from kernelindex_sdk.base.progress import Progress
-    from kernelindex_sdk.cli.report.validate import format_problem
+    from kernelindex_sdk.cli.report.validate import ProblemPrinter
     from kernelindex_sdk.compare.loading import load
-    from kernelindex_sdk.errors import Problem
 
     def bar(side: str, total: int | None) -> Progress:
         label = f"compare: loading {side} bytes" if options.against else "compare: loading bytes"
-        return Progress(total, label=label, stream=err, enabled=options.progress)
+        return Progress(total, label=label, stream=err, enabled=options.progress, unit="bytes")
 
-    def problem(found: Problem) -> None:
-        err.write(format_problem(found) + "\n")
-
-    return load(options.paths, options.against or None, on_problem=problem, progress=bar)
+    printer = ProblemPrinter(err.write)
+    try:
+        return load(options.paths, options.against or None, on_problem=printer, progress=bar)
+    finally:
+        printer.close()

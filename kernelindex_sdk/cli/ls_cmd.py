@@ -35,15 +35,16 @@ class LsOptions:
     #: Words of :data:`~kernelindex_sdk.base.metrics.METRIC_ALIASES` (``--metric``).
     metrics: tuple[str, ...] = ()
     format: str = "text"
+    #: Every name of every section (else the text sums up past 20 of one).
+    every: bool = False
 
 
 def run_ls(options: LsOptions, *, out: TextIO | None = None, err: TextIO | None = None) -> int:
     """Load, validate, count and report; return the exit status. Never raises for bad input."""
     from kernelindex_sdk.base.escaping import one_line
     from kernelindex_sdk.cli.filter_options import select_runs, typos, unknown_metric
-    from kernelindex_sdk.cli.report.validate import format_problem
+    from kernelindex_sdk.cli.report.validate import ProblemPrinter
     from kernelindex_sdk.compare import inventory, records, runs
-    from kernelindex_sdk.errors import Problem
     from kernelindex_sdk.reading.sources import FileSource, StdinSource, StoreSource, expand
 
     out = out if out is not None else sys.stdout
@@ -59,12 +60,13 @@ def run_ls(options: LsOptions, *, out: TextIO | None = None, err: TextIO | None 
         say(unknown)
         return 2
 
-    def report_problem(problem: Problem) -> None:
-        err.write(format_problem(problem) + "\n")
-
     readable = (FileSource, StdinSource, StoreSource)
     found = [s for s in expand(options.paths) if isinstance(s, readable)]
-    loaded = records.load_records(options.paths, on_problem=report_problem)
+    report_problem = ProblemPrinter(err.write)
+    try:
+        loaded = records.load_records(options.paths, on_problem=report_problem)
+    finally:
+        report_problem.close()
     status = 2 if loaded.unreadable else 1 if loaded.invalid else 0
     if not found and not loaded.unreadable:
         # A script pointed at the wrong place must not be told "nothing here" and pass.
@@ -89,7 +91,7 @@ def run_ls(options: LsOptions, *, out: TextIO | None = None, err: TextIO | None 
         return max(status, 1)
 
     counted = inventory.take_inventory(loaded.index, selected)
-    REPORTERS["ls", options.format](out).write(counted)
+    REPORTERS["ls", options.format](out, every=options.every).write(counted)
     return status
 
 
@@ -97,6 +99,13 @@ def run_ls(options: LsOptions, *, out: TextIO | None = None, err: TextIO | None 
 @click.argument("paths", nargs=-1, required=True)
 @filter_options
 @format_option(FORMATS, "text sections for people, one JSON object for scripts.")
+@click.option(
+    "--all",
+    "every",
+    is_flag=True,
+    help="List every name of every section (text lists the 20 with the most runs of"
+    " each, and one line for the rest; json always lists all).",
+)
 def ls_command(
     paths: tuple[str, ...],
     kernels: tuple[str, ...],
@@ -104,6 +113,7 @@ def ls_command(
     gpus: tuple[str, ...],
     metrics: tuple[str, ...],
     format_: str,
+    every: bool,
 ) -> None:
     """Say what records hold: counts per kind and run status; the kernels, passes,
     GPUs, providers, implementations, protocols and metrics, with run counts; the time
@@ -123,5 +133,6 @@ def ls_command(
         gpus=gpus,
         metrics=metrics,
         format=format_,
+        every=every,
     )
     sys.exit(run_ls(options))

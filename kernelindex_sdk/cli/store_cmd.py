@@ -81,18 +81,19 @@ def add_command(paths: tuple[str, ...], store: str | None, jobs: int | None) -> 
     present, 1 something refused, 2 unreadable input or an unusable store.
     """
     from kernelindex_sdk.base.parallel import WorkerFailed
-    from kernelindex_sdk.cli.report.validate import format_problem
+    from kernelindex_sdk.cli.report.validate import ProblemPrinter
     from kernelindex_sdk.reading.kistore import require_duckdb
     from kernelindex_sdk.store import StoreError, add
 
     duckdb = require_duckdb()
     path = _store_path(store)
 
-    def report(problem: Any) -> None:
-        sys.stdout.write(format_problem(problem) + "\n")
-
+    report = ProblemPrinter(sys.stdout.write)
     try:
-        result = add(paths, path, jobs=jobs, on_problem=report, on_wait=_waiting("add"))
+        try:
+            result = add(paths, path, jobs=jobs, on_problem=report, on_wait=_waiting("add"))
+        finally:
+            report.close()
     except StoreError as error:
         _fail("add", f"{error}")
     except WorkerFailed as error:

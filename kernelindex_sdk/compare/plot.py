@@ -12,14 +12,19 @@ Defaults meant to be readable without options:
   kernel's display name, pass and metric, with the GPU and fixed shape underneath,
   wrapped to the panel's width (never cut);
 * y in one readable unit per panel (``latency (ms)``, ``peak memory (MiB)``); along a
-  numeric sweep the median as a line with markers and the p20–p80 spread as a band;
-  on a categorical axis (dtypes, problem names) each implementation's median as a point
-  with p20–p80 whiskers, side by side — categories are never joined by a line;
-* one y scale for the whole figure: logarithmic when any panel's values span more
-  than :data:`LOG_SPAN` ×; a log₂ x axis, ticked at the sweep's own values, for
-  power-of-two sweeps (:func:`powers_of_two`), a log₁₀ one for other numeric sweeps
-  spanning more than :data:`LOG_SPAN` ×;
-* a panel in which no run passed says so (``all runs skipped``) instead of an empty axis;
+  numeric sweep the median as a line with markers and the run's recorded spread
+  (p20–p80, or mean ± σ) as a band; on a categorical axis (dtypes, problem names) each
+  implementation's median as a point with that spread as whiskers, side by side —
+  categories are never joined by a line;
+* a run that records no noise (collapsed quantiles, one sample: ``†`` in the tables) as
+  a hollow marker, said in the legend (``no noise recorded (†)``);
+* each panel its own y scale: logarithmic when its values span more than
+  :data:`LOG_SPAN` ×, else linear, so a panel of close values (1.05–1.12 ms) is read
+  to its own ticks; a log₂ x axis, ticked at the sweep's own values, for power-of-two
+  sweeps (:func:`powers_of_two`), a log₁₀ one for other numeric sweeps spanning more
+  than :data:`LOG_SPAN` ×;
+* a panel in which no run passed says so (``all runs skipped``) instead of an empty
+  axis, its y axis named without a unit (there is no value to have one);
 * with ``ratios``, a small panel under each with the ratio over the baseline;
 * each implementation one colour in every panel, the baseline first in the legend;
 * runs that did not pass as an ✕ on the x axis, labelled with their status.
@@ -33,7 +38,9 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, Final
 
+from kernelindex_sdk.base.installing import extra_hint
 from kernelindex_sdk.base.metrics import METRIC_NAMES, RATIO_NAMES
+from kernelindex_sdk.compare.noise import noise_of
 from kernelindex_sdk.compare.speedups import SpeedupPanel
 from kernelindex_sdk.compare.sweeps import Panel, Series
 from kernelindex_sdk.compare.units import pick_unit
@@ -46,9 +53,9 @@ LOG_SPAN: Final = 20.0
 MAX_PANELS: Final = 60
 #: How to get matplotlib, in forms that work: the PyPI name alone (matplotlib), or the
 #: project's extra from a checkout or the wheel that ``.ci/run`` builds.
-INSTALL_HINT: Final = (
-    "pip install matplotlib (or, in a kernelindex checkout, pip install '.[plot]')"
-)
+INSTALL_HINT: Final = extra_hint("plot", "matplotlib")
+#: The legend's entry for a hollow marker: a run that records no noise.
+NO_NOISE: Final = "no noise recorded (†)"
 #: Problems a speed-up panel names on its axis; beyond, only the extremes are named.
 NAMED_PROBLEMS: Final = 40
 #: Problems named at each end of a speed-up panel with more than NAMED_PROBLEMS.
@@ -112,6 +119,11 @@ def _literal_text() -> Any:
 
 
 def _render(panels: Sequence[Panel], path: str, dpi: int, ratios: bool) -> None:
+    figure(panels, ratios=ratios).savefig(path, dpi=dpi)
+
+
+def figure(panels: Sequence[Panel], *, ratios: bool = False) -> Any:
+    """The :class:`matplotlib.figure.Figure` :func:`render` saves (matplotlib needed)."""
     from matplotlib.figure import Figure
 
     columns = 1 if len(panels) == 1 else 2 if len(panels) <= 4 else 3
@@ -121,7 +133,6 @@ def _render(panels: Sequence[Panel], path: str, dpi: int, ratios: bool) -> None:
     height = 4.2 + 0.15 * max(0, extra_lines) + (1.4 if ratios else 0.0)
     figure = Figure(figsize=(6.0 * columns, height * rows), layout="constrained")
     colours = _colours([s.label for p in panels for s in p.series])
-    log_y = _log_y(panels)
     if ratios:
         grid = figure.subplots(
             2 * rows, columns, squeeze=False, gridspec_kw={"height_ratios": [3, 1] * rows}
@@ -133,14 +144,14 @@ def _render(panels: Sequence[Panel], path: str, dpi: int, ratios: bool) -> None:
         under = []
     for index, panel in enumerate(panels):
         ax = main[index // columns][index % columns]
-        _draw(ax, panel, colours, titles[index], log_y)
+        _draw(ax, panel, colours, titles[index], _log_y([panel]))
         if ratios:
             _draw_ratios(under[index // columns][index % columns], panel, colours)
     for index in range(len(panels), rows * columns):
         main[index // columns][index % columns].set_visible(False)
         if ratios:
             under[index // columns][index % columns].set_visible(False)
-    figure.savefig(path, dpi=dpi)
+    return figure
 
 
 def _check_figure(path: str, count: int, *, empty: str, narrow: str) -> None:
@@ -246,8 +257,8 @@ def _title(panel: Panel) -> str:
 
 
 def _log_y(panels: Sequence[Panel]) -> bool:
-    """One y scale for the whole figure: logarithmic when any panel's values span more
-    than :data:`LOG_SPAN`, so panels side by side are read the same way."""
+    """A logarithmic y scale: when any of ``panels`` (a figure draws each panel on its
+    own) has values spanning more than :data:`LOG_SPAN`."""
     for panel in panels:
         values = [
             v
@@ -278,11 +289,15 @@ def _draw(ax: Any, panel: Panel, colours: dict[str, Any], title: str, log_y: boo
     def at(x: Any) -> Any:
         return positions[x] if panel.categorical else x
 
+    quiet = False
     for rank, series in enumerate(panel.series):
         label = f"{series.label} (baseline)" if series.is_baseline else series.label
         drawn = _draw_points(ax, panel, series, rank, colours[series.label], label, unit, at)
+        quiet = _mark_no_noise(ax, panel, series, rank, unit, at) or quiet
         if series.failures:
             _draw_failures(ax, series, colours[series.label], None if drawn else label, at)
+    if quiet:  # the legend says what a hollow marker is (the tables' †)
+        ax.scatter([], [], marker="o", facecolors="white", edgecolors="0.3", label=NO_NOISE)
     if not values:
         # Nothing passed: no y axis to read, say why instead of an empty −0.04…0.04 axis.
         ax.set_yticks([])
@@ -299,7 +314,7 @@ def _draw(ax: Any, panel: Panel, colours: dict[str, Any], title: str, log_y: boo
         ax.yaxis.set_minor_formatter(NullFormatter())
     _x_axis(ax, panel)
     metric = METRIC_NAMES.get(panel.metric, panel.metric)
-    ax.set_ylabel(f"{metric} ({unit[0]})")
+    ax.set_ylabel(f"{metric} ({unit[0]})" if values else metric)
     ax.set_title(title, fontsize=9, loc="left")
     ax.grid(True, which="major", alpha=0.3)
     if panel.series:
@@ -319,18 +334,11 @@ def _draw_points(
     """One implementation's medians with their p20–p80 spread: a line over a band
     against a numeric x, a column of points with error bars beside the others' against
     categories (which have no order to join). Whether there were any."""
-    width = len(panel.series)
-    # Categories (dtypes, problem names) have no order between them: each
-    # implementation is a column of points, side by side, never joined by a line.
-    shift = (rank - (width - 1) / 2) * min(0.6 / width, 0.2) if panel.categorical else 0.0
-    xs = (
-        [at(p.x) + shift for p in series.points]
-        if panel.categorical
-        else [at(p.x) for p in series.points]
-    )
+    xs = _xs(panel, series, rank, at)
     ys = [p.value / unit[1] for p in series.points]
-    low = [(p.p20 if p.p20 is not None else p.value) / unit[1] for p in series.points]
-    high = [(p.p80 if p.p80 is not None else p.value) / unit[1] for p in series.points]
+    spreads = [noise_of(p.run).interval(p.value) for p in series.points]
+    low = [lo / unit[1] for lo, _ in spreads]
+    high = [hi / unit[1] for _, hi in spreads]
     if xs and panel.categorical:
         spread = [[y - lo for y, lo in zip(ys, low, strict=True)],
                   [hi - y for y, hi in zip(ys, high, strict=True)]]  # fmt: skip
@@ -340,6 +348,35 @@ def _draw_points(
         ax.plot(xs, ys, marker="o", markersize=3.5, linewidth=1.6, color=colour, label=label)
         ax.fill_between(xs, low, high, color=colour, alpha=0.2, linewidth=0)
     return bool(xs)
+
+
+def _xs(panel: Panel, series: Series, rank: int, at: Callable[[Any], Any]) -> list[Any]:
+    """Where a series' points sit. Categories (dtypes, problem names) have no order
+    between them: each implementation is a column of points, side by side."""
+    if not panel.categorical:
+        return [at(p.x) for p in series.points]
+    width = len(panel.series)
+    shift = (rank - (width - 1) / 2) * min(0.6 / width, 0.2)
+    return [at(p.x) + shift for p in series.points]
+
+
+def _mark_no_noise(
+    ax: Any,
+    panel: Panel,
+    series: Series,
+    rank: int,
+    unit: tuple[str, float],
+    at: Callable[[Any], Any],
+) -> bool:
+    """Hollow markers over the points of runs that record no noise (the tables' ``†``:
+    their ratios cannot be told from noise); whether there were any."""
+    xs = _xs(panel, series, rank, at)
+    quiet = [(x, p.value / unit[1]) for x, p in zip(xs, series.points, strict=True)
+             if not noise_of(p.run).known]  # fmt: skip
+    if quiet:
+        ax.scatter([x for x, _ in quiet], [y for _, y in quiet], marker="o", s=22,
+                   facecolors="white", edgecolors="0.3", linewidths=1.0, zorder=4)  # fmt: skip
+    return bool(quiet)
 
 
 def _draw_failures(

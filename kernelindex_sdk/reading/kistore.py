@@ -34,6 +34,7 @@ from typing import Any, Final, NamedTuple
 from orjson import loads as orjson_loads
 
 from kernelindex_sdk.base.escaping import one_line
+from kernelindex_sdk.base.installing import extra_hint
 from kernelindex_sdk.errors import IntakeError, UnreadableFile
 from kernelindex_sdk.reading import storerows
 from kernelindex_sdk.reading.intake import Document, loads
@@ -75,7 +76,7 @@ VERSION: Final = "2"
 #: lacks ``stddev`` and ``title``); adding to one is refused (:func:`connect`).
 READABLE_VERSIONS: Final = ("1", VERSION)
 #: What to run when DuckDB is missing.
-INSTALL_HINT: Final = "pip install 'kernelindex-sdk[store]'"
+INSTALL_HINT: Final = extra_hint("store")
 #: DuckDB's file magic: bytes 8-11 of every database file.
 _MAGIC: Final = b"DUCK"
 _MAGIC_AT: Final = 8

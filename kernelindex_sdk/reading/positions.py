@@ -14,17 +14,29 @@ element or the root at its value. A pointer that names nothing in the text (a
 required member that is missing) is placed at the nearest enclosing value that
 exists. Lines are counted by ``\\n`` and columns are 1-based code points, as
 :mod:`kernelindex_sdk.reading.intake` counts them.
+
+:func:`locate` and :class:`Locator` give problems the line and column they lack, so
+that every output format — and every command that reports its input's problems —
+names the same place; a :class:`Locator` streams them, holding a file's problems only
+until the file is done.
 """
 
 from __future__ import annotations
 
+import functools
 import json
+import os
 import re
+import stat
 from collections.abc import Iterable
+from dataclasses import replace
+from pathlib import Path
 
 from kernelindex_sdk.base.pointers import escape_token
+from kernelindex_sdk.errors import IntakeError, Problem
+from kernelindex_sdk.reading.sources import MAX_DOCUMENT_BYTES
 
-__all__ = ["pointer_positions"]
+__all__ = ["Locator", "locate", "pointer_positions"]
 
 _WS = re.compile(r"[ \t\n\r]*")
 _STRING = re.compile(r'"(?:[^"\\]|\\.)*"', re.DOTALL)
@@ -144,3 +156,94 @@ def pointer_positions(text: str, pointers: Iterable[str]) -> dict[str, tuple[int
         counted = place
         positions[pointer] = (line, place - text.rfind("\n", 0, place))
     return positions
+
+
+def _positions(source: str, pointers: Iterable[str]) -> dict[str, tuple[int, int]]:
+    """Line and column of each pointer in the file ``source``, or none when it cannot be
+    read again (standard input, a file gone since): the annotation then has no line."""
+    if source in ("<stdin>", "<input>"):
+        return {}
+    try:
+        found = os.stat(source)
+        if not stat.S_ISREG(found.st_mode) or found.st_size > MAX_DOCUMENT_BYTES:
+            return {}  # a FIFO or a device, or more than a document may hold: never again
+        text = Path(source).read_text(encoding="utf-8")
+    except (OSError, ValueError):
+        return {}
+    return pointer_positions(text, pointers)
+
+
+def _unplaced(problem: Problem, read: bool) -> bool:
+    """A problem in a ``.json`` file that was ``read``, located by pointer only (a
+    record, array or bundle: validation tracks no positions on its fast path). What
+    could not be read (``read`` false, or a problem of intake) is never read again to
+    place its problem; nor is anything but a ``.json`` file (a store, standard input)."""
+    return (
+        read
+        and problem.line is None
+        and (problem.source or "").lower().endswith(".json")
+        and problem.code not in _unread_codes()
+    )
+
+
+@functools.cache
+def _unread_codes() -> frozenset[str]:
+    """The codes of every problem of input that could not be read (an IntakeError's)."""
+    codes, kinds = set(), [IntakeError]
+    while kinds:
+        kind = kinds.pop()
+        codes.add(kind.code)
+        kinds.extend(kind.__subclasses__())
+    return frozenset(codes)
+
+
+def _placed(problems: list[Problem]) -> list[Problem]:
+    """``problems`` (all of one file) with the line and column of each pointer, read
+    off the file once more; as they were where it cannot be read again."""
+    positions = _positions(problems[0].source or "", {p.pointer for p in problems})
+    placed = []
+    for problem in problems:
+        found = positions.get(problem.pointer)
+        if found is not None:
+            problem = replace(problem, line=found[0], column=found[1])
+        placed.append(problem)
+    return placed
+
+
+def locate(problems: Iterable[Problem], read: bool = True) -> list[Problem]:
+    """``problems`` in their order, each with the line and column it is known at: each
+    file whose problems lack them is read once more, and only those files (``read``:
+    the problems are of documents that were read, not of input that could not be)."""
+    given = list(problems)
+    held: dict[str, list[Problem]] = {}
+    for problem in given:
+        if _unplaced(problem, read):
+            held.setdefault(problem.source or "", []).append(problem)
+    placed = {source: iter(_placed(found)) for source, found in held.items()}
+    return [
+        next(placed[problem.source or ""]) if _unplaced(problem, read) else problem
+        for problem in given
+    ]
+
+
+class Locator:
+    """Streams problems with their line and column: a file's unplaced problems are
+    held until the next file's arrive (problems come file by file), then placed."""
+
+    def __init__(self) -> None:
+        self._pending: list[Problem] = []
+
+    def add(self, problem: Problem, read: bool = True) -> list[Problem]:
+        if _unplaced(problem, read):
+            ready = []
+            if self._pending and self._pending[0].source != problem.source:
+                ready = self.flush()
+            self._pending.append(problem)
+            return ready
+        return [*self.flush(), problem]
+
+    def flush(self) -> list[Problem]:
+        if not self._pending:
+            return []
+        pending, self._pending = self._pending, []
+        return _placed(pending)

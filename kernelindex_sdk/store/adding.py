@@ -39,6 +39,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import IO, Any
 
+from kernelindex_sdk.base.wording import counted
 from kernelindex_sdk.canonical import DIGEST_PREFIX
 from kernelindex_sdk.compare.records import RecordIndex, StoredRun
 from kernelindex_sdk.compare.runs import Resolver
@@ -113,8 +114,11 @@ class AddResult:
 
     #: Records newly stored.
     stored: int = 0
-    #: Records given whose digest the store (or this add, earlier) already held.
+    #: Records given whose digest the store held before this add.
     present: int = 0
+    #: Further copies of a record this add was given more than once (each digest is
+    #: stored, or found present, once; its other copies are counted here).
+    repeated: int = 0
     #: Items (records or bundles) refused: invalid, or referencing what is nowhere.
     refused: int = 0
     #: Paths and documents that could not be read.
@@ -127,9 +131,10 @@ class AddResult:
 
     def summary(self) -> str:
         unreadable = f", {self.unreadable} unreadable" if self.unreadable else ""
+        repeated = f", {self.repeated} repeated in the input" if self.repeated else ""
         return (
-            f"{self.stored} stored, {self.present} already present,"
-            f" {self.refused} refused{unreadable} in {self.files} files"
+            f"{self.stored} stored, {self.present} already present{repeated},"
+            f" {self.refused} refused{unreadable} in {counted(self.files, 'file')}"
         )
 
     def exit_status(self) -> int:
@@ -689,13 +694,16 @@ def _commit(
         con.execute("SET preserve_insertion_order = false")
         try:
             con.execute("BEGIN TRANSACTION")
-            add_id, stored, given = _insert(con, staged, keys, facts, skipped, result.refused)
+            add_id, stored, given, distinct = _insert(
+                con, staged, keys, facts, skipped, result.refused
+            )
             con.execute("COMMIT")
         except BaseException:
             with contextlib.suppress(Exception):
                 con.execute("ROLLBACK")
             raise
-    result.stored, result.present, result.add_id = stored, given - stored, add_id
+    result.stored, result.add_id = stored, add_id
+    result.present, result.repeated = distinct - stored, given - distinct
 
 
 def _staging_readers(paths: Mapping[str, str], any_refused: bool) -> tuple[str, str, str]:
@@ -721,9 +729,9 @@ def _staging_readers(paths: Mapping[str, str], any_refused: bool) -> tuple[str, 
 
 def _insert(
     con: Any, staged: str, keys: str, facts: str, skipped: int, refused: int
-) -> tuple[int, int, int]:
+) -> tuple[int, int, int, int]:
     """Inside the transaction: the records and their runs' facts, and the add's row;
-    its number, the records stored and the records given."""
+    its number, the records stored, the records given and the distinct digests given."""
     row = con.execute("SELECT coalesce(max(add_id), 0) + 1 FROM adds").fetchone()
     add_id = int(row[0]) if row else 1
     row = con.execute("SELECT coalesce(max(seq), 0) FROM records").fetchone()
@@ -732,8 +740,9 @@ def _insert(
         f"CREATE TEMP TABLE first_copies AS SELECT min(b + t) AS n, count(*) AS copies"
         f" FROM {keys} GROUP BY digest"
     )
-    row = con.execute("SELECT coalesce(sum(copies), 0) FROM first_copies").fetchone()
+    row = con.execute("SELECT coalesce(sum(copies), 0), count(*) FROM first_copies").fetchone()
     given = (int(row[0]) if row else 0) + skipped
+    distinct = int(row[1]) if row else 0
     con.execute(
         # Out-of-core throughout (no window function): a record's seq is its
         # staging number after the store's last (gaps where copies were
@@ -759,7 +768,7 @@ def _insert(
     con.execute(
         "INSERT INTO kernelindex_store VALUES (?, ?)", [checks_key(add_id), checks_fingerprint()]
     )
-    return add_id, stored, given
+    return add_id, stored, given, distinct
 
 
 def _insert_facts(con: Any, facts: str, add_id: int) -> None:

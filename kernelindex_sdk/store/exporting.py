@@ -67,6 +67,7 @@ def export(
         else:
             count = _parquet(store, work, out, on_wait)
         _write_manifest(work, format)
+        _as_the_umask_says(work)
         _into_place(work, target)
     except BaseException:
         shutil.rmtree(work, ignore_errors=True)
@@ -149,6 +150,19 @@ def _not_written_by_export(folder: str) -> str | None:
             what = "was changed since" if name in listed else "is not"
             return f"{name} {what} what kernelindex store export wrote there"
     return None
+
+
+def _as_the_umask_says(folder: str) -> None:
+    """Every folder and file of the export with the permissions a new one gets (``0777``
+    and ``0666`` less the umask), as ``import --out`` writes them: DuckDB makes its
+    folders ``0755`` whatever the umask. Another user (a Spark job running as one)
+    reads the export as the umask allows, no more and no less."""
+    mask = _umask()
+    for parent, folders, files in os.walk(folder):
+        for name in folders:
+            os.chmod(os.path.join(parent, name), 0o777 & ~mask)
+        for name in files:
+            os.chmod(os.path.join(parent, name), 0o666 & ~mask)
 
 
 def _umask() -> int:

@@ -38,6 +38,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from itertools import chain
 from typing import TYPE_CHECKING, Any, Literal, NamedTuple, Protocol, runtime_checkable
 
+from kernelindex_sdk.base.wording import counted
 from kernelindex_sdk.errors import IntakeError, Problem, UnreadableFile
 from kernelindex_sdk.reading.intake import Document
 from kernelindex_sdk.reading.sources import (
@@ -213,7 +214,8 @@ class Tally:
     def summary(self) -> str:
         """``3 valid, 1 invalid in 4 files`` (``, 2 unreadable`` when any were)."""
         unreadable = f", {self.unreadable} unreadable" if self.unreadable else ""
-        return f"{self.valid} valid, {self.invalid} invalid{unreadable} in {self.files} files"
+        files = counted(self.files, "file")
+        return f"{self.valid} valid, {self.invalid} invalid{unreadable} in {files}"
 
     def exit_status(self) -> int:
         """2 when anything could not be read or nothing was found, 1 when anything is

@@ -29,12 +29,12 @@ ROOT = HERE.parent.parent
 EXAMPLES = ROOT / "tests" / "examples"
 VALID = EXAMPLES / "valid"
 INVALID = EXAMPLES / "invalid"
-SEEDS = ROOT / "examples" / "seeds"
+SEEDS = ROOT / "tests" / "examples" / "valid" / "seeds"
 SCHEMAS = ROOT / "schemas"
 
 #: ``<N> valid, <M> invalid[, <U> unreadable] in <F> files``: groups valid, invalid,
 #: unreadable (None when there were none) and files.
-SUMMARY = re.compile(r"^(\d+) valid, (\d+) invalid(?:, (\d+) unreadable)? in (\d+) files$")
+SUMMARY = re.compile(r"^(\d+) valid, (\d+) invalid(?:, (\d+) unreadable)? in (\d+) files?$")
 
 
 def summary_counts(summary: str) -> tuple[int, int, int, int]:
@@ -50,7 +50,7 @@ def summary_of(report: dict[str, Any]) -> str:
     unreadable = f", {report['unreadable']} unreadable" if report["unreadable"] else ""
     return (
         f"{report['valid']} valid, {report['invalid']} invalid{unreadable}"
-        f" in {report['files']} files"
+        f" in {report['files']} file{'' if report['files'] == 1 else 's'}"
     )
 
 

@@ -53,6 +53,7 @@ NOT_RUN: frozenset[tuple[str, str]] = frozenset(
         ("README.md", "needs a CUDA GPU and liger-kernel, triton, torch"),
         ("docs/recording.md", "needs a CUDA GPU, torch and triton, and the user's own kernel"),
         ("docs/store.md", "needs Spark and polars, which kernelindex does not install"),
+        ("docs/store.md", "installs from the network"),
         (
             "docs/compare.md",
             "a user's main.jsonl and branch.jsonl, which the project does not ship",
@@ -223,6 +224,18 @@ def _page_param(page: Path) -> object:
     return pytest.param(page, id=name, marks=marks)
 
 
+def run_page(found: list[Block], work: Path) -> None:
+    """The page's runnable blocks in order, in one folder and one Python namespace: what
+    a block writes (files, the store, variables) is what the next one reads."""
+    env = environment()
+    namespace: dict[str, object] = {"__name__": "__doc__"}
+    for block in found:
+        if block.lang == "python":
+            run_python(block, namespace)
+        else:
+            run_shell(block, work, env)
+
+
 @pytest.mark.parametrize("page", [_page_param(p) for p in PAGES if runnable(p)])
 def test_page_runs_as_written(page: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     found = runnable(page)
@@ -230,14 +243,56 @@ def test_page_runs_as_written(page: Path, tmp_path: Path, monkeypatch: pytest.Mo
     if needs and shared_data.find() is None:
         pytest.skip(f"{needs[0].page}:{needs[0].line} reads ../shared, which is not present")
     work = workspace(tmp_path)
-    env = environment()
     monkeypatch.chdir(work)
-    namespace: dict[str, object] = {"__name__": "__doc__"}
-    for block in found:
-        if block.lang == "python":
-            run_python(block, namespace)
-        else:
-            run_shell(block, work, env)
+    run_page(found, work)
+
+
+def test_a_page_runs_as_one_sequence(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A later block sees what an earlier one wrote; a block that reads what no earlier
+    block wrote (a store added to under one name, read under another) fails, naming it."""
+    page = tmp_path / "page.md"
+    steps = (
+        "```sh\nkernelindex store add examples/ --store runs.kistore\n```\n\n"
+        "```console\n$ kernelindex validate runs.kistore\n4 valid, 0 invalid in 1 file\n```\n"
+    )
+    page.write_text(steps, encoding="utf-8")
+    (tmp_path / "a").mkdir()
+    work = workspace(tmp_path / "a")
+    monkeypatch.chdir(work)
+    run_page(runnable_in(page, tmp_path), work)
+    wrong = tmp_path / "wrong.md"
+    wrong.write_text(steps.replace(" --store runs.kistore", ""), encoding="utf-8")
+    (tmp_path / "b").mkdir()
+    work = workspace(tmp_path / "b")
+    monkeypatch.chdir(work)
+    with pytest.raises(pytest.fail.Exception, match=r"wrong\.md:6: `kernelindex validate"):
+        run_page(runnable_in(wrong, tmp_path), work)
+
+
+def runnable_in(page: Path, root: Path) -> list[Block]:
+    return [b for b in blocks(page, root) if b.lang in RUN and b.not_run is None]
+
+
+#: First words of a command: an indented block starting with one is an example a reader
+#: runs, and is fenced (```sh or ```console) so that it runs here too.
+_COMMANDS = ("kernelindex", "pip", "python", "python3", "$", "scripts/")
+
+
+def _is_command(line: str) -> bool:
+    return bool(line.strip()) and line.split()[0].startswith(_COMMANDS)
+
+
+def test_command_examples_are_fenced_so_they_run() -> None:
+    unfenced = []
+    for page in PAGES:
+        fenced, blank = False, True
+        for number, line in enumerate(page.read_text(encoding="utf-8").splitlines(), 1):
+            if _FENCE.match(line) or line.strip() == "```":
+                fenced = not fenced
+            elif not fenced and blank and line.startswith("    ") and _is_command(line):
+                unfenced.append(f"{page.relative_to(ROOT).as_posix()}:{number}")
+            blank = not line.strip()
+    assert unfenced == [], f"fence these blocks (```sh or ```console): {unfenced}"
 
 
 def test_what_the_pages_write_is_git_ignored() -> None:

@@ -66,7 +66,7 @@ def test_dev_zero_on_stdin_stops_at_the_limit(args: list[str], says: str, tmp_pa
     else:
         assert err.strip().endswith(f"{says}, the limit for one document: not read"), err
     if args[0] == "validate":
-        assert out.endswith("\n0 valid, 0 invalid, 1 unreadable in 1 files\n"), out
+        assert out.endswith("\n0 valid, 0 invalid, 1 unreadable in 1 file\n"), out
     else:
         assert out == ""  # nothing made of an input that was not read
     assert not any((tmp_path / "out").parent.glob("out*.csv"))

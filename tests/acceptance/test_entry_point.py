@@ -28,7 +28,7 @@ def test_invalid_exit_1_and_unreadable_exit_2(tmp_path: Path) -> None:
     invalid = run_subprocess(["validate", "p20-above-median.json"], cwd=INVALID)
     assert invalid.exit_code == 1
     assert invalid.stdout.splitlines()[0].startswith(
-        "p20-above-median.json: /spec/measurements/0/value: statistics out of order"
+        "p20-above-median.json:25:9: /spec/measurements/0/value: statistics out of order"
     )
     missing = run_subprocess(["validate", tmp_path / "missing.json", INVALID / "nan.json"])
     assert missing.exit_code == 2
@@ -46,7 +46,7 @@ def test_stdin_jsonl_with_strict_refs_and_a_deep_document() -> None:
     assert len(lines) == 2
     assert lines[0].startswith("<stdin>:1:257: /0/0/")
     assert "nested deeper than" in lines[0]
-    assert lines[1] == "5 valid, 0 invalid, 1 unreadable in 1 files"
+    assert lines[1] == "5 valid, 0 invalid, 1 unreadable in 1 file"
 
 
 def test_usage_error_exit_2() -> None:

@@ -228,7 +228,8 @@ def test_all_invalid_examples_in_one_invocation(invoke: Invoke, tmp_path: Path) 
                 unreadable + counts[2],
             )
     expected_summary = f"{valid} valid, {invalid} invalid, {unreadable} unreadable"
-    assert run.summary == f"{expected_summary} in {len(paths)} files"
+    files = f"{len(paths)} file{'' if len(paths) == 1 else 's'}"
+    assert run.summary == f"{expected_summary} in {files}"
 
 
 def test_references_are_valid_without_strict_refs(invoke: Invoke) -> None:
@@ -286,7 +287,7 @@ def test_valid_example(path: Path, invoke: Invoke) -> None:
     run = invoke("validate", path)
     assert run.exit_code == 0, run.output
     assert run.problem_lines == []
-    assert run.summary == f"{count_items(path)} valid, 0 invalid in 1 files"
+    assert run.summary == f"{count_items(path)} valid, 0 invalid in 1 file"
 
 
 def test_valid_directory(invoke: Invoke) -> None:

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import importlib
 from collections.abc import Callable, Iterator
-from typing import IO, TYPE_CHECKING, Any, Literal, overload
+from typing import TYPE_CHECKING, Any, Literal, overload
 
 if TYPE_CHECKING:
     from kernelindex_sdk.cli.report import (
@@ -98,7 +98,7 @@ class Registry:
     @overload
     def __getitem__(
         self, key: tuple[Literal["ls"], str]
-    ) -> Callable[[IO[str]], inventory.InventoryReporter]: ...
+    ) -> Callable[..., inventory.InventoryReporter]: ...
     @overload
     def __getitem__(self, key: tuple[Literal["store query"], str]) -> query.Writer: ...
     def __getitem__(self, key: tuple[str, str]) -> Any:

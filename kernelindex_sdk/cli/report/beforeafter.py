@@ -22,6 +22,7 @@ from typing import IO, Any, Final, Protocol
 from kernelindex_sdk.base import recordformat
 from kernelindex_sdk.base.escaping import markdown_cell, one_line
 from kernelindex_sdk.base.metrics import BASE_UNITS, METRIC_NAMES
+from kernelindex_sdk.base.wording import counted
 from kernelindex_sdk.cli.report.ci import JunitCase, annotation, write_junit
 from kernelindex_sdk.cli.report.comparison import workload_text
 from kernelindex_sdk.cli.report.writing import (
@@ -275,7 +276,7 @@ class MarkdownReporter(_Reporter):
         if changed:
             self._table(changed)
         if same:
-            write(f"<details><summary>{len(same)} pairs the same</summary>\n\n")
+            write(f"<details><summary>{counted(len(same), 'pair')} the same</summary>\n\n")
             self._table(same)
             write("</details>\n\n")
         for side, lonely in _lonely_sides(result):

@@ -194,7 +194,7 @@ def _lines(group: Group, options: ReportOptions) -> list[_Line]:
                 label = "  ↳ older run"
                 note = ""
             if run.passed and run.value is not None:
-                value, detail = quantity(run.value, unit), spread(run.p20, run.p80, unit)
+                value, detail = quantity(run.value, unit), spread_cell(run, unit)
                 if collapsed(run):
                     detail = "collapsed"
                 value += marks(run)
@@ -205,6 +205,16 @@ def _lines(group: Group, options: ReportOptions) -> list[_Line]:
                 note = f"{note}; {INJECTED_NOTE}" if note else INJECTED_NOTE
             lines.append(_Line(label, value, detail, shown, _when(run, options), note))
     return lines
+
+
+def spread_cell(run: ResolvedRun, unit: tuple[str, float]) -> str:
+    """A passed run's spread as recorded: ``1.200–1.300 ms`` (p20–p80), or, for a run
+    that records a mean and its standard deviation instead (KernelBench, nvbench),
+    ``± 18.50 µs (σ, n=2112)``: the spread that decides ``≈``; ``—`` when neither."""
+    if (run.p20 is None or run.p80 is None) and run.stddev is not None:
+        count = f", n={run.samples}" if run.samples is not None else ""
+        return f"± {quantity(run.stddev, unit)} (σ{count})"
+    return spread(run.p20, run.p80, unit)
 
 
 def _when(run: ResolvedRun, options: ReportOptions) -> str:

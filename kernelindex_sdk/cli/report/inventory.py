@@ -10,28 +10,49 @@ name escaped to one line; JSON is one object with the same counts, for scripts.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import IO, Any
+from typing import IO, Any, Final
 
 from kernelindex_sdk.base.escaping import one_line
 from kernelindex_sdk.base.metrics import METRIC_NAMES
+from kernelindex_sdk.base.wording import counted
 from kernelindex_sdk.cli.report.writing import write_aligned, write_json
 from kernelindex_sdk.compare.inventory import Inventory, utc_text
 
+#: Names a text section lists before it sums up the rest (``ls --all``: every one).
+LISTED: Final = 20
 
-def _section(out: IO[str], title: str, counts: Mapping[str, int]) -> None:
-    """``title (N)``, then a line per name with its count, the counts right-aligned."""
+
+def _section(
+    out: IO[str], title: str, counts: Mapping[str, int], listed: int | None = None
+) -> None:
+    """``title (N)``, then a line per name with its count, the counts right-aligned;
+    past ``listed`` names, one line for the rest (the most runs first kept)."""
     if not counts:
         return
     out.write(f"{title} ({len(counts)})\n")
-    rows = [(name, str(count)) for name, count in counts.items()]
+    names = list(counts)
+    if listed is not None and len(names) > listed:
+        kept = set(sorted(names, key=lambda name: -counts[name])[:listed])
+        rest = [name for name in names if name not in kept]
+        names = [name for name in names if name in kept]
+    else:
+        rest = []
+    rows = [(name, str(counts[name])) for name in names]
+    if rest:
+        runs = sum(counts[name] for name in rest)
+        rows.append(
+            (f"… {counted(len(rest), 'more', 'more')} (ls --all lists every one)", str(runs))
+        )
     write_aligned(out, rows, (False, True), indent="  ")
 
 
 class InventoryTextReporter:
     """Sections of ``name  count`` lines, for a terminal."""
 
-    def __init__(self, out: IO[str]) -> None:
+    def __init__(self, out: IO[str], *, every: bool = False) -> None:
         self.out = out
+        #: Names each section lists (``None``: all of them, ``ls --all``).
+        self.listed = None if every else LISTED
 
     def write(self, inventory: Inventory) -> None:
         out = self.out
@@ -54,7 +75,7 @@ class InventoryTextReporter:
             ("implementations", inventory.implementations),
             ("protocols", inventory.protocols),
         ):
-            _section(out, title, counts)
+            _section(out, title, counts, self.listed)
         out.write(f"observed {_range(inventory)}\n")
         _section(out, "quality flags", inventory.quality_flags)
         _section(out, "noise (passed runs)", inventory.noise)
@@ -98,9 +119,9 @@ def inventory_json(inventory: Inventory) -> dict[str, Any]:
 
 
 class InventoryJsonReporter:
-    """One JSON object (:func:`inventory_json`)."""
+    """One JSON object (:func:`inventory_json`): every name, always."""
 
-    def __init__(self, out: IO[str]) -> None:
+    def __init__(self, out: IO[str], *, every: bool = False) -> None:
         self.out = out
 
     def write(self, inventory: Inventory) -> None:

@@ -15,11 +15,12 @@ from __future__ import annotations
 
 import json
 import sys
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import IO, Any
 
 from kernelindex_sdk.base.escaping import one_line
 from kernelindex_sdk.errors import Problem
+from kernelindex_sdk.reading.positions import Locator, locate
 from kernelindex_sdk.validating.pipeline import Tally
 from kernelindex_sdk.validating.validation import Item
 
@@ -27,6 +28,32 @@ from kernelindex_sdk.validating.validation import Item
 def format_problem(problem: Problem) -> str:
     """``file[:line[:col]]: <pointer>: message`` — one printable line, always."""
     return str(problem)
+
+
+def _located(problems: list[tuple[Problem, bool]]) -> list[Problem]:
+    """Problems (each with whether its document was read) in order, placed where they
+    can be: every file read once more at most, however many items hold its problems."""
+    placed = iter(locate([problem for problem, read in problems if read]))
+    return [next(placed) if read else problem for problem, read in problems]
+
+
+class ProblemPrinter:
+    """Writes problems as ``validate`` words them, as they come, each with the line and
+    column it is known at (a ``.json`` file's once that file is done: :class:`Locator`);
+    :meth:`close` writes what is still held. For every command that reports input
+    problems (``compare``, ``ls``, ``store add``) as ``validate`` does."""
+
+    def __init__(self, write: Callable[[str], object]) -> None:
+        self._write = write
+        self._locator = Locator()
+
+    def __call__(self, problem: Problem) -> None:
+        for ready in self._locator.add(problem):
+            self._write(format_problem(ready) + "\n")
+
+    def close(self) -> None:
+        for ready in self._locator.flush():
+            self._write(format_problem(ready) + "\n")
 
 
 def problem_json(problem: Problem) -> dict[str, Any]:
@@ -52,21 +79,33 @@ class _Reporter:
 
 
 class TextReporter(_Reporter):
-    """Problems on stdout as they are found; the summary line at the end."""
+    """Problems on stdout as they are found (a ``.json`` file's once the file is done,
+    placed on their line and column); the summary line at the end."""
+
+    def __init__(self, out: IO[str] | None = None, *, verbose: bool = False) -> None:
+        super().__init__(out, verbose=verbose)
+        self._locator = Locator()
+
+    def _write(self, problems: Iterable[Problem]) -> None:
+        for problem in problems:
+            self.out.write(format_problem(problem) + "\n")
 
     def item(self, item: Item) -> None:
         for problem in item.problems:
-            self.out.write(format_problem(problem) + "\n")
+            self._write(self._locator.add(problem, not item.unreadable))
         if self.verbose and item.valid:
+            self._write(self._locator.flush())
             where = f"{item.source}:{item.line}" if item.line else item.source
             line = f"{where}: {item.pointer or '/'}: ok ({item.kind} {item.name})"
             self.out.write(one_line(line) + "\n")
 
     def problems(self, problems: Iterable[Problem]) -> None:
         for problem in problems:
-            self.out.write(format_problem(problem) + "\n")
+            self._write(self._locator.add(problem))
+        self._write(self._locator.flush())
 
     def finish(self, tally: Tally) -> None:
+        self._write(self._locator.flush())
         self.out.write(tally.summary() + "\n")
 
 
@@ -75,11 +114,12 @@ class JsonReporter(_Reporter):
 
     def __init__(self, out: IO[str] | None = None, *, verbose: bool = False) -> None:
         super().__init__(out, verbose=verbose)
-        self.found: list[dict[str, Any]] = []
+        #: Every problem, and whether its document was read (so it can be placed).
+        self.found: list[tuple[Problem, bool]] = []
         self.items: list[dict[str, Any]] = []
 
     def item(self, item: Item) -> None:
-        self.found.extend(problem_json(p) for p in item.problems)
+        self.found.extend((problem, not item.unreadable) for problem in item.problems)
         if self.verbose:
             self.items.append(
                 {
@@ -98,12 +138,16 @@ class JsonReporter(_Reporter):
 
     def problems(self, problems: Iterable[Problem]) -> None:
         found = list(problems)
-        self.found.extend(problem_json(p) for p in found)
+        self.found.extend((problem, True) for problem in found)
         if self.verbose:  # a late reference problem makes its item invalid
             late = {(p.source, p.line) for p in found}
             for entry in self.items:
                 if entry["status"] == "valid" and (entry["file"], entry["line"]) in late:
                     entry["status"] = "invalid"
+
+    def _located(self) -> list[Problem]:
+        """The problems in order, each with its line and column where they are known."""
+        return _located(self.found)
 
     def finish(self, tally: Tally) -> None:
         report: dict[str, Any] = {
@@ -112,28 +156,12 @@ class JsonReporter(_Reporter):
             "unreadable": tally.unreadable,
             "files": tally.files,
             "ok": tally.invalid == 0 and tally.unreadable == 0,
-            "problems": self.found,
+            "problems": [problem_json(p) for p in self._located()],
         }
         if self.verbose:
             report["items"] = self.items
         json.dump(report, self.out, ensure_ascii=True, indent=2)
         self.out.write("\n")
-
-
-def _positions(source: str, pointers: Iterable[str]) -> dict[str, tuple[int, int]]:
-    """Line and column of each pointer in the file ``source``, or none when it cannot be
-    read again (standard input, a file gone since): the annotation then has no line."""
-    from pathlib import Path
-
-    from kernelindex_sdk.reading.positions import pointer_positions
-
-    if source in ("<stdin>", "<input>"):
-        return {}
-    try:
-        text = Path(source).read_text(encoding="utf-8")
-    except (OSError, ValueError):
-        return {}
-    return pointer_positions(text, pointers)
 
 
 class GithubReporter(_Reporter):
@@ -149,30 +177,20 @@ class GithubReporter(_Reporter):
 
     def __init__(self, out: IO[str] | None = None, *, verbose: bool = False) -> None:
         super().__init__(out)  # problems only, with -v too
-        #: Problems without a line, all of one file, waiting for its positions.
-        self._pending: list[Problem] = []
+        self._locator = Locator()
 
-    def _add(self, problem: Problem) -> None:
-        if problem.line is None and problem.source:
-            if self._pending and self._pending[0].source != problem.source:
-                self._flush()
-            self._pending.append(problem)
-            return
-        self._flush()
-        self._annotate(problem)
+    def _add(self, problem: Problem, read: bool = True) -> None:
+        for ready in self._locator.add(problem, read):
+            self._annotate(ready)
 
     def _flush(self) -> None:
-        if not self._pending:
-            return
-        pending, self._pending = self._pending, []
-        positions = _positions(pending[0].source or "", {p.pointer for p in pending})
-        for problem in pending:
-            self._annotate(problem, positions.get(problem.pointer))
+        for ready in self._locator.flush():
+            self._annotate(ready)
 
-    def _annotate(self, problem: Problem, position: tuple[int, int] | None = None) -> None:
+    def _annotate(self, problem: Problem) -> None:
         from kernelindex_sdk.cli.report.ci import annotation
 
-        line, column = position if position is not None else (problem.line, problem.column)
+        line, column = problem.line, problem.column
         title = f"kernelindex {problem.code}" + (
             f" at {problem.pointer}" if problem.pointer else ""
         )
@@ -183,7 +201,7 @@ class GithubReporter(_Reporter):
 
     def item(self, item: Item) -> None:
         for problem in item.problems:
-            self._add(problem)
+            self._add(problem, not item.unreadable)
 
     def problems(self, problems: Iterable[Problem]) -> None:
         for problem in problems:
@@ -233,7 +251,9 @@ class JunitReporter(_Reporter):
         from kernelindex_sdk.cli.report.ci import JunitCase, write_junit
 
         cases = []
-        for source, line, pointer, label, found, unreadable in self.cases:
+        located = iter(_located([(p, not c[5]) for c in self.cases for p in c[4]]))
+        for source, line, pointer, label, unlocated, unreadable in self.cases:
+            found = [next(located) for _ in unlocated]
             where = f"{source}:{line}" if line is not None else source
             outcome = ("error" if unreadable else "failure") if found else None
             cases.append(

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from kernelindex_sdk.base.escaping import abbreviated
 from kernelindex_sdk.base.recordformat import MAX_BIG_INTEGER_DIGITS, MAX_SAFE_INTEGER
+from kernelindex_sdk.base.wording import byte_size
 
 
 def int_problem(literal: str) -> str | None:
@@ -90,8 +91,4 @@ def lone_surrogate_message(char: str, what: str) -> str:
 
 def size_text(size: int) -> str:
     """A byte count for messages: ``256 MiB``, ``1.5 KiB``, ``12 bytes``."""
-    for unit, shift in (("GiB", 30), ("MiB", 20), ("KiB", 10)):
-        if size >= 1 << shift:
-            value = size / (1 << shift)
-            return f"{value:.0f} {unit}" if value == int(value) else f"{value:.1f} {unit}"
-    return f"{size} bytes"
+    return byte_size(size)
