@@ -153,10 +153,33 @@ def _from_records(
     return history(selected, threshold=threshold), status
 
 
-def _from_store(options: HistoryOptions, threshold: float, say: Say) -> tuple[History, int] | None:
-    """The history of one trusted store through its SQL; None where the paths are not
-    one such store (read them as records instead)."""
-    return None
+def _from_store(
+    options: HistoryOptions, threshold: float, say: Say
+) -> tuple[History, int] | int | None:
+    """The history of one trusted store through its SQL (else the exit status, said
+    why); None where the paths are not one such store (read them as records instead:
+    they say what is wrong with a store that cannot be read)."""
+    from kernelindex_sdk.cli.filter_options import select_runs, typos
+    from kernelindex_sdk.reading.kistore import is_store_file
+
+    if len(options.paths) != 1 or not is_store_file(options.paths[0]):
+        return None
+    from kernelindex_sdk.compare.history_store import open_store
+    from kernelindex_sdk.schema.fingerprint import checks_fingerprint
+
+    opened = open_store(options.paths[0], trusted_by=checks_fingerprint(), on_wait=say)
+    if opened is None:
+        return None
+    runs, gpu_names = list(opened.runs), opened.resolver.gpu_names()
+    for typo in (wrong := typos(runs, options, gpu_names)):
+        say(typo)
+    if wrong:
+        return 2
+    selected = select_runs(runs, options, gpu_names)
+    if not selected:
+        say(f"no run matches the filters ({opened.total} passed runs in the store)")
+        return 1
+    return opened.history(selected, threshold=threshold), 0
 
 
 @click.command("history")

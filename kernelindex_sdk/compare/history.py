@@ -73,6 +73,8 @@ __all__ = [
     "detect",
     "history",
     "make_series",
+    "series_key",
+    "series_order",
 ]
 
 #: The change-point method, as reports name it.
@@ -228,7 +230,7 @@ def history(
         place = (run.workload_digest, run.protocol_digest, run.hardware, run.metric, lineage(run))
         entry = grouped.get(place)
         if entry is None:
-            entry = grouped[place] = (_key(run), [])
+            entry = grouped[place] = (series_key(run), [])
         version = run.implementation.version if run.implementation else None
         noise = noise_of(run)
         point = Point(
@@ -256,7 +258,8 @@ def _version_order(version: str | None) -> tuple[object, ...]:
     return (version is not None, natural_order(version or ""))
 
 
-def _key(run: ResolvedRun) -> dict[str, str]:
+def series_key(run: ResolvedRun) -> dict[str, str]:
+    """The key of the series a run belongs to, as reports show it (:data:`KEY_FIELDS`)."""
     implementation = run.implementation
     if implementation is None:
         label = run.implementation_label
