@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import attrs
 import pytest
 from beforeafter_records import NOISE_FORMS, RunSpec, records_for, write_jsonl
 from history_records import liger
@@ -34,6 +35,10 @@ def _mixed() -> list[list[dict[str, object]]]:
             status="oom" if i == 5 else "passed",
         )
         sets.append(records_for(spec))
+        if i < 8:  # re-runs of the same day: one point of several runs
+            rerun = attrs.evolve(spec, at=spec.at + 60 + i, value=spec.value + 500 * i,
+                                 noise=NOISE_FORMS[(i + 2) % len(NOISE_FORMS)])  # fmt: skip
+            sets.append(records_for(rerun))
     return sets
 
 
@@ -65,7 +70,7 @@ def test_the_store_and_its_records_give_one_history(
 
 def test_the_store_is_read_through_its_sql(places: tuple[Path, Path]) -> None:
     opened = open_store(str(places[1]), trusted_by=checks_fingerprint())
-    assert opened is not None and opened.total == 23
+    assert opened is not None and opened.total == 30
     assert open_store(str(places[1]), trusted_by="another checker") is None
 
 

@@ -3,9 +3,12 @@
 A :class:`Series` is every passed run of one (kernel, pass, workload, GPU,
 implementation lineage, metric) — and one protocol, since runs timed by two harnesses
 never compare — as :class:`Point` s ordered by implementation version (natural order:
-``0.10.0`` after ``0.9.0``), then by ``observedAt``, then by digest. A point is one run:
-its primary statistic (the median, for Liger and most harnesses) and the spread its
-record carries (:mod:`~kernelindex_sdk.compare.noise`). The lineage is before/after's
+``0.10.0`` after ``0.9.0``), then by ``observedAt``'s day (UTC; undated runs first). A
+point is the runs of one version on one day, usually one run (re-runs of a day are one
+measurement, as asv takes the repeats of one commit as one): the median run's primary
+statistic (itself the median, for Liger and most harnesses) and the median of the
+spreads the runs record (:mod:`~kernelindex_sdk.compare.noise`); its ``observedAt``
+and digest are the newest run's. The lineage is before/after's
 (:func:`~kernelindex_sdk.compare.beforeafter.lineage`): the provider, package name,
 entry point and backend, so ``liger 0.5.10`` and ``liger 0.6.0`` are one series.
 
@@ -49,6 +52,7 @@ import itertools
 import math
 import operator
 from collections.abc import Iterable, Mapping, Sequence
+from statistics import median_low
 from typing import Any, Final, NamedTuple
 
 import attrs
@@ -73,6 +77,7 @@ __all__ = [
     "detect",
     "history",
     "make_series",
+    "point_of",
     "series_key",
     "series_order",
 ]
@@ -94,6 +99,9 @@ EXACT_POINTS: Final = 400
 #: What a series' key holds, in the order reports show it.
 KEY_FIELDS: Final = ("kernel", "pass", "workload", "gpu", "implementation", "metric", "protocol")
 
+#: Seconds in a day: a point is one version's runs of one UTC day.
+DAY_S: Final = 86_400
+
 #: Half the width of p20–p80 in standard deviations of a normal distribution.
 _P20_P80_Z: Final = 0.8416
 #: The median of ``|N(0, 2)|``: turns a median successive difference into a σ.
@@ -101,20 +109,24 @@ _MEDIAN_DIFF_Z: Final = 0.6745 * math.sqrt(2.0)
 
 
 class Point(NamedTuple):
-    """One run of a series: its primary statistic and the spread its record carries."""
+    """The runs of one version on one day (UTC) of a series: the median run's primary
+    statistic and the spread the runs record (one run, usually: its own)."""
 
     #: The implementation's version (None where the record names none).
     version: str | None
     observed_at: str
-    #: The primary statistic (the median, usually), in base units (ns, bytes).
+    #: The primary statistic (the median, usually) of the median run, in base units.
     value: float
-    #: The noise interval in base units (None where the run records no spread).
+    #: The noise interval in base units (None where no run records a spread).
     low: float | None
     high: float | None
     #: The noise kind (:mod:`~kernelindex_sdk.compare.noise`): ``quantiles``, ``stddev``, ...
     noise: str
+    #: The newest run's digest.
     digest: str
     statistic: str | None = None
+    #: How many runs the point is (re-runs of one version on one day).
+    runs: int = 1
 
 
 @attrs.frozen
@@ -213,6 +225,7 @@ def _point_json(point: Point) -> dict[str, Any]:
         "noise": point.noise,
         "statistic": point.statistic,
         "digest": point.digest,
+        "runs": point.runs,
     }
 
 
@@ -223,39 +236,54 @@ def history(
 ) -> History:
     """Every passed run of ``runs`` as series (see the module docstring), each with its
     change points. Runs that did not pass, or have no positive value, are left out."""
-    grouped: dict[tuple[object, ...], tuple[dict[str, str], list[tuple[object, Point]]]] = {}
+    Day = tuple[str | None, int | None]
+    grouped: dict[tuple[object, ...], tuple[dict[str, str], dict[Day, list[ResolvedRun]]]] = {}
     for run in runs:
         if not run.passed or run.value is None or run.value <= 0:
             continue
         place = (run.workload_digest, run.protocol_digest, run.hardware, run.metric, lineage(run))
         entry = grouped.get(place)
         if entry is None:
-            entry = grouped[place] = (series_key(run), [])
+            entry = grouped[place] = (series_key(run), {})
         version = run.implementation.version if run.implementation else None
-        noise = noise_of(run)
-        point = Point(
-            version,
-            run.observed_at,
-            run.value,
-            noise.low,
-            noise.high,
-            noise.kind,
-            run.digest,
-            run.statistic,
-        )
-        entry[1].append(((_version_order(version), run.recency), point))
-    series = [
-        make_series(key, [p for _, p in sorted(points, key=_FIRST)], threshold=threshold)
-        for key, points in grouped.values()
-    ]
+        day = int(run.observed_key.timestamp() // DAY_S) if run.dated else None
+        entry[1].setdefault((version, day), []).append(run)
+    series = []
+    for key, days in grouped.values():
+        ordered = sorted(days.items(), key=_point_order)
+        points = [point_of(version, members) for (version, _), members in ordered]
+        series.append(make_series(key, points, threshold=threshold))
     return History(tuple(sorted(series, key=series_order)), threshold=threshold)
 
 
-_FIRST: Final = operator.itemgetter(0)
+def _point_order(item: tuple[tuple[str | None, int | None], object]) -> tuple[object, ...]:
+    (version, day), _ = item
+    return (version is not None, natural_order(version or ""), day is not None, day or 0)
 
 
-def _version_order(version: str | None) -> tuple[object, ...]:
-    return (version is not None, natural_order(version or ""))
+def point_of(version: str | None, runs: Sequence[ResolvedRun]) -> Point:
+    """The point of one version's passed runs of one day: the median run's value (the
+    lower of the two middle ones), the median of the noise intervals they record, and
+    the newest run's ``observedAt``, digest and noise kind (the newest that records one)."""
+    newest_first = sorted(runs, key=_RECENCY, reverse=True)
+    newest = newest_first[0]
+    noises = [noise for noise in map(noise_of, newest_first) if noise.known]
+    lows = [n.low for n in noises if n.low is not None]
+    highs = [n.high for n in noises if n.high is not None]
+    return Point(
+        version,
+        newest.observed_at,
+        median_low([run.value or 0.0 for run in runs]),
+        median_low(lows) if lows else None,
+        median_low(highs) if highs else None,
+        noises[0].kind if noises else NONE,
+        newest.digest,
+        newest.statistic,
+        len(runs),
+    )
+
+
+_RECENCY: Final = operator.attrgetter("recency")
 
 
 def series_key(run: ResolvedRun) -> dict[str, str]:

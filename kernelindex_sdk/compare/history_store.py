@@ -9,11 +9,11 @@ samples, flags, ``observedAt``), so the store need not give its runs one by one:
    (:class:`~kernelindex_sdk.compare.runs.Resolver`, as ``compare`` resolves a run). The
    filters select among these as among any runs (every run of a combination has the
    kernel, pass, GPU, metric and workload parameters of its representative).
-2. :meth:`StoreHistory.history` fetches the points of the selected combinations in one
-   query, their noise interval read as :func:`~kernelindex_sdk.compare.noise.noise_of`
-   reads it and ordered as :func:`~kernelindex_sdk.compare.history.history` orders
-   runs (version, dated after undated, ``observedAt``, digest), and finds each series'
-   change points.
+2. :meth:`StoreHistory.history` has one query make the points of the selected
+   combinations, as :func:`~kernelindex_sdk.compare.history.point_of` makes them (the
+   runs of a version and UTC day; each run's noise interval read as
+   :func:`~kernelindex_sdk.compare.noise.noise_of` reads it) and in its order, so that
+   only points, not runs, come to Python; then it finds each series' change points.
 
 The same series, points and changes as :func:`~kernelindex_sdk.compare.history.history`
 over the store's runs (``tests/test_history_store.py`` checks it). Only a store whose
@@ -30,7 +30,14 @@ import attrs
 
 from kernelindex_sdk.compare.beforeafter import DEFAULT_THRESHOLD, lineage
 from kernelindex_sdk.compare.grouping import natural_order
-from kernelindex_sdk.compare.history import History, Point, make_series, series_key, series_order
+from kernelindex_sdk.compare.history import (
+    DAY_S,
+    History,
+    Point,
+    make_series,
+    series_key,
+    series_order,
+)
 from kernelindex_sdk.compare.records import RecordIndex
 from kernelindex_sdk.compare.runs import ResolvedRun, Resolver
 from kernelindex_sdk.reading.kistore import (
@@ -106,8 +113,9 @@ class StoreHistory:
         return History(tuple(sorted(found, key=series_order)), threshold=threshold)
 
     def _points(self, combos: list[tuple[Any, ...]]) -> list[tuple[Any, ...]]:
-        """(series, version rank, observedAt, value, low, high, noise, digest, statistic)
-        of every passed run of ``combos``, in series order then point order."""
+        """(series, version rank, observedAt, value, low, high, noise, digest, statistic,
+        runs) of every point of ``combos``' passed runs (:func:`~kernelindex_sdk.compare.
+        history.point_of` in SQL), in series order, then point order."""
         if not combos:
             return []
         columns = list(zip(*combos, strict=True))
@@ -115,24 +123,33 @@ class StoreHistory:
         names = [*_COMBINATION, "series", "vrank"]
         chosen = ", ".join(f"unnest(?::{t}[]) AS {n}" for t, n in zip(types, names, strict=True))
         join = " AND ".join(f"f.{name} = c.{name}" for name in _COMBINATION)
+        newest = "ORDER BY ts DESC NULLS LAST, digest DESC"
         sql = f"""
             WITH c AS (SELECT {chosen}),
-            p AS (
+            r AS (
                 SELECT c.series, c.vrank, f.observed_at, f.value, f.p20, f.p80, f.stddev,
                        f.digest, f.statistic, {_NOISE} AS kind,
-                       NOT coalesce(list_contains(f.quality_flags, 'observed_at_unknown'),
-                                    false) AS dated
+                       CASE WHEN coalesce(list_contains(f.quality_flags, 'observed_at_unknown'),
+                                          false) THEN NULL
+                            ELSE TRY_CAST(f.observed_at AS TIMESTAMPTZ) END AS ts
                 FROM run_facts f JOIN c ON {join}
-                WHERE f.status = 'passed' AND f.value > 0 AND f.add_id <= ?)
-            SELECT series, vrank, observed_at, value,
-                   CASE kind WHEN 'quantiles' THEN p20
-                             WHEN 'stddev' THEN greatest(value - stddev, 0.0) END,
-                   CASE kind WHEN 'quantiles' THEN p80 WHEN 'stddev' THEN value + stddev END,
-                   kind, digest, statistic
-            FROM p
-            ORDER BY series, vrank, dated,
-                     CASE WHEN dated THEN TRY_CAST(observed_at AS TIMESTAMPTZ) END NULLS FIRST,
-                     digest
+                WHERE f.status = 'passed' AND f.value > 0 AND f.add_id <= ?),
+            n AS (
+                SELECT *,
+                       CASE kind WHEN 'quantiles' THEN p20
+                                 WHEN 'stddev' THEN greatest(value - stddev, 0.0) END AS low,
+                       CASE kind WHEN 'quantiles' THEN p80 WHEN 'stddev' THEN value + stddev
+                                 END AS high,
+                       floor(epoch(ts) / {DAY_S})::BIGINT AS day
+                FROM r)
+            SELECT series, vrank,
+                   first(observed_at {newest}), quantile_disc(value, 0.5),
+                   quantile_disc(low, 0.5) FILTER (WHERE kind <> 'none'),
+                   quantile_disc(high, 0.5) FILTER (WHERE kind <> 'none'),
+                   coalesce(first(kind {newest}) FILTER (WHERE kind <> 'none'), 'none'),
+                   first(digest {newest}), first(statistic {newest}), count(*)
+            FROM n GROUP BY series, vrank, day
+            ORDER BY series, vrank, day NULLS FIRST
         """
         try:
             with connect(self.path, read_only=True, on_wait=self.on_wait) as connection:

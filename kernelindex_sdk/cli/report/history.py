@@ -150,7 +150,7 @@ def _escaped_heading(text: str) -> str:
 
 CSV_COLUMNS: Final = (
     *KEY_FIELDS, "unit", "index", "version", "observed_at", "value", "low", "high", "noise",
-    "statistic", "digest", "change", "change_ratio",
+    "statistic", "digest", "runs", "change", "change_ratio",
 )  # fmt: skip
 
 
@@ -169,7 +169,7 @@ class CsvReporter(_Reporter):
                 yield [
                     *key, series.unit, index, p.version or "", p.observed_at,
                     csv_number(p.value), csv_number(p.low), csv_number(p.high), p.noise,
-                    p.statistic or "", p.digest, change.direction if change else "",
+                    p.statistic or "", p.digest, p.runs, change.direction if change else "",
                     csv_ratio(change.ratio) if change else "",
                 ]  # fmt: skip
 
