@@ -27,6 +27,7 @@ import json
 import os
 import stat
 import tempfile
+import threading
 import time
 from collections.abc import Callable, Iterator
 from typing import Any, Final, NamedTuple
@@ -91,6 +92,10 @@ KIND_VIEWS: Final = {
 READ_CHUNK: Final = 20_000
 #: Seconds of waiting for another process's lock before saying so.
 WAIT_NOTICE_S: Final = 1.0
+#: Held while a connection of this process is open: DuckDB refuses a second connection
+#: to a file in one process under another configuration (read-only beside read-write),
+#: so threads that share a store (``kernelindex serve``) take turns, as processes do.
+_IN_PROCESS: Final = threading.RLock()
 
 #: The schema of a new store, version 2 (docs/store.md describes every column).
 SCHEMA: Final = (
@@ -209,6 +214,27 @@ def connect(
     opens it here, so none of them ever sees a DuckDB exception.
     """
     duckdb = require_duckdb()
+    if not _IN_PROCESS.acquire(timeout=wait_s):
+        raise StoreLocked(f"{path}: still in use in this process after {wait_s:g} s; nothing done")
+    try:
+        with _connection(path, duckdb, read_only, create, wait_s, on_wait, config, appending) as c:
+            yield c
+    finally:
+        _IN_PROCESS.release()
+
+
+@contextlib.contextmanager
+def _connection(
+    path: str,
+    duckdb: Any,
+    read_only: bool,
+    create: bool,
+    wait_s: float,
+    on_wait: Callable[[str], None] | None,
+    config: dict[str, Any] | None,
+    appending: bool,
+) -> Iterator[Any]:
+    """:func:`connect`'s connection, once this process's turn has come."""
     exists = os.path.exists(path)
     if not exists and not create:
         raise StoreError(f"{path}: no such store")

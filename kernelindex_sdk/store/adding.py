@@ -544,6 +544,9 @@ def add(
     on_problem: Callable[[Problem], None] | None = None,
     on_wait: Callable[[str], None] | None = None,
     wait_s: float = 600.0,
+    all_or_nothing: bool = False,
+    origins: Mapping[str, str] | None = None,
+    before_commit: Callable[[], None] | None = None,
 ) -> AddResult:
     """Check every record under ``paths`` and add the valid ones to ``store``.
 
@@ -552,6 +555,12 @@ def add(
     second. Raises :class:`~kernelindex_sdk.reading.kistore.StoreError` when the store
     cannot be used (foreign, corrupt, locked past ``wait_s``) and ``OSError`` when a
     disk fills or a file cannot be written; in either case nothing was added.
+
+    ``all_or_nothing``: anything refused or unreadable, and nothing is added (a
+    submission to ``kernelindex serve`` is one request). ``origins``: the place to
+    store for records read from a path (path → name; the path itself otherwise).
+    ``before_commit`` runs just before the store is opened for the commit; whatever
+    it raises stops the add there, with nothing added (a deadline).
     """
     report = on_problem or (lambda problem: None)
     waited = on_wait or (lambda message: None)
@@ -574,7 +583,11 @@ def add(
                 refused.write(
                     dumps({"origin": source, "origin_line": line, "item_pointer": pointer}) + b"\n"
                 )
+        if all_or_nothing and (result.problems or result.refused or result.unreadable):
+            return result
         if writer.n:
+            if before_commit is not None:
+                before_commit()
             _commit(
                 store,
                 paths_of,
@@ -583,6 +596,7 @@ def add(
                 result,
                 waited,
                 wait_s,
+                origins or {},
             )
     return result
 
@@ -671,6 +685,7 @@ def _commit(
     result: AddResult,
     on_wait: Callable[[str], None],
     wait_s: float,
+    origins: Mapping[str, str],
 ) -> None:
     """The one transaction of an add (module docstring).
 
@@ -689,7 +704,9 @@ def _commit(
         con.execute("SET preserve_insertion_order = false")
         try:
             con.execute("BEGIN TRANSACTION")
-            add_id, stored, given = _insert(con, staged, keys, facts, skipped, result.refused)
+            add_id, stored, given = _insert(
+                con, staged, keys, facts, skipped, result.refused, origins
+            )
             con.execute("COMMIT")
         except BaseException:
             with contextlib.suppress(Exception):
@@ -720,10 +737,19 @@ def _staging_readers(paths: Mapping[str, str], any_refused: bool) -> tuple[str, 
 
 
 def _insert(
-    con: Any, staged: str, keys: str, facts: str, skipped: int, refused: int
+    con: Any,
+    staged: str,
+    keys: str,
+    facts: str,
+    skipped: int,
+    refused: int,
+    origins: Mapping[str, str],
 ) -> tuple[int, int, int]:
     """Inside the transaction: the records and their runs' facts, and the add's row;
     its number, the records stored and the records given."""
+    origin = "k.origin"
+    for path, name in origins.items():
+        origin = f"CASE WHEN k.origin = {_literal(path)} THEN {_literal(name)} ELSE {origin} END"
     row = con.execute("SELECT coalesce(max(add_id), 0) + 1 FROM adds").fetchone()
     add_id = int(row[0]) if row else 1
     row = con.execute("SELECT coalesce(max(seq), 0) FROM records").fetchone()
@@ -741,7 +767,7 @@ def _insert(
         # this add is found by a hash aggregate over the keys.
         f"""INSERT INTO records
         SELECT {base} + k.b + k.t, k.digest, k.kind, k.api_version, k.name,
-               k.record, k.standalone, k.members, k.origin,
+               k.record, k.standalone, k.members, {origin},
                k.line + k.o, {add_id}
         FROM {staged} k
         SEMI JOIN first_copies f ON f.n = k.b + k.t
@@ -760,6 +786,11 @@ def _insert(
         "INSERT INTO kernelindex_store VALUES (?, ?)", [checks_key(add_id), checks_fingerprint()]
     )
     return add_id, stored, given
+
+
+def _literal(text: str) -> str:
+    """A SQL string literal of ``text``."""
+    return "'" + text.replace("'", "''") + "'"
 
 
 def _insert_facts(con: Any, facts: str, add_id: int) -> None:

@@ -1,0 +1,35 @@
+"""What one request may ask of the server, and the server's settings as plain data."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+__all__ = ["Limits", "Settings"]
+
+
+@dataclass(frozen=True, slots=True)
+class Limits:
+    """Bounds on one request; each exceeded is one line and its status (413, 408, 503)."""
+
+    #: Bytes of a request body (``POST /records``, ``POST /schemas/check``).
+    body_bytes: int = 16 << 20
+    #: Documents in one submission (JSON Lines lines, a top-level array's elements).
+    documents: int = 10_000
+    #: Seconds to receive a request's body (a client that trickles it is cut off).
+    body_seconds: float = 30.0
+    #: Seconds from a submission's arrival to its commit; past them nothing is stored.
+    request_seconds: float = 120.0
+    #: Seconds a query (``/compare``, ``/schemas/check``) may run.
+    query_seconds: float = 120.0
+    #: Rows of ``/runs`` per page, at most.
+    page_rows: int = 1000
+
+
+@dataclass(frozen=True, slots=True)
+class Settings:
+    """What ``kernelindex serve`` was started with."""
+
+    store: str
+    #: The write token (``--token-file``); None: writes are refused.
+    token: bytes | None = None
+    limits: Limits = Limits()

@@ -1,0 +1,80 @@
+"""Runs by query, and ``compare``'s answers, from the live store.
+
+``GET /runs`` is one read-only ``SELECT`` over the store's ``runs`` view
+(:func:`kernelindex_sdk.store.querying.query`: one statement, a read-only connection
+with DuckDB's external access off), filtered by the query's parameters — values bound
+as literals, ``where`` an SQL condition of the caller's, which that check confines to
+reading the store — and paged.
+
+``GET /compare`` runs ``kernelindex compare`` itself over the store, in its own process
+(bounded in time, killed past it), so its JSON is the command's, byte for byte.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Mapping
+from typing import Any
+
+from kernelindex_sdk.base.metrics import METRIC_ALIASES
+from kernelindex_sdk.store.querying import QueryRefused, query
+
+__all__ = ["FILTERS", "QueryRefused", "compare_command", "runs_page"]
+
+#: Query parameters of ``/runs`` and the column each filters (equality).
+FILTERS = {"kernel": "kernel", "gpu": "gpu", "pass": "pass", "metric": "metric"}
+#: ``/compare``'s parameters → ``compare``'s options (repeatable ones repeat).
+COMPARE_OPTIONS = {
+    "kernel": "--kernel",
+    "gpu": "--gpu",
+    "pass": "--pass",
+    "metric": "--metric",
+    "baseline": "--baseline",
+}
+
+
+def _literal(text: str) -> str:
+    return "'" + text.replace("'", "''") + "'"
+
+
+def runs_page(
+    store: str, params: Mapping[str, list[str]], limit: int, offset: int
+) -> dict[str, Any]:
+    """One page of runs matching ``params``: ``{"runs": [...], "next": offset|None}``.
+    Raises :class:`QueryRefused` for a ``where`` that is not a readable condition."""
+    conditions = []
+    for name, column in FILTERS.items():
+        values = params.get(name, [])
+        if name == "metric":
+            values = [METRIC_ALIASES.get(v, v) for v in values]
+        if values:
+            listed = ", ".join(_literal(v) for v in values)
+            conditions.append(f'"{column}" IN ({listed})')
+    for where in params.get("where", []):
+        conditions.append(f"({where}\n)")
+    sql = "SELECT * FROM runs"
+    if conditions:
+        sql += " WHERE " + " AND ".join(conditions)
+    sql += f" ORDER BY observed_at, digest LIMIT {limit + 1} OFFSET {offset}"
+    result = query(store, sql, wait_s=30.0)
+    rows = [_jsonable(dict(zip(result.columns, row, strict=True))) for row in result.rows[:limit]]
+    more = len(result.rows) > limit
+    return {"runs": rows, "offset": offset, "next": offset + limit if more else None}
+
+
+def _jsonable(row: dict[str, Any]) -> dict[str, Any]:
+    for key, value in row.items():
+        if not isinstance(value, (str, int, float, bool, list, dict, type(None))):
+            row[key] = value.isoformat() if hasattr(value, "isoformat") else str(value)
+    return row
+
+
+def compare_command(store: str, params: Mapping[str, list[str]]) -> list[str]:
+    """``kernelindex compare STORE --format json`` with the options ``params`` ask for."""
+    command = [sys.executable, "-m", "kernelindex_sdk.cli.main", "compare", store]
+    for name, option in COMPARE_OPTIONS.items():
+        for value in params.get(name, []):
+            command += [option, value]
+    if params.get("summary", ["0"])[-1] not in ("", "0", "false"):
+        command.append("--summary")
+    return [*command, "--format", "json"]

@@ -1,0 +1,39 @@
+"""Running the application: uvicorn on a socket bound first, so the address said on
+start-up is the one served (port 0 picks a free port, and the line names it)."""
+
+from __future__ import annotations
+
+import socket
+from collections.abc import Callable
+
+from kernelindex_sdk.serve.limits import Settings
+
+__all__ = ["serve"]
+
+
+def serve(settings: Settings, host: str, port: int, say: Callable[[str], None]) -> None:
+    """Serve ``settings.store`` on ``host:port`` until interrupted (SIGINT, SIGTERM).
+
+    Raises ``OSError`` when the address cannot be bound."""
+    import uvicorn
+
+    from kernelindex_sdk.serve.app import make_app
+
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.bind((host, port))
+    sock.listen(256)
+    bound = sock.getsockname()[1]
+    shown = f"[{host}]" if family == socket.AF_INET6 else host
+    config = uvicorn.Config(
+        make_app(settings),
+        log_level="warning",
+        access_log=False,
+        timeout_keep_alive=5,
+        server_header=False,
+        lifespan="off",
+    )
+    server = uvicorn.Server(config)
+    say(f"serving {settings.store} on http://{shown}:{bound}")
+    server.run(sockets=[sock])
