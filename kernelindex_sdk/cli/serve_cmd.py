@@ -63,6 +63,10 @@ def _token(path: str | None) -> bytes | None:
     "--request-seconds", type=click.FloatRange(0.001), default=120.0, show_default=True,
     help="Seconds a submission may take to check before its commit (else nothing stored).",
 )  # fmt: skip
+@click.option(
+    "--body-seconds", type=click.FloatRange(0.001), default=30.0, show_default=True,
+    help="Seconds a client may take to send a request body (a slow one gets 408).",
+)  # fmt: skip
 def serve_command(
     store: str,
     host: str,
@@ -71,6 +75,7 @@ def serve_command(
     max_body_bytes: int,
     max_documents: int,
     request_seconds: float,
+    body_seconds: float,
 ) -> None:
     """Serve the schemas, the records of STORE and queries over HTTP.
 
@@ -98,7 +103,10 @@ def serve_command(
     except OSError as error:
         _fail(f"{store}: cannot make the store: {error.strerror or error}")
     limits = Limits(
-        body_bytes=max_body_bytes, documents=max_documents, request_seconds=request_seconds
+        body_bytes=max_body_bytes,
+        documents=max_documents,
+        request_seconds=request_seconds,
+        body_seconds=body_seconds,
     )
     try:
         serve(Settings(store=store, token=token, limits=limits), host, port, _say)
