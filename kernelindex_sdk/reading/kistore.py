@@ -58,6 +58,7 @@ __all__ = [
     "connect",
     "default_store",
     "is_store_file",
+    "keep_open",
     "read_facts",
     "read_store",
     "require_duckdb",
@@ -96,6 +97,10 @@ WAIT_NOTICE_S: Final = 1.0
 #: to a file in one process under another configuration (read-only beside read-write),
 #: so threads that share a store (``kernelindex serve``) take turns, as processes do.
 _IN_PROCESS: Final = threading.RLock()
+#: Stores whose read-only database stays open between connections (:func:`keep_open`),
+#: and the connection that keeps each open, with the settings it was opened with.
+_KEEPING: Final[set[str]] = set()
+_KEPT: Final[dict[str, tuple[tuple[Any, ...], Any]]] = {}
 
 #: The schema of a new store, version 2 (docs/store.md describes every column).
 SCHEMA: Final = (
@@ -223,6 +228,23 @@ def connect(
         _IN_PROCESS.release()
 
 
+def keep_open(path: str) -> None:
+    """Keep the store's database open in this process between read-only connections of
+    one configuration, so each costs microseconds instead of opening the file: for a
+    process that owns the store (``kernelindex serve``). It is closed whenever a
+    connection of another configuration (a writer) opens, so that one sees, and
+    makes, the current store; while it is open, other processes can read the store
+    but not write it."""
+    _KEEPING.add(os.path.abspath(path))
+
+
+def _drop_kept(path: str, key: tuple[Any, ...]) -> None:
+    kept = _KEPT.get(path)
+    if kept is not None and kept[0] != key:
+        del _KEPT[path]
+        kept[1].close()
+
+
 @contextlib.contextmanager
 def _connection(
     path: str,
@@ -243,11 +265,19 @@ def _connection(
     if not (_sniff(path) or (os.path.getsize(path) == 0 and not read_only)):
         # (an empty file, e.g. from mktemp, becomes a store when written)
         raise StoreError(f"{path}: not a kernelindex store (not a DuckDB database file)")
+    where = os.path.abspath(path)
+    key = (read_only, sorted((config or {}).items()))
+    _drop_kept(where, key)
+    # A database kept open was checked when it was opened, and nothing wrote it since.
+    checked = where in _KEPT and not appending
     connection = _open(duckdb, path, read_only, config or {}, wait_s, on_wait)
     try:
-        _check_format(
-            connection, path, duckdb, create=create and not read_only, appending=appending
-        )
+        if not checked:
+            _check_format(
+                connection, path, duckdb, create=create and not read_only, appending=appending
+            )
+        if read_only and where in _KEEPING and where not in _KEPT:
+            _KEPT[where] = (key, _open(duckdb, path, True, config or {}, wait_s, on_wait))
         yield connection
     except duckdb.Error as error:
         if not read_only:

@@ -22,6 +22,7 @@ from starlette.responses import PlainTextResponse, Response
 from starlette.routing import Route
 
 from kernelindex_sdk.base.escaping import one_line
+from kernelindex_sdk.reading.kistore import keep_open
 from kernelindex_sdk.serve import queries, records, schemas
 from kernelindex_sdk.serve.limits import Settings
 
@@ -86,7 +87,9 @@ def _authorized(request: Request, settings: Settings) -> None:
 
 
 def make_app(settings: Settings) -> Starlette:
-    """The application serving ``settings.store``."""
+    """The application serving ``settings.store`` (this process owns it: its database
+    stays open between reads)."""
+    keep_open(settings.store)
     index = schemas.SchemaIndex()
 
     async def schema_file(request: Request) -> Response:

@@ -31,6 +31,9 @@ __all__ = ["DIGEST", "Submission", "TooSlow", "count_documents", "read_record", 
 
 #: A digest as a path segment names it.
 DIGEST = re.compile(r"sha256:[0-9a-f]{64}")
+#: How the server reads the store: read-only, and no file but the store (the settings
+#: of ``store query``'s connection, so one database kept open serves both).
+READ_CONFIG = {"enable_external_access": False}
 #: JSON Lines media types (anything else is one JSON document).
 JSONL_TYPES = ("application/x-ndjson", "application/jsonl", "application/json-lines")
 
@@ -41,7 +44,7 @@ class TooSlow(Exception):
 
 def read_record(store: str, wanted: str) -> bytes | None:
     """The canonical form of the stored record ``wanted`` (a full digest), or None."""
-    with connect(store, read_only=True) as connection:
+    with connect(store, read_only=True, config=READ_CONFIG) as connection:
         row = connection.execute(
             "SELECT record FROM records WHERE digest = ? ORDER BY seq LIMIT 1", [wanted]
         ).fetchone()
