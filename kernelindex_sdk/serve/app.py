@@ -12,7 +12,9 @@ from __future__ import annotations
 import asyncio
 import hmac
 import time
-from typing import Any
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any, TypeVar
 from urllib.parse import parse_qs
 
 from orjson import dumps
@@ -28,7 +30,17 @@ from kernelindex_sdk.serve.limits import Settings
 
 __all__ = ["make_app"]
 
+T = TypeVar("T")
+
 _IMMUTABLE = "public, max-age=31536000, immutable"
+#: Threads that read the store, and the one that adds to it: a submission waiting for
+#: its turn does not take a reader's thread.
+_READERS = ThreadPoolExecutor(16, thread_name_prefix="kernelindex-read")
+_WRITER = ThreadPoolExecutor(1, thread_name_prefix="kernelindex-write")
+
+
+async def _in_thread(pool: ThreadPoolExecutor, work: Callable[..., T], *args: Any) -> T:
+    return await asyncio.get_running_loop().run_in_executor(pool, work, *args)
 
 
 class Refusal(Exception):
@@ -191,7 +203,7 @@ async def _record(request: Request, settings: Settings) -> Response:
         raise Refusal(400, f"not a digest: {wanted!r} (sha256: and 64 lowercase hex digits)")
     etag = f'"{wanted}"'
     headers = {"ETag": etag, "Cache-Control": _IMMUTABLE}
-    found = await asyncio.to_thread(records.read_record, settings.store, wanted)
+    found = await _in_thread(_READERS, records.read_record, settings.store, wanted)
     if found is None:
         raise Refusal(404, f"no record {wanted} in this index")
     tags = [
@@ -214,7 +226,7 @@ async def _post_records(request: Request, settings: Settings) -> Response:
         raise Refusal(413, f"{count} documents, over the limit of {limit}; nothing stored")
     deadline = arrived + settings.limits.request_seconds
     try:
-        done = await asyncio.to_thread(records.submit, settings.store, body, jsonl, deadline)
+        done = await _in_thread(_WRITER, records.submit, settings.store, body, jsonl, deadline)
     except records.TooSlow:
         seconds = settings.limits.request_seconds
         raise Refusal(503, f"not checked within {seconds:g} s; nothing stored") from None
@@ -243,7 +255,7 @@ async def _runs(request: Request, settings: Settings) -> Response:
     if limit < 1 or offset < 0:
         raise Refusal(400, "limit is at least 1, offset at least 0")
     try:
-        page = await asyncio.to_thread(queries.runs_page, settings.store, params, limit, offset)
+        page = await _in_thread(_READERS, queries.runs_page, settings.store, params, limit, offset)
     except queries.QueryRefused as error:
         first = str(error).strip().splitlines()
         raise Refusal(400, f"where: {first[0] if first else error}") from None

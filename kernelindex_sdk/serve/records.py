@@ -17,6 +17,7 @@ import re
 import tempfile
 import threading
 import time
+from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -42,15 +43,48 @@ class TooSlow(Exception):
     """A submission's checks outlasted its time: nothing of it is stored."""
 
 
+class _Recent:
+    """Canonical forms served lately, by digest: a digest's record never changes, so
+    they are kept (the least recently used dropped past :data:`KEPT_RECORDS`)."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.forms: OrderedDict[str, bytes] = OrderedDict()
+
+    def get(self, wanted: str) -> bytes | None:
+        with self.lock:
+            found = self.forms.get(wanted)
+            if found is not None:
+                self.forms.move_to_end(wanted)
+            return found
+
+    def put(self, wanted: str, form: bytes) -> None:
+        with self.lock:
+            self.forms[wanted] = form
+            while len(self.forms) > KEPT_RECORDS:
+                self.forms.popitem(last=False)
+
+
+#: Canonical forms kept in memory (a few KB each).
+KEPT_RECORDS = 4096
+_RECENT = _Recent()
+
+
 def read_record(store: str, wanted: str) -> bytes | None:
     """The canonical form of the stored record ``wanted`` (a full digest), or None."""
+    key = f"{os.path.abspath(store)}\0{wanted}"
+    found = _RECENT.get(key)
+    if found is not None:
+        return found
     with connect(store, read_only=True, config=READ_CONFIG) as connection:
         row = connection.execute(
             "SELECT record FROM records WHERE digest = ? ORDER BY seq LIMIT 1", [wanted]
         ).fetchone()
     if row is None:
         return None
-    return canonicalize(loads(str(row[0]).encode()))
+    form = canonicalize(loads(str(row[0]).encode()))
+    _RECENT.put(key, form)
+    return form
 
 
 @dataclass(slots=True)
@@ -107,6 +141,7 @@ def submit(store: str, body: bytes, jsonl: bool, deadline: float) -> Submission:
                 all_or_nothing=True,
                 origins={path: label},
                 before_commit=in_time,
+                read_config=READ_CONFIG,
             )
     done = Submission(result, label)
     if result.problems:

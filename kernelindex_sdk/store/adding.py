@@ -228,6 +228,8 @@ class _StoreAwareChecker:
     ) -> None:
         self.inner = inner
         self.store = store
+        #: DuckDB settings of its read-only connections (``add``'s ``read_config``).
+        self.read_config: dict[str, Any] | None = None
         self.on_wait = on_wait
         self.writer = writer
         self.invalidated = 0
@@ -339,7 +341,9 @@ class _StoreAwareChecker:
             kinds[digest] = _RUN
             missing.discard(digest)
         if missing and os.path.exists(self.store):
-            with connect(self.store, read_only=True, on_wait=self.on_wait) as connection:
+            with connect(
+                self.store, read_only=True, on_wait=self.on_wait, config=self.read_config
+            ) as connection:
                 rows = connection.execute(
                     "SELECT digest, kind, any_value(record) FROM records"
                     " WHERE digest IN (SELECT unnest(?)) GROUP BY digest, kind",
@@ -547,6 +551,7 @@ def add(
     all_or_nothing: bool = False,
     origins: Mapping[str, str] | None = None,
     before_commit: Callable[[], None] | None = None,
+    read_config: dict[str, Any] | None = None,
 ) -> AddResult:
     """Check every record under ``paths`` and add the valid ones to ``store``.
 
@@ -560,12 +565,16 @@ def add(
     submission to ``kernelindex serve`` is one request). ``origins``: the place to
     store for records read from a path (path → name; the path itself otherwise).
     ``before_commit`` runs just before the store is opened for the commit; whatever
-    it raises stops the add there, with nothing added (a deadline).
+    it raises stops the add there, with nothing added (a deadline). ``read_config``:
+    DuckDB settings of the add's read-only connections (a server's own, so that the
+    database it keeps open serves them: :func:`~kernelindex_sdk.reading.kistore.keep_open`).
     """
     report = on_problem or (lambda problem: None)
     waited = on_wait or (lambda message: None)
     if os.path.exists(store):  # a foreign or corrupt store is said at once, not after checks
-        with connect(store, read_only=True, on_wait=waited, wait_s=wait_s, appending=True):
+        with connect(
+            store, read_only=True, on_wait=waited, wait_s=wait_s, appending=True, config=read_config
+        ):
             pass
     result = AddResult()
     with tempfile.TemporaryDirectory(prefix="kernelindex-add-") as staging:
@@ -574,7 +583,7 @@ def add(
             for name in ("records", "keys", "facts", "refused")
         }
         checker, writer = _check_and_stage(
-            paths, store, jobs, staging, paths_of, result, report, waited
+            paths, store, jobs, staging, paths_of, result, report, waited, read_config
         )
         with _named(staging), open(paths_of["refused"], "wb") as refused:
             from orjson import dumps
@@ -610,6 +619,7 @@ def _check_and_stage(
     result: AddResult,
     report: Callable[[Problem], None],
     waited: Callable[[str], None],
+    read_config: dict[str, Any] | None = None,
 ) -> tuple[_StoreAwareChecker, _Writer]:
     """Check every record as ``validate --strict-refs`` does, references resolving
     into the store too, and stage the valid ones in ``staging``; what was refused or
@@ -625,6 +635,7 @@ def _check_and_stage(
     ):
         writer = _Writer(records, keys, facts, deferred)
         checker = _StoreAwareChecker(session, store, waited, staging, writer)
+        checker.read_config = read_config
         # Only items with problems come back: the valid ones are staged where
         # they are checked, and arrive as their tasks' payloads.
         pipeline = Pipeline(paths, checker=checker, jobs=jobs, report="problems")
