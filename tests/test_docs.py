@@ -33,3 +33,35 @@ def test_the_library_guide_builds_links_validates_and_writes_a_record(
     assert printed == ki.digest(bundle["run"])
     assert json.loads(written.read_text("utf-8")) == bundle
     assert os.listdir(tmp_path) == ["geglu-forward-h200.json"]
+
+
+_TESTED_SH = re.compile(r"<!-- tested: serve -->\n```sh\n(.*?)```", re.DOTALL)
+
+
+def test_the_serve_guides_curl_session_runs_against_a_real_server(tmp_path: Path) -> None:
+    import shutil
+    import subprocess
+
+    pytest.importorskip("duckdb")
+    pytest.importorskip("uvicorn")
+    if shutil.which("curl") is None:
+        pytest.skip("needs curl")
+    from tests.serve_helpers import TOKEN, Server, token_file
+
+    (block,) = _TESTED_SH.findall((ROOT / "docs" / "serve.md").read_text("utf-8"))
+    shutil.copyfile(ROOT / "tests/examples/valid/refs/stream.jsonl", tmp_path / "stream.jsonl")
+    (tmp_path / "token.txt").write_text(TOKEN + "\n", "utf-8")
+    server = Server(tmp_path / "runs.kistore", token_file=token_file(tmp_path))
+    try:
+        done = subprocess.run(
+            ["bash", "-e", "-o", "pipefail", "-c", block],
+            cwd=tmp_path,
+            env={**os.environ, "KI": server.url},
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=False,
+        )
+    finally:
+        server.stop()
+    assert done.returncode == 0, (done.stdout, done.stderr)
