@@ -288,3 +288,49 @@ def test_compare_answers_the_commands_json(server: Server) -> None:
     assert status == 200, body
     assert headers["kernelindex-exit-status"] == str(expected.returncode)
     assert body.decode("utf-8") == expected.stdout
+
+
+# --- kernelindex as a client
+
+
+def test_store_add_posts_each_file_to_a_server_url(server: Server, tmp_path: Path) -> None:
+    good = write_corpus(tmp_path / "good.jsonl", 3, seed=17)
+    bad = tmp_path / "bad.json"
+    (bundle,) = _bundles(tmp_path, 1, seed=18)
+    bundle["run"]["spec"]["observedAt"] = "2024-13-45T99:00:00Z"
+    bad.write_text(json.dumps(bundle), "utf-8")
+    done = kernelindex(
+        "store", "add", good, bad, "--store", server.url, env={"KERNELINDEX_TOKEN": TOKEN}
+    )
+    assert done.returncode == 1, done
+    lines = done.stdout.splitlines()
+    assert lines[0].startswith(f"{bad}: /run/spec/observedAt: ")
+    assert lines[-1].startswith(f"{server.url}: ") and "1 files refused in 2 files" in lines[-1]
+    for line in good.read_text("utf-8").splitlines():
+        assert server.request("GET", f"/records/{digest(json.loads(line)['run'])}")[0] == 200
+    assert server.request("GET", f"/records/{digest(bundle['run'])}")[0] == 404
+    refused = kernelindex("store", "add", good, "--store", server.url)
+    assert refused.returncode == 2
+    assert refused.stderr.count("\n") == 1 and "401 writing needs a token" in refused.stderr
+
+
+def test_validate_and_compare_read_a_server_url(server: Server, tmp_path: Path) -> None:
+    done = kernelindex("validate", server.url)
+    assert done.returncode == 0, done
+    assert done.stdout.strip().endswith("0 invalid in 1 files")
+    candidate = write_corpus(tmp_path / "new.jsonl", 2, seed=16)
+    gate = kernelindex("compare", candidate, "--against", server.url + "/", "--format", "json")
+    assert gate.returncode in (0, 1), gate
+    assert json.loads(gate.stdout)["pairs"]
+
+
+def test_a_server_that_cannot_be_reached_is_one_line_and_exit_2() -> None:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]  # bound, not listening: refused
+        for args in (["validate"], ["compare", "--against", STREAM]):
+            done = kernelindex(*args, f"http://127.0.0.1:{port}/")
+            assert done.returncode == 2
+            assert done.stderr.count("\n") == 1 and "cannot reach the server" in done.stderr
+        done = kernelindex("store", "add", STREAM, "--store", f"http://127.0.0.1:{port}")
+        assert done.returncode == 2 and done.stderr.count("\n") == 1

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import asyncio
 import hmac
+import shutil
+import tempfile
 import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
@@ -19,8 +21,9 @@ from urllib.parse import parse_qs
 
 from orjson import dumps
 from starlette.applications import Starlette
+from starlette.background import BackgroundTask
 from starlette.requests import Request
-from starlette.responses import PlainTextResponse, Response
+from starlette.responses import FileResponse, PlainTextResponse, Response
 from starlette.routing import Route
 
 from kernelindex_sdk.base.escaping import one_line
@@ -126,6 +129,9 @@ def make_app(settings: Settings) -> Starlette:
     async def post_records(request: Request) -> Response:
         return await _post_records(request, settings)
 
+    async def documents(request: Request) -> Response:
+        return await _documents(settings)
+
     async def runs(request: Request) -> Response:
         return await _runs(request, settings)
 
@@ -138,6 +144,7 @@ def make_app(settings: Settings) -> Starlette:
         Route("/schemas/{path:path}", schema_file, methods=["GET"]),
         Route("/records/{digest:path}", record, methods=["GET"]),
         Route("/records", post_records, methods=["POST"]),
+        Route("/documents.jsonl", documents, methods=["GET"]),
         Route("/runs", runs, methods=["GET"]),
         Route("/compare", compare, methods=["GET"]),
     ]
@@ -243,6 +250,17 @@ async def _post_records(request: Request, settings: Settings) -> Response:
         "documents": done.documents,
     }
     return _json(answer, 201 if result.stored else 200)
+
+
+async def _documents(settings: Settings) -> Response:
+    folder = tempfile.mkdtemp(prefix="kernelindex-serve-export-")
+    try:
+        path = await _in_thread(_READERS, records.export_documents, settings.store, folder)
+    except BaseException:
+        shutil.rmtree(folder, ignore_errors=True)
+        raise
+    cleanup = BackgroundTask(shutil.rmtree, folder, ignore_errors=True)
+    return FileResponse(path, media_type="application/x-ndjson", background=cleanup)
 
 
 async def _runs(request: Request, settings: Settings) -> Response:

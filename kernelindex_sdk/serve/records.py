@@ -28,7 +28,15 @@ from kernelindex_sdk.reading.kistore import connect
 from kernelindex_sdk.store.adding import AddResult, add
 from kernelindex_sdk.validating.validation import is_bundle, records_of
 
-__all__ = ["DIGEST", "Submission", "TooSlow", "count_documents", "read_record", "submit"]
+__all__ = [
+    "DIGEST",
+    "Submission",
+    "TooSlow",
+    "count_documents",
+    "export_documents",
+    "read_record",
+    "submit",
+]
 
 #: A digest as a path segment names it.
 DIGEST = re.compile(r"sha256:[0-9a-f]{64}")
@@ -174,6 +182,16 @@ def document_digests(body: bytes, jsonl: bool) -> list[dict[str, Any]]:
         else:
             listed.append({"digest": members.get("")})
     return listed
+
+
+def export_documents(store: str, folder: str) -> str:
+    """Every document of the store, as added (bundles as bundles), in the order added:
+    ``store export --format jsonl``'s file, written under ``folder``; its path."""
+    from kernelindex_sdk.store.exporting import export
+
+    out = os.path.join(folder, "export")
+    export(store, out, format="jsonl")
+    return os.path.join(out, "records.jsonl")
 
 
 def count_documents(body: bytes, jsonl: bool) -> int:
