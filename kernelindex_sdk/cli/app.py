@@ -19,6 +19,7 @@ BUILTIN = {
     "compare": "kernelindex_sdk.cli.compare_cmd:compare_command",
     "ls": "kernelindex_sdk.cli.ls_cmd:ls_command",
     "store": "kernelindex_sdk.cli.store_cmd:store_group",
+    "report": "kernelindex_sdk.cli.report_cmd:report_command",
 }
 ENTRY_POINT_GROUP = "kernelindex.commands"
 
