@@ -69,9 +69,9 @@ def load_report(
         merged.runs.update(reference.index.runs)
     runs, resolver = resolve_runs(runs_index)
     _add(missing, resolver.missing)
-    for identity, more in resolver.gpu_names().items():
+    for identity, also in resolver.gpu_names().items():
         known = names.setdefault(identity, [])
-        known.extend(name for name in more if name not in known)
+        known.extend(name for name in also if name not in known)
     merged.runs.update(candidate.index.runs)
     sides = [candidate] + ([reference] if reference is not None else [])
     return ReportInput(
