@@ -33,3 +33,17 @@ def test_the_library_guide_builds_links_validates_and_writes_a_record(
     assert printed == ki.digest(bundle["run"])
     assert json.loads(written.read_text("utf-8")) == bundle
     assert os.listdir(tmp_path) == ["geglu-forward-h200.json"]
+
+
+def test_the_report_guide_writes_a_site(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import shutil
+
+    (block,) = _tested_blocks("report.md")
+    shutil.copytree(ROOT / "examples" / "seeds", tmp_path / "examples" / "seeds")
+    monkeypatch.chdir(tmp_path)
+    exec(compile(block, "docs/report.md", "exec"), {})
+    assert (tmp_path / "seeds-report" / "index.html").is_file()
+    pages = len(list((tmp_path / "seeds-report" / "records").glob("*.html")))
+    assert capsys.readouterr().out.strip() == f"{pages} record pages"

@@ -82,7 +82,7 @@ def assert_safe(pages: dict[str, str], *inputs: str) -> None:
 
 def test_html_escapers_write_every_special_character_as_a_reference() -> None:
     assert html_text("<a href=\"x\">'&'</a>") == (
-        "&lt;a href=&quot;x&quot;&gt;&#39;&amp;&#39;&lt;/a&gt;"
+        "&lt;a href=&quot;x&quot;&gt;&#x27;&amp;&#x27;&lt;/a&gt;"
     )
     assert html_text("one\ntwo\u202e") == "one\\ntwo\\u202e"
     assert html_lines('<a>\n  "b"') == "&lt;a&gt;\n  &quot;b&quot;"

@@ -230,13 +230,16 @@ def short_repr(value: Any) -> str:
     return _short.repr(value)
 
 
-#: Every character HTML text and attribute values must not hold as themselves.
-_HTML = {"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;"}
-
-
-@functools.cache
-def _html_pattern() -> re.Pattern[str]:
-    return re.compile("[&<>\"']")
+def _html_escape(text: str) -> str:
+    """``& < > " '`` as character references (``&`` first), as :func:`html.escape`
+    writes them, without importing :mod:`html` (and its entity table) at start-up."""
+    return (
+        text.replace("&", "&amp;")
+        .replace("<", "&lt;")
+        .replace(">", "&gt;")
+        .replace('"', "&quot;")
+        .replace("'", "&#x27;")
+    )
 
 
 def html_text(text: str) -> str:
@@ -244,12 +247,14 @@ def html_text(text: str) -> str:
     in an element's content and in a quoted attribute value alike: :func:`one_line`
     first (controls, surrogates and bidirectional overrides escaped: a surrogate cannot
     even be encoded to UTF-8), then ``& < > " '`` as character references."""
-    return _html_pattern().sub(lambda match: _HTML[match.group()], one_line(text))
+    return _html_escape(one_line(text))
 
 
 def html_lines(text: str) -> str:
     """:func:`html_text` line by line, the newlines kept: a ``<pre>`` block (a
     record's JSON) that reads as the text it shows."""
+    if text.isascii() and text.replace("\n", "").isprintable():
+        return _html_escape(text)  # nothing but newlines for one_line to do
     return "\n".join(html_text(line) for line in text.split("\n"))
 
 

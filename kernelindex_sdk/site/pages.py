@@ -5,10 +5,11 @@ page, the schemas and a before/after. Each function returns one whole page (byte
 
 from __future__ import annotations
 
-import json
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Final
+
+import orjson
 
 from kernelindex_sdk.base.escaping import html_href, html_lines
 from kernelindex_sdk.base.metrics import LATENCY, METRIC_NAMES
@@ -209,7 +210,7 @@ def record_page(
     if schema_link is not None:
         body.append(f"<p>Schema: {link(path, schema_link, kind)}</p>")
     if record is not None:
-        text = json.dumps(record, indent=2, ensure_ascii=False, sort_keys=False)
+        text = orjson.dumps(record, option=orjson.OPT_INDENT_2).decode("utf-8")
         body.append(f"<h2>JSON</h2><pre>{html_lines(text)}</pre>")
     else:
         body.append(
@@ -278,32 +279,21 @@ def _provenance(
 
 
 def _links(spec: Mapping[str, Any]) -> str:
-    """The URLs the record holds (``repository``): linked when http(s), else text."""
-    found: list[str] = []
-    _walk_urls(spec, found)
+    """The URLs the record holds (a harness's or a source's ``repository``): linked
+    when http(s), else shown as text."""
+    found = []
+    for holder in ("harness", "source"):
+        inner = spec.get(holder)
+        if isinstance(inner, Mapping) and isinstance(inner.get("repository"), str):
+            found.append(inner["repository"])
     if not found:
         return ""
     items = []
     for url in found:
         href = html_href(url)
-        items.append(
-            f'<li><a href="{href}">{esc(url)}</a></li>'
-            if href
-            else f"<li>{esc(url)} (not linked)</li>"
-        )
+        shown = f'<a href="{href}">{esc(url)}</a>' if href else f"{esc(url)} (not linked)"
+        items.append(f"<li>{shown}</li>")
     return "<h2>Links</h2><ul>" + "".join(items) + "</ul>"
-
-
-def _walk_urls(value: Any, found: list[str]) -> None:
-    if isinstance(value, Mapping):
-        for key, inner in value.items():
-            if key == "repository" and isinstance(inner, str):
-                found.append(inner)
-            else:
-                _walk_urls(inner, found)
-    elif isinstance(value, list):
-        for inner in value:
-            _walk_urls(inner, found)
 
 
 def schemas_page(path: str, entries: Sequence[tuple[str, str, str, str]]) -> bytes:
