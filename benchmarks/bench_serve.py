@@ -209,16 +209,16 @@ def main() -> None:
             for kind, values in client.timings.items():
                 timings[kind] += values
         total = sum(len(v) for v in timings.values())
-        print(
-            f"{args.clients} clients, {elapsed:.1f} s, {total} requests, {total / elapsed:.0f} req/s"
-        )
+        rate = total / elapsed
+        print(f"{args.clients} clients, {elapsed:.1f} s, {total} requests, {rate:.0f} req/s")
         for kind, values in timings.items():
             print(f"  {kind:6} {len(values):6} requests  {_percentiles(values)}")
         everything = [v for values in timings.values() for v in values]
         print(f"  all    {total:6} requests  {_percentiles(everything)}")
         print(f"  posted {len(set(mix.posted))} distinct bundles")
+        cores = os.cpu_count()
         print(
-            f"load average before {load_before[0]:.1f}, after {load_after[0]:.1f} ({os.cpu_count()} cores)"
+            f"load average before {load_before[0]:.1f}, after {load_after[0]:.1f} ({cores} cores)"
         )
         wrong = _check_store(store, mix.posted)
         for line in errors[:20] + wrong:

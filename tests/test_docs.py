@@ -65,3 +65,17 @@ def test_the_serve_guides_curl_session_runs_against_a_real_server(tmp_path: Path
     finally:
         server.stop()
     assert done.returncode == 0, (done.stdout, done.stderr)
+
+
+def test_the_report_guide_writes_a_site(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import shutil
+
+    (block,) = _tested_blocks("report.md")
+    shutil.copytree(ROOT / "examples" / "seeds", tmp_path / "examples" / "seeds")
+    monkeypatch.chdir(tmp_path)
+    exec(compile(block, "docs/report.md", "exec"), {})
+    assert (tmp_path / "seeds-report" / "index.html").is_file()
+    pages = len(list((tmp_path / "seeds-report" / "records").glob("*.html")))
+    assert capsys.readouterr().out.strip() == f"{pages} record pages"

@@ -54,6 +54,7 @@ LAYERS: dict[str, int] = {
     "compare": 6,
     "store": 6,
     "schemadiff": 6,
+    "site": 6,
     "cli": 7,
     "serve": 7,
 }

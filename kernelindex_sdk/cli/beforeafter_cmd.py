@@ -107,6 +107,10 @@ def run_before_after(options: CompareOptions, out: TextIO, err: TextIO) -> int:
     invalid, unreadable, lookup = loaded.invalid, loaded.unreadable, loaded.index.lookup
     if invalid:
         say(f"{invalid} invalid item{'s' * (invalid != 1)} skipped (see above)")
+    for line in (wrong := _where_typos(loaded, options)):
+        say(line)
+    if wrong:
+        return 2
     before, after = _selected(loaded, options, say)
     del loaded  # the runs not selected, and the lists they were in, go now
     if not before or not after:
@@ -133,6 +137,18 @@ def _usage(options: CompareOptions) -> tuple[float, tuple[str, ...], tuple[float
     threshold = parse_threshold(options.threshold)
     fail_on = parse_fail_on(options.fail_on)
     return threshold, fail_on, parse_fast_p(options.summary, options.fast_p, options.format)
+
+
+def _where_typos(loaded: Loaded, options: CompareOptions) -> list[str]:
+    """Why a ``--where`` names nothing on either side, one line each."""
+    from kernelindex_sdk.compare.filters import parse_where, unmatched_where, where_values
+
+    wheres = parse_where(options.wheres)
+    sides = [side for side in (loaded.reference, loaded.candidate) if side is not None]
+    runs = [run for side in sides for run in side.runs]
+    if not wheres or not runs:
+        return []
+    return unmatched_where((where_values(run) for run in runs), wheres)
 
 
 def _selected(

@@ -55,13 +55,16 @@ def run_compare(
     options: CompareOptions, *, out: TextIO | None = None, err: TextIO | None = None
 ) -> int:
     """Load, validate, group and report; return the exit status. Never raises for bad input."""
-    from kernelindex_sdk.cli.filter_options import unknown_metric
+    from kernelindex_sdk.cli.filter_options import bad_where, unknown_metric
 
     out = out if out is not None else sys.stdout
     err = err if err is not None else sys.stderr
     say = say_to(err)
     if (unknown := unknown_metric(options.metrics)) is not None:
         say(unknown)
+        return 2
+    if (bad := bad_where(options.wheres)) is not None:
+        say(bad)
         return 2
     if options.against:
         from kernelindex_sdk.cli.beforeafter_cmd import run_before_after

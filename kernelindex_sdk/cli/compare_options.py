@@ -41,6 +41,8 @@ class CompareOptions:
     gpus: tuple[str, ...] = ()
     #: ``speed`` and/or ``memory``.
     metrics: tuple[str, ...] = ()
+    #: ``KEY=VALUE`` conditions on the workload's parameters or dtype (``--where``).
+    wheres: tuple[str, ...] = ()
     format: str = "text"
     show_all: bool = False
     #: One table per workload shape instead of one per sweep.

@@ -34,13 +34,15 @@ class LsOptions:
     gpus: tuple[str, ...] = ()
     #: Words of :data:`~kernelindex_sdk.base.metrics.METRIC_ALIASES` (``--metric``).
     metrics: tuple[str, ...] = ()
+    #: ``KEY=VALUE`` conditions on the workload's parameters or dtype (``--where``).
+    wheres: tuple[str, ...] = ()
     format: str = "text"
 
 
 def run_ls(options: LsOptions, *, out: TextIO | None = None, err: TextIO | None = None) -> int:
     """Load, validate, count and report; return the exit status. Never raises for bad input."""
     from kernelindex_sdk.base.escaping import one_line
-    from kernelindex_sdk.cli.filter_options import select_runs, typos, unknown_metric
+    from kernelindex_sdk.cli.filter_options import bad_where, select_runs, typos, unknown_metric
     from kernelindex_sdk.cli.report.validate import format_problem
     from kernelindex_sdk.compare import inventory, records, runs
     from kernelindex_sdk.errors import Problem
@@ -57,6 +59,9 @@ def run_ls(options: LsOptions, *, out: TextIO | None = None, err: TextIO | None 
         return 2
     if (unknown := unknown_metric(options.metrics)) is not None:
         say(unknown)
+        return 2
+    if (bad := bad_where(options.wheres)) is not None:
+        say(bad)
         return 2
 
     def report_problem(problem: Problem) -> None:
@@ -82,7 +87,9 @@ def run_ls(options: LsOptions, *, out: TextIO | None = None, err: TextIO | None 
         say(typo)
     if wrong:
         return 2
-    filtered = bool(options.kernels or options.passes or options.gpus or options.metrics)
+    filtered = bool(
+        options.kernels or options.passes or options.gpus or options.metrics or options.wheres
+    )
     selected = select_runs(resolved, options, gpu_names)
     if filtered and not selected:
         say(f"no run matches the filters ({len(resolved)} valid runs loaded)")
@@ -103,6 +110,7 @@ def ls_command(
     passes: tuple[str, ...],
     gpus: tuple[str, ...],
     metrics: tuple[str, ...],
+    wheres: tuple[str, ...],
     format_: str,
 ) -> None:
     """Say what records hold: counts per kind and run status; the kernels, passes,
@@ -113,8 +121,8 @@ def ls_command(
     or - (stdin). Invalid records are reported one line each and left out.
 
     Exit status: 0 done; 1 invalid records left out, or no run matches the filters;
-    2 usage error (a --kernel or --gpu value naming nothing present), unreadable input,
-    or no record files found.
+    2 usage error (a --kernel, --gpu or --where value naming nothing present),
+    unreadable input, or no record files found.
     """
     options = LsOptions(
         paths=paths,
@@ -122,6 +130,7 @@ def ls_command(
         passes=passes,
         gpus=gpus,
         metrics=metrics,
+        wheres=wheres,
         format=format_,
     )
     sys.exit(run_ls(options))

@@ -97,3 +97,107 @@ def _unmatched(
 def closest(value: str, candidates: Iterable[str]) -> tuple[str, ...]:
     """The candidates closest to ``value``, ignoring case, ``-``, ``_`` and spaces."""
     return suggest.closest(value, candidates, squash)
+
+
+# ---------------------------------------------------------------- --where KEY=VALUE
+
+#: The workload field ``--where`` takes besides the parameters.
+DTYPE: Final = "dtype"
+
+
+@attrs.frozen
+class Where:
+    """One ``--where KEY=VALUE``: a workload parameter (or ``dtype``) and its value."""
+
+    key: str
+    value: str
+
+    def __str__(self) -> str:
+        return f"{self.key}={self.value}"
+
+
+def parse_where(texts: Iterable[str]) -> tuple[Where, ...]:
+    """Each ``KEY=VALUE`` as a :class:`Where`; a ``ValueError`` with the one line to say
+    for the first that is not one (no ``=``, or an empty key)."""
+    found = []
+    for text in texts:
+        key, equals, value = text.partition("=")
+        if not equals or not key.strip():
+            raise ValueError(
+                f"--where {text!r} is not KEY=VALUE"
+                " (a workload parameter or dtype, e.g. hidden=4096)"
+            )
+        found.append(Where(key.strip(), value.strip()))
+    return tuple(found)
+
+
+def where_values(run: ResolvedRun) -> dict[str, str]:
+    """What ``--where`` can match of a run: its workload's parameters and dtype, as text
+    (``true``, ``4096``); empty for a run whose Workload record was not given."""
+    from kernelindex_sdk.compare.runs import show_value
+
+    workload = run.workload
+    if workload is None:
+        return {}
+    values = {name: show_value(value) for name, value in workload.parameters.items()}
+    values[DTYPE] = workload.dtype
+    return values
+
+
+def where_matches(values: Mapping[str, str], wheres: Sequence[Where]) -> bool:
+    """Whether ``values`` (:func:`where_values`) meet every key's condition: for each key
+    given, any of its values (``--where dtype=bf16 --where dtype=fp16``: either)."""
+    by_key: dict[str, list[str]] = {}
+    for where in wheres:
+        by_key.setdefault(where.key, []).append(where.value)
+    for key, wanted in by_key.items():
+        have = values.get(key)
+        if have is None or not any(_same(have, value) for value in wanted):
+            return False
+    return True
+
+
+def select_where(runs: Iterable[ResolvedRun], wheres: Sequence[Where]) -> list[ResolvedRun]:
+    """The runs every ``--where`` condition matches (all of them without any)."""
+    if not wheres:
+        return list(runs)
+    return [run for run in runs if where_matches(where_values(run), wheres)]
+
+
+def unmatched_where(present: Iterable[Mapping[str, str]], wheres: Sequence[Where]) -> list[str]:
+    """Why a ``--where`` names nothing in ``present`` (each run's :func:`where_values`),
+    one line each: a key no workload has (with the keys closest to it), or a value no
+    workload has for that key (with the values it has: numbers are not "close" as
+    words are)."""
+    values: dict[str, set[str]] = {}
+    for found in present:
+        for key, value in found.items():
+            values.setdefault(key, set()).add(value)
+    lines = []
+    for where in wheres:
+        if where.key not in values:
+            keys = sorted(values)
+            hint = suggest.did_you_mean(suggest.closest(where.key, keys))
+            listed = hint or (f"; present: {', '.join(keys[:LISTED])}" if keys else "")
+            lines.append(f"--where {str(where)!r}: no parameter {where.key!r} in the input{listed}")
+        elif not any(_same(have, where.value) for have in values[where.key]):
+            choices = [f"{where.key}={v}" for v in sorted(values[where.key], key=_number_first)]
+            lines.append(str(_unmatched("where", str(where), [], choices)))
+    return lines
+
+
+def _same(have: str, wanted: str) -> bool:
+    """Equal as text, or as numbers (``4096`` and ``4096.0``), or as booleans in any case."""
+    if have == wanted or have.lower() == wanted.lower() in ("true", "false"):
+        return True
+    try:
+        return float(have) == float(wanted)
+    except ValueError:
+        return False
+
+
+def _number_first(value: str) -> tuple[int, float, str]:
+    try:
+        return (0, float(value), value)
+    except ValueError:
+        return (1, 0.0, value)

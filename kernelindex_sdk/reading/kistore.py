@@ -57,6 +57,7 @@ __all__ = [
     "checks_key",
     "connect",
     "default_store",
+    "facts_snapshot",
     "is_store_file",
     "keep_open",
     "read_facts",
@@ -662,24 +663,8 @@ def read_facts(
     """
     try:
         with connect(path, read_only=True, on_wait=on_wait) as connection:
-            marker = dict(connection.execute("SELECT key, value FROM kernelindex_store").fetchall())
-            row = connection.execute(
-                "SELECT max(seq), count(*) FILTER (WHERE seq IS NULL) FROM records"
-            ).fetchone()
-            last = int(row[0]) if row and row[0] is not None else 0
-            if marker.get("version") != VERSION or _checked_by(connection, last) != {trusted_by}:
-                return None
-            if row and row[1]:
-                return None  # rows no reader reads: read_store says so
-            # Every run of the snapshot has one row of facts, no run two (copies of a
-            # run share them: add keeps one; anything else reads through records).
-            counts = connection.execute(
-                "SELECT count(*), count(f.digest), count(DISTINCT f.digest)"
-                " FROM records r LEFT JOIN run_facts f ON f.digest = r.digest"
-                " WHERE r.kind = 'BenchmarkRun' AND r.seq <= ?",
-                [last],
-            ).fetchone()
-            if counts is None or len(set(counts)) != 1:
+            last = facts_snapshot(connection, trusted_by)
+            if last is None:
                 return None
             # The records runs reference are few: all of them at once. Bounds of the
             # chunks of runs: the seq of every FACTS_CHUNK-th run.
@@ -705,6 +690,32 @@ def read_facts(
     standalone = sum(1 for _, _, alone in stored if alone)
     del stored
     return StoreFacts(records, standalone, _fact_chunks(path, [*bounds, last], on_wait))
+
+
+def facts_snapshot(connection: Any, trusted_by: str) -> int | None:
+    """The last ``seq`` of a store whose runs may be read through their facts
+    (``run_facts``) by a reader whose checks are ``trusted_by``; None where they may not
+    (:func:`read_facts` says when). ``connection``: a read-only one (:func:`connect`)."""
+    marker = dict(connection.execute("SELECT key, value FROM kernelindex_store").fetchall())
+    row = connection.execute(
+        "SELECT max(seq), count(*) FILTER (WHERE seq IS NULL) FROM records"
+    ).fetchone()
+    last = int(row[0]) if row and row[0] is not None else 0
+    if marker.get("version") != VERSION or _checked_by(connection, last) != {trusted_by}:
+        return None
+    if row and row[1]:
+        return None  # rows no reader reads: read_store says so
+    # Every run of the snapshot has one row of facts, no run two (copies of a run share
+    # them: add keeps one; anything else reads through records).
+    counts = connection.execute(
+        "SELECT count(*), count(f.digest), count(DISTINCT f.digest)"
+        " FROM records r LEFT JOIN run_facts f ON f.digest = r.digest"
+        " WHERE r.kind = 'BenchmarkRun' AND r.seq <= ?",
+        [last],
+    ).fetchone()
+    if counts is None or len(set(counts)) != 1:
+        return None
+    return last
 
 
 def _fact_chunks(

@@ -4,7 +4,8 @@ A reporter turns what the library answered into one format; it decides nothing. 
 command's reporters are a module here, named after what they show: ``validate``'s
 (:mod:`.validate`), ``schema diff``'s (:mod:`.schemadiff`), ``compare``'s tables
 (:mod:`.comparison`), ``compare --summary``'s (:mod:`.summary`), ``compare --against``'s
-(:mod:`.beforeafter`), ``ls``'s (:mod:`.inventory`) and ``store query``'s (:mod:`.query`).
+(:mod:`.beforeafter`), ``history``'s (:mod:`.history`), ``ls``'s (:mod:`.inventory`) and
+``store query``'s (:mod:`.query`).
 
 What they share is written once: a line, aligned columns, Markdown tables, CSV rows,
 JSON and figures (:mod:`.writing`); GitHub annotations and JUnit XML (:mod:`.ci`). Each
@@ -27,6 +28,7 @@ if TYPE_CHECKING:
     from kernelindex_sdk.cli.report import (
         beforeafter,
         comparison,
+        history,
         inventory,
         query,
         schemadiff,
@@ -59,6 +61,10 @@ _WHERE: dict[tuple[str, str], tuple[str, str]] = {
     ("compare --against", "csv"): ("beforeafter", "CsvReporter"),
     ("compare --against", "github"): ("beforeafter", "GithubReporter"),
     ("compare --against", "junit"): ("beforeafter", "JunitReporter"),
+    ("history", "text"): ("history", "TextReporter"),
+    ("history", "markdown"): ("history", "MarkdownReporter"),
+    ("history", "csv"): ("history", "CsvReporter"),
+    ("history", "json"): ("history", "JsonReporter"),
     ("ls", "text"): ("inventory", "InventoryTextReporter"),
     ("ls", "json"): ("inventory", "InventoryJsonReporter"),
     ("store query", "text"): ("query", "write_text"),
@@ -99,6 +105,10 @@ class Registry:
     def __getitem__(
         self, key: tuple[Literal["ls"], str]
     ) -> Callable[[IO[str]], inventory.InventoryReporter]: ...
+    @overload
+    def __getitem__(
+        self, key: tuple[Literal["history"], str]
+    ) -> Callable[..., history.HistoryReporter]: ...
     @overload
     def __getitem__(self, key: tuple[Literal["store query"], str]) -> query.Writer: ...
     def __getitem__(self, key: tuple[str, str]) -> Any:
