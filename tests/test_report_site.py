@@ -292,3 +292,18 @@ def test_a_killed_run_leaves_no_site_in_place(tmp_path: Path) -> None:
     if process.returncode == 0:
         pytest.skip("the run finished before it could be killed")
     assert not out.exists()
+
+
+def test_a_kernel_page_charts_its_history_with_the_change_marked(tmp_path: Path) -> None:
+    from history_records import series_records
+
+    data = tmp_path / "history.jsonl"
+    write_jsonl(data, series_records([100_000] * 6 + [150_000] * 6, 1_000))
+    out = tmp_path / "site"
+    done = ki("report", data, "--out", out)
+    assert done.returncode == 0, done.stderr
+    page = (out / "kernels" / "geglu.html").read_text()
+    history = page[page.index("<h2>History</h2>") :]
+    assert history.count("<svg") == 1
+    assert '<g class="marker worse">' in history and "slower 1.50×" in history
+    assert "0.6.0" in history  # where the new level starts

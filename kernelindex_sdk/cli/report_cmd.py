@@ -41,6 +41,8 @@ class ReportOptions:
     passes: tuple[str, ...] = ()
     gpus: tuple[str, ...] = ()
     metrics: tuple[str, ...] = ()
+    #: ``KEY=VALUE`` conditions on the workload's parameters or dtype (``--where``).
+    wheres: tuple[str, ...] = ()
     #: None: a bar only when stderr is a terminal.
     progress: bool | None = None
 
@@ -48,7 +50,7 @@ class ReportOptions:
 def run_report(options: ReportOptions, *, err: TextIO | None = None) -> int:
     """Load, select, pair, write; return the exit status. Never raises for bad input."""
     from kernelindex_sdk.base.escaping import one_line
-    from kernelindex_sdk.cli.filter_options import unknown_metric
+    from kernelindex_sdk.cli.filter_options import bad_where, unknown_metric
 
     err = err if err is not None else sys.stderr
 
@@ -57,6 +59,9 @@ def run_report(options: ReportOptions, *, err: TextIO | None = None) -> int:
 
     if (unknown := unknown_metric(options.metrics)) is not None:
         say(unknown)
+        return 2
+    if (bad := bad_where(options.wheres)) is not None:
+        say(bad)
         return 2
     loaded = _load(options, err)
     if loaded.unreadable:
@@ -219,6 +224,7 @@ def report_command(
     passes: tuple[str, ...],
     gpus: tuple[str, ...],
     metrics: tuple[str, ...],
+    wheres: tuple[str, ...],
     progress: bool | None,
 ) -> None:
     """Write a static HTML site of the runs under PATH (anything validate takes, a
@@ -242,6 +248,7 @@ def report_command(
         passes=passes,
         gpus=gpus,
         metrics=metrics,
+        wheres=wheres,
         progress=progress,
     )
     sys.exit(run_report(options))

@@ -17,6 +17,7 @@ from kernelindex_sdk.compare.grouping import natural_order
 from kernelindex_sdk.compare.records import RecordIndex
 from kernelindex_sdk.compare.runs import ResolvedRun
 from kernelindex_sdk.site import pages
+from kernelindex_sdk.site.historycharts import history_sections
 from kernelindex_sdk.site.html import STYLE, STYLESHEET, kernel_file, record_file
 
 #: Runs a record's page lists among those referencing it (all are counted).
@@ -103,7 +104,8 @@ class Site:
             return None if self.against is None else pages.before_after_page(path, self.against)
         if path in self._kernel_files:
             kernel = self._kernel_files[path]
-            return pages.kernel_page(path, kernel, self.kernels[kernel])
+            runs = self.kernels[kernel]
+            return pages.kernel_page(path, kernel, runs, history_sections(path, runs))
         if path.startswith("records/") and path.endswith(".html"):
             return self._record(path)
         return None
