@@ -318,6 +318,9 @@ def test_validate_and_compare_read_a_server_url(server: Server, tmp_path: Path) 
     done = kernelindex("validate", server.url)
     assert done.returncode == 0, done
     assert done.stdout.strip().endswith("0 invalid in 1 files")
+    done = kernelindex("history", server.url, "--format", "json", "--fail-on", "none")
+    assert done.returncode == 0, done
+    assert json.loads(done.stdout)["series"]
     candidate = write_corpus(tmp_path / "new.jsonl", 2, seed=16)
     gate = kernelindex("compare", candidate, "--against", server.url + "/", "--format", "json")
     assert gate.returncode in (0, 1), gate
@@ -334,3 +337,38 @@ def test_a_server_that_cannot_be_reached_is_one_line_and_exit_2() -> None:
             assert done.stderr.count("\n") == 1 and "cannot reach the server" in done.stderr
         done = kernelindex("store", "add", STREAM, "--store", f"http://127.0.0.1:{port}")
         assert done.returncode == 2 and done.stderr.count("\n") == 1
+
+
+def test_history_answers_the_commands_json(server: Server) -> None:
+    status, headers, body = server.request("GET", "/history?metric=speed&points=1")
+    expected = kernelindex(
+        "history",
+        server.store,  # type: ignore[attr-defined]
+        "--metric",
+        "speed",
+        "--points",
+        "--format",
+        "json",
+    )
+    assert status == 200, body
+    assert headers["kernelindex-exit-status"] == str(expected.returncode)
+    assert body.decode("utf-8") == expected.stdout
+    status, _, body = server.request("GET", "/history?threshold=lots")
+    assert status == 400 and len(_one_line_each(body)) == 1
+
+
+def test_the_report_is_served_from_the_live_store(server: Server, tmp_path: Path) -> None:
+    status, headers, page = server.request("GET", "/report/")
+    assert status == 200 and headers["content-type"].startswith("text/html")
+    assert page.startswith(b"<!DOCTYPE html>")
+    (bundle,) = _bundles(tmp_path, 1, seed=19)
+    run = digest(bundle["run"])
+    assert run.encode() not in page
+    assert server.post("/records", json.dumps(bundle).encode())[0] == 201
+    status, _, page = server.request("GET", f"/report/records/{run.removeprefix('sha256:')}.html")
+    assert status == 200, "the new run's page: in the report written again after the add"
+    assert run.encode() in page
+    for path in ["/report/..%2F..%2Fetc%2Fpasswd", "/report/%2e%2e/x"]:
+        status, _, body = server.request("GET", path)
+        assert status == 400 and len(_one_line_each(body)) == 1
+    assert server.request("GET", "/report/nothing.html")[0] == 404

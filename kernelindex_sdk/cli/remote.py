@@ -1,9 +1,9 @@
 """A ``kernelindex serve`` URL where a command takes a store: the client side.
 
-``validate``, ``compare`` (either side of ``--against``), ``ls`` and ``digest`` take
-``http://…`` or ``https://…`` as a PATH: the server's documents (``GET
-/documents.jsonl``, every document as added) are fetched into a temporary JSON Lines
-file, read like any other, and removed afterwards. ``store add --store URL`` posts
+``validate``, ``compare`` (either side of ``--against``), ``history``, ``report``, ``ls``
+and ``digest`` take ``http://…`` or ``https://…`` as a PATH: the server's documents
+(``GET /documents.jsonl``, every document as added) are fetched into a temporary JSON
+Lines file, read like any other, and removed afterwards. ``store add --store URL`` posts
 each PATH to ``POST /records`` instead of opening a store (:func:`post_file`). The
 standard library's HTTP client only; a server that cannot be reached, or that answers
 an error, is one line (exit 2).
@@ -24,7 +24,7 @@ from urllib.parse import urlsplit
 __all__ = ["TOKEN_ENV", "RemoteError", "fetched", "is_url", "post_file"]
 
 #: Commands whose PATHs may be server URLs.
-READERS: Final = ("validate", "compare", "ls", "digest")
+READERS: Final = ("validate", "compare", "history", "report", "ls", "digest")
 #: The environment variable holding the write token, when ``--token-file`` is not given.
 TOKEN_ENV: Final = "KERNELINDEX_TOKEN"
 #: Seconds to wait for a server's answer.

@@ -23,13 +23,13 @@ from orjson import dumps
 from starlette.applications import Starlette
 from starlette.background import BackgroundTask
 from starlette.requests import Request
-from starlette.responses import FileResponse, PlainTextResponse, Response
+from starlette.responses import FileResponse, PlainTextResponse, RedirectResponse, Response
 from starlette.routing import Route
 
 from kernelindex_sdk.base.escaping import one_line
 from kernelindex_sdk.reading.kistore import keep_open
-from kernelindex_sdk.serve import queries, records, schemas
-from kernelindex_sdk.serve.limits import Settings
+from kernelindex_sdk.serve import pages, queries, records, schemas
+from kernelindex_sdk.serve.limits import Refusal, Settings
 
 __all__ = ["make_app"]
 
@@ -44,14 +44,6 @@ _WRITER = ThreadPoolExecutor(1, thread_name_prefix="kernelindex-write")
 
 async def _in_thread(pool: ThreadPoolExecutor, work: Callable[..., T], *args: Any) -> T:
     return await asyncio.get_running_loop().run_in_executor(pool, work, *args)
-
-
-class Refusal(Exception):
-    """A request refused: its status and one line saying why."""
-
-    def __init__(self, status: int, message: str) -> None:
-        super().__init__(message)
-        self.status = status
 
 
 def _line(status: int, message: str, headers: dict[str, str] | None = None) -> Response:
@@ -106,6 +98,7 @@ def make_app(settings: Settings) -> Starlette:
     stays open between reads)."""
     keep_open(settings.store)
     index = schemas.SchemaIndex()
+    site = pages.Site(settings)
 
     async def schema_file(request: Request) -> Response:
         entry = index.by_path.get(request.url.path)
@@ -136,7 +129,13 @@ def make_app(settings: Settings) -> Starlette:
         return await _runs(request, settings)
 
     async def compare(request: Request) -> Response:
-        return await _compare(request, settings)
+        return await _answer("compare", request, settings)
+
+    async def history(request: Request) -> Response:
+        return await _answer("history", request, settings)
+
+    async def report(request: Request) -> Response:
+        return await site.page(request.path_params["path"])
 
     routes = [
         Route("/schemas/versions.json", versions, methods=["GET"]),
@@ -147,6 +146,9 @@ def make_app(settings: Settings) -> Starlette:
         Route("/documents.jsonl", documents, methods=["GET"]),
         Route("/runs", runs, methods=["GET"]),
         Route("/compare", compare, methods=["GET"]),
+        Route("/history", history, methods=["GET"]),
+        Route("/report", lambda request: RedirectResponse("/report/"), methods=["GET"]),
+        Route("/report/{path:path}", report, methods=["GET"]),
     ]
     return Starlette(
         routes=routes,
@@ -280,15 +282,16 @@ async def _runs(request: Request, settings: Settings) -> Response:
     return _json(page)
 
 
-async def _compare(request: Request, settings: Settings) -> Response:
+async def _answer(name: str, request: Request, settings: Settings) -> Response:
+    """``compare`` or ``history``'s JSON over the store, the command's exit status in
+    ``Kernelindex-Exit-Status`` (a usage error, its line, 400)."""
     params = parse_qs(request.url.query, keep_blank_values=True)
-    command = queries.compare_command(settings.store, params)
+    command = queries.answer_command(name, settings.store, params)
     seconds = settings.limits.query_seconds
     status, out, err = await schemas.run_bounded(command, seconds)
     if status < 0:
-        raise Refusal(503, f"compare {err}; stopped")
+        raise Refusal(503, f"{name} {err}; stopped")
     if status == 2:
-        raise Refusal(400, err or "compare could not run")
-    return Response(
-        out, 200, {"Kernelindex-Exit-Status": str(status)}, media_type="application/json"
-    )
+        raise Refusal(400, err or f"{name} could not run")
+    headers = {"Kernelindex-Exit-Status": str(status)}
+    return Response(out, 200, headers, media_type="application/json")

@@ -1,10 +1,19 @@
-"""What one request may ask of the server, and the server's settings as plain data."""
+"""What one request may ask of the server, how a request is refused, and the server's
+settings as plain data."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-__all__ = ["Limits", "Settings"]
+__all__ = ["Limits", "Refusal", "Settings"]
+
+
+class Refusal(Exception):
+    """A request refused: its status and one line saying why."""
+
+    def __init__(self, status: int, message: str) -> None:
+        super().__init__(message)
+        self.status = status
 
 
 @dataclass(frozen=True, slots=True)

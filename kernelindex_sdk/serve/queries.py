@@ -6,8 +6,9 @@ with DuckDB's external access off), filtered by the query's parameters — value
 as literals, ``where`` an SQL condition of the caller's, which that check confines to
 reading the store — and paged.
 
-``GET /compare`` runs ``kernelindex compare`` itself over the store, in its own process
-(bounded in time, killed past it), so its JSON is the command's, byte for byte.
+``GET /compare`` and ``GET /history`` run ``kernelindex compare`` and ``kernelindex
+history`` themselves over the store, each in its own process (bounded in time, killed
+past it), so their JSON is the command's, byte for byte.
 """
 
 from __future__ import annotations
@@ -19,18 +20,33 @@ from typing import Any
 from kernelindex_sdk.base.metrics import METRIC_ALIASES
 from kernelindex_sdk.store.querying import QueryRefused, query
 
-__all__ = ["FILTERS", "QueryRefused", "compare_command", "runs_page"]
+__all__ = ["FILTERS", "QueryRefused", "answer_command", "runs_page"]
 
 #: Query parameters of ``/runs`` and the column each filters (equality).
 FILTERS = {"kernel": "kernel", "gpu": "gpu", "pass": "pass", "metric": "metric"}
-#: ``/compare``'s parameters → ``compare``'s options (repeatable ones repeat).
-COMPARE_OPTIONS = {
-    "kernel": "--kernel",
-    "gpu": "--gpu",
-    "pass": "--pass",
-    "metric": "--metric",
-    "baseline": "--baseline",
+#: ``/compare``'s and ``/history``'s parameters → the command's options (repeatable
+#: ones repeat; ``where`` is the commands' ``--where KEY=VALUE``).
+COMMAND_OPTIONS = {
+    "compare": {
+        "kernel": "--kernel",
+        "gpu": "--gpu",
+        "pass": "--pass",
+        "metric": "--metric",
+        "where": "--where",
+        "baseline": "--baseline",
+    },
+    "history": {
+        "kernel": "--kernel",
+        "gpu": "--gpu",
+        "pass": "--pass",
+        "metric": "--metric",
+        "where": "--where",
+        "threshold": "--threshold",
+        "fail_on": "--fail-on",
+    },
 }
+#: Flags each command takes as ``name=1``.
+COMMAND_FLAGS = {"compare": {"summary": "--summary"}, "history": {"points": "--points"}}
 
 
 def _literal(text: str) -> str:
@@ -69,12 +85,14 @@ def _jsonable(row: dict[str, Any]) -> dict[str, Any]:
     return row
 
 
-def compare_command(store: str, params: Mapping[str, list[str]]) -> list[str]:
-    """``kernelindex compare STORE --format json`` with the options ``params`` ask for."""
-    command = [sys.executable, "-m", "kernelindex_sdk.cli.main", "compare", store]
-    for name, option in COMPARE_OPTIONS.items():
-        for value in params.get(name, []):
+def answer_command(name: str, store: str, params: Mapping[str, list[str]]) -> list[str]:
+    """``kernelindex NAME STORE --format json`` with the options ``params`` ask for
+    (``name``: ``compare`` or ``history``)."""
+    command = [sys.executable, "-m", "kernelindex_sdk.cli.main", name, store]
+    for key, option in COMMAND_OPTIONS[name].items():
+        for value in params.get(key, []):
             command += [option, value]
-    if params.get("summary", ["0"])[-1] not in ("", "0", "false"):
-        command.append("--summary")
+    for key, flag in COMMAND_FLAGS[name].items():
+        if params.get(key, ["0"])[-1] not in ("", "0", "false"):
+            command.append(flag)
     return [*command, "--format", "json"]
