@@ -93,8 +93,12 @@ def test_schema_check_runs_schema_diff_against_a_served_schema(server: Server) -
     status, headers, body = server.request("POST", path, json.dumps(changed).encode())
     assert (status, headers["kernelindex-exit-status"]) == (200, "1")
     assert json.loads(body)["violations"]
-    status, _, body = server.request("POST", path, b"{not json")
-    assert status == 400 and len(_one_line_each(body)) == 1
+    for hostile in (b"{not json", b"\xff\xfe{}", b"[" * 100_000):
+        status, _, body = server.request("POST", path, hostile)
+        assert status == 400 and len(_one_line_each(body)) == 1
+        assert b"/tmp" not in body and b"kernelindex-serve-check" not in body
+    status, _, body = server.request("POST", path, b" " * (BODY_LIMIT + 1))
+    assert status == 413 and len(_one_line_each(body)) == 1
     status, _, body = server.request("POST", "/schemas/check?against=Nothing", served)
     assert status == 400 and len(_one_line_each(body)) == 1
 
@@ -230,6 +234,11 @@ def test_a_slow_client_is_cut_off_with_408(server: Server) -> None:
     assert answer.startswith(b"HTTP/1.1 408 ")
     assert b"not received within 2 s; nothing stored" in answer
     assert 1.5 < waited < 20
+    with socket.create_connection((server.host, server.port), timeout=30) as sock:
+        sock.sendall(b"GET /schemas/versions.json HTTP/1.1\r\nHost: x\r\n")  # never ends
+        started = time.monotonic()
+        assert sock.recv(4096) == b""  # closed
+        assert time.monotonic() - started < 20
 
 
 def test_concurrent_posts_of_one_record_store_it_once(server: Server, tmp_path: Path) -> None:

@@ -75,3 +75,25 @@ def test_a_killed_submission_leaves_the_store_as_before_and_a_restart_serves_it(
 @pytest.mark.slow
 def test_killed_at_many_moments_a_submission_is_all_or_nothing(tmp_path: Path) -> None:
     _kill_during_post(tmp_path, (0.1, 0.4, 0.6, 0.75, 0.9, 0.95, 1.0, 1.1))
+
+
+def test_a_query_past_its_time_is_stopped_and_the_store_is_free_again(tmp_path: Path) -> None:
+    from urllib.parse import quote
+
+    server = Server(
+        tmp_path / "index.kistore", "--query-seconds", "1", token_file=token_file(tmp_path)
+    )
+    try:
+        endless = quote("(SELECT count(*) FROM range(1000000000000) a) > 0")
+        started = time.monotonic()
+        status, _, body = server.request("GET", f"/runs?where={endless}")
+        assert status == 503, body
+        assert body.decode().endswith("took longer than 1 s; stopped\n") and body.count(b"\n") == 1
+        assert time.monotonic() - started < 15
+        body = _bundles(tmp_path, 2, seed=31)
+        assert server.post("/records", body, jsonl=True)[0] == 201
+        status, _, page = server.request("GET", "/runs")
+        assert status == 200 and len(json.loads(page)["runs"]) == 2
+    finally:
+        server.stop()
+    assert not any("Traceback" in line for line in server.log), server.log

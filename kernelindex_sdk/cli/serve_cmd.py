@@ -67,6 +67,10 @@ def _token(path: str | None) -> bytes | None:
     "--body-seconds", type=click.FloatRange(0.001), default=30.0, show_default=True,
     help="Seconds a client may take to send a request body (a slow one gets 408).",
 )  # fmt: skip
+@click.option(
+    "--query-seconds", type=click.FloatRange(0.001), default=60.0, show_default=True,
+    help="Seconds a query may run: /runs, /compare, /history, /schemas/check, the report.",
+)  # fmt: skip
 def serve_command(
     store: str,
     host: str,
@@ -76,6 +80,7 @@ def serve_command(
     max_documents: int,
     request_seconds: float,
     body_seconds: float,
+    query_seconds: float,
 ) -> None:
     """Serve the schemas, the records of STORE and queries over HTTP.
 
@@ -107,6 +112,7 @@ def serve_command(
         documents=max_documents,
         request_seconds=request_seconds,
         body_seconds=body_seconds,
+        query_seconds=query_seconds,
     )
     try:
         serve(Settings(store=store, token=token, limits=limits), host, port, _say)

@@ -275,7 +275,12 @@ async def _runs(request: Request, settings: Settings) -> Response:
     if limit < 1 or offset < 0:
         raise Refusal(400, "limit is at least 1, offset at least 0")
     try:
-        page = await _in_thread(_READERS, queries.runs_page, settings.store, params, limit, offset)
+        seconds = settings.limits.query_seconds
+        page = await _in_thread(
+            _READERS, queries.runs_page, settings.store, params, limit, offset, seconds
+        )
+    except queries.QueryTimedOut as error:
+        raise Refusal(503, f"the query {error}") from None
     except queries.QueryRefused as error:
         first = str(error).strip().splitlines()
         raise Refusal(400, f"where: {first[0] if first else error}") from None

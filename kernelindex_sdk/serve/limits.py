@@ -28,8 +28,9 @@ class Limits:
     body_seconds: float = 30.0
     #: Seconds from a submission's arrival to its commit; past them nothing is stored.
     request_seconds: float = 120.0
-    #: Seconds a query (``/compare``, ``/schemas/check``) may run.
-    query_seconds: float = 120.0
+    #: Seconds a query may run (``/runs``, whose ``where`` is the caller's SQL;
+    #: ``/compare``, ``/history``, ``/schemas/check``, writing the report).
+    query_seconds: float = 60.0
     #: Rows of ``/runs`` per page, at most.
     page_rows: int = 1000
 

@@ -18,9 +18,9 @@ from collections.abc import Mapping
 from typing import Any
 
 from kernelindex_sdk.base.metrics import METRIC_ALIASES
-from kernelindex_sdk.store.querying import QueryRefused, query
+from kernelindex_sdk.store.querying import QueryRefused, QueryTimedOut, query
 
-__all__ = ["FILTERS", "QueryRefused", "answer_command", "runs_page"]
+__all__ = ["FILTERS", "QueryRefused", "QueryTimedOut", "answer_command", "runs_page"]
 
 #: Query parameters of ``/runs`` and the column each filters (equality).
 FILTERS = {"kernel": "kernel", "gpu": "gpu", "pass": "pass", "metric": "metric"}
@@ -54,10 +54,11 @@ def _literal(text: str) -> str:
 
 
 def runs_page(
-    store: str, params: Mapping[str, list[str]], limit: int, offset: int
+    store: str, params: Mapping[str, list[str]], limit: int, offset: int, seconds: float
 ) -> dict[str, Any]:
     """One page of runs matching ``params``: ``{"runs": [...], "next": offset|None}``.
-    Raises :class:`QueryRefused` for a ``where`` that is not a readable condition."""
+    Raises :class:`QueryRefused` for a ``where`` that is not a readable condition, or
+    a query that runs past ``seconds`` (interrupted: the store is free again)."""
     conditions = []
     for name, column in FILTERS.items():
         values = params.get(name, [])
@@ -72,7 +73,7 @@ def runs_page(
     if conditions:
         sql += " WHERE " + " AND ".join(conditions)
     sql += f" ORDER BY observed_at, digest LIMIT {limit + 1} OFFSET {offset}"
-    result = query(store, sql, wait_s=30.0)
+    result = query(store, sql, wait_s=seconds, timeout_s=seconds)
     rows = [_jsonable(dict(zip(result.columns, row, strict=True))) for row in result.rows[:limit]]
     more = len(result.rows) > limit
     return {"runs": rows, "offset": offset, "next": offset + limit if more else None}

@@ -1,5 +1,11 @@
 """Running the application: uvicorn on a socket bound first, so the address said on
-start-up is the one served (port 0 picks a free port, and the line names it)."""
+start-up is the one served (port 0 picks a free port, and the line names it).
+
+uvicorn gives a connection no deadline for its request's headers (its keep-alive
+timeout runs only between requests, and any byte resets it): a client sending a
+header a byte at a time would hold its connection for ever. Here each connection has
+``body_seconds`` from its opening (and from each response) to the end of its next
+request's headers; past them it is closed."""
 
 from __future__ import annotations
 
@@ -18,6 +24,7 @@ def serve(settings: Settings, host: str, port: int, say: Callable[[str], None]) 
     import uvicorn
 
     from kernelindex_sdk.serve.app import make_app
+    from kernelindex_sdk.serve.headers import with_header_deadline
 
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
     sock = socket.socket(family, socket.SOCK_STREAM)
@@ -33,6 +40,7 @@ def serve(settings: Settings, host: str, port: int, say: Callable[[str], None]) 
         timeout_keep_alive=5,
         server_header=False,
         lifespan="off",
+        http=with_header_deadline(settings.limits.body_seconds),
     )
     server = uvicorn.Server(config)
     say(f"serving {settings.store} on http://{shown}:{bound}")

@@ -89,7 +89,8 @@ async def check_schema(
             "json",
             *(["--format-assertion"] if options.get("format_assertion") else []),
         ]
-        return await run_bounded(command, seconds)
+        status, out, err = await run_bounded(command, seconds)
+        return status, out, err.replace(folder + os.sep, "posted/")
 
 
 async def run_bounded(command: list[str], seconds: float) -> tuple[int, bytes, str]:
