@@ -97,18 +97,25 @@ def make_app(settings: Settings) -> Starlette:
     """The application serving ``settings.store`` (this process owns it: its database
     stays open between reads)."""
     keep_open(settings.store)
-    index = schemas.SchemaIndex()
-    site = pages.Site(settings)
+    return Starlette(
+        routes=_routes(settings, schemas.SchemaIndex(), pages.Site(settings)),
+        exception_handlers={
+            Refusal: _refused,
+            404: _not_found,
+            405: _not_allowed,
+            Exception: _failed,
+        },
+    )
 
+
+def _routes(settings: Settings, index: schemas.SchemaIndex, site: pages.Site) -> list[Route]:
     async def schema_file(request: Request) -> Response:
         entry = index.by_path.get(request.url.path)
         if entry is None:
             raise Refusal(404, f"no schema at {request.url.path}")
-        return Response(
-            entry.path.read_bytes(),
-            media_type=schemas.SCHEMA_TYPE,
-            headers={"ETag": '"' + entry.id + '"'},
-        )
+        etag = '"' + entry.id + '"'
+        body = entry.path.read_bytes()
+        return Response(body, media_type=schemas.SCHEMA_TYPE, headers={"ETag": etag})
 
     async def versions(request: Request) -> Response:
         return _json(index.versions())
@@ -137,7 +144,7 @@ def make_app(settings: Settings) -> Starlette:
     async def report(request: Request) -> Response:
         return await site.page(request.path_params["path"])
 
-    routes = [
+    return [
         Route("/schemas/versions.json", versions, methods=["GET"]),
         Route("/schemas/check", check, methods=["POST"]),
         Route("/schemas/{path:path}", schema_file, methods=["GET"]),
@@ -150,15 +157,6 @@ def make_app(settings: Settings) -> Starlette:
         Route("/report", lambda request: RedirectResponse("/report/"), methods=["GET"]),
         Route("/report/{path:path}", report, methods=["GET"]),
     ]
-    return Starlette(
-        routes=routes,
-        exception_handlers={
-            Refusal: _refused,
-            404: _not_found,
-            405: _not_allowed,
-            Exception: _failed,
-        },
-    )
 
 
 async def _refused(request: Request, error: Exception) -> Response:

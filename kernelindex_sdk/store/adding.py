@@ -585,13 +585,7 @@ def add(
         checker, writer = _check_and_stage(
             paths, store, jobs, staging, paths_of, result, report, waited, read_config
         )
-        with _named(staging), open(paths_of["refused"], "wb") as refused:
-            from orjson import dumps
-
-            for source, line, pointer in sorted(checker.refused_late, key=str):
-                refused.write(
-                    dumps({"origin": source, "origin_line": line, "item_pointer": pointer}) + b"\n"
-                )
+        _write_refused(paths_of["refused"], staging, checker.refused_late)
         if all_or_nothing and (result.problems or result.refused or result.unreadable):
             return result
         if writer.n:
@@ -608,6 +602,17 @@ def add(
                 origins or {},
             )
     return result
+
+
+def _write_refused(path: str, staging: str, refused_late: set[tuple[str, int | None, str]]) -> None:
+    """The items refused only at the end, for the commit to leave out."""
+    from orjson import dumps
+
+    with _named(staging), open(path, "wb") as refused:
+        for source, line, pointer in sorted(refused_late, key=str):
+            refused.write(
+                dumps({"origin": source, "origin_line": line, "item_pointer": pointer}) + b"\n"
+            )
 
 
 def _check_and_stage(
