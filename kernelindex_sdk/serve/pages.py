@@ -11,8 +11,10 @@ from __future__ import annotations
 
 import asyncio
 import os
+import shutil
 import sys
 import tempfile
+import weakref
 
 from starlette.responses import FileResponse, Response
 
@@ -36,6 +38,7 @@ class Site:
     def __init__(self, settings: Settings) -> None:
         self.settings = settings
         self.folder = tempfile.mkdtemp(prefix="kernelindex-serve-report-")
+        weakref.finalize(self, shutil.rmtree, self.folder, ignore_errors=True)  # at exit too
         self.site = os.path.join(self.folder, "site")
         self.built: int | None = None
         self.lock = asyncio.Lock()

@@ -9,6 +9,7 @@ request's headers; past them it is closed."""
 
 from __future__ import annotations
 
+import signal
 import socket
 from collections.abc import Callable
 
@@ -44,4 +45,11 @@ def serve(settings: Settings, host: str, port: int, say: Callable[[str], None]) 
     )
     server = uvicorn.Server(config)
     say(f"serving {settings.store} on http://{shown}:{bound}")
+    # uvicorn stops gracefully on SIGTERM, then raises the signal again; handled, it
+    # ends the process as an exit (status 143) that runs the clean-ups, not as a kill.
+    signal.signal(signal.SIGTERM, _terminated)
     server.run(sockets=[sock])
+
+
+def _terminated(signum: int, frame: object) -> None:
+    raise SystemExit(128 + signum)
