@@ -13,9 +13,12 @@ from pathlib import Path
 from urllib.parse import quote, urlsplit
 
 import pytest
+from hypothesis import given, settings
 
 from kernelindex_sdk.canonical import canonicalize, digest
+from kernelindex_sdk.models.strategies import bundles
 from kernelindex_sdk.schema.registry import default_registry
+from tests.profiles import examples
 from tests.serve_helpers import TOKEN, Server, token_file
 from tests.store_helpers import STREAM, kernelindex, write_corpus
 
@@ -381,3 +384,27 @@ def test_the_report_is_served_from_the_live_store(server: Server, tmp_path: Path
         status, _, body = server.request("GET", path)
         assert status == 400 and len(_one_line_each(body)) == 1
     assert server.request("GET", "/report/nothing.html")[0] == 404
+
+
+@settings(max_examples=examples(50), deadline=None)
+@given(bundle=bundles())
+def test_a_posted_bundle_is_all_stored_or_all_refused_and_served_canonical(
+    server: Server, bundle: dict
+) -> None:
+    """The law of a submission: all of it stored — each record then served as its
+    canonical form, under its digest — or none of it, said in one line a problem."""
+    members = {k: v for k, v in bundle.items() if isinstance(v, dict) and "kind" in v}
+    status, _, body = server.post("/records", json.dumps(bundle).encode())
+    served = {k: server.request("GET", f"/records/{digest(v)}") for k, v in members.items()}
+    if status in (200, 201):
+        for name, record in members.items():
+            code, headers, form = served[name]
+            assert code == 200 and headers["etag"] == f'"{digest(record)}"'
+            assert digest(json.loads(form)) == digest(record)
+            assert form == canonicalize(json.loads(form))
+    else:
+        assert status == 422, body
+        lines = _one_line_each(body)
+        assert all(line.startswith("posted/") for line in lines[:-1])
+        assert lines[-1].startswith("nothing stored: 1 refused")
+        assert served[next(k for k in members if members[k]["kind"] == "BenchmarkRun")][0] == 404
