@@ -54,6 +54,10 @@ NOT_RUN: frozenset[tuple[str, str]] = frozenset(
         ("docs/recording.md", "needs a CUDA GPU, torch and triton, and the user's own kernel"),
         ("docs/store.md", "needs Spark and polars, which kernelindex does not install"),
         (
+            "docs/serve.md",
+            "needs a live kernelindex serve; tests/test_docs.py starts one and runs this block",
+        ),
+        (
             "docs/compare.md",
             "a user's main.jsonl and branch.jsonl, which the project does not ship",
         ),
