@@ -142,8 +142,9 @@ def kernel_page(
     if unplaced:
         body.append(f'<p class="note">{unplaced} groups have no Workload record: not drawn.</p>')
     for number, gpu in enumerate(sorted(by_gpu, key=natural_order)):
-        body.append(f'<h2 id="gpu-{number}">{esc(gpu)}</h2>')
+        body.append(f'<h2 id="gpu-{number}">{esc(gpu)}</h2><div class="panels">')
         body.extend(_panel_section(panel, path) for panel in by_gpu[gpu])
+        body.append("</div>")
     if history:
         body.append("<h2>History</h2>")
         body.extend(history)
@@ -169,11 +170,12 @@ def _panel_section(panel: Panel, path: str) -> str:
         for x in panel.x_values
     ]
     return (
-        f'<h3>{esc(panel.title)}</h3><p class="sub">{esc(panel.subtitle)}'
+        f'<section><h3>{esc(panel.title)}</h3><p class="sub">{esc(panel.subtitle)}'
         f" · {esc(panel.protocol)}</p>"
         + legend(labels)
         + render(chart)
         + table([panel.x_name or "workload", *labels], rows)
+        + "</section>"
     )
 
 
