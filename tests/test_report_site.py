@@ -88,6 +88,18 @@ def test_html_escapers_write_every_special_character_as_a_reference() -> None:
     assert html_lines('<a>\n  "b"') == "&lt;a&gt;\n  &quot;b&quot;"
 
 
+@given(st.text())
+@law_settings(300)
+def test_html_text_leaves_nothing_markup_can_read(text: str) -> None:
+    """Law: no ``< > " '`` and no ``&`` but a reference's, one line, and
+    :func:`html_lines` is :func:`html_text` line by line."""
+    escaped = html_text(text)
+    assert not set(escaped) & set("<>\"'\n\r")
+    assert re.sub(r"&(amp|lt|gt|quot|#x27);", "", escaped).count("&") == 0
+    expected = "\n".join(html_text(line) for line in text.split("\n"))
+    assert html_lines(text) == expected
+
+
 @pytest.mark.parametrize(
     "url",
     [
