@@ -319,3 +319,37 @@ def test_a_kernel_page_charts_its_history_with_the_change_marked(tmp_path: Path)
     assert history.count("<svg") == 1
     assert '<g class="marker worse">' in history and "slower 1.50×" in history
     assert "0.6.0" in history  # where the new level starts
+
+
+def test_the_files_written_are_the_ones_counted(tmp_path: Path) -> None:
+    """The progress bar's total is what is written: it ends at 100 %."""
+    from kernelindex_sdk.site import write_site
+
+    sets = [hostile_records("x", RunSpec(seq=s, at=s)) for s in (1024, 2048)]
+    index = index_of(sets)
+    runs, _ = resolve_runs(index)
+    result = before_after(runs[:1], runs[1:], lookup=index.lookup)
+    site = Site(index, runs[1:], reference=runs[:1], against=result)
+    told: list[str] = []
+    written = write_site(site, str(tmp_path / "site"), on_file=told.append)
+    assert written == len(told) == site.count() == len(set(site.paths()))
+
+
+def test_many_pairs_are_charted_thinned_and_listed_in_part() -> None:
+    from kernelindex_sdk.site.pages import CHARTED_PAIRS, LISTED
+
+    count = CHARTED_PAIRS + 50
+    before = [hostile_records("x", RunSpec(seq=s, at=s)) for s in range(1, count + 1)]
+    after = [
+        hostile_records("x", RunSpec(seq=s, at=5000 + s, value=100_000 + s))
+        for s in range(1, count + 1)
+    ]
+    reference, _ = resolve_runs(index_of(before))
+    candidate, _ = resolve_runs(index_of(after))
+    result = before_after(reference, candidate)
+    assert len(result.pairs) == count
+    page = Site(index_of([*before, *after]), candidate, reference=reference, against=result)
+    text = (page.page("compare.html") or b"").decode()
+    assert 0 < text.count("<circle") <= CHARTED_PAIRS
+    assert text.count("<tr>") == LISTED + 1  # and the header
+    assert f"and {count - LISTED} more pairs" in text

@@ -34,6 +34,8 @@ from kernelindex_sdk.site.svg import Chart, ChartPoint, ChartSeries, render
 
 #: Rows a listing shows before it says how many more there are.
 LISTED: Final = 200
+#: Most pairs the before/after chart draws.
+CHARTED_PAIRS: Final = 1000
 #: The references of a run, by the spec field that holds each.
 REFERENCES: Final = (
     ("workload", "workloadDigest"),
@@ -368,10 +370,15 @@ def _pair_row(path: str, pair: Pair) -> list[str]:
 
 
 def _ratio_chart(pairs: Sequence[Pair], path: str) -> Chart:
-    """Every pair's ratio, sorted, one series per verdict (coloured as the legend)."""
+    """Every pair's ratio, sorted, one series per verdict (coloured as the legend); of
+    many pairs, :data:`CHARTED_PAIRS` evenly spaced in that order (both ends kept)."""
     ordered = sorted(
         (p for p in pairs if p.ratio is not None and p.ratio > 0), key=lambda p: p.ratio or 0
     )
+    if len(ordered) > CHARTED_PAIRS:
+        last = len(ordered) - 1
+        picked = sorted({round(i * last / (CHARTED_PAIRS - 1)) for i in range(CHARTED_PAIRS)})
+        ordered = [ordered[i] for i in picked]
     series = []
     for verdict in VERDICTS:
         points = []
@@ -392,7 +399,7 @@ def _ratio_chart(pairs: Sequence[Pair], path: str) -> Chart:
     return Chart(
         x_labels=tuple("" for _ in ordered),
         x_positions=None,
-        x_title="pairs, by ratio",
+        x_title=f"{len(ordered)} pairs, by ratio",
         y_title="candidate ÷ reference",
         series=tuple(series),
         log_y=True,
