@@ -353,3 +353,21 @@ def test_many_pairs_are_charted_thinned_and_listed_in_part() -> None:
     assert 0 < text.count("<circle") <= CHARTED_PAIRS
     assert text.count("<tr>") == LISTED + 1  # and the header
     assert f"and {count - LISTED} more pairs" in text
+
+
+def test_a_store_reports_as_its_files_do(tmp_path: Path) -> None:
+    """PATH may be a store: the same pages, each run's record with its JSON."""
+    pytest.importorskip("duckdb")
+    data = tmp_path / "runs.jsonl"
+    write_jsonl(data, [hostile_records("x", RunSpec(seq=s, at=s)) for s in (1024, 2048)])
+    store = tmp_path / "runs.kistore"
+    added = ki("store", "add", data, "--store", store)
+    assert added.returncode == 0, added.stderr
+    from_files, from_store = tmp_path / "files", tmp_path / "store"
+    assert ki("report", data, "--out", from_files).returncode == 0
+    done = ki("report", store, "--out", from_store)
+    assert done.returncode == 0, done.stderr
+    pages = sorted(p.relative_to(from_files).as_posix() for p in from_files.rglob("*.html"))
+    assert pages == sorted(p.relative_to(from_store).as_posix() for p in from_store.rglob("*.html"))
+    records = [p for p in pages if p.startswith("records/")]
+    assert all("<h2>JSON</h2>" in (from_store / p).read_text() for p in records)
