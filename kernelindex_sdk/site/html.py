@@ -91,8 +91,9 @@ def table(header: Sequence[str], rows: Iterable[Sequence[str]], *, css: str = ""
     """A table whose header cells are plain text and whose cells are HTML already."""
     cls = f' class="{css}"' if css else ""
     head = "".join(f"<th>{esc(h)}</th>" for h in header)
+    thead = f"<thead><tr>{head}</tr></thead>" if any(header) else ""
     body = "".join("<tr>" + "".join(f"<td>{cell}</td>" for cell in row) + "</tr>" for row in rows)
-    return f"<table{cls}><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+    return f"<table{cls}>{thead}<tbody>{body}</tbody></table>"
 
 
 def legend(labels: Sequence[str]) -> str:

@@ -246,10 +246,15 @@ def _references(path: str, spec: Mapping[str, Any], lookup: Mapping[str, Mapping
         target = spec.get(field)
         if not isinstance(target, str):
             continue
-        given = target in lookup
-        shown = link(path, record_file(target), target) if given else esc(f"{target} (not given)")
-        rows.append([esc(member), shown])
-    return "<h2>References</h2>" + table(["", "record"], rows) if rows else ""
+        found = lookup.get(target)
+        if found is None:
+            rows.append([esc(member), esc("not given"), f"<code>{esc(target)}</code>"])
+            continue
+        name = str(found.get(METADATA_KEY, {}).get("name", short_digest(target)))
+        rows.append(
+            [esc(member), link(path, record_file(target), name), f"<code>{esc(target)}</code>"]
+        )
+    return "<h2>References</h2>" + table(["", "record", "digest"], rows) if rows else ""
 
 
 def _provenance(
