@@ -11,7 +11,8 @@ prints, ``--repeats`` times each, the wall and CPU time of ``kernelindex history
 (:func:`~kernelindex_sdk.compare.history_store.open_store` and
 :meth:`~kernelindex_sdk.compare.history_store.StoreHistory.history`, each phase timed),
 and the series, points and changes found. ``--dir`` keeps the work folder; a store of
-the same size already there is reused.
+the same size already there is reused if this very code made it (a store is trusted
+only by the code that wrote it: any change to the SDK makes it read record by record).
 """
 
 from __future__ import annotations
@@ -35,9 +36,13 @@ KERNELINDEX = [sys.executable, "-m", "kernelindex_sdk.cli.main"]
 
 def make_store(folder: Path, runs: int, seed_runs: int) -> Path:
     """A trusted store of ``runs`` runs: ``seed_runs`` added, the rest copies in SQL."""
+    from kernelindex_sdk.compare.history_store import open_store
+    from kernelindex_sdk.schema.fingerprint import checks_fingerprint
+
     store = folder / f"history-{runs}.kistore"
-    if store.exists():
+    if store.exists() and open_store(str(store), trusted_by=checks_fingerprint()):
         return store
+    store.unlink(missing_ok=True)  # made by other code: its facts are not trusted now
     corpus = folder / f"seed-{seed_runs}.jsonl"
     write_jsonl(corpus, seed_runs)
     partial = folder / "partial.kistore"

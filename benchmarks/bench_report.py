@@ -58,15 +58,14 @@ def main(argv: list[str] | None = None) -> None:
             cpus.append(cpu)
             peak = max(peak, rss)
         files, size = _size(out)
-    print(
-        f"kernelindex report, {args.runs} runs from {'a store' if args.store else 'JSON Lines'}"
-        f" ({os.cpu_count()} CPUs):"
-    )
-    print(
-        f"  wall {statistics.median(walls):.1f} s, CPU {statistics.median(cpus):.1f} s,"
-        f" peak RSS {peak / 1024:.0f} MiB"
-    )
-    print(f"  {files} files, {size / 2**20:.0f} MiB")
+        # Printed before the folder is removed: deleting 10^5 files can take minutes.
+        where = "a store" if args.store else "JSON Lines"
+        print(f"kernelindex report, {args.runs} runs from {where} ({os.cpu_count()} CPUs):")
+        print(
+            f"  wall {statistics.median(walls):.1f} s, CPU {statistics.median(cpus):.1f} s,"
+            f" peak RSS {peak / 1024:.0f} MiB, load average {os.getloadavg()[0]:.1f}"
+        )
+        print(f"  {files} files, {size / 2**20:.0f} MiB", flush=True)
 
 
 if __name__ == "__main__":

@@ -66,7 +66,7 @@ def test_two_implementations_text_table() -> None:
         "liger",
         "0.5.0",
         "50.00",
-        "µs",
+        "µs*",  # the fastest implementation
         "49.00–52.00",
         "µs",
         "2.00×",
@@ -382,10 +382,12 @@ def test_a_sweep_is_one_table_with_the_swept_value_down_and_providers_across() -
         "  fixed     batch=8, dtype=bf16, hidden=4096",
         "  protocol  Example harness · forward pass",
         "  seq   huggingface (baseline)  liger 0.5.0  speed-up",
-        "  1024                104.9 µs     52.43 µs     2.00×",
-        "  2048                209.7 µs     104.9 µs     2.00×",
+        "  1024                104.9 µs    52.43 µs*     2.00×",
+        "  2048                209.7 µs    104.9 µs*     2.00×",
         "  4096                419.4 µs          OOM       n/a",
     ]
+    # The fastest implementation of each row is marked, and the legend says so.
+    assert "legend: * fastest implementation of its row" in lines[-2]
     # llama4_rope-style: a second sweep (hidden at seq 1024) shares one shape with the first.
     assert "  hidden  huggingface (baseline)  liger 0.5.0  speed-up" in lines
     assert lines[-1] == "4 groups, 8 runs in 2 sweep tables"

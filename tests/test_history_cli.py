@@ -85,3 +85,28 @@ def test_unreadable_invalid_and_empty_input(tmp_path: Path, worse_now: Path) -> 
     empty.mkdir()
     nothing = kernelindex("history", empty)
     assert nothing.returncode == 2 and "no .json, .jsonl or .ndjson files" in nothing.stderr
+
+
+EVIL = "x|y\n<b>**z**</b> [l](http://evil)"
+
+
+def test_what_records_hold_is_escaped_in_every_format(tmp_path: Path) -> None:
+    from kernelindex_sdk.canonical import digest
+
+    sets = series_records([100_000, 100_000, 150_000], 1_000)
+    for records in sets:
+        workload, run = records[1], records[-1]
+        workload["spec"]["parameters"]["label"] = EVIL
+        run["spec"]["workloadDigest"] = digest(workload)
+    path = tmp_path / "runs.jsonl"
+    write_jsonl(path, sets)
+    text = kernelindex("history", path, "--points", "--fail-on", "none").stdout
+    assert len(text.splitlines()) == 1 + 1 + 3 + 1  # series, change, points, summary
+    assert "label=x|y\\n<b>**z**</b>" in text
+    markdown = kernelindex("history", path, "--format", "markdown", "--points").stdout
+    assert "<b>" not in markdown and "**z**" not in markdown and "[l](http" not in markdown
+    assert "&lt;b&gt;" in markdown
+    table = kernelindex("history", path, "--format", "csv").stdout
+    assert len(table.splitlines()) == 1 + 3
+    document = json.loads(kernelindex("history", path, "--format", "json").stdout)
+    assert EVIL in document["series"][0]["key"]["workload"]

@@ -88,6 +88,18 @@ def test_html_escapers_write_every_special_character_as_a_reference() -> None:
     assert html_lines('<a>\n  "b"') == "&lt;a&gt;\n  &quot;b&quot;"
 
 
+@given(st.text())
+@law_settings(300)
+def test_html_text_leaves_nothing_markup_can_read(text: str) -> None:
+    """Law: no ``< > " '`` and no ``&`` but a reference's, one line, and
+    :func:`html_lines` is :func:`html_text` line by line."""
+    escaped = html_text(text)
+    assert not set(escaped) & set("<>\"'\n\r")
+    assert re.sub(r"&(amp|lt|gt|quot|#x27);", "", escaped).count("&") == 0
+    expected = "\n".join(html_text(line) for line in text.split("\n"))
+    assert html_lines(text) == expected
+
+
 @pytest.mark.parametrize(
     "url",
     [
@@ -307,3 +319,55 @@ def test_a_kernel_page_charts_its_history_with_the_change_marked(tmp_path: Path)
     assert history.count("<svg") == 1
     assert '<g class="marker worse">' in history and "slower 1.50×" in history
     assert "0.6.0" in history  # where the new level starts
+
+
+def test_the_files_written_are_the_ones_counted(tmp_path: Path) -> None:
+    """The progress bar's total is what is written: it ends at 100 %."""
+    from kernelindex_sdk.site import write_site
+
+    sets = [hostile_records("x", RunSpec(seq=s, at=s)) for s in (1024, 2048)]
+    index = index_of(sets)
+    runs, _ = resolve_runs(index)
+    result = before_after(runs[:1], runs[1:], lookup=index.lookup)
+    site = Site(index, runs[1:], reference=runs[:1], against=result)
+    told: list[str] = []
+    written = write_site(site, str(tmp_path / "site"), on_file=told.append)
+    assert written == len(told) == site.count() == len(set(site.paths()))
+
+
+def test_many_pairs_are_charted_thinned_and_listed_in_part() -> None:
+    from kernelindex_sdk.site.pages import CHARTED_PAIRS, LISTED
+
+    count = CHARTED_PAIRS + 50
+    before = [hostile_records("x", RunSpec(seq=s, at=s)) for s in range(1, count + 1)]
+    after = [
+        hostile_records("x", RunSpec(seq=s, at=5000 + s, value=100_000 + s))
+        for s in range(1, count + 1)
+    ]
+    reference, _ = resolve_runs(index_of(before))
+    candidate, _ = resolve_runs(index_of(after))
+    result = before_after(reference, candidate)
+    assert len(result.pairs) == count
+    page = Site(index_of([*before, *after]), candidate, reference=reference, against=result)
+    text = (page.page("compare.html") or b"").decode()
+    assert 0 < text.count("<circle") <= CHARTED_PAIRS
+    assert text.count("<tr>") == LISTED + 1  # and the header
+    assert f"and {count - LISTED} more pairs" in text
+
+
+def test_a_store_reports_as_its_files_do(tmp_path: Path) -> None:
+    """PATH may be a store: the same pages, each run's record with its JSON."""
+    pytest.importorskip("duckdb")
+    data = tmp_path / "runs.jsonl"
+    write_jsonl(data, [hostile_records("x", RunSpec(seq=s, at=s)) for s in (1024, 2048)])
+    store = tmp_path / "runs.kistore"
+    added = ki("store", "add", data, "--store", store)
+    assert added.returncode == 0, added.stderr
+    from_files, from_store = tmp_path / "files", tmp_path / "store"
+    assert ki("report", data, "--out", from_files).returncode == 0
+    done = ki("report", store, "--out", from_store)
+    assert done.returncode == 0, done.stderr
+    pages = sorted(p.relative_to(from_files).as_posix() for p in from_files.rglob("*.html"))
+    assert pages == sorted(p.relative_to(from_store).as_posix() for p in from_store.rglob("*.html"))
+    records = [p for p in pages if p.startswith("records/")]
+    assert all("<h2>JSON</h2>" in (from_store / p).read_text() for p in records)

@@ -56,3 +56,31 @@ def test_where_matching_rules() -> None:
     assert not where_matches(values, parse_where(["dtype=bf16", "hidden=1"]))  # every key
     assert parse_where([" hidden = 4096 "]) == (Where("hidden", "4096"),)
     assert unmatched_where([values], parse_where(["hidden=4096"])) == []
+
+
+def test_tables_mark_the_fastest_implementation_per_row() -> None:
+    markdown = kernelindex("compare", SWEEP, "--format", "markdown").stdout
+    assert "| 1024 | 104.9 µs | 52.43 µs\\* | 2.00× |" in markdown
+    assert "| 4096 | 419.4 µs | OOM | n/a |" in markdown  # one passed run: nothing to mark
+    assert "> legend: \\* fastest implementation of its row" in markdown
+    report = json.loads(kernelindex("compare", SWEEP, "--by-shape", "--format", "json").stdout)
+    for group in report["groups"]:
+        passed = [row for row in group["rows"] if "value" in row["newest"]]
+        marked = [row["newest"]["value"] for row in group["rows"] if row["fastest"]]
+        if len(passed) >= 2:
+            assert marked == [min(row["newest"]["value"] for row in passed)]
+        else:
+            assert marked == []
+    by_shape = kernelindex("compare", SWEEP, "--by-shape").stdout
+    assert "52.43 µs*" in by_shape and "legend: * fastest" in by_shape
+
+
+def test_fastest_needs_two_passed_runs_of_one_statistic() -> None:
+    from beforeafter_records import RunSpec, records_for, resolved
+
+    from kernelindex_sdk.compare.fastest import fastest
+
+    runs = resolved([records_for(RunSpec(value=v, at=i)) for i, v in enumerate([300, 100, 100])])
+    ordered = sorted(runs, key=lambda run: run.observed_at)
+    assert fastest([ordered[0], None, ordered[1], ordered[2]]) == {2, 3}  # ties: both
+    assert fastest([ordered[0]]) == frozenset()

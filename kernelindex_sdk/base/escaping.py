@@ -233,6 +233,8 @@ def short_repr(value: Any) -> str:
 def _html_escape(text: str) -> str:
     """``& < > " '`` as character references (``&`` first), as :func:`html.escape`
     writes them, without importing :mod:`html` (and its entity table) at start-up."""
+    if not ("&" in text or "<" in text or ">" in text or '"' in text or "'" in text):
+        return text
     return (
         text.replace("&", "&amp;")
         .replace("<", "&lt;")
@@ -253,7 +255,8 @@ def html_text(text: str) -> str:
 def html_lines(text: str) -> str:
     """:func:`html_text` line by line, the newlines kept: a ``<pre>`` block (a
     record's JSON) that reads as the text it shows."""
-    if text.isascii() and text.replace("\n", "").isprintable():
+    flat = text.replace("\n", " ")
+    if one_line(flat) == flat:
         return _html_escape(text)  # nothing but newlines for one_line to do
     return "\n".join(html_text(line) for line in text.split("\n"))
 

@@ -148,7 +148,8 @@ def _from_records(
         return 2
     selected = select_runs(runs, options, resolver.gpu_names())
     if not selected:
-        say(f"no run matches the filters ({len(runs)} valid runs loaded)")
+        said = f"no run matches the filters ({len(runs)} valid runs loaded)"
+        say(said if runs else "no valid run in the input")
         return max(status, 1)
     return history(selected, threshold=threshold), status
 

@@ -95,7 +95,7 @@ NOISE_FLOOR: Final = 0.001
 SCATTER_POINTS: Final = 5
 #: Series up to this many points are segmented exactly (PELT, quadratic on a flat
 #: series); longer ones by binary segmentation (n log n).
-EXACT_POINTS: Final = 400
+EXACT_POINTS: Final = 128
 #: What a series' key holds, in the order reports show it.
 KEY_FIELDS: Final = ("kernel", "pass", "workload", "gpu", "implementation", "metric", "protocol")
 

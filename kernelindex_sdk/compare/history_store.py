@@ -123,7 +123,8 @@ class StoreHistory:
         names = [*_COMBINATION, "series", "vrank"]
         chosen = ", ".join(f"unnest(?::{t}[]) AS {n}" for t, n in zip(types, names, strict=True))
         join = " AND ".join(f"f.{name} = c.{name}" for name in _COMBINATION)
-        newest = "ORDER BY ts DESC NULLS LAST, digest DESC"
+        # The newest run by (time, digest); an undated run (ts NULL) is older than any.
+        newest = "{'d': ts IS NOT NULL, 't': ts, 'g': digest}"
         sql = f"""
             WITH c AS (SELECT {chosen}),
             r AS (
@@ -142,13 +143,18 @@ class StoreHistory:
                                  END AS high,
                        floor(epoch(ts) / {DAY_S})::BIGINT AS day
                 FROM r)
-            SELECT series, vrank,
-                   first(observed_at {newest}), quantile_disc(value, 0.5),
-                   quantile_disc(low, 0.5) FILTER (WHERE kind <> 'none'),
-                   quantile_disc(high, 0.5) FILTER (WHERE kind <> 'none'),
-                   coalesce(first(kind {newest}) FILTER (WHERE kind <> 'none'), 'none'),
-                   first(digest {newest}), first(statistic {newest}), count(*)
-            FROM n GROUP BY series, vrank, day
+            SELECT series, vrank, newest.o, v, lo, hi, coalesce(k, 'none'), newest.g,
+                   newest.s, runs
+            FROM (
+                SELECT series, vrank, day,
+                       arg_max({{'o': observed_at, 'g': digest, 's': statistic}}, {newest})
+                           AS newest,
+                       quantile_disc(value, 0.5) AS v,
+                       quantile_disc(low, 0.5) FILTER (WHERE kind <> 'none') AS lo,
+                       quantile_disc(high, 0.5) FILTER (WHERE kind <> 'none') AS hi,
+                       arg_max(kind, {newest}) FILTER (WHERE kind <> 'none') AS k,
+                       count(*) AS runs
+                FROM n GROUP BY series, vrank, day)
             ORDER BY series, vrank, day NULLS FIRST
         """
         try:

@@ -91,8 +91,9 @@ def table(header: Sequence[str], rows: Iterable[Sequence[str]], *, css: str = ""
     """A table whose header cells are plain text and whose cells are HTML already."""
     cls = f' class="{css}"' if css else ""
     head = "".join(f"<th>{esc(h)}</th>" for h in header)
+    thead = f"<thead><tr>{head}</tr></thead>" if any(header) else ""
     body = "".join("<tr>" + "".join(f"<td>{cell}</td>" for cell in row) + "</tr>" for row in rows)
-    return f"<table{cls}><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+    return f"<table{cls}>{thead}<tbody>{body}</tbody></table>"
 
 
 def legend(labels: Sequence[str]) -> str:
@@ -107,7 +108,8 @@ def legend(labels: Sequence[str]) -> str:
 STYLE: Final = """\
 body{font:15px/1.45 system-ui,-apple-system,"Segoe UI",sans-serif;margin:0;color:#1b1b1b}
 nav{padding:.6em 1.2em;background:#f3f4f6;border-bottom:1px solid #ddd}
-main{padding:0 1.2em 2em;max-width:1200px}
+main{padding:0 1.2em 2em;max-width:1500px}
+.panels{display:grid;grid-template-columns:repeat(auto-fill,minmax(560px,1fr));gap:0 2em}
 h1{font-size:1.5em}h2{font-size:1.2em;margin-top:1.6em}h3{font-size:1.05em;margin-bottom:.2em}
 table{border-collapse:collapse;margin:.6em 0;font-size:.92em}
 th,td{border:1px solid #d6d8dc;padding:.25em .55em;text-align:left;vertical-align:top}

@@ -34,6 +34,8 @@ from kernelindex_sdk.site.svg import Chart, ChartPoint, ChartSeries, render
 
 #: Rows a listing shows before it says how many more there are.
 LISTED: Final = 200
+#: Most pairs the before/after chart draws.
+CHARTED_PAIRS: Final = 1000
 #: The references of a run, by the spec field that holds each.
 REFERENCES: Final = (
     ("workload", "workloadDigest"),
@@ -142,8 +144,9 @@ def kernel_page(
     if unplaced:
         body.append(f'<p class="note">{unplaced} groups have no Workload record: not drawn.</p>')
     for number, gpu in enumerate(sorted(by_gpu, key=natural_order)):
-        body.append(f'<h2 id="gpu-{number}">{esc(gpu)}</h2>')
+        body.append(f'<h2 id="gpu-{number}">{esc(gpu)}</h2><div class="panels">')
         body.extend(_panel_section(panel, path) for panel in by_gpu[gpu])
+        body.append("</div>")
     if history:
         body.append("<h2>History</h2>")
         body.extend(history)
@@ -169,11 +172,12 @@ def _panel_section(panel: Panel, path: str) -> str:
         for x in panel.x_values
     ]
     return (
-        f'<h3>{esc(panel.title)}</h3><p class="sub">{esc(panel.subtitle)}'
+        f'<section><h3>{esc(panel.title)}</h3><p class="sub">{esc(panel.subtitle)}'
         f" · {esc(panel.protocol)}</p>"
         + legend(labels)
         + render(chart)
         + table([panel.x_name or "workload", *labels], rows)
+        + "</section>"
     )
 
 
@@ -242,10 +246,15 @@ def _references(path: str, spec: Mapping[str, Any], lookup: Mapping[str, Mapping
         target = spec.get(field)
         if not isinstance(target, str):
             continue
-        given = target in lookup
-        shown = link(path, record_file(target), target) if given else esc(f"{target} (not given)")
-        rows.append([esc(member), shown])
-    return "<h2>References</h2>" + table(["", "record"], rows) if rows else ""
+        found = lookup.get(target)
+        if found is None:
+            rows.append([esc(member), esc("not given"), f"<code>{esc(target)}</code>"])
+            continue
+        name = str(found.get(METADATA_KEY, {}).get("name", short_digest(target)))
+        rows.append(
+            [esc(member), link(path, record_file(target), name), f"<code>{esc(target)}</code>"]
+        )
+    return "<h2>References</h2>" + table(["", "record", "digest"], rows) if rows else ""
 
 
 def _provenance(
@@ -366,10 +375,15 @@ def _pair_row(path: str, pair: Pair) -> list[str]:
 
 
 def _ratio_chart(pairs: Sequence[Pair], path: str) -> Chart:
-    """Every pair's ratio, sorted, one series per verdict (coloured as the legend)."""
+    """Every pair's ratio, sorted, one series per verdict (coloured as the legend); of
+    many pairs, :data:`CHARTED_PAIRS` evenly spaced in that order (both ends kept)."""
     ordered = sorted(
         (p for p in pairs if p.ratio is not None and p.ratio > 0), key=lambda p: p.ratio or 0
     )
+    if len(ordered) > CHARTED_PAIRS:
+        last = len(ordered) - 1
+        picked = sorted({round(i * last / (CHARTED_PAIRS - 1)) for i in range(CHARTED_PAIRS)})
+        ordered = [ordered[i] for i in picked]
     series = []
     for verdict in VERDICTS:
         points = []
@@ -390,7 +404,7 @@ def _ratio_chart(pairs: Sequence[Pair], path: str) -> Chart:
     return Chart(
         x_labels=tuple("" for _ in ordered),
         x_positions=None,
-        x_title="pairs, by ratio",
+        x_title=f"{len(ordered)} pairs, by ratio",
         y_title="candidate ÷ reference",
         series=tuple(series),
         log_y=True,

@@ -61,6 +61,7 @@ NOT_RUN: frozenset[tuple[str, str]] = frozenset(
             "docs/compare.md",
             "a user's main.jsonl and branch.jsonl, which the project does not ship",
         ),
+        ("docs/history.md", "reads ../shared; tests/test_history_liger.py runs the same on it"),
         (
             "docs/bench-liger.md",
             "installs liger-kernel, triton, torch and transformers from the network",

@@ -31,6 +31,7 @@ from kernelindex_sdk.cli.report.writing import (
     write_markdown_table,
 )
 from kernelindex_sdk.compare.explain import Explanation
+from kernelindex_sdk.compare.fastest import fastest
 from kernelindex_sdk.compare.grouping import Comparison, Group, Row
 from kernelindex_sdk.compare.noise import noise_of, overlap
 from kernelindex_sdk.compare.runs import ResolvedRun, short_digest, show_value
@@ -52,6 +53,11 @@ LEGEND: Final = (
     f" overlap, so the ratio may be noise; {COLLAPSED} collapsed quantiles"
     " (p20 = median = p80): the run records no noise"
 )
+#: Marks the fastest implementation of a table's row (the least memory, for peak memory).
+FASTEST: Final = "*"
+FASTEST_LEGEND: Final = (
+    f"{FASTEST} fastest implementation of its row (for peak memory: the least memory)"
+)
 
 
 def within_noise(baseline: ResolvedRun | None, run: ResolvedRun) -> bool | None:
@@ -71,6 +77,12 @@ def marked_ratio(ratio: float | None, within: bool | None) -> str:
     """``1.03×``, or ``≈1.03×`` when within noise."""
     text = times(ratio)
     return f"{WITHIN_NOISE}{text}" if within and ratio is not None else text
+
+
+def _fastest_rows(group: Group) -> frozenset[int]:
+    """The rows of a group whose newest run is the fastest (:func:`~kernelindex_sdk.
+    compare.fastest.fastest`)."""
+    return fastest([row.newest for row in group.rows])
 
 
 def base_run(group: Group) -> ResolvedRun | None:
@@ -149,8 +161,9 @@ class _Line:
 def _lines(group: Group, options: ReportOptions) -> list[_Line]:
     unit = pick_unit((r.newest.value for r in group.rows), group.metric)
     base = base_run(group)
+    best = _fastest_rows(group)
     lines = []
-    for row in group.rows:
+    for position, row in enumerate(group.rows):
         label = f"{row.label} (baseline)" if row.is_baseline else row.label
         runs = row.runs if options.show_all else row.runs[:1]
         for index, (run, ratio) in enumerate(zip(runs, row.ratios, strict=False)):
@@ -165,6 +178,8 @@ def _lines(group: Group, options: ReportOptions) -> list[_Line]:
                 value, detail = quantity(run.value, unit), spread(run.p20, run.p80, unit)
                 if collapsed(run):
                     value, detail = f"{value}{COLLAPSED}", "collapsed"
+                if index == 0 and position in best:
+                    value += FASTEST
             else:
                 value, detail = run.status.upper(), _cut(run.reason or "")
             shown = marked_ratio(ratio, within_noise(base, run) if ratio is not None else None)
@@ -229,6 +244,8 @@ class SweepTable:
     #: Columns to right-align (numbers).
     numeric: tuple[bool, ...]
     notes: tuple[str, ...]
+    #: Whether a row marks its fastest implementation (:data:`FASTEST`).
+    marks_fastest: bool = False
 
     @property
     def title(self) -> str:
@@ -259,15 +276,19 @@ def sweep_table(panel: Panel) -> SweepTable:
         header += [f"{ratio_name} {s.label}" for s in others]
     rows = []
     baseline = next((s for s in panel.series if s.is_baseline), None)
+    marked = False
     for x in panel.x_values:
         row = [show_value(x)]
         ratios = []
         base = next((p.run for p in baseline.points if p.x == x), None) if baseline else None
-        for series in panel.series:
-            point = next((p for p in series.points if p.x == x), None)
+        points = [next((p for p in series.points if p.x == x), None) for series in panel.series]
+        best = fastest([p.run if p is not None else None for p in points])
+        marked = marked or bool(best)
+        for position, (series, point) in enumerate(zip(panel.series, points, strict=True)):
             failure = next((f for f in series.failures if f.x == x), None)
             if point is not None:
                 mark = COLLAPSED if collapsed(point.run) else ""
+                mark += FASTEST if position in best else ""
                 row.append(quantity(point.value, unit) + mark)
             elif failure is not None:
                 row.append(failure.status.upper())
@@ -284,7 +305,7 @@ def sweep_table(panel: Panel) -> SweepTable:
     notes = []
     if not any(s.is_baseline for s in panel.series):
         notes.append(f"no baseline provider in this sweep: {ratio_name} n/a")
-    return SweepTable(panel, tuple(header), tuple(rows), numeric, tuple(notes))
+    return SweepTable(panel, tuple(header), tuple(rows), numeric, tuple(notes), marked)
 
 
 def _split(
@@ -319,6 +340,7 @@ class TextReporter(_Reporter):
 
     def write(self, comparison: Comparison) -> None:
         sweeps, shapes = _split(comparison, self.options)
+        marked = False
         for panel, notes in sweeps:
             table = sweep_table(panel)
             put_line(self.out, table.title)
@@ -329,10 +351,13 @@ class TextReporter(_Reporter):
             for line in aligned([table.header, *table.rows], table.numeric, indent="  "):
                 self.out.write(line + "\n")
             self.out.write("\n")
+            marked = marked or table.marks_fastest
         for group in shapes:
             self._group(group)
         if uses_marks(comparison, self.options):
             put_line(self.out, f"legend: {LEGEND}")
+        if marked or any(_fastest_rows(group) for group in shapes):
+            put_line(self.out, f"legend: {FASTEST_LEGEND}")
         put_line(self.out, summary(comparison, self.options, sweeps=len(sweeps)))
 
     def _group(self, group: Group) -> None:
@@ -360,6 +385,7 @@ class MarkdownReporter(_Reporter):
     def write(self, comparison: Comparison) -> None:
         sweeps, shapes = _split(comparison, self.options)
         md = markdown_cell
+        marked = False
         for panel, notes in sweeps:
             table = sweep_table(panel)
             self.out.write(f"### {md(table.title)}\n\n")
@@ -367,10 +393,13 @@ class MarkdownReporter(_Reporter):
             for note in [*notes, *table.notes]:
                 self.out.write(f"> {md(note)}\n\n")
             write_markdown_table(self.out, table.header, table.rows, table.numeric)
+            marked = marked or table.marks_fastest
         for group in shapes:
             self._group(group)
         if uses_marks(comparison, self.options):
             self.out.write(f"> legend: {md(LEGEND)}\n\n")
+        if marked or any(_fastest_rows(group) for group in shapes):
+            self.out.write(f"> legend: {md(FASTEST_LEGEND)}\n\n")
         self.out.write(f"_{md(summary(comparison, self.options, sweeps=len(sweeps)))}_\n")
 
     def _group(self, group: Group) -> None:
@@ -413,7 +442,7 @@ def run_json(
 
 
 def group_json(group: Group, options: ReportOptions) -> dict[str, Any]:
-    run = group.first
+    run, best = group.first, _fastest_rows(group)
     workload: dict[str, Any] | None = None
     if run.workload is not None:
         workload = {
@@ -438,7 +467,10 @@ def group_json(group: Group, options: ReportOptions) -> dict[str, Any]:
         "environmentDigests": list(group.environments),
         "baseline": group.baseline,
         "ratioKind": RATIO_KINDS.get(group.metric),
-        "rows": [_row_json(row, options, base_run(group)) for row in group.rows],
+        "rows": [
+            {**_row_json(row, options, base_run(group)), "fastest": i in best}
+            for i, row in enumerate(group.rows)
+        ],
     }
 
 

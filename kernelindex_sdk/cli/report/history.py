@@ -127,7 +127,7 @@ class MarkdownReporter(_Reporter):
                 ]  # fmt: skip
                 header = ("version", "observedAt", "value", "noise interval", "noise")
                 write_markdown_table(self.out, header, rows, (False, False, True, True, False))
-        self.out.write(summary_text(history).replace("|", "\\|") + "\n")
+        self.out.write(_escaped_heading(summary_text(history)) + "\n")
 
     def _row(self, series: Series) -> list[str]:
         unit = _unit(series)
