@@ -97,3 +97,34 @@ def test_a_query_past_its_time_is_stopped_and_the_store_is_free_again(tmp_path: 
     finally:
         server.stop()
     assert not any("Traceback" in line for line in server.log), server.log
+
+
+def test_a_server_that_cannot_start_says_why_in_one_line(tmp_path: Path) -> None:
+    import socket
+
+    from tests.store_helpers import kernelindex
+
+    store = tmp_path / "index.kistore"
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = str(taken.getsockname()[1])
+        done = kernelindex("serve", store, "--port", port, timeout=60)
+    assert done.returncode == 2 and done.stderr.count("\n") == 1
+    assert f"cannot listen on 127.0.0.1:{port}" in done.stderr
+    foreign = tmp_path / "notes.kistore"
+    foreign.write_text("not a store\n", "utf-8")
+    done = kernelindex("serve", foreign, "--port", "0", timeout=60)
+    assert done.returncode == 2 and "not a kernelindex store" in done.stderr
+    assert foreign.read_text("utf-8") == "not a store\n"
+    empty = tmp_path / "token"
+    empty.write_text("\n", "utf-8")
+    done = kernelindex("serve", store, "--port", "0", "--token-file", empty, timeout=60)
+    assert done.returncode == 2 and "must hold one line" in done.stderr
+    hidden = tmp_path / "hidden"
+    (hidden / "starlette").mkdir(parents=True)
+    (hidden / "starlette" / "__init__.py").write_text("raise ImportError('hidden')\n", "utf-8")
+    done = kernelindex("serve", store, env={"PYTHONPATH": str(hidden)}, timeout=60)
+    assert done.returncode == 2 and done.stderr.count("\n") == 1
+    assert "pip install 'kernelindex-sdk[serve]'" in done.stderr
+    assert "pip install '.[serve]'" in done.stderr
