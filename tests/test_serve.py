@@ -221,6 +221,8 @@ def test_limits_are_said_when_exceeded(server: Server, tmp_path: Path) -> None:
     bundles = _bundles(tmp_path, 1, seed=14) * (DOCUMENT_LIMIT + 1)
     status, _, body = server.post("/records", _jsonl(bundles), jsonl=True)
     assert status == 413 and "41 documents, over the limit of 40" in _one_line_each(body)[0]
+    status, _, body = server.post("/records", json.dumps(bundles).encode())  # one JSON array
+    assert status == 413 and "41 documents, over the limit of 40" in _one_line_each(body)[0]
     assert server.request("GET", f"/records/{digest(bundles[0]['run'])}")[0] == 404
 
 
@@ -288,10 +290,17 @@ def test_runs_are_filtered_and_paged(server: Server, tmp_path: Path) -> None:
     status, _, page = server.request("GET", f"/runs?where={added}&kernel={kernel}&metric=speed")
     runs = json.loads(page)["runs"]
     assert runs and all(r["kernel"] == kernel and r["metric"] == "latency" for r in runs)
-    for where in ["1 = ", "1=1) ; DROP TABLE records; --", "nothing_here = 1"]:
+    for where in [
+        "1 = ",
+        "1=1) ; DROP TABLE records; --",
+        "nothing_here = 1",
+        "(SELECT count(*) FROM read_text('/etc/passwd')) > 0",
+    ]:
         status, _, body = server.request("GET", f"/runs?where={quote(where)}")
         assert status == 400 and len(_one_line_each(body)) == 1
     assert server.request("GET", "/runs?limit=0")[0] == 400
+    status, _, page = server.request("GET", "/runs?kernel=%FF%FE&gpu=%00")
+    assert status == 200 and json.loads(page)["runs"] == []
 
 
 def test_compare_answers_the_commands_json(server: Server) -> None:
