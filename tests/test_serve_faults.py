@@ -99,6 +99,7 @@ def test_a_query_past_its_time_is_stopped_and_the_store_is_free_again(tmp_path: 
     assert not any("Traceback" in line for line in server.log), server.log
 
 
+@pytest.mark.slow  # four CLI processes: in .ci/run
 def test_a_server_that_cannot_start_says_why_in_one_line(tmp_path: Path) -> None:
     import socket
 
