@@ -164,3 +164,35 @@ def test_the_overview_names_every_kernel_and_a_kernel_page_has_a_chart(
     box = page.locator("svg.chart").first.bounding_box()
     assert box is not None and box["width"] > 300 and box["height"] > 100
     assert page.locator("svg.chart circle").count() > 3
+
+
+def test_under_ci_a_missing_browser_fails_and_elsewhere_skips(tmp_path: Path) -> None:
+    """The rule itself, in a real pytest with no chromium on PATH: CI set fails, unset
+    skips naming what is missing."""
+    bare = tmp_path / "bin"
+    bare.mkdir()
+    (bare / "python").symlink_to(sys.executable)
+    env = {k: v for k, v in os.environ.items() if k != "CI"}
+    env["PATH"] = str(bare)
+    command = [
+        sys.executable,
+        "-m",
+        "pytest",
+        "-q",
+        "-rs",
+        "-n",
+        "0",
+        "-p",
+        "no:cacheprovider",
+        str(Path(__file__)),
+        "-k",
+        "every_page",
+    ]
+    elsewhere = subprocess.run(command, env=env, capture_output=True, text=True, cwd=ROOT)
+    assert elsewhere.returncode == 0 and "SKIPPED" in elsewhere.stdout, elsewhere.stdout
+    assert "no chromium on PATH" in elsewhere.stdout
+    under_ci = subprocess.run(
+        command, env={**env, "CI": "true"}, capture_output=True, text=True, cwd=ROOT
+    )
+    assert under_ci.returncode != 0, under_ci.stdout
+    assert "browser tests cannot run under CI" in under_ci.stdout
