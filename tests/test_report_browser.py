@@ -5,9 +5,11 @@ One site (the examples, and the shared seeds where present) and one browser sess
 for the whole module, so the check stays a few seconds: every page loads with no
 console error and no page error, every local link (HTML and SVG ``<a>``, the
 stylesheet) resolves to a file of the site, the overview names every kernel, and a
-kernel page has a chart. Without Chromium or Playwright these tests skip saying which
-is missing — except under CI (``CI`` set), where that is a failure: ``.ci/run``
-installs the browser first.
+kernel page has a chart. A run with hostile text in every open field is among them: a
+script that escaped escaping would be refused by the pages' policy, and logged.
+
+Without Chromium or Playwright these tests skip saying which is missing — except under
+CI (``CI`` set), where that is a failure: ``.ci/run`` installs the browser first.
 """
 
 from __future__ import annotations
@@ -23,6 +25,8 @@ from urllib.parse import unquote, urlparse
 
 import pytest
 import shared_data
+from beforeafter_records import RunSpec, write_jsonl
+from report_records import hostile_records
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "tests" / "examples"
@@ -70,8 +74,11 @@ def browser_site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Pat
         pytest.skip(missing)
     from playwright.sync_api import sync_playwright
 
-    out = tmp_path_factory.mktemp("report") / "site"
-    sources = [*SOURCES]
+    base = tmp_path_factory.mktemp("report")
+    out = base / "site"
+    hostile = base / "hostile.jsonl"  # a page running any of it would log a CSP error
+    write_jsonl(hostile, [hostile_records("x", RunSpec(kernel="swiglu", at=7))])
+    sources = [*SOURCES, hostile]
     seeds = shared_data.find("seeds")
     if seeds is not None:
         sources.append(seeds)
@@ -157,3 +164,35 @@ def test_the_overview_names_every_kernel_and_a_kernel_page_has_a_chart(
     box = page.locator("svg.chart").first.bounding_box()
     assert box is not None and box["width"] > 300 and box["height"] > 100
     assert page.locator("svg.chart circle").count() > 3
+
+
+def test_under_ci_a_missing_browser_fails_and_elsewhere_skips(tmp_path: Path) -> None:
+    """The rule itself, in a real pytest with no chromium on PATH: CI set fails, unset
+    skips naming what is missing."""
+    bare = tmp_path / "bin"
+    bare.mkdir()
+    (bare / "python").symlink_to(sys.executable)
+    env = {k: v for k, v in os.environ.items() if k != "CI"}
+    env["PATH"] = str(bare)
+    command = [
+        sys.executable,
+        "-m",
+        "pytest",
+        "-q",
+        "-rs",
+        "-n",
+        "0",
+        "-p",
+        "no:cacheprovider",
+        str(Path(__file__)),
+        "-k",
+        "every_page",
+    ]
+    elsewhere = subprocess.run(command, env=env, capture_output=True, text=True, cwd=ROOT)
+    assert elsewhere.returncode == 0 and "SKIPPED" in elsewhere.stdout, elsewhere.stdout
+    assert "no chromium on PATH" in elsewhere.stdout
+    under_ci = subprocess.run(
+        command, env={**env, "CI": "true"}, capture_output=True, text=True, cwd=ROOT
+    )
+    assert under_ci.returncode != 0, under_ci.stdout
+    assert "browser tests cannot run under CI" in under_ci.stdout
