@@ -54,7 +54,9 @@ LAYERS: dict[str, int] = {
     "compare": 6,
     "store": 6,
     "schemadiff": 6,
+    "site": 6,
     "cli": 7,
+    "serve": 7,
 }
 #: Within ``reading/``, sources reads files through intake, never the reverse; the tail
 #: memo reads lines with intake's fast path (and intake takes a memo only as an argument).

@@ -23,7 +23,9 @@ Each output format has its own escaping on top of :func:`one_line`, here too, so
 writer of that format uses the same one: :func:`markdown_cell` for Markdown (tables,
 headings, lists: ``compare``, ``scripts/seed-table``), :func:`github_data` and
 :func:`github_property` for GitHub Actions workflow commands, :func:`xml_text` for
-JUnit XML.
+JUnit XML, :func:`html_text` and :func:`html_lines` for HTML text and attribute values
+(``report``'s site), and :func:`html_href` for a link taken from a record (only
+``http``/``https``: never a ``javascript:`` or ``data:`` URL).
 
 A message that quotes a value quotes it short (:func:`short_repr`, :func:`abbreviated`,
 :func:`int_text`): never a whole record, never deeper than a few levels (a cyclic or
@@ -226,3 +228,53 @@ def short_repr(value: Any) -> str:
     """A bounded repr, so a message never echoes a whole record (nor recurses into a
     deep or cyclic value)."""
     return _short.repr(value)
+
+
+def _html_escape(text: str) -> str:
+    """``& < > " '`` as character references (``&`` first), as :func:`html.escape`
+    writes them, without importing :mod:`html` (and its entity table) at start-up."""
+    if not ("&" in text or "<" in text or ">" in text or '"' in text or "'" in text):
+        return text
+    return (
+        text.replace("&", "&amp;")
+        .replace("<", "&lt;")
+        .replace(">", "&gt;")
+        .replace('"', "&quot;")
+        .replace("'", "&#x27;")
+    )
+
+
+def html_text(text: str) -> str:
+    """``text`` as HTML that a browser shows as exactly that text, on one line, safe
+    in an element's content and in a quoted attribute value alike: :func:`one_line`
+    first (controls, surrogates and bidirectional overrides escaped: a surrogate cannot
+    even be encoded to UTF-8), then ``& < > " '`` as character references."""
+    return _html_escape(one_line(text))
+
+
+def html_lines(text: str) -> str:
+    """:func:`html_text` line by line, the newlines kept: a ``<pre>`` block (a
+    record's JSON) that reads as the text it shows."""
+    flat = text.replace("\n", " ")
+    if one_line(flat) == flat:
+        return _html_escape(text)  # nothing but newlines for one_line to do
+    return "\n".join(html_text(line) for line in text.split("\n"))
+
+
+#: URL schemes a link taken from input may have; any other is shown as text only.
+_LINKABLE = ("http://", "https://")
+
+
+def html_href(url: str) -> str | None:
+    """``url`` as an ``href`` attribute's value (escaped), when it is an absolute
+    ``http``/``https`` URL; None otherwise, so that the caller shows it as text.
+
+    Browsers drop tabs and newlines and ignore leading spaces and case in a scheme
+    (`` JaVa\tscript:``): anything but a plain, lower-cased-equal ``http(s)://``
+    start with no whitespace or controls anywhere is not linked.
+    """
+    if not url.lower().startswith(_LINKABLE) or any(c.isspace() for c in url):
+        return None
+    if not (url.isascii() and url.isprintable()):
+        return None
+    return html_text(url)

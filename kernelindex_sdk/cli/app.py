@@ -20,6 +20,8 @@ BUILTIN = {
     "history": "kernelindex_sdk.cli.history_cmd:history_command",
     "ls": "kernelindex_sdk.cli.ls_cmd:ls_command",
     "store": "kernelindex_sdk.cli.store_cmd:store_group",
+    "serve": "kernelindex_sdk.cli.serve_cmd:serve_command",
+    "report": "kernelindex_sdk.cli.report_cmd:report_command",
 }
 ENTRY_POINT_GROUP = "kernelindex.commands"
 

@@ -55,13 +55,7 @@ def main(argv: list[str] | None = None) -> NoReturn:
         try:
             # Inside the try: parsing imports the command's modules (tens of ms), and a
             # Ctrl-C then is an interruption like any other, never a traceback.
-            plain = _plain_validate(sys.argv[1:] if argv is None else argv)
-            if plain is not None:
-                code = _run_plain(plain)
-            else:
-                from kernelindex_sdk.cli.app import run_click
-
-                code = _exit_code(run_click(argv))
+            code = _run(sys.argv[1:] if argv is None else argv)
             sys.stdout.flush()
         except KeyboardInterrupt:
             _quiet_stdout()
@@ -80,6 +74,30 @@ def main(argv: list[str] | None = None) -> NoReturn:
             _say(f"error: cannot write output: {error.strerror or error}")
             code = 2
     sys.exit(code)
+
+
+def _run(args: list[str]) -> int:
+    """Run the command line ``args``: a server URL among a reader's PATHs fetched
+    first (:mod:`kernelindex_sdk.cli.remote`; one that fails is one line, exit 2)."""
+    if any(arg.startswith(("http://", "https://")) for arg in args):
+        from kernelindex_sdk.cli.remote import RemoteError, fetched
+
+        try:
+            with fetched(args) as local:
+                return _run_local(local)
+        except RemoteError as error:
+            _say(one_line(str(error)))
+            return 2
+    return _run_local(args)
+
+
+def _run_local(args: list[str]) -> int:
+    plain = _plain_validate(args)
+    if plain is not None:
+        return _run_plain(plain)
+    from kernelindex_sdk.cli.app import run_click
+
+    return _exit_code(run_click(args))
 
 
 def _plain_validate(args: list[str]) -> ValidateOptions | None:

@@ -71,7 +71,15 @@ def store_group() -> None:
     help="Processes to check with, as for validate (0: one per core; never more than two"
     " per core, nor than there is work for; above 1024 is refused).",
 )
-def add_command(paths: tuple[str, ...], store: str | None, jobs: int | None) -> None:
+@click.option(
+    "--token-file",
+    default=None,
+    help="With --store URL (a kernelindex serve): the file holding the write token."
+    " Default: $KERNELINDEX_TOKEN.",
+)
+def add_command(
+    paths: tuple[str, ...], store: str | None, jobs: int | None, token_file: str | None
+) -> None:
     """Check records as validate --strict-refs does, then add the valid ones.
 
     References may resolve to records already in the store. A refused record is one
@@ -79,7 +87,12 @@ def add_command(paths: tuple[str, ...], store: str | None, jobs: int | None) -> 
     transaction (all or none of them, whatever happens). A record already stored
     (same digest) is counted, not stored again. Exit status: 0 all stored or
     present, 1 something refused, 2 unreadable input or an unusable store.
+
+    --store URL posts each PATH (a file) to that kernelindex serve instead: each file
+    is added all or nothing there (docs/serve.md).
     """
+    if store is not None and store.startswith(("http://", "https://")):
+        _add_remote(paths, store, token_file)
     from kernelindex_sdk.base.parallel import WorkerFailed
     from kernelindex_sdk.cli.report.validate import ProblemPrinter
     from kernelindex_sdk.reading.kistore import require_duckdb
@@ -105,6 +118,50 @@ def add_command(paths: tuple[str, ...], store: str | None, jobs: int | None) -> 
         _fail("add", f"{where}cannot write: {error.strerror or error}; nothing added")
     sys.stdout.write(one_line(f"{path}: {result.summary()}") + "\n")
     sys.exit(result.exit_status())
+
+
+def _add_remote(paths: tuple[str, ...], url: str, token_file: str | None) -> NoReturn:
+    """``store add`` into a server: each file posted, its problems printed as the
+    server gives them but naming the file; the summary and exit status of ``add``."""
+    import json
+    import os
+
+    from kernelindex_sdk.cli.remote import TOKEN_ENV, RemoteError, post_file
+
+    token = os.environ.get(TOKEN_ENV, "")
+    if token_file is not None:
+        try:
+            with open(token_file, encoding="utf-8") as handle:
+                token = handle.read().strip()
+        except (OSError, UnicodeDecodeError) as error:
+            _fail("add", f"{token_file}: cannot read the token file: {error}")
+    stored = present = refused = unreadable = files = 0
+    for path in paths:
+        try:
+            status, answer = post_file(url, path, token)
+        except RemoteError as error:
+            _fail("add", f"{error}; {path} not added")
+        except OSError as error:
+            _fail("add", f"{path}: cannot read: {error.strerror or error}; not added")
+        files += 1
+        if status in (400, 422):
+            lines = answer.decode("utf-8", "replace").splitlines()
+            for line in lines[:-1]:
+                label, _, rest = line.partition(":")
+                sys.stdout.write(
+                    one_line(f"{path}:{rest}" if label.startswith("posted/") else line) + "\n"
+                )
+            unreadable += status == 400
+            refused += status == 422
+            continue
+        done = json.loads(answer)
+        stored, present = stored + done["stored"], present + done["present"]
+    summary = (
+        f"{stored} stored, {present} already present, {refused} files refused"
+        f"{f', {unreadable} unreadable' if unreadable else ''} in {files} files"
+    )
+    sys.stdout.write(one_line(f"{url}: {summary}") + "\n")
+    sys.exit(2 if unreadable else 1 if refused else 0)
 
 
 def _first_line(text: str) -> str:

@@ -27,6 +27,7 @@ import json
 import os
 import stat
 import tempfile
+import threading
 import time
 from collections.abc import Callable, Iterator
 from typing import Any, Final, NamedTuple
@@ -59,6 +60,7 @@ __all__ = [
     "default_store",
     "facts_snapshot",
     "is_store_file",
+    "keep_open",
     "read_facts",
     "read_store",
     "require_duckdb",
@@ -93,6 +95,14 @@ KIND_VIEWS: Final = {
 READ_CHUNK: Final = 20_000
 #: Seconds of waiting for another process's lock before saying so.
 WAIT_NOTICE_S: Final = 1.0
+#: Held while a connection of this process is open: DuckDB refuses a second connection
+#: to a file in one process under another configuration (read-only beside read-write),
+#: so threads that share a store (``kernelindex serve``) take turns, as processes do.
+_IN_PROCESS: Final = threading.RLock()
+#: Stores whose read-only database stays open between connections (:func:`keep_open`),
+#: and the connection that keeps each open, with the settings it was opened with.
+_KEEPING: Final[set[str]] = set()
+_KEPT: Final[dict[str, tuple[tuple[Any, ...], Any]]] = {}
 
 #: The schema of a new store, version 2 (docs/store.md describes every column).
 SCHEMA: Final = (
@@ -211,6 +221,44 @@ def connect(
     opens it here, so none of them ever sees a DuckDB exception.
     """
     duckdb = require_duckdb()
+    if not _IN_PROCESS.acquire(timeout=wait_s):
+        raise StoreLocked(f"{path}: still in use in this process after {wait_s:g} s; nothing done")
+    try:
+        with _connection(path, duckdb, read_only, create, wait_s, on_wait, config, appending) as c:
+            yield c
+    finally:
+        _IN_PROCESS.release()
+
+
+def keep_open(path: str) -> None:
+    """Keep the store's database open in this process between read-only connections of
+    one configuration, so each costs microseconds instead of opening the file: for a
+    process that owns the store (``kernelindex serve``). It is closed whenever a
+    connection of another configuration (a writer) opens, so that one sees, and
+    makes, the current store; while it is open, other processes can read the store
+    but not write it."""
+    _KEEPING.add(os.path.abspath(path))
+
+
+def _drop_kept(path: str, key: tuple[Any, ...]) -> None:
+    kept = _KEPT.get(path)
+    if kept is not None and kept[0] != key:
+        del _KEPT[path]
+        kept[1].close()
+
+
+@contextlib.contextmanager
+def _connection(
+    path: str,
+    duckdb: Any,
+    read_only: bool,
+    create: bool,
+    wait_s: float,
+    on_wait: Callable[[str], None] | None,
+    config: dict[str, Any] | None,
+    appending: bool,
+) -> Iterator[Any]:
+    """:func:`connect`'s connection, once this process's turn has come."""
     exists = os.path.exists(path)
     if not exists and not create:
         raise StoreError(f"{path}: no such store")
@@ -219,11 +267,19 @@ def connect(
     if not (_sniff(path) or (os.path.getsize(path) == 0 and not read_only)):
         # (an empty file, e.g. from mktemp, becomes a store when written)
         raise StoreError(f"{path}: not a kernelindex store (not a DuckDB database file)")
+    where = os.path.abspath(path)
+    key = (read_only, sorted((config or {}).items()))
+    _drop_kept(where, key)
+    # A database kept open was checked when it was opened, and nothing wrote it since.
+    checked = where in _KEPT and not appending
     connection = _open(duckdb, path, read_only, config or {}, wait_s, on_wait)
     try:
-        _check_format(
-            connection, path, duckdb, create=create and not read_only, appending=appending
-        )
+        if not checked:
+            _check_format(
+                connection, path, duckdb, create=create and not read_only, appending=appending
+            )
+        if read_only and where in _KEEPING and where not in _KEPT:
+            _KEPT[where] = (key, _open(duckdb, path, True, config or {}, wait_s, on_wait))
         yield connection
     except duckdb.Error as error:
         if not read_only:

@@ -233,6 +233,8 @@ class _StoreAwareChecker:
     ) -> None:
         self.inner = inner
         self.store = store
+        #: DuckDB settings of its read-only connections (``add``'s ``read_config``).
+        self.read_config: dict[str, Any] | None = None
         self.on_wait = on_wait
         self.writer = writer
         self.invalidated = 0
@@ -344,7 +346,9 @@ class _StoreAwareChecker:
             kinds[digest] = _RUN
             missing.discard(digest)
         if missing and os.path.exists(self.store):
-            with connect(self.store, read_only=True, on_wait=self.on_wait) as connection:
+            with connect(
+                self.store, read_only=True, on_wait=self.on_wait, config=self.read_config
+            ) as connection:
                 rows = connection.execute(
                     "SELECT digest, kind, any_value(record) FROM records"
                     " WHERE digest IN (SELECT unnest(?)) GROUP BY digest, kind",
@@ -549,6 +553,10 @@ def add(
     on_problem: Callable[[Problem], None] | None = None,
     on_wait: Callable[[str], None] | None = None,
     wait_s: float = 600.0,
+    all_or_nothing: bool = False,
+    origins: Mapping[str, str] | None = None,
+    before_commit: Callable[[], None] | None = None,
+    read_config: dict[str, Any] | None = None,
 ) -> AddResult:
     """Check every record under ``paths`` and add the valid ones to ``store``.
 
@@ -557,11 +565,21 @@ def add(
     second. Raises :class:`~kernelindex_sdk.reading.kistore.StoreError` when the store
     cannot be used (foreign, corrupt, locked past ``wait_s``) and ``OSError`` when a
     disk fills or a file cannot be written; in either case nothing was added.
+
+    ``all_or_nothing``: anything refused or unreadable, and nothing is added (a
+    submission to ``kernelindex serve`` is one request). ``origins``: the place to
+    store for records read from a path (path → name; the path itself otherwise).
+    ``before_commit`` runs just before the store is opened for the commit; whatever
+    it raises stops the add there, with nothing added (a deadline). ``read_config``:
+    DuckDB settings of the add's read-only connections (a server's own, so that the
+    database it keeps open serves them: :func:`~kernelindex_sdk.reading.kistore.keep_open`).
     """
     report = on_problem or (lambda problem: None)
     waited = on_wait or (lambda message: None)
     if os.path.exists(store):  # a foreign or corrupt store is said at once, not after checks
-        with connect(store, read_only=True, on_wait=waited, wait_s=wait_s, appending=True):
+        with connect(
+            store, read_only=True, on_wait=waited, wait_s=wait_s, appending=True, config=read_config
+        ):
             pass
     result = AddResult()
     with tempfile.TemporaryDirectory(prefix="kernelindex-add-") as staging:
@@ -570,16 +588,14 @@ def add(
             for name in ("records", "keys", "facts", "refused")
         }
         checker, writer = _check_and_stage(
-            paths, store, jobs, staging, paths_of, result, report, waited
+            paths, store, jobs, staging, paths_of, result, report, waited, read_config
         )
-        with _named(staging), open(paths_of["refused"], "wb") as refused:
-            from orjson import dumps
-
-            for source, line, pointer in sorted(checker.refused_late, key=str):
-                refused.write(
-                    dumps({"origin": source, "origin_line": line, "item_pointer": pointer}) + b"\n"
-                )
+        _write_refused(paths_of["refused"], staging, checker.refused_late)
+        if all_or_nothing and (result.problems or result.refused or result.unreadable):
+            return result
         if writer.n:
+            if before_commit is not None:
+                before_commit()
             _commit(
                 store,
                 paths_of,
@@ -588,8 +604,20 @@ def add(
                 result,
                 waited,
                 wait_s,
+                origins or {},
             )
     return result
+
+
+def _write_refused(path: str, staging: str, refused_late: set[tuple[str, int | None, str]]) -> None:
+    """The items refused only at the end, for the commit to leave out."""
+    from orjson import dumps
+
+    with _named(staging), open(path, "wb") as refused:
+        for source, line, pointer in sorted(refused_late, key=str):
+            refused.write(
+                dumps({"origin": source, "origin_line": line, "item_pointer": pointer}) + b"\n"
+            )
 
 
 def _check_and_stage(
@@ -601,6 +629,7 @@ def _check_and_stage(
     result: AddResult,
     report: Callable[[Problem], None],
     waited: Callable[[str], None],
+    read_config: dict[str, Any] | None = None,
 ) -> tuple[_StoreAwareChecker, _Writer]:
     """Check every record as ``validate --strict-refs`` does, references resolving
     into the store too, and stage the valid ones in ``staging``; what was refused or
@@ -616,6 +645,7 @@ def _check_and_stage(
     ):
         writer = _Writer(records, keys, facts, deferred)
         checker = _StoreAwareChecker(session, store, waited, staging, writer)
+        checker.read_config = read_config
         # Only items with problems come back: the valid ones are staged where
         # they are checked, and arrive as their tasks' payloads.
         pipeline = Pipeline(paths, checker=checker, jobs=jobs, report="problems")
@@ -676,6 +706,7 @@ def _commit(
     result: AddResult,
     on_wait: Callable[[str], None],
     wait_s: float,
+    origins: Mapping[str, str],
 ) -> None:
     """The one transaction of an add (module docstring).
 
@@ -695,7 +726,7 @@ def _commit(
         try:
             con.execute("BEGIN TRANSACTION")
             add_id, stored, given, distinct = _insert(
-                con, staged, keys, facts, skipped, result.refused
+                con, staged, keys, facts, skipped, result.refused, origins
             )
             con.execute("COMMIT")
         except BaseException:
@@ -728,10 +759,20 @@ def _staging_readers(paths: Mapping[str, str], any_refused: bool) -> tuple[str, 
 
 
 def _insert(
-    con: Any, staged: str, keys: str, facts: str, skipped: int, refused: int
+    con: Any,
+    staged: str,
+    keys: str,
+    facts: str,
+    skipped: int,
+    refused: int,
+    origins: Mapping[str, str],
 ) -> tuple[int, int, int, int]:
     """Inside the transaction: the records and their runs' facts, and the add's row;
-    its number, the records stored, the records given and the distinct digests given."""
+    its number, the records stored, the records given and the distinct digests given
+    (``origins``: the place to store for a read path, e.g. a posted body's name)."""
+    origin = "k.origin"
+    for path, name in origins.items():
+        origin = f"CASE WHEN k.origin = {_literal(path)} THEN {_literal(name)} ELSE {origin} END"
     row = con.execute("SELECT coalesce(max(add_id), 0) + 1 FROM adds").fetchone()
     add_id = int(row[0]) if row else 1
     row = con.execute("SELECT coalesce(max(seq), 0) FROM records").fetchone()
@@ -750,7 +791,7 @@ def _insert(
         # this add is found by a hash aggregate over the keys.
         f"""INSERT INTO records
         SELECT {base} + k.b + k.t, k.digest, k.kind, k.api_version, k.name,
-               k.record, k.standalone, k.members, k.origin,
+               k.record, k.standalone, k.members, {origin},
                k.line + k.o, {add_id}
         FROM {staged} k
         SEMI JOIN first_copies f ON f.n = k.b + k.t
@@ -769,6 +810,11 @@ def _insert(
         "INSERT INTO kernelindex_store VALUES (?, ?)", [checks_key(add_id), checks_fingerprint()]
     )
     return add_id, stored, given, distinct
+
+
+def _literal(text: str) -> str:
+    """A SQL string literal of ``text``."""
+    return "'" + text.replace("'", "''") + "'"
 
 
 def _insert_facts(con: Any, facts: str, add_id: int) -> None:

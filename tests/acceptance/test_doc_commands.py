@@ -55,6 +55,10 @@ NOT_RUN: frozenset[tuple[str, str]] = frozenset(
         ("docs/store.md", "needs Spark and polars, which kernelindex does not install"),
         ("docs/store.md", "installs from the network"),
         (
+            "docs/serve.md",
+            "needs a live kernelindex serve; tests/test_docs.py starts one and runs this block",
+        ),
+        (
             "docs/compare.md",
             "a user's main.jsonl and branch.jsonl, which the project does not ship",
         ),
