@@ -58,6 +58,8 @@ NOT_RUN: frozenset[tuple[str, str]] = frozenset(
             "docs/serve.md",
             "needs a live kernelindex serve; tests/test_docs.py starts one and runs this block",
         ),
+        ("docs/serve.md", "installs from the network and serves until stopped"),
+        ("docs/serve.md", "needs a server of the user's own at index.example.org"),
         (
             "docs/compare.md",
             "a user's main.jsonl and branch.jsonl, which the project does not ship",
