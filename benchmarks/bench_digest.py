@@ -1,4 +1,4 @@
-"""Digests per second: ``kernelindex_sdk.canonical.digest`` vs the rfc8785 reference.
+"""Digests per second: ``kernelindex_sdk.digest`` (public) and ``canonical.digest`` vs rfc8785.
 
     python benchmarks/bench_digest.py [--seeds DIR] [--records N] [--repeats R] [--json]
     python benchmarks/bench_digest.py --liger [CSV]     # every record the Liger importer writes
@@ -53,6 +53,7 @@ if str(ROOT) not in sys.path:  # run from a checkout without installing
 
 import rfc8785  # noqa: E402
 
+import kernelindex_sdk  # noqa: E402
 from kernelindex_sdk import canonical  # noqa: E402
 from kernelindex_sdk.canonical import DIGEST_PREFIX, canonicalize, digest, identity  # noqa: E402
 
@@ -250,6 +251,11 @@ def reference_digest(record: Mapping[str, Any]) -> str:
     return DIGEST_PREFIX + hashlib.sha256(rfc8785.dumps(identity(record))).hexdigest()
 
 
+def public_digest(record: Mapping[str, Any]) -> str:
+    """The function a library user calls, looked up as they would: ``ki.digest``."""
+    return kernelindex_sdk.digest(record)
+
+
 def stdlib_digest(record: Mapping[str, Any]) -> str:
     """Our digest with the stdlib ``json`` fast path (what runs without orjson)."""
     ident = identity(record)
@@ -349,12 +355,17 @@ def main(argv: list[str] | None = None) -> int:
         expected = reference_digest(record)
         assert digest(record) == expected, record
         assert stdlib_digest(record) == expected, record
+        assert public_digest(record) == expected, record
         for other in trees.values():
             assert other(record) == expected, record
     taken = sum(canonical._fast(identity(r)) is not None for r in corpus)
 
     here = f"kernelindex digest ({canonical.BACKEND})"
-    contenders: dict[str, Callable[[Mapping[str, Any]], str]] = {here: digest, **trees}
+    contenders: dict[str, Callable[[Mapping[str, Any]], str]] = {
+        here: digest,
+        "kernelindex_sdk.digest (public)": kernelindex_sdk.digest,
+        **trees,
+    }
     if canonical.BACKEND != "json":
         contenders["kernelindex digest (stdlib json path)"] = stdlib_digest
     contenders["rfc8785 reference"] = reference_digest

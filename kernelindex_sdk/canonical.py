@@ -592,13 +592,20 @@ def digest(record: Mapping[str, Any]) -> str:
     this is the call every validation of a referenced record and every import makes,
     and three calls that repeat each other's checks would be a visible part of it.
     """
-    value = {"apiVersion": record["apiVersion"], "kind": record["kind"], "spec": record["spec"]}
+    api_version, kind, spec = record["apiVersion"], record["kind"], record["spec"]
+    value = {"apiVersion": api_version, "kind": kind, "spec": spec}
     if _orjson_scan is _scan_values:
         # _canonicalize_orjson with the short scan: every float it gathers is outside
-        # the rule, so any float at all takes the fragments' path.
+        # the rule, so any float at all takes the fragments' path. (A record's
+        # apiVersion and kind are strings: then only its spec needs the walk.)
         floats: list[float] = []
         try:
-            ok = _scan_values(value, floats)
+            ok = _scan_values(
+                spec
+                if type(api_version) is str and type(kind) is str and type(spec) is dict
+                else value,
+                floats,
+            )
         except RecursionError:  # too deep (or cyclic): the reference decides
             ok = False
         if not ok:

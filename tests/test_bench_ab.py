@@ -100,3 +100,42 @@ def test_the_writers_benchmark_prints_a_ratio_per_writer_and_checkout(tmp_path: 
     # Headed by the command that made it, so a pasted table says how to make it again.
     assert done.stdout.startswith("`python benchmarks/bench_writers.py --tree here=")
     assert "| writer of the JSON Lines | here | bare loop |" in done.stdout
+
+
+def test_the_per_kind_bare_loop_checks_records_one_per_line(tmp_path: Path) -> None:
+    """``bare_loop_kinds.py``, the peer of records one per line, validates what
+    ``make_record_lines.py`` makes (``import liger --layout jsonl`` of a CSV copied): it
+    accepts every record and refuses one of no kind or broken in its schema."""
+    lines = tmp_path / "records.jsonl"
+    made = subprocess.run(
+        [sys.executable, str(ROOT / "benchmarks" / "make_record_lines.py"), "--copies", "2",
+         "--csv", str(ROOT / "tests" / "examples" / "liger" / "good.csv"), str(lines)],
+        capture_output=True, text=True, check=False, timeout=120,
+    )  # fmt: skip
+    assert made.returncode == 0, made.stderr
+    kinds = {json.loads(line)["kind"] for line in lines.read_text().splitlines()}
+    assert {"BenchmarkRun", "Workload", "BenchmarkProtocol"} <= kinds
+    schemas = tmp_path / "schemas"
+    subprocess.run(
+        [sys.executable, "-m", "kernelindex_sdk.cli.main", "schema", "export", "--bundled",
+         str(schemas)],
+        capture_output=True, check=True, timeout=120,
+    )  # fmt: skip
+    folder = schemas / "kernelindex.dev" / "v1alpha1"
+
+    def bare(path: Path) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [sys.executable, str(ROOT / "benchmarks" / "bare_loop_kinds.py"), str(folder),
+             str(path)],
+            capture_output=True, text=True, check=False, timeout=120,
+        )  # fmt: skip
+
+    valid = bare(lines)
+    count = len(lines.read_text().splitlines())
+    assert (valid.returncode, valid.stdout) == (0, f"{count} valid, 0 invalid\n")
+    first = json.loads(lines.read_text().splitlines()[0])
+    broken = tmp_path / "broken.jsonl"
+    odd = [{**first, "kind": "Nothing"}, {**first, "spec": 1}]
+    broken.write_text("".join(json.dumps(record) + "\n" for record in odd))
+    refused = bare(broken)
+    assert (refused.returncode, refused.stdout) == (1, "0 valid, 2 invalid\n")

@@ -26,7 +26,7 @@ from typing import Any
 import pytest
 import rfc8785
 import shared_data
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from profiles import examples
 from strategies import shuffle_keys
@@ -641,9 +641,16 @@ def test_digest_ignores_key_order(spec: dict[str, Any], seed: int) -> None:
     api=json_scalars | odd_scalars | st.just("kernelindex.dev/v1alpha1"),
     kind=st.just("BenchmarkRun") | json_values | odd_values,
 )
+@example(spec={"a": 1}, api=1.0, kind="BenchmarkRun")  # JCS writes 1, orjson 1.0
+@example(spec={"a": 0.5}, api="v", kind=float("nan"))  # the reference raises
+@example(spec={"a": 1}, api=LoudStr("v"), kind="BenchmarkRun")
+@example(spec={"a": 1}, api="v", kind=2**53)
+@example(spec=[1.0], api="v", kind="BenchmarkRun")
 def test_digest_is_the_reference_digest_or_raises_alike(spec: Any, api: Any, kind: Any) -> None:
     """``digest`` runs the orjson path written out (no ``canonicalize``): the same
-    digest as the reference, or the reference's exception, for any identity."""
+    digest as the reference, or the reference's exception, for any identity (its
+    walk skips an apiVersion and a kind that are exact strings: the examples are
+    those that are not)."""
     assert canonical._orjson_dumps is None or canonical._orjson_scan is canonical._scan_values
     record = {"metadata": {"name": "x"}, "spec": spec, "kind": kind, "apiVersion": api}
     assert _outcome(digest, record) == _outcome(_reference_digest, record)

@@ -8,6 +8,9 @@ members of its bundles in any order, any member broken in its schema or in its d
 runs whose references name something else, tails shared and not, any writer's spacing
 and escaping — both must find the same problems on the same lines and count the same.
 
+Records one per line (what the importers write with ``--layout jsonl``: no bundle,
+no tail) are held to the same law: each line's quick pass against its full check.
+
 Drawn here in one process (``Pipeline`` with ``report="problems"`` against
 ``report="all"``, on one core and on two with the file cut into ranges) and through the
 command line (``validate`` against ``validate -v``, ``--jobs 1`` and ``--jobs 2``).
@@ -133,6 +136,41 @@ def streams(draw: st.DrawFn) -> list[bytes]:
     return lines
 
 
+def _out_of_order(run: Any) -> Any:
+    """``run`` with a p80 below every other figure: refused by the rules alone."""
+    spec = run.get("spec") if isinstance(run, dict) else None
+    if not isinstance(spec, dict) or not isinstance(spec.get("timing"), dict):
+        return run
+    low = {"metric": "latency", "unit": "ns", "statistic": "p80", "value": 0}
+    return {**run, "spec": {**spec, "measurements": [low]}}
+
+
+@st.composite
+def record_streams(draw: st.DrawFn) -> list[bytes]:
+    """The lines of a JSON Lines file of records one per line, as the importers write
+    them (``import … --layout jsonl``): every kind of a bundle's records, each on its
+    own line, runs referencing the others by digest; some broken in their schema,
+    their rules or their digests' claims, some pointing at records of other lines or
+    at none, lines repeated and in any order, by any writer."""
+    base = _strict(unstructure(draw(consistent_bundles(), label="bundle")))
+    if not isinstance(base, dict) or "run" not in base:
+        base = json.loads(seed_paths()[0].read_text())
+    writer = WRITERS[draw(st.sampled_from(sorted(WRITERS)), label="writer")]
+    records = [record for record in base.values() if isinstance(record, dict)]
+    for index in range(draw(st.integers(0, 4), label="variants")):
+        variant = draw(_variant(base, index), label="variant")
+        member = draw(st.sampled_from(sorted(base)), label="member")
+        picked = variant.get(member) if isinstance(variant, dict) else None
+        if draw(st.booleans(), label="out of order") and member == "run":
+            picked = _out_of_order(picked)
+        picked = _strict(picked)
+        if picked is not None:
+            records.append(picked)
+    lines = [writer(record) + b"\n" for record in records]
+    lines += [lines[0]] * draw(st.integers(0, 3), label="repeats")
+    return draw(st.permutations(lines), label="order")
+
+
 def _seen(path: Path, report: str, jobs: int) -> tuple[list[Any], Any, Any]:
     """What ``validate``'s pipeline reports for ``path``: its items with problems (each
     whole), its tally and its late problems."""
@@ -201,6 +239,21 @@ def test_in_ranges_on_two_cores_too(tmp_path_factory: Any, lines: Any) -> None:
     assert fast == _seen(path, "all", 1)
 
 
+@settings(_LAW, max_examples=examples(100))
+@given(record_streams())
+def test_records_one_per_line_the_fast_path_finds_what_the_full_path_finds(
+    tmp_path_factory: Any, lines: Any
+) -> None:
+    """Records one per line (no bundle, no tail to share): each line's quick pass (its
+    schema's quick check, its kind's quick rules) against the full check."""
+    path = tmp_path_factory.mktemp("law") / "records.jsonl"
+    path.write_bytes(b"".join(lines))
+    assert _seen(path, "problems", 1) == _seen(path, "all", 1)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(pipeline_module, "CHUNK_BYTES", max(256, len(lines[0])))
+        assert _seen(path, "problems", 2) == _seen(path, "all", 1)
+
+
 # ------------------------------------------------------------------ the command line
 
 
@@ -233,6 +286,19 @@ def test_through_the_command_line_with_one_and_two_jobs(
     tmp_path_factory: Any, lines: list[bytes]
 ) -> None:
     path = tmp_path_factory.mktemp("cli") / "bundles.jsonl"
+    padding = lines[:1] * (_PAD_BYTES // len(lines[0]) + 1)
+    path.write_bytes(b"".join(lines[: len(lines) // 2] + padding + lines[len(lines) // 2 :]))
+    full = _cli(path, "-v")
+    assert _cli(path, "--jobs", "1") == full
+    assert _cli(path, "--jobs", "2") == full
+
+
+@settings(_LAW, max_examples=examples(30))
+@given(record_streams())
+def test_records_one_per_line_through_the_command_line(
+    tmp_path_factory: Any, lines: list[bytes]
+) -> None:
+    path = tmp_path_factory.mktemp("cli") / "records.jsonl"
     padding = lines[:1] * (_PAD_BYTES // len(lines[0]) + 1)
     path.write_bytes(b"".join(lines[: len(lines) // 2] + padding + lines[len(lines) // 2 :]))
     full = _cli(path, "-v")

@@ -164,6 +164,14 @@ class FastEngine:
         """True when ``schema_id`` runs on the fast path (False: the reference runs it)."""
         return self._check(schema_id) is not None
 
+    def quick_check(self, schema_id: str) -> Check | None:
+        """The :func:`quick_part` of ``schema_id``'s compiled check (None: no fast path):
+        one call into Rust that accepts a subset of what :meth:`accepts` accepts (True
+        is exact, False only "ask :meth:`accepts`"); it may raise on values of no JSON
+        type, which means False too."""
+        check = self._check(schema_id)
+        return quick_part(check) if check is not None else None
+
     def _check(self, schema_id: str) -> Check | None:
         return _remembered(self._checks, schema_id, lambda: _compile(self._registry, schema_id))
 

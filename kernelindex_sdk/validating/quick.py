@@ -130,6 +130,12 @@ class _QuickPlan(NamedTuple):
     #: :meth:`QuickPass.passes_shared`.
     shell_quick: Check | None
     run_quick: Callable[[Mapping[str, Any], datetime | None], bool] | None
+    #: For a record (not a bundle) split into no shell: its schema's
+    #: :meth:`~kernelindex_sdk.validating.fastengine.FastEngine.quick_check` (None: none;
+    #: a refusal is asked again of the session's ``accepts``), and its kind's quick
+    #: rules (``QUICK_RULES``; a refusal is asked again of ``rules``).
+    record_quick: Check | None
+    record_rules: Callable[[Mapping[str, Any], datetime | None], bool] | None
     #: Bundle members → their pointers (the members records_of() lists).
     members: Mapping[str, str]
     #: (member, run spec field referencing it).
@@ -318,6 +324,8 @@ class QuickPass:
             return False  # an unknown apiVersion or kind: check_item says which
         shell = plan.shell
         spec: Any = None  # a split bundle's run spec, once its shell has passed
+        if not bundle:
+            return self._record_passes(value, plan, kind)
         if shell is None:
             if not self._accepts(plan.schema_id, value):
                 return False
@@ -330,14 +338,28 @@ class QuickPass:
             spec = head.get("spec")  # the run is valid here: this is its spec
             if type(spec) is not dict:
                 return False
-        if bundle:
-            return self._bundle_passes(value, written, shared, plan, spec, api_version, kind)
+        return self._bundle_passes(value, written, shared, plan, spec, api_version, kind)
+
+    def _record_passes(self, value: dict[str, Any], plan: _QuickPlan, kind: str) -> bool:
+        """:meth:`passes` of one record (a JSON Lines line of records, as the importers
+        write them): its schema's quick check in Rust, else the session's ``accepts``;
+        its kind's quick rules, else its version's ``check_record`` (``None``: a rule
+        reads the clock if it must). Each quick answer is True only where the one it
+        stands for is (module docstring); a refusal asks that one."""
+        quick = plan.record_quick
+        try:
+            valid = quick is not None and quick(value)
+        except Exception:  # a value of no JSON type: "not known to pass"
+            valid = False
+        if not (valid or self._accepts(plan.schema_id, value)):
+            return False
         rules, checked = plan.rules, plan.checked
-        return (
-            rules is None
-            or (checked is not None and kind not in checked)
-            or not rules(value, "", self._now)  # (None: a rule reads the clock if it must)
-        )
+        if rules is None or (checked is not None and kind not in checked):
+            return True
+        run_quick = plan.record_rules
+        if run_quick is not None and run_quick(value["spec"], self._now):
+            return True
+        return not rules(value, "", self._now)
 
     def _bundle_passes(
         self,
@@ -529,6 +551,8 @@ class QuickPass:
             checked=getattr(module, "CHECKED_KINDS", None),
             shell_quick=quick_part(shell) if shell is not None else None,
             run_quick=getattr(module, "QUICK_RULES", {}).get(kind) if bundle else None,
+            record_quick=None if bundle else self._record_quick(entry.id),
+            record_rules=None if bundle else getattr(module, "QUICK_RULES", {}).get(kind),
             members=pointers,
             references=tuple((member, field) for member, (_, field) in references.items()),
             steps={
@@ -544,6 +568,12 @@ class QuickPass:
             self._plans.clear()
         self._plans[(api_version, kind, bundle)] = plan
         return plan
+
+    def _record_quick(self, schema_id: str) -> Check | None:
+        """The engine's quick check of ``schema_id`` where it has one (a FastEngine)."""
+        quick_check = getattr(self.engine, "quick_check", None)
+        found: Check | None = quick_check(schema_id) if quick_check is not None else None
+        return found
 
     def split(self, entry: SchemaEntry) -> Split | None:
         """The engine's :meth:`~kernelindex_sdk.validating.fastengine.FastEngine.split` of
