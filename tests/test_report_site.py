@@ -28,7 +28,7 @@ from strategies import law_settings
 from kernelindex_sdk.base.escaping import html_href, html_lines, html_text
 from kernelindex_sdk.compare.beforeafter import before_after
 from kernelindex_sdk.compare.runs import resolve_runs
-from kernelindex_sdk.site import Site
+from kernelindex_sdk.site import Site, media_type
 from kernelindex_sdk.site.writing import MANIFEST
 
 KERNELINDEX = [sys.executable, "-m", "kernelindex_sdk.cli.main"]
@@ -176,6 +176,8 @@ def test_one_page_is_rendered_on_demand_and_others_are_none() -> None:
     assert site.page("records/" + "0" * 64 + ".html") is None
     assert site.page("../etc/passwd") is None
     assert site.page("compare.html") is None  # no reference set
+    kinds = {media_type(path) for path in site.paths()}
+    assert kinds == {"text/html; charset=utf-8", "text/css; charset=utf-8", "application/json"}
 
 
 # --- the command ------------------------------------------------------------------------------
