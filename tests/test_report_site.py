@@ -163,8 +163,10 @@ def test_every_run_and_record_has_a_page_and_every_local_link_resolves() -> None
         for href in HREF.findall(text):
             if href.startswith(("http", "data:")):
                 continue
-            target = os.path.normpath(os.path.join(os.path.dirname(path), href.split("#")[0]))
+            file, _, fragment = href.partition("#")
+            target = os.path.normpath(os.path.join(os.path.dirname(path), file))
             assert target in pages, (path, href)
+            assert not fragment or f'id="{fragment}"' in pages[target], (path, href)
     assert "<svg" in pages["kernels/geglu.html"]
 
 
