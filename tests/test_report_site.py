@@ -28,7 +28,7 @@ from strategies import law_settings
 from kernelindex_sdk.base.escaping import html_href, html_lines, html_text
 from kernelindex_sdk.compare.beforeafter import before_after
 from kernelindex_sdk.compare.runs import resolve_runs
-from kernelindex_sdk.site import Site
+from kernelindex_sdk.site import Site, media_type
 from kernelindex_sdk.site.writing import MANIFEST
 
 KERNELINDEX = [sys.executable, "-m", "kernelindex_sdk.cli.main"]
@@ -163,8 +163,10 @@ def test_every_run_and_record_has_a_page_and_every_local_link_resolves() -> None
         for href in HREF.findall(text):
             if href.startswith(("http", "data:")):
                 continue
-            target = os.path.normpath(os.path.join(os.path.dirname(path), href.split("#")[0]))
+            file, _, fragment = href.partition("#")
+            target = os.path.normpath(os.path.join(os.path.dirname(path), file))
             assert target in pages, (path, href)
+            assert not fragment or f'id="{fragment}"' in pages[target], (path, href)
     assert "<svg" in pages["kernels/geglu.html"]
 
 
@@ -176,6 +178,8 @@ def test_one_page_is_rendered_on_demand_and_others_are_none() -> None:
     assert site.page("records/" + "0" * 64 + ".html") is None
     assert site.page("../etc/passwd") is None
     assert site.page("compare.html") is None  # no reference set
+    kinds = {media_type(path) for path in site.paths()}
+    assert kinds == {"text/html; charset=utf-8", "text/css; charset=utf-8", "application/json"}
 
 
 # --- the command ------------------------------------------------------------------------------

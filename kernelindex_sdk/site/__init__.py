@@ -6,6 +6,7 @@
     report = site.Site(loaded.index, loaded.candidate.runs)
     report.paths()                     # every page's path: index.html, kernels/…, records/…
     report.page("index.html")          # one page, rendered on demand (a server's way)
+    site.media_type("index.html")      # the Content-Type to serve it with
     site.write_site(report, "out/")    # all of it, into a folder, whole or not at all
 
 The site is self-contained: relative links only, one stylesheet, charts as inline SVG
@@ -27,7 +28,7 @@ Everything a record holds is escaped (:mod:`~kernelindex_sdk.site.html`).
 
 from __future__ import annotations
 
-from kernelindex_sdk.site.build import Site
+from kernelindex_sdk.site.build import Site, media_type
 from kernelindex_sdk.site.writing import SiteRefused, write_site
 
-__all__ = ["Site", "SiteRefused", "write_site"]
+__all__ = ["Site", "SiteRefused", "media_type", "write_site"]

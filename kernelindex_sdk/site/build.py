@@ -152,6 +152,22 @@ class Site:
         return None
 
 
+#: The media type of each kind of file a site holds, by suffix.
+MEDIA_TYPES: Final = {
+    ".html": "text/html; charset=utf-8",
+    ".css": "text/css; charset=utf-8",
+    ".json": "application/json",
+}
+
+
+def media_type(path: str) -> str:
+    """The ``Content-Type`` a server sends a site's ``path`` with."""
+    for suffix, media in MEDIA_TYPES.items():
+        if path.endswith(suffix):
+            return media
+    return "application/octet-stream"
+
+
 def _schema_files() -> dict[str, tuple[bytes, str, str, str]]:
     """``schemas/<group>/<version>/<file>`` → (bytes, kind, apiVersion, ``$id``), every
     packaged schema."""
@@ -165,4 +181,4 @@ def _schema_files() -> dict[str, tuple[bytes, str, str, str]]:
     return found
 
 
-__all__ = ["Site"]
+__all__ = ["MEDIA_TYPES", "Site", "media_type"]

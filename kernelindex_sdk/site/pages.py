@@ -5,6 +5,7 @@ page, the schemas and a before/after. Each function returns one whole page (byte
 
 from __future__ import annotations
 
+import hashlib
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Final
@@ -72,7 +73,8 @@ def overview(
         by_gpu: dict[str, list[ResolvedRun]] = {}
         for run in runs:
             by_gpu.setdefault(run.gpu, []).append(run)
-        cells.extend(_cell(by_gpu.get(gpu, ())) for gpu in gpus)
+        target = kernel_file(kernel)
+        cells.extend(_cell(path, target, gpu, by_gpu.get(gpu, ())) for gpu in gpus)
         rows.append(cells)
     total = sum(len(runs) for runs in kernels.values())
     body = [
@@ -89,7 +91,14 @@ def overview(
     return page(path, title, body)
 
 
-def _cell(runs: Sequence[ResolvedRun]) -> str:
+def gpu_anchor(gpu: str) -> str:
+    """The id of a GPU's section on a kernel's page (never the name itself: it is input)."""
+    return "gpu-" + hashlib.sha256(gpu.encode("utf-8", "surrogatepass")).hexdigest()[:12]
+
+
+def _cell(path: str, kernel_page_: str, gpu: str, runs: Sequence[ResolvedRun]) -> str:
+    """One overview cell: the newest result, the fastest implementation, the runs
+    (linked to the GPU's section of the kernel's page)."""
     if not runs:
         return "—"
     newest = max(runs, key=lambda run: run.recency)
@@ -101,7 +110,8 @@ def _cell(runs: Sequence[ResolvedRun]) -> str:
     if fastest is not None:
         label, wins, shapes = fastest
         lines.append(f"fastest: {esc(label)} ({wins} of {shapes} shapes)")
-    lines.append(f"{len(runs)} run{'s' * (len(runs) != 1)}")
+    count = f"{len(runs)} run{'s' * (len(runs) != 1)}"
+    lines.append(link(path, f"{kernel_page_}#{gpu_anchor(gpu)}", count))
     return "<br>".join(lines)
 
 
@@ -143,8 +153,8 @@ def kernel_page(
     ]
     if unplaced:
         body.append(f'<p class="note">{unplaced} groups have no Workload record: not drawn.</p>')
-    for number, gpu in enumerate(sorted(by_gpu, key=natural_order)):
-        body.append(f'<h2 id="gpu-{number}">{esc(gpu)}</h2><div class="panels">')
+    for gpu in sorted(by_gpu, key=natural_order):
+        body.append(f'<h2 id="{gpu_anchor(gpu)}">{esc(gpu)}</h2><div class="panels">')
         body.extend(_panel_section(panel, path) for panel in by_gpu[gpu])
         body.append("</div>")
     if history:
