@@ -381,7 +381,9 @@ def test_the_gate_law_five_times_the_work_is_slower(pytester: pytest.Pytester) -
             break
     assert _verdict(slower, "work") == "slower", slower.stdout.str()
     assert slower.ret == 1
-    slower.stdout.fnmatch_lines(["*kernelindex gate FAILED: 1 slower*"])
+    # The unchanged test beside it may also come out slower on a busy machine: the law
+    # is about the test made slower, whose verdict is asserted above.
+    slower.stdout.re_match_lines([r".*kernelindex gate FAILED: [12] slower.*"])
     slower.assert_outcomes(passed=2)  # the tests passed; the session failed on the gate
     # The verdicts name the files the session wrote.
     slower.stdout.fnmatch_lines(["    candidate  * candidate/record-work-*.json"])

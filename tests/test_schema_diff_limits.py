@@ -142,7 +142,7 @@ def _chain(links: int, bottom: str) -> dict[str, Any]:
     return {"$ref": "#/$defs/r0", "$defs": defs}
 
 
-@pytest.mark.parametrize("links", [500, 5000])
+@pytest.mark.parametrize("links", [500, pytest.param(5000, marks=pytest.mark.slow)])
 def test_a_long_ref_chain_is_followed_without_recursion(tmp_path: Path, links: int) -> None:
     run = schema_diff(*_pair(tmp_path / "same", _chain(links, "integer"), _chain(links, "integer")))
     assert run.exit_code == 0, run.output
