@@ -19,10 +19,15 @@ from __future__ import annotations
 
 import os
 import shutil
-import tempfile
 from collections.abc import Callable, Iterable
 from typing import Final
 
+from kernelindex_sdk.base.ownedfolders import (
+    into_place,
+    new_work_folder,
+    not_written_by,
+    write_manifest,
+)
 from kernelindex_sdk.site.build import Site
 
 #: The manifest a report writes into its folder, listing every file with its size.
@@ -51,12 +56,11 @@ def write_site(
     ``OSError`` where writing fails (nothing is then in place).
     """
     target = _output_folder(out, list(inputs), force)
-    work = tempfile.mkdtemp(prefix=f".{os.path.basename(target)}.", dir=os.path.dirname(target))
+    work = new_work_folder(target)
     try:
-        os.chmod(work, 0o777 & ~_umask())
         sizes = _write_pages(site, work, on_file)
-        _write_manifest(work, sizes)
-        _into_place(work, target)
+        write_manifest(work, MANIFEST, _WRITER)
+        into_place(work, target)
     except BaseException:
         shutil.rmtree(work, ignore_errors=True)
         raise
@@ -112,75 +116,7 @@ def _output_folder(out: str, inputs: list[str], force: bool) -> str:
         raise SiteRefused(
             f"{out}: exists and is not empty; use --force to replace an earlier report"
         )
-    foreign = _not_written_by_report(target)
+    foreign = not_written_by(target, MANIFEST, _WRITER)
     if foreign is not None:
         raise SiteRefused(f"{out}: not replaced, even with --force: {foreign}; nothing written")
     return target
-
-
-def _files(folder: str) -> dict[str, int]:
-    """Every entry under ``folder`` that is not a folder (links not followed), by its
-    ``/``-separated path relative to ``folder``: its size (-1 for a link)."""
-    found: dict[str, int] = {}
-    for root, folders, names in os.walk(folder):
-        for name in [*names, *(f for f in folders if os.path.islink(os.path.join(root, f)))]:
-            path = os.path.join(root, name)
-            relative = os.path.relpath(path, folder).replace(os.sep, "/")
-            found[relative] = -1 if os.path.islink(path) else os.lstat(path).st_size
-    return found
-
-
-def _write_manifest(work: str, sizes: dict[str, int]) -> None:
-    from orjson import OPT_INDENT_2, OPT_SORT_KEYS, dumps
-
-    manifest = {"writer": _WRITER, "files": sizes}
-    with open(os.path.join(work, MANIFEST), "wb") as handle:
-        handle.write(dumps(manifest, option=OPT_INDENT_2 | OPT_SORT_KEYS) + b"\n")
-        handle.flush()
-        os.fsync(handle.fileno())
-
-
-def _not_written_by_report(folder: str) -> str | None:
-    """Why the non-empty ``folder`` is not a report's own output, or None: it holds the
-    manifest a report wrote and nothing but the files it lists, of the sizes it lists."""
-    from orjson import loads
-
-    try:
-        with open(os.path.join(folder, MANIFEST), "rb") as handle:
-            manifest = loads(handle.read(1 << 26))
-        listed = manifest["files"]
-        if manifest["writer"] != _WRITER or not isinstance(listed, dict):
-            raise ValueError
-    except FileNotFoundError:
-        return f"it holds no {MANIFEST}, so kernelindex report did not write it"
-    except (OSError, ValueError, TypeError, KeyError):
-        return f"its {MANIFEST} is not one kernelindex report wrote"
-    for name, size in sorted(_files(folder).items()):
-        if name != MANIFEST and listed.get(name) != size:
-            what = "was changed since" if name in listed else "is not"
-            return f"{name} {what} what kernelindex report wrote there"
-    return None
-
-
-def _umask() -> int:
-    mask = os.umask(0o022)
-    os.umask(mask)
-    return mask
-
-
-def _into_place(work: str, target: str) -> None:
-    """The finished folder at ``target``: swapped with the old one in one step where
-    the system can (the old one then removed), else renamed in two."""
-    from kernelindex_sdk.base.outputs import exchange
-
-    if not os.path.lexists(target):
-        os.rename(work, target)
-        return
-    if exchange(work, target):
-        shutil.rmtree(work, ignore_errors=True)  # the old folder, swapped out
-        return
-    old = tempfile.mkdtemp(prefix=f".{os.path.basename(target)}.old.", dir=os.path.dirname(target))
-    os.rmdir(old)
-    os.rename(target, old)
-    os.rename(work, target)
-    shutil.rmtree(old, ignore_errors=True)

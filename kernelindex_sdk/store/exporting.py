@@ -22,10 +22,16 @@ from __future__ import annotations
 
 import os
 import shutil
-import tempfile
 from collections.abc import Callable
 from typing import Any, Final, Literal
 
+from kernelindex_sdk.base.ownedfolders import (
+    into_place,
+    new_work_folder,
+    not_written_by,
+    umask,
+    write_manifest,
+)
 from kernelindex_sdk.errors import IntakeError
 from kernelindex_sdk.reading.kistore import KIND_VIEWS, StoreError, connect, store_documents
 
@@ -59,16 +65,15 @@ def export(
     if format not in ("jsonl", "parquet"):
         raise ValueError(f"format must be 'jsonl' or 'parquet', not {format!r}")
     target = _output_folder(store, out, force)
-    work = tempfile.mkdtemp(prefix=f".{os.path.basename(target)}.", dir=os.path.dirname(target))
+    work = new_work_folder(target)
     try:
-        os.chmod(work, 0o777 & ~_umask())
         if format == "jsonl":
             count = _jsonl(store, work, on_wait)
         else:
             count = _parquet(store, work, out, on_wait)
-        _write_manifest(work, format)
+        write_manifest(work, MANIFEST, _WRITER, format=format)
         _as_the_umask_says(work)
-        _into_place(work, target)
+        into_place(work, target)
     except BaseException:
         shutil.rmtree(work, ignore_errors=True)
         raise
@@ -99,57 +104,10 @@ def _output_folder(store: str, out: str, force: bool) -> str:
         return target
     if not force:
         raise ExportRefused(f"{out}: exists and is not empty; use --force to replace it")
-    foreign = _not_written_by_export(target)
+    foreign = not_written_by(target, MANIFEST, _WRITER)
     if foreign is not None:
         raise ExportRefused(f"{out}: not replaced, even with --force: {foreign}; nothing written")
     return target
-
-
-def _files(folder: str) -> dict[str, int]:
-    """Every entry under ``folder`` that is not a folder (links not followed), by its
-    path relative to ``folder`` (``/``-separated): its size."""
-    found: dict[str, int] = {}
-    for root, folders, names in os.walk(folder):
-        for name in [*names, *(f for f in folders if os.path.islink(os.path.join(root, f)))]:
-            path = os.path.join(root, name)
-            relative = os.path.relpath(path, folder).replace(os.sep, "/")
-            found[relative] = os.lstat(path).st_size if not os.path.islink(path) else -1
-    return found
-
-
-def _write_manifest(work: str, format: str) -> None:
-    """The manifest of everything written under ``work``."""
-    from orjson import OPT_INDENT_2, OPT_SORT_KEYS, dumps
-
-    files = _files(work)
-    manifest = {"writer": _WRITER, "format": format, "files": files}
-    with open(os.path.join(work, MANIFEST), "wb") as handle:
-        handle.write(dumps(manifest, option=OPT_INDENT_2 | OPT_SORT_KEYS) + b"\n")
-        handle.flush()
-        os.fsync(handle.fileno())
-
-
-def _not_written_by_export(folder: str) -> str | None:
-    """Why the non-empty ``folder`` is not an export's own output, or None: it has
-    the manifest an export wrote, and holds nothing else than the files it lists, of
-    the sizes it lists."""
-    from orjson import loads
-
-    try:
-        with open(os.path.join(folder, MANIFEST), "rb") as handle:
-            manifest = loads(handle.read(1 << 24))
-        listed = manifest["files"]
-        if manifest["writer"] != _WRITER or not isinstance(listed, dict):
-            raise ValueError
-    except FileNotFoundError:
-        return f"it holds no {MANIFEST}, so kernelindex store export did not write it"
-    except (OSError, ValueError, TypeError, KeyError):
-        return f"its {MANIFEST} is not one kernelindex store export wrote"
-    for name, size in sorted(_files(folder).items()):
-        if name != MANIFEST and listed.get(name) != size:
-            what = "was changed since" if name in listed else "is not"
-            return f"{name} {what} what kernelindex store export wrote there"
-    return None
 
 
 def _as_the_umask_says(folder: str) -> None:
@@ -157,36 +115,12 @@ def _as_the_umask_says(folder: str) -> None:
     and ``0666`` less the umask), as ``import --out`` writes them: DuckDB makes its
     folders ``0755`` whatever the umask. Another user (a Spark job running as one)
     reads the export as the umask allows, no more and no less."""
-    mask = _umask()
+    mask = umask()
     for parent, folders, files in os.walk(folder):
         for name in folders:
             os.chmod(os.path.join(parent, name), 0o777 & ~mask)
         for name in files:
             os.chmod(os.path.join(parent, name), 0o666 & ~mask)
-
-
-def _umask() -> int:
-    mask = os.umask(0o022)
-    os.umask(mask)
-    return mask
-
-
-def _into_place(work: str, target: str) -> None:
-    """Put the finished folder at ``target``: swapped with an old one in one step
-    where the system can (the old one then removed), else renamed in two."""
-    from kernelindex_sdk.base.outputs import exchange
-
-    if not os.path.lexists(target):
-        os.rename(work, target)
-        return
-    if exchange(work, target):
-        shutil.rmtree(work, ignore_errors=True)  # the old folder, swapped out
-        return
-    old = tempfile.mkdtemp(prefix=f".{os.path.basename(target)}.old.", dir=os.path.dirname(target))
-    os.rmdir(old)
-    os.rename(target, old)
-    os.rename(work, target)
-    shutil.rmtree(old, ignore_errors=True)
 
 
 def _jsonl(store: str, work: str, on_wait: Callable[[str], None] | None) -> int:
