@@ -180,15 +180,26 @@ def _scan_values(
         if t is _str or t is _int:
             continue
         if t is _dict or t is _list:
-            # A child container's values are walked here, not in a call of their
-            # own: records nest two or three deep, so most calls are saved.
+            # A child's and a grandchild's values are walked here, not in calls of
+            # their own: records nest three deep (a run's spec, its timing, the
+            # summary), so a call is made only below that.
             for item in val.values() if t is _dict else val:
                 u = _type(item)
                 if u is _str or u is _int:
                     continue
                 if u is _dict or u is _list:
-                    if not _scan_values(item, floats):
-                        return False
+                    for leaf in item.values() if u is _dict else item:
+                        w = _type(leaf)
+                        if w is _str or w is _int:
+                            continue
+                        if w is _dict or w is _list:
+                            if not _scan_values(leaf, floats):
+                                return False
+                        elif w is _float:
+                            if leaf.is_integer() or not 1e-4 <= _abs(leaf) < 1e16:
+                                floats.append(leaf)
+                        elif w is not _bool and leaf is not None:
+                            return False
                 elif u is _float:
                     if item.is_integer() or not 1e-4 <= _abs(item) < 1e16:
                         floats.append(item)

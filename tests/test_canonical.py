@@ -8,6 +8,8 @@ the fast path relies on. A fast path may decline (``None``), never differ.
 
 from __future__ import annotations
 
+import dataclasses
+import datetime
 import enum
 import functools
 import hashlib
@@ -18,6 +20,7 @@ import random
 import struct
 import subprocess
 import sys
+import uuid
 from collections import OrderedDict
 from collections.abc import Callable
 from pathlib import Path
@@ -169,6 +172,32 @@ class Level(enum.IntEnum):
     HIGH = 3
 
 
+class Plain(enum.Enum):
+    A = "a"
+
+
+@dataclasses.dataclass
+class Point:
+    x: int = 1
+
+
+#: Values orjson writes natively (their value, an ISO date, a UUID's text, a dataclass
+#: as an object, a fragment verbatim) where the reference raises: a walk that let one
+#: through at any depth would give bytes for what has none.
+ORJSON_NATIVE_ONLY: list[Any] = [
+    Plain.A,
+    datetime.date(2024, 1, 2),
+    datetime.datetime(2024, 1, 2, 3, 4, 5),
+    uuid.UUID(int=1),
+    Point(),
+]
+if importlib.util.find_spec("orjson") is not None:
+    import orjson
+
+    if hasattr(orjson, "Fragment"):
+        ORJSON_NATIVE_ONLY.append(orjson.Fragment(b"1"))
+
+
 class LyingDict(dict):  # type: ignore[type-arg]
     def items(self) -> Any:
         return [("lie", 1)]
@@ -210,6 +239,7 @@ odd_scalars = (
             object(),
             {1, 2},
             1 + 2j,
+            *ORJSON_NATIVE_ONLY,
         ]
     )
     | st.integers()
@@ -842,3 +872,24 @@ def test_validating_one_file_loads_no_openssl_hash() -> None:
         capture_output=True, text=True, check=True, timeout=120,
     )  # fmt: skip
     assert done.stdout.endswith("[]\n"), done.stdout
+
+
+@pytest.mark.parametrize("odd", ORJSON_NATIVE_ONLY, ids=lambda odd: type(odd).__name__)
+def test_values_orjson_writes_but_the_reference_refuses_are_refused_at_any_depth(
+    odd: Any,
+) -> None:
+    """Each of them, as the value itself and as the only value of a spec nested one to
+    six deep in objects, arrays or both: every fast path declines it (or gives the
+    reference's bytes), and ``canonicalize`` and ``digest`` raise as the reference does.
+    The walk is written out by levels, so each depth is a place of its own."""
+    assert canonical._orjson_dumps is None or canonical._orjson_scan is canonical._scan_values
+    for wrap in (lambda v: {"k": v}, lambda v: [v], lambda v: {"k": [v]}):
+        nested = odd
+        for _ in range(6):
+            nested = wrap(nested)
+            for fast in FAST_PATHS:
+                out = fast.values[0](nested)
+                assert out is None or out == rfc8785.dumps(nested)
+            assert _outcome(canonicalize, nested) == _outcome(rfc8785.dumps, nested)
+            record = {"apiVersion": "v", "kind": "BenchmarkRun", "spec": nested}
+            assert _outcome(digest, record) == _outcome(_reference_digest, record)
