@@ -46,6 +46,7 @@ from typing import Any, Protocol, TextIO
 
 import attrs
 
+from bench_adapters.liger.source import LIGER_HEADER
 from bench_adapters.liger_bench.bench import UsageParser
 from bench_adapters.liger_bench.plan import PlannedItem, seed_request
 from kernelindex_sdk.base.escaping import markdown_cell, one_line
@@ -62,24 +63,6 @@ SCRIPTS: Mapping[str, tuple[str, str, str]] = {
     ),
     "relu_squared": ("relu_squared", "benchmark_relu_squared", "bench_speed_relu_squared"),
 }
-#: Liger's CSV columns (its ``BenchmarkDataCSVRow``), in order.
-CSV_COLUMNS = (
-    "kernel_name",
-    "kernel_provider",
-    "kernel_operation_mode",
-    "metric_name",
-    "metric_unit",
-    "x_name",
-    "x_label",
-    "x_value",
-    "y_value_50",
-    "y_value_20",
-    "y_value_80",
-    "extra_benchmark_config_str",
-    "gpu_name",
-    "timestamp",
-    "liger_version",
-)
 #: The rule's bounds: relative and absolute (ms) for each basis.
 MEDIAN_TOLERANCE = 0.03
 GPU_ONLY_TOLERANCE = 0.10
@@ -679,7 +662,7 @@ def main(argv: Sequence[str] | None = None, stdout: TextIO | None = None) -> int
         sys.stderr.write(one_line(f"device-fidelity: --out {out}: exists and is not empty") + "\n")
         return 2
     out.mkdir(parents=True, exist_ok=True)
-    (out / CSV_FILE).write_text(",".join(CSV_COLUMNS) + "\n", encoding="utf-8")
+    (out / CSV_FILE).write_text(",".join(LIGER_HEADER) + "\n", encoding="utf-8")
     archive = Path(args.archive) if args.archive else out.with_name(out.name + ".tgz")
     status = 0
     try:
