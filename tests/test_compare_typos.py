@@ -149,6 +149,8 @@ def test_metric_latency_is_speed() -> None:
     assert invoke("compare", ex("memory"), "--metric", "throughput")[0] == 2
 
 
+# The same typos in process are the quick cases; this one reads the whole shared CSV.
+@pytest.mark.slow
 def test_typos_in_a_real_process_on_the_liger_csv(tmp_path: Path) -> None:
     """The issue's own examples, on the imported Liger CSV, through the real entry point."""
     csv_path = shared_data.require("liger", "all_benchmark_data.csv")

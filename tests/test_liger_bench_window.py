@@ -516,6 +516,8 @@ def test_device_script_packs_the_log_into_one_archive_even_without_cuda(tmp_path
     assert (tmp_path / "gpu-check.log").read_text(encoding="utf-8") == log
 
 
+# It waits out a stalled check: slow; the quick run packs an archive without CUDA.
+@pytest.mark.slow
 @pytest.mark.skipif(shutil.which("timeout") is None, reason="needs coreutils' timeout")
 def test_device_script_stops_a_stalled_check_and_still_packs(tmp_path: Path) -> None:
     stalled = tmp_path / "python"

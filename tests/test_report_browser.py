@@ -166,6 +166,8 @@ def test_the_overview_names_every_kernel_and_a_kernel_page_has_a_chart(
     assert page.locator("svg.chart circle").count() > 3
 
 
+# A pytest session inside the test: slow. CI runs it (its slow set), where it matters.
+@pytest.mark.slow
 def test_under_ci_a_missing_browser_fails_and_elsewhere_skips(tmp_path: Path) -> None:
     """The rule itself, in a real pytest with no chromium on PATH: CI set fails, unset
     skips naming what is missing."""
