@@ -600,6 +600,8 @@ def run_liger_export(
             on_problem(problem)
 
     rows = exporter.rows(on_row_problem, on_warning=on_problem)
+    for ready in locator.flush():  # the warnings of the last file read, held until now
+        stream.write(f"{ready}\n")
     nothing = not rows and summary.not_expressible > 0
     _say_unexpressed(prog, summary.unexpressed, nothing, stream)
     if nothing:

@@ -92,6 +92,34 @@ def test_an_edited_run_exports_its_own_values_and_says_so(tmp_path: Path) -> Non
     assert untouched in exporter.rows()
 
 
+def test_an_edited_run_read_from_a_store_is_said_too(tmp_path: Path) -> None:
+    """A warning about a run read from a store (no line to place it on) is printed, as
+    the same run's from a file is: none is held back once the rows are written."""
+    pytest.importorskip("duckdb")
+    source = write_csv(tmp_path / "a.csv", [row(x_value="1024")])
+    records = tmp_path / "records"
+    assert import_csv([source], records, layout="jsonl").problems == []
+
+    def slower(record: dict[str, Any]) -> None:
+        for spec in runs(record):
+            spec["timing"]["latencyNs"]["median"] = 50_500
+
+    edit_stream(records / "liger.jsonl", slower)
+    store = tmp_path / "runs.kistore"
+    added = subprocess.run(
+        [*EXPORT[:3], "store", "add", str(records), "--store", str(store)],
+        capture_output=True,
+        timeout=120,
+    )
+    assert added.returncode == 0, added.stderr
+    (records / "liger.jsonl").unlink()  # nothing left to place the warning on a line of
+    status, _, err = export(store)
+    assert status == 0, err
+    warnings = [line for line in err if "warning:" in line]
+    assert len(warnings) == 1 and "no longer match its source row" in warnings[0], err
+    assert "stale source rows          1" in err
+
+
 def test_a_run_moved_to_other_records_exports_theirs(tmp_path: Path) -> None:
     """The provider and GPU a row says come from the run's implementation and
     environment, even where the import kept a spelling label (``nvidia`` in lower case)."""
