@@ -1,4 +1,5 @@
-"""How many examples a hypothesis test draws under each profile.
+"""What the quick run holds of a law: how many examples a hypothesis test draws under
+each profile, and which variants of a parametrized law run in plain ``pytest``.
 
 The profiles are registered and loaded in ``conftest.py``; they differ only in their
 ``max_examples``. A test written for ``n`` examples sets ``max_examples=examples(n)``
@@ -7,6 +8,10 @@ The profiles are registered and loaded in ``conftest.py``; they differ only in t
 
 from __future__ import annotations
 
+from collections.abc import Collection, Sequence
+from typing import Any
+
+import pytest
 from hypothesis import settings
 
 #: ``max_examples`` of each profile: ``default`` for plain ``pytest``, ``long`` (the
@@ -28,3 +33,26 @@ def examples(n: int) -> int:
 def long_profile() -> bool:
     """Whether the active profile draws at least the written counts (``long``, ``thorough``)."""
     return settings.default.max_examples >= LONG_EXAMPLES
+
+
+def variants(
+    values: Sequence[Any],
+    quick: Collection[int],
+    *,
+    ids: Sequence[str] | None = None,
+    several: bool = False,
+) -> list[Any]:
+    """``values`` as the pytest parameters of one law: those at the indices in ``quick``
+    run in plain ``pytest`` (the law's cheap cases), the others are marked ``slow`` (the
+    costlier variants, run by ``.ci/run``). ``several``: each value is a tuple of
+    several arguments. A value may be a ``pytest.param`` already; its marks are kept."""
+    assert quick and all(0 <= i < len(values) for i in quick), quick
+    params = []
+    for i, value in enumerate(values):
+        slow: tuple[Any, ...] = () if i in quick else (pytest.mark.slow,)
+        if hasattr(value, "marks") and hasattr(value, "values"):  # a pytest.param
+            params.append(pytest.param(*value.values, marks=(*value.marks, *slow), id=value.id))
+            continue
+        arguments = tuple(value) if several else (value,)
+        params.append(pytest.param(*arguments, marks=slow, id=None if ids is None else ids[i]))
+    return params

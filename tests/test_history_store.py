@@ -10,6 +10,7 @@ import attrs
 import pytest
 from beforeafter_records import NOISE_FORMS, RunSpec, records_for, write_jsonl
 from history_records import liger
+from profiles import variants
 from store_helpers import kernelindex
 
 pytest.importorskip("duckdb")
@@ -55,7 +56,15 @@ def places(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
 
 @pytest.mark.parametrize(
     "filters",
-    [(), ("--gpu", "a100"), ("--where", "seq=2048", "--threshold", "1%"), ("--fail-on", "none")],
+    variants(
+        [
+            (),
+            ("--gpu", "a100"),
+            ("--where", "seq=2048", "--threshold", "1%"),
+            ("--fail-on", "none"),
+        ],
+        quick={0, 2},
+    ),
 )
 def test_the_store_and_its_records_give_one_history(
     places: tuple[Path, Path], filters: tuple[str, ...]

@@ -28,6 +28,7 @@ from typing import Any
 import pytest
 from import_checks import validate_strict
 from liger_rows import good_rows, row, write_csv
+from profiles import variants
 
 from bench_adapters import kernelbench, nvbench
 from bench_adapters.common import importing
@@ -143,8 +144,15 @@ NOTHING_KEPT = [
 NOUN = {"liger": "row", "nvbench": "state", "kernelbench": "entry"}
 
 
-@pytest.mark.parametrize("layout", ["jsonl", "bundles"])
-@pytest.mark.parametrize("case", NOTHING_KEPT)
+@pytest.mark.parametrize(
+    ("case", "layout"),
+    # Each case in the quick run once, the layouts in turn; both layouts under slow.
+    variants(
+        [(case, layout) for case in NOTHING_KEPT for layout in ("jsonl", "bundles")],
+        quick={2 * i + i % 2 for i in range(len(NOTHING_KEPT))},
+        several=True,
+    ),
+)
 def test_an_import_that_keeps_nothing_writes_nothing_and_says_so(
     tmp_path: Path, case: str, layout: Layout
 ) -> None:
@@ -321,7 +329,7 @@ def _many_kernelbench_entries(path: Path, count: int) -> Path:
     ("source", "count", "address_space"),
     [
         ("nvbench", MAX_ENTRIES + 1, ADDRESS_SPACE),
-        ("kernelbench", MAX_ENTRIES + 1, ADDRESS_SPACE),
+        pytest.param("kernelbench", MAX_ENTRIES + 1, ADDRESS_SPACE, marks=pytest.mark.slow),
         # The case: a million entries (210 MB, 125 MB) under a 6 GB limit; before
         # the limit, 5.4 GB then a MemoryError traceback, and 261 s and 9.8 GB.
         pytest.param("nvbench", 10**6, str(6 << 30), marks=pytest.mark.slow),

@@ -114,7 +114,7 @@ def _cli() -> list[str]:
     return [sys.executable, "-m", "kernelindex_sdk.cli.main"]
 
 
-@pytest.mark.parametrize("umask", [0o022, 0o002])
+@pytest.mark.parametrize("umask", [pytest.param(0o022, marks=pytest.mark.slow), 0o002])
 def test_store_export_folders_and_files_follow_the_umask(tmp_path: Path, umask: int) -> None:
     store = tmp_path / "s.kistore"
     assert kernelindex("store", "add", EXAMPLES, "--store", store).returncode == 0

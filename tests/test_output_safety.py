@@ -20,6 +20,7 @@ from pathlib import Path
 
 import pytest
 import shared_data
+from profiles import variants
 
 duckdb = pytest.importorskip("duckdb")
 
@@ -49,7 +50,10 @@ def _export(
 
 @pytest.mark.parametrize(
     "out",
-    ["{folder}", "{folder}/", "{folder}/../{name}", "{parent}", "{link}", "{store}/inside"],
+    variants(
+        ["{folder}", "{folder}/", "{folder}/../{name}", "{parent}", "{link}", "{store}/inside"],
+        quick={2, 4, 5},
+    ),
 )
 def test_export_never_replaces_the_folder_of_its_store(
     out: str, store: Path, tmp_path: Path
@@ -143,9 +147,8 @@ def _whole(out: Path, old: dict[str, bytes]) -> str:
 @pytest.mark.parametrize("how", [signal.SIGKILL, signal.SIGINT])
 @pytest.mark.parametrize(
     "moments",
-    # Eight moments in all: every other one in the quick run, the rest under slow.
-    [(0, 2, 4, 6), pytest.param((1, 3, 5, 7), marks=pytest.mark.slow)],
-    ids=["even", "odd"],
+    # Eight moments in all: one in four in the quick run, the rest under slow.
+    variants([(0, 4), (2, 6), (1, 3, 5, 7)], quick={0}, ids=["fourths", "even", "odd"]),
 )
 def test_a_killed_export_leaves_the_old_folder_or_the_new_one(
     how: signal.Signals, moments: tuple[int, ...], tmp_path: Path

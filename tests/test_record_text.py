@@ -15,7 +15,7 @@ import pytest
 from acceptance.support import cli_process, run_subprocess
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from profiles import examples
+from profiles import examples, variants
 
 import kernelindex_sdk as ki
 from bench_adapters.common.provenance import DeclarationError, parse_declarations
@@ -119,15 +119,18 @@ def _env(*args: str) -> Any:
 
 @pytest.mark.parametrize(
     "settings_",
-    [
-        [],
-        ["--set", "torch=2.5.1"],
-        ["--set", "torch=2.5.1+cu124", "--set", "cuda=12.4", "--set", "driver=550.54.15"],
-        ["--set", "hostCpu=Ryzen™ 9 «7950X» <b>&amp;</b> | `x` [y](z)", "--set", "count=8"],
-        ["--set", "deviceName=NVIDIA H100 80GB HBM3", "--set", "memoryBytes=85899345920"],
-        ["--set", "os=Linux 6.1 ünïcode", "--set", "eccEnabled=true"],
-    ],
-    ids=["none", "torch", "software", "hostile-cpu", "gpu", "unicode-os"],
+    variants(
+        [
+            [],
+            ["--set", "torch=2.5.1"],
+            ["--set", "torch=2.5.1+cu124", "--set", "cuda=12.4", "--set", "driver=550.54.15"],
+            ["--set", "hostCpu=Ryzen™ 9 «7950X» <b>&amp;</b> | `x` [y](z)", "--set", "count=8"],
+            ["--set", "deviceName=NVIDIA H100 80GB HBM3", "--set", "memoryBytes=85899345920"],
+            ["--set", "os=Linux 6.1 ünïcode", "--set", "eccEnabled=true"],
+        ],
+        quick={0, 3, 5},
+        ids=["none", "torch", "software", "hostile-cpu", "gpu", "unicode-os"],
+    ),
 )
 def test_what_env_prints_validates(tmp_path: Path, settings_: list[str]) -> None:
     done = _env(*settings_)

@@ -17,7 +17,7 @@ from types import SimpleNamespace
 from typing import Any
 
 import pytest
-from acceptance.support import run_subprocess
+from acceptance.support import PLUGIN_MODULE, run_subprocess
 
 import kernelindex_sdk as ki
 from bench_adapters.recording import environment as env
@@ -241,7 +241,11 @@ def test_not_measured():
 
 
 def _run_pytest(pytester: pytest.Pytester, *args: str) -> Any:
-    return pytester.runpytest_subprocess("-p", "no:randomly", "-p", "no:xdist", *args)
+    """A pytest session in its own process with kernelindex's plugin alone, named by its
+    module: the other plugins installed (hypothesis, playwright, xdist) would take most
+    of its time to load; the entry point has a test of its own."""
+    pytester._monkeypatch.setenv("PYTEST_DISABLE_PLUGIN_AUTOLOAD", "1")
+    return pytester.runpytest_subprocess("-p", PLUGIN_MODULE, *args)
 
 
 @pytest.fixture

@@ -16,9 +16,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from acceptance.support import run_subprocess
+from acceptance.support import PLUGIN_MODULE, run_subprocess
 from hypothesis import given
 from hypothesis import strategies as st
+from profiles import variants
 
 import kernelindex_sdk as ki
 from bench_adapters.common.names import slug
@@ -315,10 +316,11 @@ def kernel_bench_timer():
 
 
 def _pytest(pytester: pytest.Pytester, *args: str, work: int = 400) -> Any:
+    """A pytest session in its own process with kernelindex's plugin alone (as
+    ``test_recording.py``'s sessions)."""
     pytester._monkeypatch.setenv("KI_WORK", str(work))
-    return pytester.runpytest_subprocess(
-        "-p", "no:randomly", "-p", "no:xdist", *QUICK_OPTIONS, *args
-    )
+    pytester._monkeypatch.setenv("PYTEST_DISABLE_PLUGIN_AUTOLOAD", "1")
+    return pytester.runpytest_subprocess("-p", PLUGIN_MODULE, *QUICK_OPTIONS, *args)
 
 
 def test_without_cuda_the_fixture_times_with_the_cpu_clock_and_shows_a_table(
@@ -423,13 +425,20 @@ def test_the_gate_refuses_runs_of_an_injected_timer(pytester: pytest.Pytester) -
 
 @pytest.mark.parametrize(
     ("option", "message"),
-    [
-        ("--kernelindex-compare=nowhere", "*--kernelindex-compare 'nowhere': no such file*"),
-        ("--kernelindex-fail-on=worse", "*--kernelindex-fail-on 'worse': not a verdict*"),
-        ("--kernelindex-threshold=5", "*--kernelindex-threshold '5': give a fraction*"),
-        ("--kernelindex-samples=0", "*kernelindex: samples must be >= 1*"),
-        ("--kernelindex-compare=. -n 2", "*--kernelindex-compare judges * one process: add -n 0*"),
-    ],
+    variants(
+        [
+            ("--kernelindex-compare=nowhere", "*--kernelindex-compare 'nowhere': no such file*"),
+            ("--kernelindex-fail-on=worse", "*--kernelindex-fail-on 'worse': not a verdict*"),
+            ("--kernelindex-threshold=5", "*--kernelindex-threshold '5': give a fraction*"),
+            ("--kernelindex-samples=0", "*kernelindex: samples must be >= 1*"),
+            (
+                "--kernelindex-compare=. -n 2",
+                "*--kernelindex-compare judges * one process: add -n 0*",
+            ),
+        ],
+        quick={0, 4},
+        several=True,
+    ),
 )
 def test_a_bad_option_is_one_line_and_a_usage_error(
     pytester: pytest.Pytester, option: str, message: str

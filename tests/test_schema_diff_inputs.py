@@ -169,7 +169,7 @@ def test_format_is_an_annotation_unless_asserted(tmp_path: Path, dialect: str | 
     assert run.lines[-1].startswith("incompatible (mode full, policy strict, format asserted)")
 
 
-@pytest.mark.parametrize("asserted", [False, True])
+@pytest.mark.parametrize("asserted", [False, pytest.param(True, marks=pytest.mark.slow)])
 def test_every_report_format_says_how_format_was_read(tmp_path: Path, asserted: bool) -> None:
     old, new = _uri_removed(tmp_path)
     flag = ["--format-assertion"] if asserted else []

@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from profiles import variants
 
 duckdb = pytest.importorskip("duckdb")
 
@@ -21,6 +22,9 @@ from tests.store_helpers import (  # noqa: E402
     kernelindex,
     write_corpus,
 )
+
+#: The costlier variants of a law whose cheap case stays in the quick run.
+_SLOW = pytest.mark.slow
 
 INSTALL = (
     "pip install 'kernelindex-sdk[store]' (from a kernelindex checkout: pip install '.[store]';"
@@ -46,12 +50,15 @@ def filled(tmp_path_factory: pytest.TempPathFactory, corpus: Path) -> Path:
 
 @pytest.mark.parametrize(
     "command",
-    [
-        ["compare", "--format", "json"],
-        ["compare", "--summary", "--format", "json"],
-        ["ls", "--format", "json"],
-        ["digest"],
-    ],
+    variants(
+        [
+            ["compare", "--format", "json"],
+            ["compare", "--summary", "--format", "json"],
+            ["ls", "--format", "json"],
+            ["digest"],
+        ],
+        quick={0, 3},
+    ),
 )
 def test_a_store_reads_as_the_files_it_was_made_from(
     filled: Path, corpus: Path, command: list[str]
@@ -166,8 +173,10 @@ def test_a_file_that_is_no_kernelindex_store_is_one_line(tmp_path: Path) -> None
 @pytest.mark.parametrize(
     ("sql", "why"),
     [
-        ("INSERT INTO records SELECT * FROM records", "only SELECT is allowed"),
-        ("DELETE FROM records", "only SELECT is allowed"),
+        pytest.param(
+            "INSERT INTO records SELECT * FROM records", "only SELECT is allowed", marks=_SLOW
+        ),
+        pytest.param("DELETE FROM records", "only SELECT is allowed", marks=_SLOW),
         ("COPY records TO '/tmp/x.csv'", "only SELECT is allowed"),
         ("ATTACH '/tmp/y.duckdb'", "only SELECT is allowed"),
         ("SELECT 1; DROP TABLE records", "exactly one SELECT"),

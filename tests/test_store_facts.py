@@ -114,8 +114,9 @@ def test_a_sample_count_written_as_a_float_reads_as_the_integer(edges: list[Path
     assert counts and all(type(count) is int for count in counts)
 
 
-#: Another rendering of the same runs: in the slow set (two processes each); the plain
-#: run keeps every option that selects runs or figures, in json and in text.
+#: Another rendering of the same runs, or another option that selects them: in the slow
+#: set (two processes each); the plain run keeps json and text, the summary, a shape
+#: grouping and another metric.
 _SLOW = pytest.mark.slow
 
 
@@ -123,15 +124,15 @@ _SLOW = pytest.mark.slow
     "options",
     [
         ["--format", "json"],
-        ["--format", "text"],
+        pytest.param(["--format", "text"], marks=_SLOW),
         pytest.param(["--format", "markdown"], marks=_SLOW),
         pytest.param(["--format", "csv"], marks=_SLOW),
-        ["--format", "json", "--all"],
+        pytest.param(["--format", "json", "--all"], marks=_SLOW),
         ["--format", "text", "--by-shape"],
         ["--summary", "--format", "json"],
         pytest.param(["--summary", "--format", "text"], marks=_SLOW),
         ["--format", "json", "--metric", "memory"],
-        ["--format", "json", "--baseline", "liger"],
+        pytest.param(["--format", "json", "--baseline", "liger"], marks=_SLOW),
     ],
 )
 def test_compare_over_the_store_prints_the_bytes_it_prints_over_the_files(
@@ -152,7 +153,7 @@ def test_compare_over_the_store_prints_the_bytes_it_prints_over_the_files(
         pytest.param(["--format", "text"], marks=_SLOW),
         ["--summary", "--format", "json"],
         pytest.param(["--summary", "--format", "text"], marks=_SLOW),
-        ["--format", "json", "--pair-by", "exact"],
+        pytest.param(["--format", "json", "--pair-by", "exact"], marks=_SLOW),
     ],
 )
 def test_before_after_over_stores_prints_the_bytes_it_prints_over_the_files(
@@ -167,7 +168,7 @@ def test_before_after_over_stores_prints_the_bytes_it_prints_over_the_files(
     assert over_stores.stdout.strip()
 
 
-@pytest.mark.parametrize("format_", ["json", "text"])
+@pytest.mark.parametrize("format_", ["json", pytest.param("text", marks=_SLOW)])
 def test_before_after_of_a_store_against_itself_is_the_files_against_themselves(
     store: Path, edges: list[Path], format_: str
 ) -> None:

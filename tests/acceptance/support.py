@@ -14,6 +14,7 @@ import signal
 import subprocess
 import sys
 from collections.abc import Callable, Sequence
+from importlib.metadata import entry_points
 from pathlib import Path
 from typing import Any
 
@@ -27,6 +28,9 @@ from kernelindex_sdk.cli.app import cli
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent.parent
 EXAMPLES = ROOT / "tests" / "examples"
+#: The module of kernelindex's pytest plugin, as its entry point names it: for sessions
+#: that load it alone (``-p`` with ``PYTEST_DISABLE_PLUGIN_AUTOLOAD``).
+PLUGIN_MODULE = entry_points(group="pytest11")["kernelindex"].value
 VALID = EXAMPLES / "valid"
 INVALID = EXAMPLES / "invalid"
 SEEDS = ROOT / "tests" / "examples" / "valid" / "seeds"

@@ -21,6 +21,7 @@ from pathlib import Path
 
 import pytest
 from liger_rows import good_rows, write_csv
+from profiles import variants
 
 from bench_adapters.liger import import_csv
 
@@ -74,8 +75,18 @@ def _start(
     )
 
 
-@pytest.mark.parametrize("unbuffered", [True, False], ids=["unbuffered", "buffered"])
-@pytest.mark.parametrize("args", STDOUT_WRITERS)
+@pytest.mark.parametrize(
+    ("args", "unbuffered"),
+    # Each writer in the quick run once, buffered and unbuffered in turn; both under slow.
+    variants(
+        [
+            pytest.param(*writer.values, unbuffered, id=f"{writer.id}-{name}")
+            for writer in STDOUT_WRITERS
+            for unbuffered, name in ((True, "unbuffered"), (False, "buffered"))
+        ],
+        quick={2 * i + i % 2 for i in range(len(STDOUT_WRITERS))},
+    ),
+)
 def test_a_reader_that_leaves_is_a_quiet_141(args: list[str], unbuffered: bool, data: Path) -> None:
     """As ``| head -c 100``: read 100 bytes, close the pipe, and the writer must see it."""
     process = _start(args, data, unbuffered=unbuffered)

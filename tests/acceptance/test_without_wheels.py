@@ -14,6 +14,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from profiles import variants
 
 from .support import EXAMPLES, SEEDS, assert_no_traceback
 
@@ -53,8 +54,11 @@ def _validate(*args: str | Path, wheels: bool) -> tuple[int, bytes, bytes]:
 
 @pytest.mark.parametrize(
     "options",
-    [["--jobs", "1"], ["--jobs", "2"], ["--jobs", "1", "--strict-refs"], ["--format", "json"]],
-    ids=["text", "forked", "strict-refs", "json"],
+    variants(
+        [["--jobs", "1"], ["--jobs", "2"], ["--jobs", "1", "--strict-refs"], ["--format", "json"]],
+        quick={0, 1},
+        ids=["text", "forked", "strict-refs", "json"],
+    ),
 )
 def test_every_example_gets_the_same_report_without_the_wheels(options: list[str]) -> None:
     for wheel in WHEELS:
