@@ -138,15 +138,18 @@ def damaged(tmp_path_factory: pytest.TempPathFactory, good: Path) -> dict[str, P
     return {name: make(good, folder / f"{name}.kistore") for name, make in DAMAGES.items()}
 
 
-def _matrix(rows: list[str], readers: list[str], quick_rows: list[str] | None = None) -> list[Any]:
-    """Every row through every reader: in the quick run each of ``quick_rows`` (every
-    row by default) once and each reader at least once (rows and readers in turn); the
-    rest of the product marked slow."""
+def _matrix(
+    rows: list[str],
+    readers: list[str],
+    quick_rows: list[str] | None = None,
+    quick_readers: list[str] | None = None,
+) -> list[Any]:
+    """Every row through every reader: in the quick run each of ``quick_rows`` once and
+    each of ``quick_readers`` at least once (every row and reader by default; rows and
+    readers in turn); the rest of the product marked slow."""
     chosen = rows if quick_rows is None else quick_rows
-    quick = {
-        (chosen[i % len(chosen)], readers[i % len(readers)])
-        for i in range(max(len(chosen), len(readers)))
-    }
+    by = readers if quick_readers is None else quick_readers
+    quick = {(chosen[i % len(chosen)], by[i % len(by)]) for i in range(max(len(chosen), len(by)))}
     return [
         pytest.param(row, reader, marks=() if (row, reader) in quick else pytest.mark.slow)
         for row in rows
@@ -154,7 +157,22 @@ def _matrix(rows: list[str], readers: list[str], quick_rows: list[str] | None = 
     ]
 
 
-@pytest.mark.parametrize(("damage", "reader"), _matrix(sorted(DAMAGES), sorted(READERS)))
+#: The readers of the quick run: one of each way a command opens a store (validate,
+#: checked and forked; a listing; a comparison; the reference of a before/after;
+#: digests; an export); the others print the same runs another way.
+QUICK_READERS = [
+    "validate-strict-refs-jobs",
+    "ls",
+    "compare",
+    "compare-against-reference",
+    "digest",
+    "export-liger",
+]
+
+
+@pytest.mark.parametrize(
+    ("damage", "reader"), _matrix(sorted(DAMAGES), sorted(READERS), quick_readers=QUICK_READERS)
+)
 def test_a_damaged_store_is_one_line_naming_it_exit_2(
     reader: str, damage: str, damaged: dict[str, Path], good: Path, tmp_path: Path
 ) -> None:
