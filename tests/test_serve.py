@@ -247,23 +247,26 @@ def _whole_answer(sock: socket.socket) -> bytes:
 
 
 def test_a_slow_client_is_cut_off_with_408(server: Server) -> None:
-    with socket.create_connection((server.host, server.port), timeout=30) as sock:
-        sock.sendall(
+    # A body that stops short and a head that never ends, both waiting at once.
+    address = (server.host, server.port)
+    with (
+        socket.create_connection(address, timeout=30) as body,
+        socket.create_connection(address, timeout=30) as head,
+    ):
+        started = time.monotonic()
+        body.sendall(
             b"POST /records HTTP/1.1\r\nHost: x\r\nContent-Length: 1000\r\n"
             + f"Authorization: Bearer {TOKEN}\r\n\r\n".encode()
             + b'{"apiVersion": '
         )
-        started = time.monotonic()
-        answer = _whole_answer(sock)
+        head.sendall(b"GET /schemas/versions.json HTTP/1.1\r\nHost: x\r\n")
+        answer = _whole_answer(body)
         waited = time.monotonic() - started
+        assert head.recv(4096) == b""  # closed
+        assert time.monotonic() - started < 20
     assert answer.startswith(b"HTTP/1.1 408 ")
     assert b"not received within 1 s; nothing stored" in answer
     assert 0.9 < waited < 20
-    with socket.create_connection((server.host, server.port), timeout=30) as sock:
-        sock.sendall(b"GET /schemas/versions.json HTTP/1.1\r\nHost: x\r\n")  # never ends
-        started = time.monotonic()
-        assert sock.recv(4096) == b""  # closed
-        assert time.monotonic() - started < 20
 
 
 def test_concurrent_posts_of_one_record_store_it_once(server: Server, tmp_path: Path) -> None:
