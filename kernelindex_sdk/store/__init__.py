@@ -14,7 +14,22 @@ Reading a store as a PATH (``validate``, ``compare``, ...) is
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 from kernelindex_sdk.reading.kistore import DEFAULT_STORE, STORE_ENV, StoreError, default_store
-from kernelindex_sdk.store.adding import AddResult, add
+
+if TYPE_CHECKING:
+    from kernelindex_sdk.store.adding import AddResult, add
+
+
+def __getattr__(name: str) -> Any:
+    """``add`` and ``AddResult``, imported at their first use: adding pulls in the
+    validation pipeline and the comparison's records, which ``store query`` and
+    ``store export`` never need (a tenth of a second of each one's start-up)."""
+    if name in ("add", "AddResult"):
+        from kernelindex_sdk.store import adding
+
+        return getattr(adding, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 __all__ = ["DEFAULT_STORE", "STORE_ENV", "AddResult", "StoreError", "add", "default_store"]
