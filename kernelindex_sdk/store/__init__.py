@@ -32,4 +32,5 @@ def __getattr__(name: str) -> Any:
         return getattr(adding, name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
+
 __all__ = ["DEFAULT_STORE", "STORE_ENV", "AddResult", "StoreError", "add", "default_store"]
