@@ -140,34 +140,54 @@ def test_the_store_file_defaults_and_the_environment_overrides(tmp_path: Path) -
     assert env.returncode == 0 and named.exists()
 
 
-def test_a_file_that_is_no_kernelindex_store_is_one_line(tmp_path: Path) -> None:
-    foreign = tmp_path / "other.duckdb"
-    with duckdb.connect(str(foreign)) as connection:
-        connection.execute("CREATE TABLE t (x INTEGER)")
-    text = tmp_path / "notes.txt"
-    text.write_text("hello\n")
+def _no_store(kind: str, tmp_path: Path) -> tuple[Path, str]:
+    """A file that is no kernelindex store, of ``kind``, and why it is not one."""
+    if kind == "foreign":
+        foreign = tmp_path / "other.duckdb"
+        with duckdb.connect(str(foreign)) as connection:
+            connection.execute("CREATE TABLE t (x INTEGER)")
+        return foreign, "not a kernelindex store (a DuckDB database of other data)"
+    if kind == "text":
+        text = tmp_path / "notes.txt"
+        text.write_text("hello\n")
+        return text, "not a kernelindex store (not a DuckDB database file)"
     truncated = tmp_path / "cut.kistore"
     assert kernelindex("store", "add", STREAM, "--store", truncated).returncode == 0
     truncated.write_bytes(truncated.read_bytes()[:5000])
-    for store, why in [
-        (foreign, "not a kernelindex store (a DuckDB database of other data)"),
-        (text, "not a kernelindex store (not a DuckDB database file)"),
-        (truncated, "not a readable kernelindex store"),
-    ]:
-        before = store.read_bytes()
-        commands = [
-            ["store", "add", STREAM, "--store", store],
-            ["store", "query", "SELECT 1", "--store", store],
-        ]
-        if store != text:  # a named .txt file that is no DuckDB file is read as JSON
-            commands.append(["validate", store])
-        for args in commands:
-            done = kernelindex(*args)
-            assert done.returncode == 2, (args, done.stdout, done.stderr)
-            lines = (done.stderr if args[0] == "store" else done.stdout).splitlines()
-            assert any(why in line and str(store) in line for line in lines), lines
-            assert "Traceback" not in done.stderr
-        assert store.read_bytes() == before
+    return truncated, "not a readable kernelindex store"
+
+
+@pytest.mark.parametrize(
+    ("kind", "command"),
+    # Each file once and each command once in the quick run, all of them under slow (a
+    # named .txt file that is no DuckDB file is read as JSON by validate: not asked).
+    variants(
+        [
+            (kind, command)
+            for kind in ("foreign", "text", "truncated")
+            for command in ("add", "query", "validate")
+            if (kind, command) != ("text", "validate")
+        ],
+        quick={0, 4, 7},
+        several=True,
+    ),
+)
+def test_a_file_that_is_no_kernelindex_store_is_one_line(
+    tmp_path: Path, kind: str, command: str
+) -> None:
+    store, why = _no_store(kind, tmp_path)
+    before = store.read_bytes()
+    args = {
+        "add": ["store", "add", STREAM, "--store", store],
+        "query": ["store", "query", "SELECT 1", "--store", store],
+        "validate": ["validate", store],
+    }[command]
+    done = kernelindex(*args)
+    assert done.returncode == 2, (args, done.stdout, done.stderr)
+    lines = (done.stderr if args[0] == "store" else done.stdout).splitlines()
+    assert any(why in line and str(store) in line for line in lines), lines
+    assert "Traceback" not in done.stderr
+    assert store.read_bytes() == before
 
 
 @pytest.mark.parametrize(
