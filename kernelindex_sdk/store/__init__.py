@@ -25,7 +25,7 @@ if TYPE_CHECKING:
 def __getattr__(name: str) -> Any:
     """``add`` and ``AddResult``, imported at their first use: adding pulls in the
     validation pipeline and the comparison's records, which ``store query`` and
-    ``store export`` never need (a tenth of a second of each one's start-up)."""
+    ``store export`` never need (benchmarks/README.md has what that saves)."""
     if name in ("add", "AddResult"):
         from kernelindex_sdk.store import adding
 
