@@ -405,15 +405,7 @@ def test_the_gate_law_the_same_test_unchanged_is_not_slower(pytester: pytest.Pyt
 
 def test_the_gate_refuses_runs_of_an_injected_timer(pytester: pytest.Pytester) -> None:
     reference = pytester.path / "reference"
-    faked = record(
-        work,
-        400,
-        workload=workload_for("work", (400,)),
-        implementation=implementation_of(work),
-        timer=FakeTimer(),
-        environment=NO_GPU,
-    )
-    write_bundle(reference, faked.bundle)
+    _faked_records(reference)
     pytester.makeconftest(CONFTEST_FAKE)
     pytester.makepyfile(test_cpu_kernels=TESTS.split("def test_sorted")[0])
     judged = _pytest(pytester, f"--kernelindex-compare={reference}")
