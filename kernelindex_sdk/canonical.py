@@ -41,7 +41,13 @@ The fast path is taken only when every part of the value is one of:
 With orjson, two of these checks are left to orjson, which raises on them (and is
 verified to at import, else the full scan is used): keys that are not exact ``str``,
 and ints beyond ±(2**53 - 1) (``OPT_STRICT_INTEGER``). orjson also raises on lone
-surrogates (verified at import, else orjson is not used).
+surrogates (verified at import, else orjson is not used). That short scan
+(:func:`_scan_values`) has a twin in C, ``_canonical_scan.c``, built with the wheel
+where a C compiler is: in Python the walk is the largest part of a digest's time
+(figures: ``benchmarks/README.md``). It is used only where it gives the Python scan's
+answers on a probe at import (:func:`_native_short_scan`; ``KERNELINDEX_NATIVE=0``
+turns it off), and the tests hold the two to each other on drawn values. :data:`SCAN`
+says which one runs.
 
 Key order: JCS sorts by UTF-16 code units, both encoders by code points. The two
 orders agree unless, at the first differing position of two keys, one has a
@@ -54,6 +60,7 @@ the reference is used.
 from __future__ import annotations
 
 import json
+import os
 import re
 from collections.abc import Callable, Mapping
 from typing import Any, Final, Protocol
@@ -371,7 +378,7 @@ def _canonicalize_orjson(value: Any) -> bytes | None:
 
     The hot path of every digest: :func:`_scan` is inlined for containers, and the
     float rule is checked in one loop — over every float until the broad probe has
-    run, then (:func:`_scan_values`) over only those outside the rule.
+    run, then (the short scan, :data:`_short_scan`) over only those outside the rule.
     """
     if _orjson_dumps is None:
         return None
@@ -438,7 +445,7 @@ def _orjson_floats_are_repr() -> bool:
         )
         _FLOATS_ARE_REPR.append(ok)
         if ok and _orjson_scan is _scan_container and _ORJSON_REFUSES_KEYS_AND_INTS:
-            _orjson_scan = _scan_values
+            _orjson_scan = _short_scan
     return _FLOATS_ARE_REPR[0]
 
 
@@ -506,8 +513,8 @@ def _orjson_refuses(values: list[Any]) -> bool:
 #: What the orjson path relies on orjson to refuse: lone surrogates (the reference
 #: raises on them; no scan looks inside strings)...
 _SURROGATES: Final[list[Any]] = ["\ud800", ["a\udfff"], {"\ud83d": 0}, {"k": "x\udc00y"}]
-#: ...and, for :func:`_scan_values`, keys that are not exact ``str`` (a subclass may
-#: sort differently) and ints the reference refuses.
+#: ...and, for the short scan (:func:`_scan_values`), keys that are not exact ``str``
+#: (a subclass may sort differently) and ints the reference refuses.
 _KEYS_AND_INTS: Final[list[Any]] = [
     {_StrKey("k"): 0},
     {1: 0},
@@ -520,8 +527,33 @@ _KEYS_AND_INTS: Final[list[Any]] = [
 
 _orjson_scan: Callable[[Any, list[float]], bool] = _scan_container
 #: Whether orjson refuses every one of ``_KEYS_AND_INTS``, so that the orjson path
-#: may take :func:`_scan_values` (set below, at import).
+#: may take the short scan (set below, at import).
 _ORJSON_REFUSES_KEYS_AND_INTS = False
+
+#: The semantics of the native short scan this module expects (``SCAN_VERSION`` of
+#: ``_canonical_scan.c``): a build of another version is left unused.
+_NATIVE_SCAN_VERSION: Final = 1
+
+
+def _native_short_scan() -> Callable[[Any, list[float]], bool] | None:
+    """``_canonical_scan.scan_values``, the short scan in C, where it was built (the
+    wheel's build compiles it where a C compiler is; without one, or with
+    ``KERNELINDEX_NATIVE=0`` in the environment, :func:`_scan_values` runs) and gives
+    :func:`_scan_values`' answers on :data:`_PROBE` and the odd values beside it."""
+    if os.environ.get("KERNELINDEX_NATIVE", "").strip() == "0":
+        return None
+    try:
+        from kernelindex_sdk._canonical_scan import SCAN_VERSION, scan_values
+    except ImportError:
+        return None
+    if SCAN_VERSION != _NATIVE_SCAN_VERSION:
+        return None
+    for value in _SCAN_PROBES:
+        native: list[float] = []
+        python: list[float] = []
+        if scan_values(value, native) != _scan_values(value, python) or native != python:
+            return None  # pragma: no cover - a build that is not this module's twin
+    return scan_values
 
 
 def _never(value: Any) -> bytes | None:  # pragma: no cover - only if both probes fail
@@ -539,6 +571,18 @@ _PROBE: Final[Any] = {
     "10": [[], {}, [{"B": 1, "a": 2, "A": 3, "b": 4}]],
     "1": "\u00b7",
 }
+
+
+#: What the native scan must answer as :func:`_scan_values` does before it is used:
+#: the probe, each kind of value it refuses, and floats on each side of the rule.
+_SCAN_PROBES: Final[list[Any]] = [
+    _PROBE,
+    [1.5, 2.0, 1e-5, 1e16, -0.0, 5e-324, 1e300, 0.1, float("nan"), float("-inf")],
+    {"k": [{"a": _StrKey("s")}]},
+    [(1, 2)],
+    {"k": {"a": [True, None, 2**64, 1.0]}},
+    [b"x"],
+]
 
 
 def _passes_probe(fast: Callable[[Any], bytes | None]) -> bool:
@@ -562,6 +606,11 @@ if _orjson_dumps is not None:
         _orjson_dumps = None  # pragma: no cover
     _FLOATS_ARE_REPR.clear()
 
+#: The short scan the orjson path takes once the broad float probe has passed: the
+#: native one where it is built and agrees (:func:`_native_short_scan`), else
+#: :func:`_scan_values`. Which one: :data:`SCAN`.
+_short_scan: Callable[[Any, list[float]], bool] = _native_short_scan() or _scan_values
+
 _fast: Callable[[Any], bytes | None]
 if _orjson_dumps is not None:
     _fast = _canonicalize_orjson
@@ -574,6 +623,8 @@ else:  # pragma: no cover
 BACKEND: Final[str] = {_canonicalize_orjson: "orjson", _canonicalize_json: "json"}.get(
     _fast, "none"
 )
+#: Which short scan the orjson path walks values with: ``"native"`` (C) or ``"python"``.
+SCAN: Final[str] = "python" if _short_scan is _scan_values else "native"
 
 
 # ---------------------------------------------------------------------------
@@ -605,13 +656,13 @@ def digest(record: Mapping[str, Any]) -> str:
     """
     api_version, kind, spec = record["apiVersion"], record["kind"], record["spec"]
     value = {"apiVersion": api_version, "kind": kind, "spec": spec}
-    if _orjson_scan is _scan_values:
+    if _orjson_scan is _short_scan:
         # _canonicalize_orjson with the short scan: every float it gathers is outside
         # the rule, so any float at all takes the fragments' path. (A record's
         # apiVersion and kind are strings: then only its spec needs the walk.)
         floats: list[float] = []
         try:
-            ok = _scan_values(
+            ok = _short_scan(
                 spec
                 if type(api_version) is str and type(kind) is str and type(spec) is dict
                 else value,

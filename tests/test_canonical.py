@@ -8,6 +8,7 @@ the fast path relies on. A fast path may decline (``None``), never differ.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import datetime
 import enum
@@ -16,13 +17,14 @@ import hashlib
 import importlib.util
 import json
 import math
+import os
 import random
 import struct
 import subprocess
 import sys
 import uuid
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -79,6 +81,10 @@ if canonical._orjson_dumps is not None:
         FAST_PATHS.append(
             pytest.param(_orjson_with_scan(canonical._scan_values), id="orjson-short-scan")
         )
+        if canonical.SCAN == "native":
+            FAST_PATHS.append(
+                pytest.param(_orjson_with_scan(canonical._short_scan), id="orjson-native-scan")
+            )
 
 
 def _outcome(fn: Callable[[Any], bytes], value: Any) -> tuple[str, Any]:
@@ -307,7 +313,7 @@ def test_orjson_refuses_what_the_short_scan_leaves_to_it() -> None:
     assert canonical._orjson_refuses(canonical._KEYS_AND_INTS)
     assert canonical._orjson_refuses(canonical._SURROGATES)
     assert canonical._ORJSON_REFUSES_KEYS_AND_INTS
-    assert canonical._orjson_scan in (canonical._scan_container, canonical._scan_values)
+    assert canonical._orjson_scan in (canonical._scan_container, canonical._short_scan)
     for value in ({LoudStr("k"): 1}, {Color.RED: 1}, {1: 1}, [2**53], {"a": [-(2**53)]}):
         assert canonical._canonicalize_orjson(value) is None
         assert _outcome(canonicalize, value) == _outcome(rfc8785.dumps, value)
@@ -559,7 +565,7 @@ def test_the_broad_float_probe_waits_for_a_float_and_its_fallback_is_exact() -> 
         "c.canonicalize({'a': 70.51395416259766})\n"
         "ran = [True] if c.BACKEND == 'orjson' else []\n"
         "assert c._FLOATS_ARE_REPR == ran, c._FLOATS_ARE_REPR\n"
-        "assert c.BACKEND != 'orjson' or c._orjson_scan is c._scan_values\n"
+        "assert c.BACKEND != 'orjson' or c._orjson_scan is c._short_scan\n"
     )
     subprocess.run([sys.executable, "-c", code], check=True)
     (_, _), (eligible, expected) = _float_cases()
@@ -681,7 +687,7 @@ def test_digest_is_the_reference_digest_or_raises_alike(spec: Any, api: Any, kin
     digest as the reference, or the reference's exception, for any identity (its
     walk skips an apiVersion and a kind that are exact strings: the examples are
     those that are not)."""
-    assert canonical._orjson_dumps is None or canonical._orjson_scan is canonical._scan_values
+    assert canonical._orjson_dumps is None or canonical._orjson_scan is canonical._short_scan
     record = {"metadata": {"name": "x"}, "spec": spec, "kind": kind, "apiVersion": api}
     assert _outcome(digest, record) == _outcome(_reference_digest, record)
 
@@ -882,7 +888,7 @@ def test_values_orjson_writes_but_the_reference_refuses_are_refused_at_any_depth
     six deep in objects, arrays or both: every fast path declines it (or gives the
     reference's bytes), and ``canonicalize`` and ``digest`` raise as the reference does.
     The walk is written out by levels, so each depth is a place of its own."""
-    assert canonical._orjson_dumps is None or canonical._orjson_scan is canonical._scan_values
+    assert canonical._orjson_dumps is None or canonical._orjson_scan is canonical._short_scan
     for wrap in (lambda v: {"k": v}, lambda v: [v], lambda v: {"k": [v]}):
         nested = odd
         for _ in range(6):
@@ -893,3 +899,196 @@ def test_values_orjson_writes_but_the_reference_refuses_are_refused_at_any_depth
             assert _outcome(canonicalize, nested) == _outcome(rfc8785.dumps, nested)
             record = {"apiVersion": "v", "kind": "BenchmarkRun", "spec": nested}
             assert _outcome(digest, record) == _outcome(_reference_digest, record)
+
+
+# ---------------------------------------------------------------------------
+# The native short scan (_canonical_scan.c) and its twin, _scan_values
+# ---------------------------------------------------------------------------
+
+#: The native scan where it is built, else None: the module's own function, not what
+#: canonical chose (a build its import probe refused would be left out, and its laws
+#: skipped, rather than failing here).
+NATIVE_SCAN: Callable[[Any, list[float]], bool] | None
+try:
+    from kernelindex_sdk._canonical_scan import scan_values as NATIVE_SCAN
+except ImportError:
+    NATIVE_SCAN = None
+needs_native = pytest.mark.skipif(NATIVE_SCAN is None, reason="the native scan is not built")
+
+
+def _scan_outcome(scan: Callable[[Any, list[float]], bool], value: Any) -> tuple[Any, ...]:
+    """A scan's verdict and the floats it gathered (by identity: NaN is not equal to
+    itself), or the exception it raised."""
+    floats: list[float] = []
+    try:
+        verdict = scan(value, floats)
+    except RecursionError:
+        return ("raised", RecursionError)
+    return ("ok", verdict, [id(x) for x in floats])
+
+
+@contextlib.contextmanager
+def _short_scan(scan: Callable[[Any, list[float]], bool]) -> Iterator[None]:
+    """The process's short scan replaced by ``scan`` (for ``digest`` and the orjson
+    path alike), for the block."""
+    saved_short, saved_walk = canonical._short_scan, canonical._orjson_scan
+    canonical._short_scan = scan
+    if saved_walk is saved_short:
+        canonical._orjson_scan = scan
+    try:
+        yield
+    finally:
+        canonical._short_scan, canonical._orjson_scan = saved_short, saved_walk
+
+
+#: Each short scan present: the Python one always, the native one where it is built.
+SHORT_SCANS = [pytest.param(canonical._scan_values, id="python-scan")]
+if NATIVE_SCAN is not None:
+    SHORT_SCANS.append(pytest.param(NATIVE_SCAN, id="native-scan"))
+
+#: Containers to walk: every kind of value drawn above, in an object or an array.
+scanned_values = st.one_of(json_values, odd_values, fast_values).flatmap(
+    lambda v: st.sampled_from([[v], {"k": v}, {"k": [v], "m": {"n": v}}])
+)
+
+
+@needs_native
+@settings(max_examples=examples(500), deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(scanned_values)
+@example([[1.5, 2.0], {"a": [1e-5, 1e16, float("nan")]}, HalfFloat(0.5)])
+@example({"k": [LoudStr("s"), (1,), Level.HIGH, True, None, 2**64]})
+@example({"k": {"a": {"b": {"c": {"d": [float("inf"), -0.0, 5e-324, 0.1]}}}}})
+def test_the_native_scan_answers_as_the_python_scan(value: Any) -> None:
+    """The law of the native scan: on every value drawn (JSON, odd types, subclasses,
+    floats on both sides of the rule, at every depth the encoders write), the same
+    verdict and the same floats gathered, in the same order."""
+    assert NATIVE_SCAN is not None
+    assert _scan_outcome(NATIVE_SCAN, value) == _scan_outcome(canonical._scan_values, value)
+
+
+@needs_native
+@pytest.mark.parametrize("depth", [1, 2, 3, 4, 5, 64, 253, 254, 255, 256, 600])
+@pytest.mark.parametrize("leaf", [0.5, 1.0, "s", Plain.A], ids=["repr", "integral", "str", "enum"])
+def test_the_native_scan_agrees_at_every_depth_orjson_writes_and_beyond(
+    depth: int, leaf: Any
+) -> None:
+    """Nested objects and arrays: the same answer as the Python scan at each depth up to
+    and past orjson's limit (255), and the same digest as the reference either way."""
+    assert NATIVE_SCAN is not None
+    for wrap in (lambda v: {"k": v}, lambda v: [v]):
+        nested = leaf
+        for _ in range(depth):
+            nested = wrap(nested)
+        assert _scan_outcome(NATIVE_SCAN, nested) == _scan_outcome(canonical._scan_values, nested)
+        record = {"apiVersion": "v", "kind": "K", "spec": {"deep": nested}}
+        with _short_scan(NATIVE_SCAN):
+            assert _outcome(digest, record) == _outcome(_reference_digest, record)
+
+
+@needs_native
+def test_the_native_scan_stops_at_cycles_and_deep_nesting_as_its_twin_ends() -> None:
+    """A cycle, or nesting far past the recursion limit: the native scan raises
+    RecursionError, and ``digest`` and ``canonicalize`` then end as the reference does
+    (the Python scan's outcome too)."""
+    assert NATIVE_SCAN is not None
+    cyclic: dict[str, Any] = {"a": [1]}
+    cyclic["a"].append(cyclic)
+    deep: Any = 0.5
+    for _ in range(sys.getrecursionlimit() * 3):
+        deep = [deep]
+    for value in (cyclic, deep):
+        assert _scan_outcome(NATIVE_SCAN, value) == ("raised", RecursionError)
+        record = {"apiVersion": "v", "kind": "K", "spec": {"x": value}}
+        outcomes = set()
+        for scan in (NATIVE_SCAN, canonical._scan_values):
+            with _short_scan(scan):
+                outcomes.add((_outcome(digest, record), _outcome(canonicalize, value)))
+        assert outcomes == {(_outcome(_reference_digest, record), _outcome(rfc8785.dumps, value))}
+
+
+@pytest.mark.parametrize("scan", SHORT_SCANS)
+@settings(max_examples=examples(300), deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(spec=json_values | odd_values | fast_values)
+def test_digest_with_each_short_scan_is_the_reference_digest(
+    scan: Callable[[Any, list[float]], bool], spec: Any
+) -> None:
+    """``digest`` walking with the Python scan and with the native one: the reference's
+    digest, or its exception, on every drawn spec."""
+    record = {"apiVersion": "kernelindex.dev/v1alpha1", "kind": "BenchmarkRun", "spec": spec}
+    with _short_scan(scan):
+        assert _outcome(digest, record) == _outcome(_reference_digest, record)
+
+
+def _scan_in_a_process(env: dict[str, str]) -> str:
+    code = "from kernelindex_sdk import canonical; print(canonical.SCAN)"
+    done = subprocess.run(
+        [sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True
+    )
+    return done.stdout.strip()
+
+
+def test_kernelindex_native_0_turns_the_native_scan_off() -> None:
+    """``KERNELINDEX_NATIVE=0``: the Python scan, whether or not the native one is built;
+    without it, the native one wherever it is built."""
+    env = {k: v for k, v in os.environ.items() if k != "KERNELINDEX_NATIVE"}
+    assert _scan_in_a_process({**env, "KERNELINDEX_NATIVE": "0"}) == "python"
+    native_built = importlib.util.find_spec("kernelindex_sdk._canonical_scan") is not None
+    assert _scan_in_a_process(env) == ("native" if native_built else "python")
+
+
+def test_a_native_scan_of_another_version_is_left_unused(monkeypatch: pytest.MonkeyPatch) -> None:
+    """An old build (an editable install compiled before the C source changed) names
+    another SCAN_VERSION: the Python scan runs instead."""
+    monkeypatch.setattr(canonical, "_NATIVE_SCAN_VERSION", -1)
+    assert canonical._native_short_scan() is None
+
+
+@pytest.mark.skipif(
+    not os.environ.get("CI") or sys.platform == "win32",
+    reason="CI's machine has a C compiler; elsewhere the Python scan is a fallback",
+)
+def test_ci_builds_and_uses_the_native_scan() -> None:
+    """On CI (a C compiler, the README's install command), the build hook compiled the
+    native scan and this process walks with it: a build that silently fell back would
+    leave digests several times slower, and this test red."""
+    if os.environ.get("KERNELINDEX_NATIVE", "").strip() == "0":
+        pytest.skip("KERNELINDEX_NATIVE=0 turns it off")
+    assert canonical.SCAN == "native", "hatch_build.py did not build _canonical_scan.c"
+
+
+cli_floats = st.sampled_from(EDGE_FLOATS) | st.floats(allow_nan=False, allow_infinity=False)
+cli_specs = st.recursive(
+    st.none() | st.booleans() | json_ints | cli_floats | json_text,
+    _containers,
+    max_leaves=25,
+)
+
+
+@settings(max_examples=examples(40), deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(specs=st.lists(cli_specs, min_size=1, max_size=25))
+def test_kernelindex_digest_is_the_same_with_either_scan(tmp_path_factory: Any, specs: Any) -> None:
+    """Through the CLI: ``kernelindex digest`` of drawn records, one per line, prints
+    the same lines with the native scan and with ``KERNELINDEX_NATIVE=0``, and each
+    digest is the reference's."""
+    folder = tmp_path_factory.mktemp("scan")
+    records = [
+        {"apiVersion": "kernelindex.dev/v1alpha1", "kind": "K", "metadata": {"name": f"r{i}"},
+         "spec": spec}
+        for i, spec in enumerate(specs)
+    ]  # fmt: skip
+    lines = folder / "records.jsonl"
+    lines.write_text("".join(json.dumps(r, allow_nan=False) + "\n" for r in records))
+    env = {k: v for k, v in os.environ.items() if k != "KERNELINDEX_NATIVE"}
+    printed = []
+    for switch in ({}, {"KERNELINDEX_NATIVE": "0"}):
+        done = subprocess.run(
+            [sys.executable, "-m", "kernelindex_sdk.cli.main", "digest", str(lines)],
+            env={**env, **switch}, capture_output=True, text=True, timeout=120,
+        )  # fmt: skip
+        assert done.returncode == 0, done.stderr
+        printed.append(done.stdout)
+    assert printed[0] == printed[1]
+    read_back = [json.loads(json.dumps(r)) for r in records]
+    assert [line.split()[0] for line in printed[0].splitlines()] == [
+        _reference_digest(r) for r in read_back
+    ]

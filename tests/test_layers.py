@@ -6,7 +6,7 @@ Lowest first (``docs/design.md`` draws the same picture):
    written whole, progress, wire facts, metric names, workers
 1. ``reading/`` — strict JSON intake, JSON Lines and the tail memo, then where documents
    come from (sources, stores)
-2. ``canonical`` — the canonical form and digests
+2. ``canonical`` — the canonical form and digests (``_canonical_scan``: its walk in C)
 3. ``schema/`` — the schema registry, dialects, inlined and bundled forms
 4. ``models/`` and ``checks/`` — the attrs models, the semantic rules of each version
 5. ``validating/`` — the engines, the validation session, the document pipeline
@@ -47,6 +47,7 @@ LAYERS: dict[str, int] = {
     "errors": 0,
     "reading": 1,
     "canonical": 2,
+    "_canonical_scan": 2,
     "schema": 3,
     "models": 4,
     "checks": 4,

@@ -1,0 +1,108 @@
+"""The wheel's build hook: compiles the canonical form's native scan.
+
+``kernelindex_sdk/_canonical_scan.c`` is the C twin of ``canonical._scan_values``, the
+walk that is the largest part of a digest's time in Python. Where a C compiler is (``CC``, else the
+one Python was built with), it is compiled for the interpreter that builds the wheel:
+
+* a wheel (``pip install .``, ``pip wheel .``) carries the module and is tagged for
+  this interpreter and platform;
+* an editable install (``pip install -e .``) writes the module beside its source, as
+  ``build_ext --inplace`` does (git-ignored), and the checkout imports it from there.
+
+Without a compiler, on Windows, or with ``KERNELINDEX_NATIVE=0`` in the environment,
+nothing is compiled and the wheel is pure Python: ``canonical`` then walks values in
+Python, with the same answers (it uses the module only where it gives the Python
+scan's answers on a probe, and the tests hold the two to each other).
+"""
+
+from __future__ import annotations
+
+import os
+import shlex
+import shutil
+import subprocess
+import sys
+import sysconfig
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from hatchling.builders.hooks.plugin.interface import BuildHookInterface
+
+#: The source, and the module it becomes (its path in the wheel, less the suffix).
+SOURCE = Path("kernelindex_sdk") / "_canonical_scan.c"
+MODULE = "kernelindex_sdk/_canonical_scan"
+
+
+def _compile_command(source: Path, target: Path) -> list[str] | None:
+    """The command that builds ``source`` into the extension module ``target``, or None
+    where no C compiler is known."""
+    compiler = os.environ.get("CC") or sysconfig.get_config_var("CC")
+    if sys.platform == "win32" or not compiler:
+        return None
+    command = shlex.split(compiler)
+    if shutil.which(command[0]) is None:
+        return None
+    command += ["-shared", "-fPIC", "-O2", f"-I{sysconfig.get_paths()['include']}"]
+    command += [str(source), "-o", str(target)]
+    if sys.platform == "darwin":
+        command += ["-undefined", "dynamic_lookup"]
+    else:
+        command.append("-lm")
+    return command
+
+
+def compile_native_scan(source: Path, target: Path) -> str | None:
+    """Compile ``source`` into ``target`` (written whole: a temporary file renamed into
+    place, so a process that has the old one loaded keeps it); None, or why not."""
+    partial = target.with_name(f".{target.name}.{os.getpid()}.partial")
+    command = _compile_command(source, partial)
+    if command is None:
+        return "no C compiler"
+    try:
+        done = subprocess.run(command, capture_output=True, text=True, timeout=300)
+    except (OSError, subprocess.SubprocessError) as error:
+        partial.unlink(missing_ok=True)
+        return f"{command[0]}: {error}"
+    if done.returncode != 0 or not partial.is_file():
+        partial.unlink(missing_ok=True)
+        last = (done.stderr.strip().splitlines() or ["(no message)"])[-1]
+        return f"{command[0]} exited {done.returncode}: {last}"
+    os.replace(partial, target)
+    return None
+
+
+class NativeScanHook(BuildHookInterface):
+    """Compiles :data:`SOURCE` for the wheel, or beside itself for an editable install."""
+
+    PLUGIN_NAME = "custom"
+
+    def initialize(self, version: str, build_data: dict[str, Any]) -> None:
+        if self.target_name != "wheel":
+            return
+        if os.environ.get("KERNELINDEX_NATIVE", "").strip() == "0":
+            self.app.display_info("KERNELINDEX_NATIVE=0: the canonical scan stays Python")
+            return
+        root = Path(self.root)
+        name = Path(MODULE).name + str(sysconfig.get_config_var("EXT_SUFFIX") or ".so")
+        if version == "editable":
+            target = root / SOURCE.parent / name
+        else:
+            self._work = tempfile.mkdtemp(prefix="kernelindex-native-")
+            target = Path(self._work) / name
+        failed = compile_native_scan(root / SOURCE, target)
+        if failed is not None:
+            self.app.display_warning(
+                f"kernelindex: the native canonical scan was not built ({failed}); "
+                "digests take the Python scan, with the same answers"
+            )
+            return
+        if version != "editable":
+            build_data["force_include"][str(target)] = f"{Path(MODULE).parent}/{name}"
+            build_data["pure_python"] = False
+            build_data["infer_tag"] = True
+
+    def finalize(self, version: str, build_data: dict[str, Any], artifact_path: str) -> None:
+        work = getattr(self, "_work", None)
+        if work is not None:
+            shutil.rmtree(work, ignore_errors=True)
