@@ -1,18 +1,22 @@
-"""The wheel's build hook: compiles the canonical form's native scan.
+"""The wheel's build hook: compiles the C twins of two hot paths.
 
-``kernelindex_sdk/_canonical_scan.c`` is the C twin of ``canonical._scan_values``, the
-walk that is the largest part of a digest's time in Python. Where a C compiler is (``CC``, else the
-one Python was built with), it is compiled for the interpreter that builds the wheel:
+* ``kernelindex_sdk/_canonical_scan.c``, the twin of ``canonical._scan_values``: the
+  walk that is the largest part of a digest's time in Python;
+* ``kernelindex_sdk/checks/_runrules.c``, the twin of ``v1alpha1.run_spec_passes``: the
+  quick rules every run of a JSON Lines stream is checked by.
 
-* a wheel (``pip install .``, ``pip wheel .``) carries the module and is tagged for
+Where a C compiler is (``CC``, else the one Python was built with), each is compiled
+for the interpreter that builds the wheel:
+
+* a wheel (``pip install .``, ``pip wheel .``) carries the modules and is tagged for
   this interpreter and platform;
-* an editable install (``pip install -e .``) writes the module beside its source, as
+* an editable install (``pip install -e .``) writes each module beside its source, as
   ``build_ext --inplace`` does (git-ignored), and the checkout imports it from there.
 
-Without a compiler, on Windows, or with ``KERNELINDEX_NATIVE=0`` in the environment,
-nothing is compiled and the wheel is pure Python: ``canonical`` then walks values in
-Python, with the same answers (it uses the module only where it gives the Python
-scan's answers on a probe, and the tests hold the two to each other).
+Without a compiler, on Windows, or with ``KERNELINDEX_NATIVE=0`` in the environment
+(``kernelindex_sdk/base/native.py``), nothing is compiled and the wheel is pure Python:
+the Python twins answer, with the same answers (each module is used only where it gives
+its twin's answers on a probe, and the tests hold each pair to each other).
 """
 
 from __future__ import annotations
@@ -29,9 +33,11 @@ from typing import Any
 
 from hatchling.builders.hooks.plugin.interface import BuildHookInterface
 
-#: The source, and the module it becomes (its path in the wheel, less the suffix).
-SOURCE = Path("kernelindex_sdk") / "_canonical_scan.c"
-MODULE = "kernelindex_sdk/_canonical_scan"
+#: The C sources: each becomes the module of its path, less ``.c``.
+SOURCES = (
+    Path("kernelindex_sdk") / "_canonical_scan.c",
+    Path("kernelindex_sdk") / "checks" / "_runrules.c",
+)
 
 
 def _compile_command(source: Path, target: Path) -> list[str] | None:
@@ -52,7 +58,7 @@ def _compile_command(source: Path, target: Path) -> list[str] | None:
     return command
 
 
-def compile_native_scan(source: Path, target: Path) -> str | None:
+def compile_native_module(source: Path, target: Path) -> str | None:
     """Compile ``source`` into ``target`` (written whole: a temporary file renamed into
     place, so a process that has the old one loaded keeps it); None, or why not."""
     partial = target.with_name(f".{target.name}.{os.getpid()}.partial")
@@ -72,8 +78,9 @@ def compile_native_scan(source: Path, target: Path) -> str | None:
     return None
 
 
-class NativeScanHook(BuildHookInterface):
-    """Compiles :data:`SOURCE` for the wheel, or beside itself for an editable install."""
+class NativeModulesHook(BuildHookInterface):
+    """Compiles :data:`SOURCES` for the wheel, or beside themselves for an editable
+    install."""
 
     PLUGIN_NAME = "custom"
 
@@ -81,26 +88,28 @@ class NativeScanHook(BuildHookInterface):
         if self.target_name != "wheel":
             return
         if os.environ.get("KERNELINDEX_NATIVE", "").strip() == "0":
-            self.app.display_info("KERNELINDEX_NATIVE=0: the canonical scan stays Python")
+            self.app.display_info("KERNELINDEX_NATIVE=0: no C module is built")
             return
         root = Path(self.root)
-        name = Path(MODULE).name + str(sysconfig.get_config_var("EXT_SUFFIX") or ".so")
-        if version == "editable":
-            target = root / SOURCE.parent / name
-        else:
-            self._work = tempfile.mkdtemp(prefix="kernelindex-native-")
-            target = Path(self._work) / name
-        failed = compile_native_scan(root / SOURCE, target)
-        if failed is not None:
-            self.app.display_warning(
-                f"kernelindex: the native canonical scan was not built ({failed}); "
-                "digests take the Python scan, with the same answers"
-            )
-            return
+        suffix = str(sysconfig.get_config_var("EXT_SUFFIX") or ".so")
         if version != "editable":
-            build_data["force_include"][str(target)] = f"{Path(MODULE).parent}/{name}"
-            build_data["pure_python"] = False
-            build_data["infer_tag"] = True
+            self._work = tempfile.mkdtemp(prefix="kernelindex-native-")
+        for source in SOURCES:
+            name = source.stem + suffix
+            if version == "editable":
+                target = root / source.parent / name
+            else:
+                target = Path(self._work) / name
+            failed = compile_native_module(root / source, target)
+            if failed is not None:
+                self.app.display_warning(
+                    f"kernelindex: {source} was not built ({failed}); its Python twin "
+                    "answers instead, with the same answers"
+                )
+            elif version != "editable":
+                build_data["force_include"][str(target)] = (source.parent / name).as_posix()
+                build_data["pure_python"] = False
+                build_data["infer_tag"] = True
 
     def finalize(self, version: str, build_data: dict[str, Any], artifact_path: str) -> None:
         work = getattr(self, "_work", None)

@@ -60,12 +60,13 @@ the reference is used.
 from __future__ import annotations
 
 import json
-import os
 import re
 from collections.abc import Callable, Mapping
 from typing import Any, Final, Protocol
 
 import rfc8785
+
+from kernelindex_sdk.base.native import native_allowed
 
 DIGEST_PREFIX = "sha256:"
 
@@ -540,7 +541,7 @@ def _native_short_scan() -> Callable[[Any, list[float]], bool] | None:
     wheel's build compiles it where a C compiler is; without one, or with
     ``KERNELINDEX_NATIVE=0`` in the environment, :func:`_scan_values` runs) and gives
     :func:`_scan_values`' answers on :data:`_PROBE` and the odd values beside it."""
-    if os.environ.get("KERNELINDEX_NATIVE", "").strip() == "0":
+    if not native_allowed():
         return None
     try:
         from kernelindex_sdk._canonical_scan import SCAN_VERSION, scan_values

@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import json
+import os
+import subprocess
+import sys
 from datetime import datetime, timedelta, timezone
 from typing import Any
 
@@ -465,3 +469,238 @@ def test_a_run_the_quick_rules_cannot_read_gets_the_full_rules_answer(
     except Exception as error:  # compared below
         found = type(error)
     assert found == expected
+
+
+# ---------------------------------------------------------------------------
+# The native run rules (checks/_runrules.c) and their twin, run_spec_passes
+# ---------------------------------------------------------------------------
+
+#: The compiled module where it is built, else None: the module itself, not what
+#: v1alpha1 chose (a build its import probe refused would leave these laws skipped,
+#: rather than failing them).
+try:
+    from kernelindex_sdk.checks import _runrules as NATIVE_RULES
+except ImportError:
+    NATIVE_RULES = None  # type: ignore[assignment]
+needs_native = pytest.mark.skipif(NATIVE_RULES is None, reason="the native rules are not built")
+
+#: Values where a run's rules expect something else: each makes a twin raise or refuse.
+_ODD = st.sampled_from(
+    [None, True, "7", [1], {"median": 1}, float("nan"), float("inf"), 2**70, -1, 1.5, ("p20",)]
+)
+
+
+@st.composite
+def _odd_specs(draw: st.DrawFn) -> Any:
+    """:func:`_specs`, and some with one place (the spec itself, a field, a result, a
+    summary's value, a measurement or one of its fields) replaced by an odd value."""
+    spec = draw(_specs())
+    where = draw(st.integers(0, 7))
+    if where == 0:
+        return spec
+    if where == 1:
+        return draw(_ODD)
+    if where == 2:
+        spec[draw(st.sampled_from(["observedAt", "timing", "memory", "measurements"]))] = draw(_ODD)
+    elif where in (3, 4):
+        result = spec.get("timing") or spec.get("memory")
+        if result is not None:
+            summary = result.get("latencyNs", result.get("peakBytes"))
+            if where == 3 and summary:
+                summary[draw(st.sampled_from(sorted(summary)))] = draw(_ODD)
+            else:
+                result[draw(st.sampled_from(["primaryStatistic", "latencyNs", "peakBytes"]))] = (
+                    draw(_ODD)
+                )
+    elif spec["measurements"]:
+        at = draw(st.integers(0, len(spec["measurements"]) - 1))
+        if where == 5:
+            spec["measurements"][at] = draw(_ODD)
+        else:
+            field = draw(st.sampled_from(["metric", "unit", "statistic", "value"]))
+            spec["measurements"][at][field] = draw(_ODD)
+    return spec
+
+
+_RANKED = ["min", "p5", "p20", "median", "p80", "p99", "max"]
+_UNITS = {"latency": ["ns", "us", "ms", "s"], "peak_memory": ["bytes", "KiB", "MiB"]}
+
+
+@st.composite
+def _common_runs(draw: st.DrawFn) -> dict[str, Any]:
+    """Runs as importers write them (one result holding its primary statistic, figures
+    in order in the summary's unit, each statistic once), with at most one thing
+    broken: each rule, alone, decides the verdict of some of them."""
+    field, key, metric = draw(st.sampled_from(v1alpha1.RESULTS))
+    chosen = sorted(
+        draw(st.sets(st.sampled_from(_RANKED), min_size=1, max_size=5)), key=_RANKED.index
+    )
+    # Integers, as the schema has a summary's figures (ns, bytes) and as importers write
+    # them, so that the CLI law below checks the rules rather than the schema.
+    figures = st.integers(0, 2**40) | st.sampled_from([0, 1, 5])
+    values = sorted(draw(st.lists(figures, min_size=len(chosen), max_size=len(chosen))))
+    split = draw(st.integers(1, len(chosen)))
+    summary = dict(zip(chosen[:split], values[:split], strict=True))
+    measurements = [
+        {"metric": metric, "unit": _UNITS[metric][0], "statistic": stat, "value": value}
+        for stat, value in zip(chosen[split:], values[split:], strict=True)
+    ]
+    spec: dict[str, Any] = {
+        "observedAt": "2024-09-03T15:38:37Z",
+        field: {key: summary, "primaryStatistic": draw(st.sampled_from(chosen[:split]))},
+        "measurements": measurements,
+    }
+    broken = draw(st.sampled_from(["none", "metric", "unit", "twice", "p50", "order", "primary"]))
+    if broken == "primary":
+        spec[field]["primaryStatistic"] = "p5" if "p5" not in summary else "p99"
+    elif broken == "order" and len(chosen) > 1:
+        summary_or_measured = draw(st.booleans()) and measurements
+        if summary_or_measured:
+            measurements[0]["value"] = 0
+        else:
+            summary[chosen[split - 1]] = 2**52
+    elif measurements and broken in ("metric", "unit"):
+        other = "peak_memory" if metric == "latency" else "latency"
+        if broken == "metric":
+            measurements[0]["metric"] = other  # its unit still the result's metric's
+        else:
+            measurements[0]["unit"] = _UNITS[other][0]
+    elif broken == "twice":
+        stat = draw(st.sampled_from(chosen))
+        measurements.append(
+            {"metric": metric, "unit": _UNITS[metric][0], "statistic": stat, "value": 1}
+        )
+    elif broken == "p50":
+        measurements.append(
+            {"metric": metric, "unit": _UNITS[metric][0], "statistic": "p50", "value": 1}
+        )
+    return spec
+
+
+@needs_native
+@settings(max_examples=examples(1000), deadline=None)
+@given(_odd_specs() | _common_runs(), st.sampled_from([NOW, None]))
+@example(_a_common_run := {
+    "observedAt": "2024-09-03T15:38:37Z",
+    "timing": {"latencyNs": {"median": 5}, "primaryStatistic": "median"},
+    "measurements": [_latency("p20", 4), _latency("p80", 0.006, "us")],
+}, None)  # fmt: skip
+@example({**_a_common_run, "measurements": [_latency("p50", 5)]}, None)
+@example({**_a_common_run, "measurements": [_latency("p20", 4), _latency("p20", 4)]}, None)
+@example({**_a_common_run, "timing": {"latencyNs": {"median": 5, "p80": 4},
+          "primaryStatistic": "median"}}, None)  # fmt: skip
+def test_the_native_rules_answer_as_their_twin_or_ask_it(spec: Any, now: datetime | None) -> None:
+    """The law of the native run rules: on every run drawn (valid, with problems, with
+    values of the wrong type anywhere), ``run_passes`` answers what ``run_spec_passes``
+    answers, or None (the twin is asked); ``quick``, the version's QUICK_RULES entry,
+    says True exactly where ``run_passes`` does, and only for the clock's moment."""
+    assert NATIVE_RULES is not None
+    cutoff = v1alpha1._past_cutoff(now)
+    native = NATIVE_RULES.run_passes(spec, cutoff)
+    assert native is None or native is v1alpha1.run_spec_passes(spec, now)
+    assert NATIVE_RULES.quick(spec, now) is (now is None and native is True)
+
+
+@needs_native
+@settings(max_examples=examples(300), deadline=None)
+@given(_specs())
+def test_a_run_the_quick_entry_passes_has_no_problem(spec: dict[str, Any]) -> None:
+    """QUICK_RULES' run entry (the native one where it is built): a yes only for a run
+    the full rules find nothing in."""
+    quick = v1alpha1.QUICK_RULES["BenchmarkRun"]
+    if quick(spec, None):
+        assert v1alpha1._run_spec_problems(spec, "/spec", None) == []
+
+
+@needs_native
+def test_the_native_rules_judge_the_common_runs_themselves(seed_bundle: dict[str, Any]) -> None:
+    """The runs importers write (one result, plain figures, dated days ago) are judged in
+    C, not handed to the twin: a native that asked about every run would pass every
+    law above and save nothing."""
+    assert NATIVE_RULES is not None
+    assert v1alpha1.QUICK_RULES["BenchmarkRun"] is NATIVE_RULES.quick
+    cutoff = v1alpha1._past_cutoff(None)
+    spec = seed_bundle["run"]["spec"]
+    memory = {**spec, "memory": {"peakBytes": {"median": 9}, "primaryStatistic": "median"}}
+    del memory["timing"], memory["measurements"]
+    for run in (spec, _a_common_run, memory, {**spec, "measurements": []}):
+        assert NATIVE_RULES.run_passes(run, cutoff) is True
+    out_of_order = {**_a_common_run, "measurements": [_latency("p20", 6)]}
+    assert NATIVE_RULES.run_passes(out_of_order, cutoff) is False
+
+
+def test_kernelindex_native_0_leaves_the_python_rules() -> None:
+    """``KERNELINDEX_NATIVE=0``: the version's quick rule is the Python twin."""
+    code = (
+        "from kernelindex_sdk.checks import v1alpha1\n"
+        "print(v1alpha1.QUICK_RULES['BenchmarkRun'] is v1alpha1.run_spec_passes)\n"
+    )
+    env = {**os.environ, "KERNELINDEX_NATIVE": "0"}
+    done = subprocess.run(
+        [sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True
+    )
+    assert done.stdout.strip() == "True"
+
+
+def test_native_rules_of_another_version_are_left_unused(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(v1alpha1, "_NATIVE_RULES_VERSION", -1)
+    assert v1alpha1._native_run_rules() is None
+
+
+@settings(max_examples=examples(30), deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(_common_runs(), min_size=1, max_size=30))
+def test_validate_says_the_same_with_and_without_the_native_rules(
+    tmp_path_factory: pytest.TempPathFactory, runs: list[dict[str, Any]]
+) -> None:
+    """Through the CLI: ``kernelindex validate`` of drawn runs (the seed's run with each
+    drawn result and measurements), one record per line, prints the same report and
+    exits alike with the native rules and with ``KERNELINDEX_NATIVE=0``; and it finds a
+    problem exactly in the runs the full rules find one in (of those the schema
+    accepts)."""
+    from conftest import seed_paths
+
+    seed = json.loads(seed_paths()[1].read_text(encoding="utf-8"))["run"]
+    records = []
+    for at, drawn in enumerate(runs):
+        spec = {k: v for k, v in seed["spec"].items() if k not in ("timing", "memory")}
+        spec.update(drawn, observedAt=seed["spec"]["observedAt"])
+        records.append(
+            {**seed, "metadata": {**seed["metadata"], "name": f"run-{at}"}, "spec": spec}
+        )
+    lines = tmp_path_factory.mktemp("rules") / "runs.jsonl"
+    lines.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
+    env = {k: v for k, v in os.environ.items() if k != "KERNELINDEX_NATIVE"}
+    said = []
+    for switch in ({}, {"KERNELINDEX_NATIVE": "0"}):
+        command = [sys.executable, "-m", "kernelindex_sdk.cli.main", "validate"]
+        done = subprocess.run(
+            [*command, "--format", "json", str(lines)],
+            env={**env, **switch}, capture_output=True, text=True, timeout=120,
+        )  # fmt: skip
+        assert done.returncode in (0, 1), done.stderr
+        said.append((done.returncode, done.stdout))
+    assert said[0] == said[1]
+    # (A "p50" measurement is the schema's to refuse: the rules never see that run.)
+    found = json.loads(said[0][1])["problems"]
+    refused = {problem["line"] for problem in found if problem["code"] == "schema"}
+    reported = {problem["line"] for problem in found if problem["code"] != "schema"}
+    with_problems = {
+        at + 1
+        for at, record in enumerate(records)
+        if at + 1 not in refused and v1alpha1._run_spec_problems(record["spec"], "/spec", None)
+    }
+    assert reported == with_problems, said[0][1]
+
+
+@pytest.mark.skipif(
+    not os.environ.get("CI") or sys.platform == "win32",
+    reason="CI's machine has a C compiler; elsewhere the Python rules are a fallback",
+)
+def test_ci_builds_and_uses_the_native_rules() -> None:
+    """On CI the build hook compiled the native rules and the version's quick rule is
+    theirs: a build that silently fell back would leave JSON Lines of runs slower, and
+    this test red."""
+    if os.environ.get("KERNELINDEX_NATIVE", "").strip() == "0":
+        pytest.skip("KERNELINDEX_NATIVE=0 turns them off")
+    assert NATIVE_RULES is not None, "hatch_build.py did not build checks/_runrules.c"
+    assert v1alpha1.QUICK_RULES["BenchmarkRun"] is NATIVE_RULES.quick

@@ -106,8 +106,14 @@ def _from_module(node: ast.ImportFrom, package: str) -> str:
 
 
 def _is_module(dotted: str) -> bool:
+    """Whether ``dotted`` names a module of ours: Python source, a package, or a
+    compiled module (its ``.pyi`` stub beside its C source)."""
     path = ROOT.joinpath(*dotted.split("."))
-    return path.with_suffix(".py").is_file() or (path / "__init__.py").is_file()
+    return (
+        path.with_suffix(".py").is_file()
+        or path.with_suffix(".pyi").is_file()
+        or (path / "__init__.py").is_file()
+    )
 
 
 def _layer(module: str) -> tuple[int, str] | None:

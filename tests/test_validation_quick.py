@@ -498,7 +498,8 @@ def test_the_short_path_of_a_shared_tail_answers_as_passes(
     assert tail.checked is None
     assert session.passes_shared({"run": seed_bundle["run"]}, tail)
     assert tail.checked is not None and tail.checked.owner is session.quick_pass
-    assert (tail.checked.plan.run_quick is v1alpha1.run_spec_passes) is quick_rules
+    run_quick = tail.checked.plan.run_quick
+    assert run_quick is (v1alpha1.QUICK_RULES["BenchmarkRun"] if quick_rules else None)
     run = seed_bundle["run"]
     heads: list[tuple[str, dict[str, Any]]] = [(n, {"run": r}) for n, r in _run_variants(run)]
     heads += [

@@ -19,6 +19,7 @@ from itertools import pairwise
 from time import time
 from typing import Any
 
+from kernelindex_sdk.base.native import native_allowed
 from kernelindex_sdk.base.pointers import escape_token
 from kernelindex_sdk.base.recordformat import parse_timestamp
 from kernelindex_sdk.errors import Problem
@@ -169,12 +170,62 @@ def run_spec_passes(
     return True
 
 
-#: Kind → a quick yes for a record's spec: True only when :func:`check_record` finds no
-#: problem in a record of that kind with that spec, False: "look closely" (see
-#: :mod:`kernelindex_sdk.checks`). A kind with no rules needs none (CHECKED_KINDS).
-QUICK_RULES: Mapping[str, Callable[[Mapping[str, Any], datetime | None], bool]] = {
-    "BenchmarkRun": run_spec_passes,
-}
+#: The semantics of the native run rules this module expects (``RULES_VERSION`` of
+#: ``_runrules.c``): a build of another version is left unused.
+_NATIVE_RULES_VERSION = 1
+
+#: A run's quick rule: ``passes(spec, now) -> bool`` (QUICK_RULES' values).
+_QuickRule = Callable[[Mapping[str, Any], "datetime | None"], bool]
+
+
+def _native_run_rules() -> _QuickRule | None:
+    """``_runrules.quick``, :func:`run_spec_passes` in C for the common run (one result,
+    plain figures, dated before :func:`_past_cutoff`), False for the others (so
+    :func:`check_record`, which asks :func:`run_spec_passes`, decides): where it was
+    built (``kernelindex_sdk.base.native``), given this module's tables, and answering
+    as :func:`run_spec_passes` on the probe runs (:data:`_RULES_PROBES`)."""
+    if not native_allowed():
+        return None
+    try:
+        from kernelindex_sdk.checks import _runrules
+    except ImportError:
+        return None
+    if _runrules.RULES_VERSION != _NATIVE_RULES_VERSION:
+        return None
+    _runrules.configure(_RANK, _FACTORS, RESULTS, _RECENT_DAYS)
+    cutoff = _past_cutoff(_PROBE_NOW)
+    for spec in _RULES_PROBES:
+        expected = run_spec_passes(spec, _PROBE_NOW)
+        if _runrules.run_passes(spec, cutoff) is not expected or (
+            _runrules.quick(spec, None) is not expected
+        ):
+            return None  # pragma: no cover - a build that is not this module's twin
+    return _runrules.quick
+
+
+def _a_run(*measurements: tuple[str, str, str, float], median: float = 5.0) -> dict[str, Any]:
+    """A probe run's spec: a timing with ``median`` and the given measurements."""
+    return {
+        "observedAt": "2024-09-04T15:31:40.000Z",
+        "timing": {"latencyNs": {"median": median}, "primaryStatistic": "median"},
+        "measurements": [
+            {"metric": metric, "unit": unit, "statistic": statistic, "value": value}
+            for metric, unit, statistic, value in measurements
+        ],
+    }
+
+
+#: Runs the native rules must judge as :func:`run_spec_passes` does before they are
+#: used: in order, out of order (in another unit), a unit of the wrong metric, a
+#: statistic given twice, a NaN.
+_RULES_PROBES: list[dict[str, Any]] = [
+    _a_run(("latency", "ns", "p20", 4), ("latency", "us", "p80", 0.006)),
+    _a_run(("latency", "us", "p20", 0.006)),
+    _a_run(("latency", "bytes", "p20", 4)),
+    _a_run(("latency", "ns", "p50", 5)),
+    _a_run(("latency", "ns", "p20", 4), median=float("nan")),
+]
+_PROBE_NOW = datetime(2026, 1, 1, tzinfo=timezone.utc)
 
 
 def _figures_ranked(
@@ -404,8 +455,14 @@ _CUTOFF: list[tuple[date, float, str]] = []
 _DAY_SECONDS = 86_400
 
 
+#: How many days before today a run's ``observedAt`` date must be for the quick rules
+#: to know, without parsing it, that it is not in the future (:func:`_past_cutoff`).
+_RECENT_DAYS = 2
+
+
 def _past_cutoff(now: datetime | None) -> str:
-    """``YYYY-MM-DD`` two days before ``now``'s UTC date (remembered per date).
+    """``YYYY-MM-DD`` :data:`_RECENT_DAYS` days before ``now``'s UTC date (remembered
+    per date).
 
     ``now`` None is the clock's time: while the clock is within the remembered day,
     one ``time()`` answers, rather than a ``datetime`` built per record."""
@@ -420,9 +477,20 @@ def _past_cutoff(now: datetime | None) -> str:
     today = now.date() if utc else now.astimezone(timezone.utc).date()
     if not _CUTOFF or _CUTOFF[0][0] != today:
         start = datetime(today.year, today.month, today.day, tzinfo=timezone.utc).timestamp()
-        _CUTOFF[:] = [(today, start, (today - timedelta(days=2)).isoformat())]
+        _CUTOFF[:] = [(today, start, (today - timedelta(days=_RECENT_DAYS)).isoformat())]
     return _CUTOFF[0][2]
 
 
 def _problem(message: str, pointer: str, code: str = "semantic") -> Problem:
     return Problem(message=message, code=code, pointer=pointer)
+
+
+# Set last: the probe runs the Python rules, which need every helper above.
+_run_passes_in_c: _QuickRule | None = _native_run_rules()
+
+#: Kind → a quick yes for a record's spec: True only when :func:`check_record` finds no
+#: problem in a record of that kind with that spec, False: "look closely" (see
+#: :mod:`kernelindex_sdk.checks`). A kind with no rules needs none (CHECKED_KINDS).
+QUICK_RULES: Mapping[str, Callable[[Mapping[str, Any], datetime | None], bool]] = {
+    "BenchmarkRun": _run_passes_in_c or run_spec_passes,
+}

@@ -22,7 +22,9 @@ silently:
   for the schema's shell — ``tests/test_fast_engine.py::test_what_the_quick_part_accepts_\
 the_check_and_the_reference_accept``;
 * a plan's ``run_quick`` (a version's ``QUICK_RULES``) for its ``check_record`` on a run
-  — ``tests/test_checks.py::test_the_quick_rules_pass_exactly_the_runs_without_problems``;
+  — ``tests/test_checks.py::test_the_quick_rules_pass_exactly_the_runs_without_problems``,
+  and where the rules' C twin is the entry (``checks/_runrules.c``), it against them —
+  ``tests/test_checks.py::test_the_native_rules_answer_as_their_twin_or_ask_it``;
 * the memo of referenced records (:meth:`QuickPass._referenced`: each distinct record
   schema-checked and digested once, keyed by its schema and the digest its run claims)
   for checking and digesting every record again, and the end of the intake's bytes
