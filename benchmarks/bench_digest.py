@@ -396,6 +396,7 @@ def main(argv: list[str] | None = None) -> int:
     report: dict[str, Any] = {
         "python": platform.python_version(),
         "backend": canonical.BACKEND,
+        "scan": canonical.SCAN,
         "corpus": {
             "from": source,
             "records": len(corpus),
@@ -420,7 +421,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.json:
         print(json.dumps(report, indent=2))
         return 0
-    print(f"python {report['python']}, fast path: {report['backend']}")
+    print(f"python {report['python']}, fast path: {report['backend']}, walk: {report['scan']}")
     print(
         f"corpus: {len(corpus)} records from {source}; canonical identity "
         f"{statistics.mean(sizes):.0f} B mean ({min(sizes)}-{max(sizes)}); "
