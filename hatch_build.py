@@ -14,14 +14,16 @@ for the interpreter that builds the wheel:
   ``build_ext --inplace`` does (git-ignored), and the checkout imports it from there.
 
 Without a compiler, on Windows, or with ``KERNELINDEX_NATIVE=0`` in the environment
-(``kernelindex_sdk/base/native.py``), nothing is compiled and the wheel is pure Python:
-the Python twins answer, with the same answers (each module is used only where it gives
-its twin's answers on a probe, and the tests hold each pair to each other).
+(``kernelindex_sdk/base/native.py``, the switch's one definition), nothing is compiled
+and the wheel is pure Python: the Python twins answer, with the same answers (each
+module is used only where it gives its twin's answers on a probe, and the tests hold
+each pair to each other).
 """
 
 from __future__ import annotations
 
 import os
+import runpy
 import shlex
 import shutil
 import subprocess
@@ -87,10 +89,13 @@ class NativeModulesHook(BuildHookInterface):
     def initialize(self, version: str, build_data: dict[str, Any]) -> None:
         if self.target_name != "wheel":
             return
-        if os.environ.get("KERNELINDEX_NATIVE", "").strip() == "0":
-            self.app.display_info("KERNELINDEX_NATIVE=0: no C module is built")
-            return
         root = Path(self.root)
+        # The switch is the package's own (base/native.py), read from its file: the
+        # build's environment has none of the package's dependencies to import it with.
+        native = runpy.run_path(str(root / "kernelindex_sdk" / "base" / "native.py"))
+        if not native["native_allowed"]():
+            self.app.display_info(f"{native['NATIVE_VARIABLE']}=0: no C module is built")
+            return
         suffix = str(sysconfig.get_config_var("EXT_SUFFIX") or ".so")
         if version != "editable":
             self._work = tempfile.mkdtemp(prefix="kernelindex-native-")

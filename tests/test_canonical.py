@@ -37,6 +37,7 @@ from profiles import examples
 from strategies import shuffle_keys
 
 from kernelindex_sdk import canonical
+from kernelindex_sdk.base.native import NATIVE_VARIABLE, native_allowed
 from kernelindex_sdk.canonical import DIGEST_PREFIX, canonicalize, digest, identity
 
 MAX_SAFE = 2**53 - 1
@@ -1030,8 +1031,8 @@ def _scan_in_a_process(env: dict[str, str]) -> str:
 def test_kernelindex_native_0_turns_the_native_scan_off() -> None:
     """``KERNELINDEX_NATIVE=0``: the Python scan, whether or not the native one is built;
     without it, the native one wherever it is built."""
-    env = {k: v for k, v in os.environ.items() if k != "KERNELINDEX_NATIVE"}
-    assert _scan_in_a_process({**env, "KERNELINDEX_NATIVE": "0"}) == "python"
+    env = {k: v for k, v in os.environ.items() if k != NATIVE_VARIABLE}
+    assert _scan_in_a_process({**env, NATIVE_VARIABLE: "0"}) == "python"
     native_built = importlib.util.find_spec("kernelindex_sdk._canonical_scan") is not None
     assert _scan_in_a_process(env) == ("native" if native_built else "python")
 
@@ -1051,7 +1052,7 @@ def test_ci_builds_and_uses_the_native_scan() -> None:
     """On CI (a C compiler, the README's install command), the build hook compiled the
     native scan and this process walks with it: a build that silently fell back would
     leave digests several times slower, and this test red."""
-    if os.environ.get("KERNELINDEX_NATIVE", "").strip() == "0":
+    if not native_allowed():
         pytest.skip("KERNELINDEX_NATIVE=0 turns it off")
     assert canonical.SCAN == "native", "hatch_build.py did not build _canonical_scan.c"
 
@@ -1078,9 +1079,9 @@ def test_kernelindex_digest_is_the_same_with_either_scan(tmp_path_factory: Any, 
     ]  # fmt: skip
     lines = folder / "records.jsonl"
     lines.write_text("".join(json.dumps(r, allow_nan=False) + "\n" for r in records))
-    env = {k: v for k, v in os.environ.items() if k != "KERNELINDEX_NATIVE"}
+    env = {k: v for k, v in os.environ.items() if k != NATIVE_VARIABLE}
     printed = []
-    for switch in ({}, {"KERNELINDEX_NATIVE": "0"}):
+    for switch in ({}, {NATIVE_VARIABLE: "0"}):
         done = subprocess.run(
             [sys.executable, "-m", "kernelindex_sdk.cli.main", "digest", str(lines)],
             env={**env, **switch}, capture_output=True, text=True, timeout=120,

@@ -14,6 +14,7 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from profiles import examples
 
+from kernelindex_sdk.base.native import NATIVE_VARIABLE, native_allowed
 from kernelindex_sdk.base.recordformat import parse_timestamp
 from kernelindex_sdk.checks import for_version, v1alpha1
 from kernelindex_sdk.checks.v1alpha1 import CLOCK_SKEW
@@ -490,13 +491,25 @@ _ODD = st.sampled_from(
 )
 
 
+class _Key(str):
+    """A key that is a str, but not exactly one (no strict JSON reader makes it)."""
+
+
 @st.composite
 def _odd_specs(draw: st.DrawFn) -> Any:
     """:func:`_specs`, and some with one place (the spec itself, a field, a result, a
-    summary's value, a measurement or one of its fields) replaced by an odd value."""
+    summary's value, a measurement or one of its fields) replaced by an odd value, or
+    with a key that is no exact str added to one of its objects."""
     spec = draw(_specs())
-    where = draw(st.integers(0, 7))
+    where = draw(st.integers(0, 8))
     if where == 0:
+        return spec
+    if where == 8:
+        result = spec.get("timing") or spec.get("memory") or {}
+        objects = [spec, result, *[v for v in result.values() if isinstance(v, dict)]]
+        objects += spec["measurements"]
+        key = draw(st.sampled_from([1, None, _Key("median"), _Key("unit"), ("k",)]))
+        draw(st.sampled_from(objects))[key] = draw(_ODD)
         return spec
     if where == 1:
         return draw(_ODD)
@@ -593,12 +606,13 @@ def test_the_native_rules_answer_as_their_twin_or_ask_it(spec: Any, now: datetim
     """The law of the native run rules: on every run drawn (valid, with problems, with
     values of the wrong type anywhere), ``run_passes`` answers what ``run_spec_passes``
     answers, or None (the twin is asked); ``quick``, the version's QUICK_RULES entry,
-    says True exactly where ``run_passes`` does, and only for the clock's moment."""
+    answers what the twin answers, always."""
     assert NATIVE_RULES is not None
     cutoff = v1alpha1._past_cutoff(now)
     native = NATIVE_RULES.run_passes(spec, cutoff)
-    assert native is None or native is v1alpha1.run_spec_passes(spec, now)
-    assert NATIVE_RULES.quick(spec, now) is (now is None and native is True)
+    expected = v1alpha1.run_spec_passes(spec, now)
+    assert native is None or native is expected
+    assert NATIVE_RULES.quick(spec, now) is expected
 
 
 @needs_native
@@ -635,7 +649,7 @@ def test_kernelindex_native_0_leaves_the_python_rules() -> None:
         "from kernelindex_sdk.checks import v1alpha1\n"
         "print(v1alpha1.QUICK_RULES['BenchmarkRun'] is v1alpha1.run_spec_passes)\n"
     )
-    env = {**os.environ, "KERNELINDEX_NATIVE": "0"}
+    env = {**os.environ, NATIVE_VARIABLE: "0"}
     done = subprocess.run(
         [sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True
     )
@@ -669,9 +683,9 @@ def test_validate_says_the_same_with_and_without_the_native_rules(
         )
     lines = tmp_path_factory.mktemp("rules") / "runs.jsonl"
     lines.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
-    env = {k: v for k, v in os.environ.items() if k != "KERNELINDEX_NATIVE"}
+    env = {k: v for k, v in os.environ.items() if k != NATIVE_VARIABLE}
     said = []
-    for switch in ({}, {"KERNELINDEX_NATIVE": "0"}):
+    for switch in ({}, {NATIVE_VARIABLE: "0"}):
         command = [sys.executable, "-m", "kernelindex_sdk.cli.main", "validate"]
         done = subprocess.run(
             [*command, "--format", "json", str(lines)],
@@ -700,7 +714,22 @@ def test_ci_builds_and_uses_the_native_rules() -> None:
     """On CI the build hook compiled the native rules and the version's quick rule is
     theirs: a build that silently fell back would leave JSON Lines of runs slower, and
     this test red."""
-    if os.environ.get("KERNELINDEX_NATIVE", "").strip() == "0":
+    if not native_allowed():
         pytest.skip("KERNELINDEX_NATIVE=0 turns them off")
     assert NATIVE_RULES is not None, "hatch_build.py did not build checks/_runrules.c"
     assert v1alpha1.QUICK_RULES["BenchmarkRun"] is NATIVE_RULES.quick
+
+
+@needs_native
+@pytest.mark.parametrize("days_ago", [-2, 0, 1, 2, 3])
+def test_a_recent_run_is_asked_of_the_twin(days_ago: int) -> None:
+    """A run dated on or after the cutoff (today less two days) may lie in the future:
+    the C rules leave it to the twin, which parses its timestamp; ``quick`` then gives
+    the twin's answer (a run dated the day after tomorrow is in the future: False)."""
+    assert NATIVE_RULES is not None
+    today = datetime.now(timezone.utc).date()
+    observed = f"{(today - timedelta(days=days_ago)).isoformat()}T00:00:00Z"
+    run = {**_a_common_run, "observedAt": observed}
+    recent = days_ago <= 2
+    assert (NATIVE_RULES.run_passes(run, v1alpha1._past_cutoff(None)) is None) is recent
+    assert NATIVE_RULES.quick(run, None) is v1alpha1.run_spec_passes(run, None) is (days_ago >= 0)

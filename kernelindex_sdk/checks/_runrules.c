@@ -1,20 +1,22 @@
 /*
  * kernelindex_sdk.checks._runrules: the quick rules of a v1alpha1 run, in C.
  *
- * configure(ranks, factors, results, recent_days) takes the twin's tables once (the
- * statistics' ranks, the units' factors, where each result lives, how many days back a
- * run counts as recent); then
+ * configure(ranks, factors, results, recent_days, twin) takes the twin's tables once
+ * (the statistics' ranks, the units' factors, where each result lives, how many days
+ * back a run counts as recent) and the twin itself; then
  *
  * run_passes(spec, cutoff) answers True or False exactly as
  * kernelindex_sdk.checks.v1alpha1.run_spec_passes (its twin, the definition) would for
  * the common run, with `cutoff` as _past_cutoff's answer, or None ("ask the twin") for
  * every other:
  *
- *   - spec is an exact dict whose "observedAt" is an exact str, its first ten chars
- *     before `cutoff` (a recent run needs its timestamp parsed: None);
+ *   - every dict read is an exact dict whose keys are exact str (as strict JSON
+ *     gives them: no Python code runs while this module reads them);
+ *   - spec's "observedAt" is an exact str, its first ten chars before `cutoff` (a
+ *     recent run needs its timestamp parsed: None);
  *   - exactly one result of `results` (RESULTS: (field, summary key, metric)) is given
- *     (not None), an exact dict with an exact dict summary and a "primaryStatistic";
- *   - "measurements", where given and not empty, is an exact list of exact dicts whose
+ *     (not None), with a summary and an exact str "primaryStatistic";
+ *   - "measurements", where given and not empty, is an exact list of dicts whose
  *     "statistic", "unit" and "metric" are exact str;
  *   - every figure ranked is an exact int or float, and no two share a rank.
  *
@@ -22,13 +24,11 @@
  * None, and the twin, asked next, answers False. Only the record's own field names
  * are written here, as the twin writes them.
  *
- * quick(spec, now) is the version's QUICK_RULES entry: run_passes with the clock's
- * cutoff (now None: the UTC date `recent_days` days back, kept for the day), True only
- * where it answers True; False ("look closely": check_record, which asks the twin,
- * decides) for None, False, and for any `now` given.
+ * quick(spec, now) is the version's QUICK_RULES entry, the twin's answer always:
+ * run_passes with the clock's cutoff (now None: the UTC date `recent_days` days back,
+ * kept for the day) where it answers, else (None, or any `now` given) the twin's call.
  *
- * tests/test_checks.py holds run_passes to the twin on drawn runs, and quick to
- * run_passes. RULES_VERSION names these semantics: v1alpha1.py leaves a build of
+ * tests/test_checks.py holds run_passes and quick to the twin on drawn runs. RULES_VERSION names these semantics: v1alpha1.py leaves a build of
  * another version unused (an old in-place build of an editable install).
  */
 #define PY_SSIZE_T_CLEAN
@@ -40,8 +40,8 @@
 #define MAX_RANKS 64
 #define MAX_SEEN 16
 
-/* configure()'s tables (strong references), and the clock's cutoff of one day. */
-static PyObject *the_ranks, *the_factors, *the_results;
+/* configure()'s tables and twin (strong references), and the clock's cutoff of one day. */
+static PyObject *the_ranks, *the_factors, *the_results, *the_twin;
 static long the_recent_days = -1;
 static long cutoff_day = -1;
 static PyObject *cutoff_text;
@@ -69,6 +69,23 @@ get(PyObject *d, PyObject *key)
         PyErr_Clear();
     }
     return found;
+}
+
+/* Whether every key of `d` is an exact str: then looking a str up in it, or walking
+   it, runs no Python code (no key's __eq__ or __hash__), so nothing can change a
+   value this module holds a borrowed reference to. Every dict of the record is
+   checked before it is read; the tables are the twin's own. */
+static int
+plain_keys(PyObject *d)
+{
+    Py_ssize_t position = 0;
+    PyObject *key, *value;
+    while (PyDict_Next(d, &position, &key, &value)) {
+        if (!PyUnicode_CheckExact(key)) {
+            return 0;
+        }
+    }
+    return 1;
 }
 
 static int
@@ -151,13 +168,14 @@ the_result(PyObject *spec, PyObject **summary, PyObject **primary, PyObject **me
             where = entry;
         }
     }
-    if (result == NULL || !PyDict_CheckExact(result)) {
+    if (result == NULL || !PyDict_CheckExact(result) || !plain_keys(result)) {
         return ASK;
     }
     *summary = get(result, PyTuple_GET_ITEM(where, 1));
     *primary = get(result, s_primary);
     *metric = PyTuple_GET_ITEM(where, 2);
-    if (*summary == NULL || !PyDict_CheckExact(*summary) || *primary == NULL) {
+    if (*summary == NULL || !PyDict_CheckExact(*summary) || !plain_keys(*summary)
+        || *primary == NULL || !PyUnicode_CheckExact(*primary)) {
         return ASK;
     }
     return PASSES;
@@ -190,7 +208,7 @@ static enum verdict
 measurement_rules(PyObject *measurement, PyObject *summary, PyObject *metric,
                   PyObject *units, struct figures *figures)
 {
-    if (!PyDict_CheckExact(measurement)) {
+    if (!PyDict_CheckExact(measurement) || !plain_keys(measurement)) {
         return ASK;
     }
     PyObject *statistic = get(measurement, s_statistic);
@@ -323,7 +341,7 @@ judge_ranked(PyObject *spec, PyObject *cutoff, struct figures *figures)
 static enum verdict
 judge(PyObject *spec, PyObject *cutoff)
 {
-    if (!PyDict_CheckExact(spec)) {
+    if (!PyDict_CheckExact(spec) || !plain_keys(spec)) {
         return ASK;
     }
     struct figures figures;
@@ -350,10 +368,11 @@ static PyObject *
 configure(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
 {
     (void)module;
-    if (nargs != 4 || !PyDict_CheckExact(args[0]) || !PyDict_CheckExact(args[1])
-        || !PyTuple_CheckExact(args[2]) || !PyLong_CheckExact(args[3])) {
-        PyErr_SetString(PyExc_TypeError,
-                        "configure(ranks: dict, factors: dict, results: tuple, recent_days: int)");
+    if (nargs != 5 || !PyDict_CheckExact(args[0]) || !PyDict_CheckExact(args[1])
+        || !PyTuple_CheckExact(args[2]) || !PyLong_CheckExact(args[3])
+        || !PyCallable_Check(args[4])) {
+        PyErr_SetString(PyExc_TypeError, "configure(ranks: dict, factors: dict, "
+                                         "results: tuple, recent_days: int, twin)");
         return NULL;
     }
     for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(args[2]); i++) {
@@ -374,6 +393,8 @@ configure(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
     Py_XSETREF(the_factors, args[1]);
     Py_INCREF(args[2]);
     Py_XSETREF(the_results, args[2]);
+    Py_INCREF(args[4]);
+    Py_XSETREF(the_twin, args[4]);
     the_recent_days = days;
     cutoff_day = -1;
     Py_CLEAR(cutoff_text);
@@ -438,29 +459,31 @@ quick(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
     if (!configured()) {
         return NULL;
     }
-    if (args[1] != Py_None) {
-        Py_RETURN_FALSE; /* a given moment: the twin, through check_record */
+    if (args[1] == Py_None) {
+        PyObject *cutoff = clock_cutoff();
+        if (cutoff == NULL) {
+            PyErr_Clear();
+        }
+        else {
+            enum verdict verdict = judge(args[0], cutoff);
+            if (verdict != ASK) {
+                return PyBool_FromLong(verdict == PASSES);
+            }
+        }
     }
-    PyObject *cutoff = clock_cutoff();
-    if (cutoff == NULL) {
-        PyErr_Clear();
-        Py_RETURN_FALSE;
-    }
-    if (judge(args[0], cutoff) == PASSES) {
-        Py_RETURN_TRUE;
-    }
-    Py_RETURN_FALSE;
+    /* A run this module does not judge, or a given moment: the twin's answer. */
+    return PyObject_Vectorcall(the_twin, args, 2, NULL);
 }
 
 static PyMethodDef rules_methods[] = {
     {"configure", (PyCFunction)(void (*)(void))configure, METH_FASTCALL,
-     "configure(ranks, factors, results, recent_days): the twin's tables."},
+     "configure(ranks, factors, results, recent_days, twin): the twin's tables, and it."},
     {"run_passes", (PyCFunction)(void (*)(void))run_passes, METH_FASTCALL,
      "run_passes(spec, cutoff) -> bool | None: v1alpha1.run_spec_passes for the common "
      "run, None for the others."},
     {"quick", (PyCFunction)(void (*)(void))quick, METH_FASTCALL,
-     "quick(spec, now) -> bool: run_passes with the clock's cutoff, True only where it "
-     "says True."},
+     "quick(spec, now) -> bool: run_passes with the clock's cutoff where it answers, "
+     "else the twin's answer."},
     {NULL, NULL, 0, NULL},
 };
 

@@ -179,11 +179,11 @@ _QuickRule = Callable[[Mapping[str, Any], "datetime | None"], bool]
 
 
 def _native_run_rules() -> _QuickRule | None:
-    """``_runrules.quick``, :func:`run_spec_passes` in C for the common run (one result,
-    plain figures, dated before :func:`_past_cutoff`), False for the others (so
-    :func:`check_record`, which asks :func:`run_spec_passes`, decides): where it was
-    built (``kernelindex_sdk.base.native``), given this module's tables, and answering
-    as :func:`run_spec_passes` on the probe runs (:data:`_RULES_PROBES`)."""
+    """``_runrules.quick``: :func:`run_spec_passes`' answer, judged in C for the common
+    run (one result, plain figures, dated before :func:`_past_cutoff`) and asked of
+    :func:`run_spec_passes` for every other; where it was built
+    (``kernelindex_sdk.base.native``), given this module's tables, and answering as
+    :func:`run_spec_passes` on the probe runs (:data:`_RULES_PROBES`)."""
     if not native_allowed():
         return None
     try:
@@ -192,12 +192,13 @@ def _native_run_rules() -> _QuickRule | None:
         return None
     if _runrules.RULES_VERSION != _NATIVE_RULES_VERSION:
         return None
-    _runrules.configure(_RANK, _FACTORS, RESULTS, _RECENT_DAYS)
+    _runrules.configure(_RANK, _FACTORS, RESULTS, _RECENT_DAYS, run_spec_passes)
     cutoff = _past_cutoff(_PROBE_NOW)
     for spec in _RULES_PROBES:
         expected = run_spec_passes(spec, _PROBE_NOW)
         if _runrules.run_passes(spec, cutoff) is not expected or (
             _runrules.quick(spec, None) is not expected
+            or _runrules.quick(spec, _PROBE_NOW) is not expected
         ):
             return None  # pragma: no cover - a build that is not this module's twin
     return _runrules.quick
