@@ -599,6 +599,9 @@ def _common_runs(draw: st.DrawFn) -> dict[str, Any]:
     "measurements": [_latency("p20", 4), _latency("p80", 0.006, "us")],
 }, None)  # fmt: skip
 @example({**_a_common_run, "measurements": [_latency("p50", 5)]}, None)
+@example({"observedAt": "2024-09-03T15:38:37Z", "measurements": None}, None)
+@example({"observedAt": "2024-09-03T15:38:37Z", "timing": None, "memory": None}, None)
+@example({"observedAt": "2024-09-03T15:38:37Z", "measurements": [_latency("p20", 4)]}, None)
 @example({**_a_common_run, "measurements": [_latency("p20", 4), _latency("p20", 4)]}, None)
 @example({**_a_common_run, "timing": {"latencyNs": {"median": 5, "p80": 4},
           "primaryStatistic": "median"}}, None)  # fmt: skip
@@ -637,7 +640,10 @@ def test_the_native_rules_judge_the_common_runs_themselves(seed_bundle: dict[str
     spec = seed_bundle["run"]["spec"]
     memory = {**spec, "memory": {"peakBytes": {"median": 9}, "primaryStatistic": "median"}}
     del memory["timing"], memory["measurements"]
-    for run in (spec, _a_common_run, memory, {**spec, "measurements": []}):
+    skipped = {k: v for k, v in spec.items() if k not in ("timing", "measurements")}
+    skipped["status"] = "skipped"
+    runs = (spec, _a_common_run, memory, {**spec, "measurements": []}, skipped)
+    for run in (*runs, {**skipped, "measurements": []}):
         assert NATIVE_RULES.run_passes(run, cutoff) is True
     out_of_order = {**_a_common_run, "measurements": [_latency("p20", 6)]}
     assert NATIVE_RULES.run_passes(out_of_order, cutoff) is False

@@ -15,7 +15,8 @@
  *   - spec's "observedAt" is an exact str, its first ten chars before `cutoff` (a
  *     recent run needs its timestamp parsed: None);
  *   - exactly one result of `results` (RESULTS: (field, summary key, metric)) is given
- *     (not None), with a summary and an exact str "primaryStatistic";
+ *     (not None), with a summary and an exact str "primaryStatistic"; or none, and no
+ *     measurements (a run that did not pass);
  *   - "measurements", where given and not empty, is an exact list of dicts whose
  *     "statistic", "unit" and "metric" are exact str;
  *   - every figure ranked is an exact int or float, and no two share a rank.
@@ -36,7 +37,7 @@
 #include <string.h>
 #include <time.h>
 
-#define RULES_VERSION 1
+#define RULES_VERSION 2
 #define MAX_RANKS 64
 #define MAX_SEEN 16
 
@@ -49,8 +50,8 @@ static PyObject *cutoff_text;
 static PyObject *s_observed_at, *s_primary, *s_measurements, *s_statistic, *s_unit,
     *s_metric, *s_value, *s_p50, *s_median;
 
-/* The verdicts: True, False, or None (ask the twin). */
-enum verdict { ASK = -1, FAILS = 0, PASSES = 1 };
+/* The verdicts: True, False, or None (ask the twin); NO_RESULT: the run gives none. */
+enum verdict { NO_RESULT = -2, ASK = -1, FAILS = 0, PASSES = 1 };
 
 /* The figures ranked so far (new references, by rank) and the statistics seen among
    the measurements (borrowed: their measurements hold them). */
@@ -151,8 +152,8 @@ is_recent(PyObject *observed, PyObject *cutoff)
     return recent;
 }
 
-/* The result given: its summary, primary statistic and metric (borrowed); ASK where
-   none or both are given or they are not as the common run has them. */
+/* The result given: its summary, primary statistic and metric (borrowed); NO_RESULT
+   where none is given, ASK where both are or they are not as the common run has them. */
 static enum verdict
 the_result(PyObject *spec, PyObject **summary, PyObject **primary, PyObject **metric)
 {
@@ -168,7 +169,10 @@ the_result(PyObject *spec, PyObject **summary, PyObject **primary, PyObject **me
             where = entry;
         }
     }
-    if (result == NULL || !PyDict_CheckExact(result) || !plain_keys(result)) {
+    if (result == NULL) {
+        return NO_RESULT;
+    }
+    if (!PyDict_CheckExact(result) || !plain_keys(result)) {
         return ASK;
     }
     *summary = get(result, PyTuple_GET_ITEM(where, 1));
@@ -323,7 +327,18 @@ judge_ranked(PyObject *spec, PyObject *cutoff, struct figures *figures)
         return ASK; /* recent: the twin parses the timestamp */
     }
     PyObject *summary, *primary, *metric;
-    if (the_result(spec, &summary, &primary, &metric) == ASK) {
+    enum verdict given = the_result(spec, &summary, &primary, &metric);
+    if (given == NO_RESULT) {
+        /* A run that did not pass (no result): nothing to rank unless it has
+           measurements ("measurements": null makes the twin raise: ASK). */
+        PyObject *measurements = get(spec, s_measurements);
+        if (measurements == NULL
+            || (PyList_CheckExact(measurements) && PyList_GET_SIZE(measurements) == 0)) {
+            return PASSES;
+        }
+        return ASK;
+    }
+    if (given == ASK) {
         return ASK;
     }
     int has_primary = PyDict_Contains(summary, primary);

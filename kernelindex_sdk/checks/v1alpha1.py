@@ -172,7 +172,7 @@ def run_spec_passes(
 
 #: The semantics of the native run rules this module expects (``RULES_VERSION`` of
 #: ``_runrules.c``): a build of another version is left unused.
-_NATIVE_RULES_VERSION = 1
+_NATIVE_RULES_VERSION = 2
 
 #: A run's quick rule: ``passes(spec, now) -> bool`` (QUICK_RULES' values).
 _QuickRule = Callable[[Mapping[str, Any], "datetime | None"], bool]
