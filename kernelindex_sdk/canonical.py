@@ -540,7 +540,7 @@ def _native_short_scan() -> Callable[[Any, list[float]], bool] | None:
     """``_canonical_scan.scan_values``, the short scan in C, where it was built (the
     wheel's build compiles it where a C compiler is; without one, or with
     ``KERNELINDEX_NATIVE=0`` in the environment, :func:`_scan_values` runs) and gives
-    :func:`_scan_values`' answers on :data:`_PROBE` and the odd values beside it."""
+    :func:`_scan_values`' answers on :data:`_SCAN_PROBES`."""
     if not native_allowed():
         return None
     try:

@@ -218,13 +218,14 @@ def _a_run(*measurements: tuple[str, str, str, float], median: float = 5.0) -> d
 
 #: Runs the native rules must judge as :func:`run_spec_passes` does before they are
 #: used: in order, out of order (in another unit), a unit of the wrong metric, a
-#: statistic given twice, a NaN.
+#: statistic given twice, a NaN, and a run with no result.
 _RULES_PROBES: list[dict[str, Any]] = [
     _a_run(("latency", "ns", "p20", 4), ("latency", "us", "p80", 0.006)),
     _a_run(("latency", "us", "p20", 0.006)),
     _a_run(("latency", "bytes", "p20", 4)),
     _a_run(("latency", "ns", "p50", 5)),
     _a_run(("latency", "ns", "p20", 4), median=float("nan")),
+    {"observedAt": "2024-09-04T15:31:40.000Z", "status": "skipped"},
 ]
 _PROBE_NOW = datetime(2026, 1, 1, tzinfo=timezone.utc)
 
